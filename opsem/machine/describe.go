@@ -1,0 +1,203 @@
+package machine
+
+import (
+	"fmt"
+	"strings"
+
+	"rdmasim/opsem/prog"
+)
+
+// Transition is a readable account of one transition, for traces.
+type Transition struct {
+	Actor   string   // the thread ("p") or the NIC of a queue pair ("NIC p->n2")
+	Rule    string   // "step" for CPU steps, else N1..N8, F1, F2
+	What    string   // the instruction or the rule, in words
+	Step    Step     // the event, if any
+	Event   string   // the event in the paper's notation, "" for silent steps
+	Changes []string // memory and buffer changes, e.g. "z: 0 -> 2"
+	Post    []byte   // the configuration reached
+	Label   uint64   // the transition label
+}
+
+var ruleWhat = [...]string{
+	RuleN1: "put reads its source (B1 -> B2)",
+	RuleN2: "get request leaves (B1 -> B2)",
+	RuleN3: "fence passes (B2, B3 empty)",
+	RuleN4: "put arrives (B2 -> RW, ACK -> B3)",
+	RuleN5: "get request arrives (B2 -> B3)",
+	RuleN6: "get reads remote memory",
+	RuleN7: "put acknowledged (complete)",
+	RuleN8: "get response returns (B3 -> LW)",
+	RuleF1: "remote write reaches memory",
+	RuleF2: "get's local write reaches memory (complete)",
+}
+
+// Explain describes transition l taken from configuration s. The label must
+// be one that Successors emitted for s.
+func (m *Machine) Explain(s []byte, l uint64) Transition {
+	pre, post := m.newState(), m.newState()
+	m.decode(s, pre)
+	post.copyFrom(pre)
+	t, rule, qi, arg := unlabel(l)
+	tr := Transition{Label: l}
+	if rule == RuleStep {
+		tr.Actor, tr.Rule = m.p.Threads[t].Name, "step"
+		tr.What = m.describeCPU(pre, t, arg)
+	} else {
+		qp := m.p.QPs[qi]
+		tr.Actor = fmt.Sprintf("NIC %s->%s", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
+		tr.Rule, tr.What = ruleNames[rule], ruleWhat[rule]
+	}
+	tr.Step = m.apply(post, l)
+	if tr.Step.Event.Kind != prog.EvNone {
+		tr.Event = m.p.EventString(tr.Step.Event)
+		if tr.Step.Event.IsNICWrite() && !m.sc {
+			if tr.Step.Visible {
+				tr.Event += " visible"
+			} else {
+				tr.Event += " issued"
+			}
+		}
+	}
+	tr.Changes = m.diff(pre, post)
+	tr.Post = m.encode(nil, post)
+	return tr
+}
+
+func (m *Machine) describeCPU(st *State, t, arg int) string {
+	in := &m.p.Threads[t].Code[st.pc[t]]
+	switch in.Op {
+	case prog.OpBranch:
+		if in.Loop >= 0 {
+			if arg == 0 {
+				return "loop: iterate"
+			}
+			return "loop: exit"
+		}
+		return fmt.Sprintf("choose: branch %d", arg+1)
+	case prog.OpCAS:
+		if st.mid[t] {
+			return m.p.StmtString(in.Stmt) + " (write result)"
+		}
+		return m.p.StmtString(in.Stmt) + " (compare and swap)"
+	case prog.OpGet, prog.OpPut, prog.OpRFence:
+		if m.sc {
+			if in.Op == prog.OpRFence {
+				return m.p.StmtString(in.Stmt)
+			}
+			if st.mid[t] {
+				return m.p.StmtString(in.Stmt) + " (write)"
+			}
+			return m.p.StmtString(in.Stmt) + " (read)"
+		}
+		return m.p.StmtString(in.Stmt) + " (submit)"
+	}
+	return m.p.StmtString(in.Stmt)
+}
+
+// diff lists the memory cells and buffers that differ between two
+// configurations.
+func (m *Machine) diff(a, b *State) []string {
+	var out []string
+	for l := range a.mem {
+		if a.mem[l] != b.mem[l] {
+			out = append(out, fmt.Sprintf("%s: %d -> %d", m.p.Locs[l].Name, a.mem[l], b.mem[l]))
+		}
+	}
+	if m.sc {
+		return out
+	}
+	for qi := range a.q {
+		for bi := 0; bi < nBuf; bi++ {
+			if !sameEntries(a.q[qi].buf[bi], b.q[qi].buf[bi]) {
+				out = append(out, fmt.Sprintf("%s%s = %s", bufNames[bi], m.qpName(qi), m.bufString(bi, b.q[qi].buf[bi])))
+			}
+		}
+	}
+	return out
+}
+
+func sameEntries(a, b []entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Machine) qpName(qi int) string {
+	qp := m.p.QPs[qi]
+	return fmt.Sprintf("[%s->%s]", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
+}
+
+func (m *Machine) bufString(bi int, es []entry) string {
+	loc := func(l uint8) string { return m.p.Locs[l].Name }
+	parts := make([]string, len(es))
+	for i, e := range es {
+		switch {
+		case bi == bufRW:
+			parts[i] = fmt.Sprintf("%s=%d", loc(e.a), e.v)
+		case bi == bufLW:
+			parts[i] = fmt.Sprintf("%s=%d", loc(e.a), e.v)
+		case e.kind == kPut:
+			parts[i] = fmt.Sprintf("PUT(%s,%s)", loc(e.a), loc(e.b))
+		case e.kind == kGet:
+			parts[i] = fmt.Sprintf("GET(%s,%s)", loc(e.a), loc(e.b))
+		case e.kind == kFence:
+			parts[i] = "FENCE"
+		case e.kind == kPutV:
+			parts[i] = fmt.Sprintf("PUTV(%s,%d)", loc(e.a), e.v)
+		case e.kind == kGetReq:
+			parts[i] = fmt.Sprintf("GETREQ(%s,%s)", loc(e.a), loc(e.b))
+		case e.kind == kAck:
+			parts[i] = "ACK"
+		case e.kind == kGetR:
+			parts[i] = fmt.Sprintf("GETR(%s,%s,_)", loc(e.a), loc(e.b))
+		case e.kind == kGetRV:
+			parts[i] = fmt.Sprintf("GETR(%s,%s,%d)", loc(e.a), loc(e.b), e.v)
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// Format prints a configuration: memory per node, each thread's position,
+// and the non-empty buffers.
+func (m *Machine) Format(s []byte) string {
+	st := m.newState()
+	m.decode(s, st)
+	var b strings.Builder
+	for n, node := range m.p.Nodes {
+		fmt.Fprintf(&b, "%s {", node.Name)
+		for l, loc := range m.p.Locs {
+			if loc.Node == n {
+				fmt.Fprintf(&b, " %s=%d", loc.Name, st.mem[l])
+			}
+		}
+		b.WriteString(" }\n")
+	}
+	for t := range m.p.Threads {
+		th := &m.p.Threads[t]
+		in := &th.Code[st.pc[t]]
+		where := "end"
+		if in.Op != prog.OpEnd {
+			where = fmt.Sprintf("at %s (line %d)", m.p.StmtString(in.Stmt), in.Stmt.Pos.Line)
+			if st.mid[t] {
+				where = fmt.Sprintf("inside %s (line %d), carrying %d", m.p.StmtString(in.Stmt), in.Stmt.Pos.Line, st.reg[t])
+			}
+		}
+		fmt.Fprintf(&b, "%s: %s\n", th.Name, where)
+	}
+	for qi := range st.q {
+		q := &st.q[qi]
+		for bi := 0; bi < nBuf; bi++ {
+			if len(q.buf[bi]) > 0 {
+				fmt.Fprintf(&b, "%s%s = %s\n", bufNames[bi], m.qpName(qi), m.bufString(bi, q.buf[bi]))
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,501 @@
+package machine
+
+import (
+	"fmt"
+
+	"rdmasim/opsem/prog"
+)
+
+// Rules of the machines, as they appear in transition labels.
+const (
+	RuleStep uint8 = iota // a CPU step of a thread (any instruction)
+	RuleN1                // put reads its local source
+	RuleN2                // get leaves B1
+	RuleN3                // fence leaves B1
+	RuleN4                // put arrives at the remote node (nrW issued)
+	RuleN5                // get request arrives
+	RuleN6                // get reads remote memory (any unread response)
+	RuleN7                // put acknowledged: complete
+	RuleN8                // get response returns (nlW issued)
+	RuleF1                // remote write reaches memory (nrW visible)
+	RuleF2                // local write of a get reaches memory (nlW visible): complete
+)
+
+var ruleNames = [...]string{"step", "N1", "N2", "N3", "N4", "N5", "N6", "N7", "N8", "F1", "F2"}
+
+// Machine is the RDMA queue-pair machine or the SC machine of a program.
+type Machine struct {
+	p    *prog.Program
+	sc   bool
+	opt  Options
+	nctr int
+	ctr0 []int // ctr0[t]: index of thread t's first loop counter
+
+	dead   []bool // per location: writes are not tracked (Options.Dead)
+	dropRW []bool // per queue pair: no gets, so dead remote writes can be dropped
+
+	base, work *State
+	labels     []uint64
+	out        []byte
+}
+
+// NewRDMA returns the queue-pair buffer machine of p.
+func NewRDMA(p *prog.Program, opt Options) (*Machine, error) { return newMachine(p, opt, false) }
+
+// NewSC returns the sequentially consistent machine of p.
+func NewSC(p *prog.Program, opt Options) (*Machine, error) { return newMachine(p, opt, true) }
+
+func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
+	if opt.MaxInflight < 1 || opt.MaxInflight > 250 {
+		return nil, fmt.Errorf("max-inflight %d: must be 1..250", opt.MaxInflight)
+	}
+	if opt.Unroll < 0 || opt.Unroll > 254 {
+		return nil, fmt.Errorf("unroll %d: must be 0..254", opt.Unroll)
+	}
+	m := &Machine{p: p, sc: sc, opt: opt}
+	m.ctr0 = make([]int, len(p.Threads))
+	for t := range p.Threads {
+		m.ctr0[t] = m.nctr
+		if opt.Unroll > 0 {
+			m.nctr += p.Threads[t].Loops
+		}
+	}
+	m.dead = make([]bool, len(p.Locs))
+	if opt.Dead != nil {
+		if len(opt.Dead) != len(p.Locs) {
+			return nil, fmt.Errorf("dead-location set has %d entries for %d locations", len(opt.Dead), len(p.Locs))
+		}
+		copy(m.dead, opt.Dead)
+	}
+	m.dropRW = make([]bool, len(p.QPs))
+	for qi, qp := range p.QPs {
+		m.dropRW[qi] = true
+		for _, in := range p.Threads[qp.Thread].Code {
+			if in.Op == prog.OpGet && in.QP == qi {
+				m.dropRW[qi] = false
+			}
+		}
+	}
+	m.base = m.newState()
+	m.work = m.newState()
+	return m, nil
+}
+
+// Program returns the machine's program.
+func (m *Machine) Program() *prog.Program { return m.p }
+
+// Options returns the machine's bounds.
+func (m *Machine) Options() Options { return m.opt }
+
+// IsSC reports whether this is the SC machine.
+func (m *Machine) IsSC() bool { return m.sc }
+
+// NewState returns a State to decode into, for Decode.
+func (m *Machine) NewState() *State { return m.newState() }
+
+// Decode fills st with the configuration encoded in s.
+func (m *Machine) Decode(s []byte, st *State) { m.decode(s, st) }
+
+// Initial appends the encoding of the initial configuration to dst.
+func (m *Machine) Initial(dst []byte) []byte {
+	st := m.work
+	for l := range m.p.Locs {
+		st.mem[l] = m.p.Locs[l].Init
+	}
+	for t := range m.p.Threads {
+		st.pc[t] = uint16(m.p.Threads[t].Entry)
+		st.mid[t] = false
+		st.reg[t] = 0
+	}
+	for i := range st.ctr {
+		st.ctr[i] = 0
+	}
+	for i := range st.q {
+		st.q[i].npend = 0
+		for b := range st.q[i].buf {
+			st.q[i].buf[b] = st.q[i].buf[b][:0]
+		}
+	}
+	return m.encode(dst, st)
+}
+
+// Final reports whether the configuration st is final: every thread has
+// terminated and every queue pair is drained.
+func (m *Machine) Final(st *State) bool {
+	for t := range m.p.Threads {
+		if int(st.pc[t]) != m.p.Threads[t].End() || st.mid[t] {
+			return false
+		}
+	}
+	if !m.sc {
+		for i := range st.q {
+			if !st.q[i].empty() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Successors emits every successor of the configuration s, with its label.
+// It implements explore.Machine.
+func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 {
+	m.decode(s, m.base)
+	var pruned uint32
+	m.labels, pruned = m.enabled(m.base, m.labels[:0])
+	for _, l := range m.labels {
+		m.work.copyFrom(m.base)
+		m.apply(m.work, l)
+		m.out = m.encode(m.out[:0], m.work)
+		emit(l, m.out)
+	}
+	return pruned
+}
+
+// Labels are thread | rule<<8 | qp<<16 | arg<<24.
+func label(t int, rule uint8, qp, arg int) uint64 {
+	return uint64(t) | uint64(rule)<<8 | uint64(qp)<<16 | uint64(arg)<<24
+}
+
+func unlabel(l uint64) (t int, rule uint8, qp, arg int) {
+	return int(l & 0xFF), uint8(l >> 8), int(l>>16) & 0xFF, int(l>>24) & 0xFFFF
+}
+
+// enabled appends the labels of the transitions enabled in st.
+func (m *Machine) enabled(st *State, dst []uint64) ([]uint64, uint32) {
+	var pruned uint32
+	for t := range m.p.Threads {
+		var pr uint32
+		dst, pr = m.enabledCPU(st, t, dst)
+		pruned |= pr
+	}
+	if !m.sc {
+		for qi := range st.q {
+			dst = m.enabledNIC(st, qi, dst)
+		}
+	}
+	return dst, pruned
+}
+
+// enabledCPU appends the CPU step of thread t, if any (several for a branch).
+func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) {
+	th := &m.p.Threads[t]
+	in := &th.Code[st.pc[t]]
+	step := label(t, RuleStep, 0, 0)
+	switch in.Op {
+	case prog.OpEnd:
+		return dst, 0
+	case prog.OpBranch:
+		var pruned uint32
+		for i := range in.Alts {
+			if in.Loop >= 0 && i == 0 && m.opt.Unroll > 0 && int(st.ctr[m.ctr0[t]+in.Loop]) >= m.opt.Unroll {
+				pruned |= PrunedUnroll
+				continue
+			}
+			dst = append(dst, label(t, RuleStep, 0, i))
+		}
+		return dst, pruned
+	case prog.OpAssumeEq:
+		if st.mem[in.X] == in.A {
+			dst = append(dst, step)
+		}
+	case prog.OpAssumeNe:
+		if st.mem[in.X] != in.A {
+			dst = append(dst, step)
+		}
+	case prog.OpGet, prog.OpPut, prog.OpRFence:
+		if st.mid[t] {
+			return append(dst, step), 0
+		}
+		q := &st.q[in.QP]
+		unboundedPolls := in.Op != prog.OpRFence && in.PollsLeft[m.p.QPs[in.QP].Local] == prog.Unbounded
+		if unboundedPolls && int(q.npend) >= m.opt.MaxInflight || !m.sc && q.inflight() >= m.opt.MaxInflight {
+			return dst, PrunedInflight
+		}
+		dst = append(dst, step)
+	case prog.OpPoll:
+		q := &st.q[in.QP]
+		if q.npend > 0 && (m.sc || !q.oldestPending()) {
+			dst = append(dst, step)
+		}
+	default: // skip, write, cas
+		dst = append(dst, step)
+	}
+	return dst, 0
+}
+
+// enabledNIC appends the NIC rules enabled on queue pair qi.
+func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
+	q := &st.q[qi]
+	t := m.p.QPs[qi].Thread
+	b1, b2, b3 := q.buf[bufB1], q.buf[bufB2], q.buf[bufB3]
+	if len(b1) > 0 {
+		switch b1[0].kind {
+		case kPut:
+			if len(q.buf[bufLW]) == 0 {
+				dst = append(dst, label(t, RuleN1, qi, 0))
+			}
+		case kGet:
+			dst = append(dst, label(t, RuleN2, qi, 0))
+		case kFence:
+			if len(b2) == 0 && len(b3) == 0 {
+				dst = append(dst, label(t, RuleN3, qi, 0))
+			}
+		}
+	}
+	if len(b2) > 0 {
+		if b2[0].kind == kPutV {
+			dst = append(dst, label(t, RuleN4, qi, 0))
+		} else {
+			dst = append(dst, label(t, RuleN5, qi, 0))
+		}
+	}
+	if len(q.buf[bufRW]) == 0 {
+		for i, e := range b3 {
+			if e.kind == kGetR {
+				dst = append(dst, label(t, RuleN6, qi, i))
+			}
+		}
+	}
+	if len(b3) > 0 {
+		switch b3[0].kind {
+		case kAck:
+			dst = append(dst, label(t, RuleN7, qi, 0))
+		case kGetRV:
+			dst = append(dst, label(t, RuleN8, qi, 0))
+		}
+	}
+	if len(q.buf[bufRW]) > 0 {
+		dst = append(dst, label(t, RuleF1, qi, 0))
+	}
+	if len(q.buf[bufLW]) > 0 {
+		dst = append(dst, label(t, RuleF2, qi, 0))
+	}
+	return dst
+}
+
+// Step is what a transition did: its event (Kind EvNone for silent steps)
+// and, for NIC writes, whether the event was issued or became visible.
+type Step struct {
+	Event   prog.Event
+	Visible bool // for nlW/nrW: the write reached memory (else: issued)
+}
+
+// apply performs transition l on st and returns what happened.
+func (m *Machine) apply(st *State, l uint64) Step {
+	t, rule, qi, arg := unlabel(l)
+	if rule == RuleStep {
+		return m.applyCPU(st, t, arg)
+	}
+	return m.applyNIC(st, rule, qi, arg)
+}
+
+// write stores v at loc, unless loc is dead.
+func (m *Machine) write(st *State, loc int, v uint8) {
+	if !m.dead[loc] {
+		st.mem[loc] = v
+	}
+}
+
+func pop(b []entry) []entry { return append(b[:0], b[1:]...) }
+
+func (m *Machine) applyCPU(st *State, t, arg int) Step {
+	th := &m.p.Threads[t]
+	in := &th.Code[st.pc[t]]
+	ev := prog.Event{Thread: t, Remote: in.Remote}
+	next := true
+	switch in.Op {
+	case prog.OpSkip:
+	case prog.OpBranch:
+		st.pc[t] = uint16(in.Alts[arg])
+		if in.Loop >= 0 && m.opt.Unroll > 0 {
+			c := &st.ctr[m.ctr0[t]+in.Loop]
+			if arg == 0 {
+				*c++
+			} else {
+				*c = 0
+			}
+		}
+		next = false
+	case prog.OpWrite:
+		m.write(st, in.X, in.A)
+		ev.Kind, ev.Loc, ev.Val = prog.EvLW, in.X, in.A
+	case prog.OpAssumeEq, prog.OpAssumeNe:
+		ev.Kind, ev.Loc, ev.Val = prog.EvLR, in.X, st.mem[in.X]
+	case prog.OpCAS:
+		if !st.mid[t] {
+			old := st.mem[in.Z]
+			ev.Loc, ev.Val = in.Z, old
+			if old == in.A {
+				m.write(st, in.Z, in.B)
+				ev.Kind, ev.New = prog.EvCAS, in.B
+			} else {
+				ev.Kind = prog.EvLR
+			}
+			st.mid[t], st.reg[t] = true, old
+			next = false
+		} else {
+			m.write(st, in.X, st.reg[t])
+			ev.Kind, ev.Loc, ev.Val = prog.EvLW, in.X, st.reg[t]
+			st.mid[t], st.reg[t] = false, 0
+		}
+	case prog.OpGet, prog.OpPut, prog.OpRFence:
+		if m.sc {
+			next = m.scRemote(st, t, in, &ev)
+		} else {
+			q := &st.q[in.QP]
+			e := entry{kind: kFence}
+			switch in.Op {
+			case prog.OpPut:
+				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend}
+				q.npend++
+			case prog.OpGet:
+				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend}
+				q.npend++
+			}
+			q.buf[bufB1] = append(q.buf[bufB1], e)
+		}
+	case prog.OpPoll:
+		q := &st.q[in.QP]
+		q.npend--
+		for b := range q.buf {
+			for i := range q.buf[b] {
+				if r := q.buf[b][i].rank; r != noRank && r > 0 {
+					q.buf[b][i].rank = r - 1
+				}
+			}
+		}
+		ev.Kind = prog.EvPoll
+	}
+	if next {
+		st.pc[t] = uint16(in.Next)
+	}
+	m.canonPolls(st, t)
+	return Step{Event: ev}
+}
+
+// scRemote performs one of the two SC steps of a get or put, or an rfence,
+// and reports whether the instruction is finished.
+func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event) bool {
+	switch in.Op {
+	case prog.OpRFence:
+		ev.Kind = prog.EvNF
+		return true
+	case prog.OpPut:
+		if !st.mid[t] {
+			st.mid[t], st.reg[t] = true, st.mem[in.X]
+			ev.Kind, ev.Loc, ev.Val = prog.EvNLR, in.X, st.reg[t]
+			return false
+		}
+		m.write(st, in.Y, st.reg[t])
+		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, in.Y, st.reg[t]
+	case prog.OpGet:
+		if !st.mid[t] {
+			st.mid[t], st.reg[t] = true, st.mem[in.Y]
+			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, in.Y, st.reg[t]
+			return false
+		}
+		m.write(st, in.X, st.reg[t])
+		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, in.X, st.reg[t]
+	}
+	st.mid[t], st.reg[t] = false, 0
+	st.q[in.QP].npend++
+	return true
+}
+
+// canonPolls forgets, on each queue pair of thread t, the unpolled
+// operations that no future poll can reach: with at most P polls left on
+// any path, only the P oldest unpolled operations can ever be waited for, so
+// the count is capped at P and later operations lose their rank. This keeps
+// loops of unpolled puts and gets finite-state without losing behaviours.
+func (m *Machine) canonPolls(st *State, t int) {
+	th := &m.p.Threads[t]
+	in := &th.Code[st.pc[t]]
+	for qi := range st.q {
+		qp := m.p.QPs[qi]
+		if qp.Thread != t {
+			continue
+		}
+		left := in.PollsLeft[qp.Local]
+		if left == prog.Unbounded {
+			continue
+		}
+		q := &st.q[qi]
+		if int(q.npend) > left {
+			q.npend = uint8(left)
+		}
+		for b := range q.buf {
+			for i := range q.buf[b] {
+				if e := &q.buf[b][i]; e.kind != kFence && e.rank != noRank && int(e.rank) >= left && b != bufRW {
+					e.rank = noRank
+				}
+			}
+		}
+	}
+}
+
+func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
+	q := &st.q[qi]
+	qp := m.p.QPs[qi]
+	ev := prog.Event{Thread: qp.Thread, Remote: qp.Remote}
+	var s Step
+	switch rule {
+	case RuleN1:
+		e := q.buf[bufB1][0]
+		q.buf[bufB1] = pop(q.buf[bufB1])
+		v := st.mem[e.b]
+		carried := v
+		if m.dead[e.a] {
+			carried = 0 // canonical: the value will never be observed
+		}
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a, v: carried, rank: e.rank})
+		ev.Kind, ev.Loc, ev.Val = prog.EvNLR, int(e.b), v
+	case RuleN2:
+		e := q.buf[bufB1][0]
+		q.buf[bufB1] = pop(q.buf[bufB1])
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kGetReq, a: e.a, b: e.b, rank: e.rank})
+	case RuleN3:
+		q.buf[bufB1] = pop(q.buf[bufB1])
+		ev.Kind = prog.EvNF
+	case RuleN4:
+		e := q.buf[bufB2][0]
+		q.buf[bufB2] = pop(q.buf[bufB2])
+		if !m.dead[e.a] || !m.dropRW[qi] {
+			q.buf[bufRW] = append(q.buf[bufRW], entry{a: e.a, v: e.v})
+		}
+		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kAck, rank: e.rank})
+		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
+	case RuleN5:
+		e := q.buf[bufB2][0]
+		q.buf[bufB2] = pop(q.buf[bufB2])
+		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kGetR, a: e.a, b: e.b, rank: e.rank})
+	case RuleN6:
+		e := &q.buf[bufB3][arg]
+		e.kind, e.v = kGetRV, st.mem[e.b]
+		ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(e.b), e.v
+		if m.dead[e.a] {
+			e.v = 0 // canonical: the value will never be observed
+		}
+	case RuleN7:
+		q.buf[bufB3] = pop(q.buf[bufB3])
+	case RuleN8:
+		e := q.buf[bufB3][0]
+		q.buf[bufB3] = pop(q.buf[bufB3])
+		q.buf[bufLW] = append(q.buf[bufLW], entry{a: e.a, v: e.v, rank: e.rank})
+		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, int(e.a), e.v
+	case RuleF1:
+		e := q.buf[bufRW][0]
+		q.buf[bufRW] = pop(q.buf[bufRW])
+		m.write(st, int(e.a), e.v)
+		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
+		s.Visible = true
+	case RuleF2:
+		e := q.buf[bufLW][0]
+		q.buf[bufLW] = pop(q.buf[bufLW])
+		m.write(st, int(e.a), e.v)
+		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, int(e.a), e.v
+		s.Visible = true
+	}
+	s.Event = ev
+	return s
+}

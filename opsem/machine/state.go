@@ -1,0 +1,304 @@
+// Package machine implements the two operational semantics of rdmasim: the
+// queue-pair buffer machine of RDMA (shared/spec/SEMANTICS.md, section 3) and
+// the sequentially consistent machine (section 4).
+//
+// Both machines share the CPU side (control flow, local writes, assumes, CAS,
+// loop counters) and one state layout; the RDMA machine adds the five FIFO
+// buffers of every queue pair. States are canonical byte strings: equal
+// configurations encode equally (operations carry no absolute identifiers,
+// only their rank among the queue pair's unpolled operations), so that
+// fingerprint deduplication is exact up to hash collisions.
+//
+// A Machine implements explore.Machine structurally, without importing the
+// explorer. It is not safe for concurrent use: it owns scratch space.
+package machine
+
+import (
+	"fmt"
+
+	"rdmasim/opsem/prog"
+)
+
+// Bounds that can cut the successors of a state (explore.Pruned flags).
+const (
+	// PrunedInflight: a put, get or rfence was not submitted because its
+	// queue pair already had MaxInflight operations in flight (or, where
+	// polls are unbounded, MaxInflight operations not yet polled).
+	PrunedInflight uint32 = 1 << iota
+	// PrunedUnroll: a loop was not entered for iteration Unroll+1.
+	PrunedUnroll
+)
+
+// PrunedString names the bounds in a Pruned set.
+func PrunedString(p uint32, o Options) string {
+	s := ""
+	if p&PrunedInflight != 0 {
+		s = fmt.Sprintf("max-inflight=%d", o.MaxInflight)
+	}
+	if p&PrunedUnroll != 0 {
+		if s != "" {
+			s += ", "
+		}
+		s += fmt.Sprintf("unroll=%d", o.Unroll)
+	}
+	return s
+}
+
+// Options bound the state space.
+type Options struct {
+	// MaxInflight bounds the operations of one queue pair that are in its
+	// buffers at once (RDMA), and, on queue pairs whose thread may poll
+	// without bound, the operations not yet polled (both machines). It must
+	// be 1..250.
+	MaxInflight int
+	// Unroll bounds the iterations of each loop per entry; 0 means no bound
+	// (loops are explored to a fixpoint by state deduplication).
+	Unroll int
+	// Dead, when non-nil, marks locations whose value nothing observes (see
+	// DeadLocations). Writes to them leave memory unchanged, and their
+	// remote writes are dropped on queue pairs without gets, whose RW buffer
+	// nothing else waits on. This keeps, for example, a loop of polled puts
+	// to a location nobody reads finite-state. Nil tracks every location,
+	// as event-level analyses (robustness) need.
+	Dead []bool
+}
+
+// DeadLocations returns the locations of p that no instruction reads (as
+// an assume, a cas, the source of a put or of a get) and that are not in
+// shown: their values cannot influence any behaviour or any answer.
+func DeadLocations(p *prog.Program, shown []int) []bool {
+	dead := make([]bool, len(p.Locs))
+	for i := range dead {
+		dead[i] = true
+	}
+	for _, l := range shown {
+		dead[l] = false
+	}
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			switch in.Op {
+			case prog.OpAssumeEq, prog.OpAssumeNe:
+				dead[in.X] = false
+			case prog.OpCAS:
+				dead[in.Z] = false
+			case prog.OpPut:
+				dead[in.X] = false
+			case prog.OpGet:
+				dead[in.Y] = false
+			}
+		}
+	}
+	return dead
+}
+
+// DefaultOptions are the bounds used when none are given.
+func DefaultOptions() Options { return Options{MaxInflight: 8} }
+
+// Buffer entry kinds.
+const (
+	kPut    uint8 = 1 + iota // B1: PUT(y,x): a=y remote, b=x local
+	kGet                     // B1: GET(x,y): a=x local, b=y remote
+	kFence                   // B1: FENCE
+	kPutV                    // B2: PUTV(y,v): a=y, v
+	kGetReq                  // B2: GETREQ(x,y)
+	kAck                     // B3: ACK of a put
+	kGetR                    // B3: GETR(x,y,⊥): not read yet
+	kGetRV                   // B3: GETR(x,y,v): read
+)
+
+// noRank marks an operation that no future poll can wait for.
+const noRank = 0xFF
+
+// Buffers of a queue pair, in pipeline order.
+const (
+	bufB1 = iota
+	bufB2
+	bufB3
+	bufRW
+	bufLW
+	nBuf
+)
+
+var bufNames = [nBuf]string{"B1", "B2", "B3", "RW", "LW"}
+
+// entry is a buffer entry. RW entries use a (location) and v; LW entries use
+// a, v and rank.
+type entry struct {
+	kind, a, b, v, rank uint8
+}
+
+// entry widths in the encoding, per buffer.
+var entryWidth = [nBuf]int{5, 5, 5, 2, 3}
+
+// qstate is the state of one queue pair.
+type qstate struct {
+	npend uint8 // operations (puts and gets) posted and not yet polled
+	buf   [nBuf][]entry
+}
+
+// State is a decoded configuration. It implements prog.Config.
+type State struct {
+	mem []uint8
+	pc  []uint16
+	mid []bool  // between the two events of an instruction
+	reg []uint8 // the value carried between them
+	ctr []uint8 // loop iteration counters (only under Options.Unroll)
+	q   []qstate
+}
+
+// Mem returns the value of location loc.
+func (st *State) Mem(loc int) uint8 { return st.mem[loc] }
+
+// PC returns thread t's next instruction and whether it is mid-instruction.
+func (st *State) PC(t int) (int, bool) { return int(st.pc[t]), st.mid[t] }
+
+func (m *Machine) newState() *State {
+	st := &State{
+		mem: make([]uint8, len(m.p.Locs)),
+		pc:  make([]uint16, len(m.p.Threads)),
+		mid: make([]bool, len(m.p.Threads)),
+		reg: make([]uint8, len(m.p.Threads)),
+		ctr: make([]uint8, m.nctr),
+		q:   make([]qstate, len(m.p.QPs)),
+	}
+	if !m.sc {
+		for i := range st.q {
+			for b := range st.q[i].buf {
+				st.q[i].buf[b] = make([]entry, 0, m.opt.MaxInflight+2)
+			}
+		}
+	}
+	return st
+}
+
+// copyFrom makes st equal to o without allocating (buffers have the
+// capacity of the bound).
+func (st *State) copyFrom(o *State) {
+	copy(st.mem, o.mem)
+	copy(st.pc, o.pc)
+	copy(st.mid, o.mid)
+	copy(st.reg, o.reg)
+	copy(st.ctr, o.ctr)
+	for i := range st.q {
+		st.q[i].npend = o.q[i].npend
+		for b := range st.q[i].buf {
+			st.q[i].buf[b] = append(st.q[i].buf[b][:0], o.q[i].buf[b]...)
+		}
+	}
+}
+
+// encode appends the canonical encoding of st to dst.
+//
+// Layout: memory (one byte per location); per thread the pc (two bytes, the
+// high bit marking mid-instruction) and the carried value; the loop
+// counters; per queue pair the count of unpolled operations and, for the
+// RDMA machine, each buffer as a length byte followed by its entries.
+func (m *Machine) encode(dst []byte, st *State) []byte {
+	dst = append(dst, st.mem...)
+	for t := range st.pc {
+		hi := uint8(st.pc[t] >> 8)
+		if st.mid[t] {
+			hi |= 0x80
+		}
+		dst = append(dst, uint8(st.pc[t]), hi, st.reg[t])
+	}
+	dst = append(dst, st.ctr...)
+	for i := range st.q {
+		q := &st.q[i]
+		dst = append(dst, q.npend)
+		if m.sc {
+			continue
+		}
+		for b := 0; b < nBuf; b++ {
+			dst = append(dst, uint8(len(q.buf[b])))
+			for _, e := range q.buf[b] {
+				switch entryWidth[b] {
+				case 5:
+					dst = append(dst, e.kind, e.a, e.b, e.v, e.rank)
+				case 2:
+					dst = append(dst, e.a, e.v)
+				case 3:
+					dst = append(dst, e.a, e.v, e.rank)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// decode fills st from an encoding produced by encode.
+func (m *Machine) decode(s []byte, st *State) {
+	i := copy(st.mem, s)
+	for t := range st.pc {
+		hi := s[i+1]
+		st.pc[t] = uint16(s[i]) | uint16(hi&0x7F)<<8
+		st.mid[t] = hi&0x80 != 0
+		st.reg[t] = s[i+2]
+		i += 3
+	}
+	i += copy(st.ctr, s[i:])
+	for qi := range st.q {
+		q := &st.q[qi]
+		q.npend = s[i]
+		i++
+		if m.sc {
+			continue
+		}
+		for b := 0; b < nBuf; b++ {
+			n := int(s[i])
+			i++
+			q.buf[b] = q.buf[b][:0]
+			for k := 0; k < n; k++ {
+				var e entry
+				switch entryWidth[b] {
+				case 5:
+					e = entry{kind: s[i], a: s[i+1], b: s[i+2], v: s[i+3], rank: s[i+4]}
+				case 2:
+					e = entry{a: s[i], v: s[i+1]}
+				case 3:
+					e = entry{a: s[i], v: s[i+1], rank: s[i+2]}
+				}
+				i += entryWidth[b]
+				q.buf[b] = append(q.buf[b], e)
+			}
+		}
+	}
+}
+
+// inflight counts the operations of a queue pair that are in its buffers.
+// A put past N4 may have both its remote write in RW and its ACK in B3; as
+// both buffers are FIFO over the same puts, such puts are the last
+// min(|RW|, ACKs in B3) of them, counted once.
+func (q *qstate) inflight() int {
+	n := len(q.buf[bufB1]) + len(q.buf[bufB2]) + len(q.buf[bufB3]) + len(q.buf[bufRW]) + len(q.buf[bufLW])
+	acks := 0
+	for _, e := range q.buf[bufB3] {
+		if e.kind == kAck {
+			acks++
+		}
+	}
+	return n - min(acks, len(q.buf[bufRW]))
+}
+
+// empty reports whether every buffer of the queue pair is empty.
+func (q *qstate) empty() bool {
+	for b := range q.buf {
+		if len(q.buf[b]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// oldestPending reports whether the oldest unpolled operation is still in
+// the pipeline (not complete).
+func (q *qstate) oldestPending() bool {
+	for _, b := range [...]int{bufB1, bufB2, bufB3, bufLW} {
+		for _, e := range q.buf[b] {
+			if e.rank == 0 && e.kind != kFence {
+				return true
+			}
+		}
+	}
+	return false
+}

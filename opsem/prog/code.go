@@ -1,0 +1,370 @@
+package prog
+
+import "fmt"
+
+// Op is the operation of a compiled instruction.
+type Op uint8
+
+// Instruction operations. Branch and Skip are silent steps: they produce no
+// event. End marks a terminated thread.
+const (
+	OpEnd      Op = iota // the thread has terminated
+	OpSkip               // skip; go to Next
+	OpBranch             // choose or loop head: go to any of Alts
+	OpWrite              // X := A
+	OpAssumeEq           // assume(X == A)
+	OpAssumeNe           // assume(X != A)
+	OpCAS                // X := cas(Z, A, B): two events
+	OpGet                // X := Y (Y remote): events nrR, nlW on queue pair QP
+	OpPut                // Y := X (Y remote): events nlR, nrW on queue pair QP
+	OpRFence             // rfence(Remote): event nF on QP
+	OpPoll               // poll(Remote)
+)
+
+var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll"}
+
+// String returns a short name of the operation.
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op(%d)", int(o))
+}
+
+// Instr is one instruction of a thread's control-flow graph.
+//
+// For an OpBranch of a loop, Loop is the loop's number in the thread and
+// Alts[0] enters the body, Alts[1] leaves the loop; for a choose, Loop is -1
+// and Alts holds one entry per branch.
+type Instr struct {
+	Op     Op
+	Next   int   // successor, for every op but OpBranch and OpEnd
+	Alts   []int // OpBranch successors
+	Loop   int   // OpBranch: loop number, or -1 for choose
+	X, Y   int   // locations, as in Stmt
+	Z      int   // OpCAS location
+	A, B   uint8 // values
+	QP     int   // OpGet, OpPut, OpRFence, OpPoll: queue-pair index
+	Remote int   // node of the queue pair
+	Stmt   *Stmt // the statement it was compiled from (nil for OpEnd)
+
+	// PollsLeft[k] bounds the number of polls the thread may still execute on
+	// its queue pair with QP.Local == k on any path
+	// from this instruction, this one included; Unbounded when some path
+	// loops through such a poll. Machines use it to forget the completion
+	// state of operations that no future poll can wait for.
+	PollsLeft []int
+}
+
+// Unbounded marks an unbounded number of future polls.
+const Unbounded = int(^uint(0) >> 1)
+
+// Compile builds the control-flow graph of every thread of p, numbers the
+// queue pairs, and computes the poll bounds. The parser calls it; it is
+// exported for programs built in code.
+func Compile(p *Program) error {
+	p.QPs = p.QPs[:0]
+	for ti := range p.Threads {
+		t := &p.Threads[ti]
+		t.QPs = make([]int, len(p.Nodes))
+		for n := range t.QPs {
+			t.QPs[n] = -1
+		}
+		c := compiler{p: p, t: t, ti: ti}
+		t.Code = t.Code[:0]
+		t.Labels = t.Labels[:0]
+		t.Loops = 0
+		c.assignQPs(t.Body)
+		end := c.emit(Instr{Op: OpEnd, Loop: -1, QP: -1, Remote: -1})
+		entry, err := c.block(t.Body, end)
+		if err != nil {
+			return err
+		}
+		// Move OpEnd to the last position: it was emitted first so that
+		// blocks could be compiled back to front.
+		c.moveEndLast(end)
+		t.Entry = c.remap(entry)
+		for i := range t.Labels {
+			t.Labels[i].PC = c.remap(t.Labels[i].PC)
+		}
+		if len(t.Code) > MaxCode {
+			return fmt.Errorf("thread %s: %d instructions, more than the limit of %d", t.Name, len(t.Code), MaxCode)
+		}
+	}
+	for ti := range p.Threads {
+		pollBounds(p, ti)
+	}
+	return bindLabels(p, p.Query.Cond)
+}
+
+// bindLabels sets the instruction of every T@L in c.
+func bindLabels(p *Program, c *Cond) error {
+	if c == nil {
+		return nil
+	}
+	if c.Op == CAt {
+		c.PC = p.Threads[c.Thread].LabelPC(c.Label)
+		if c.PC < 0 {
+			return fmt.Errorf("%s: thread %s has no label %s", c.Pos, p.Threads[c.Thread].Name, c.Label)
+		}
+	}
+	if err := bindLabels(p, c.L); err != nil {
+		return err
+	}
+	return bindLabels(p, c.R)
+}
+
+type compiler struct {
+	p     *Program
+	t     *Thread
+	ti    int
+	remap func(int) int
+}
+
+var remoteOps = [...]Op{SGet: OpGet, SPut: OpPut, SRFence: OpRFence, SPoll: OpPoll}
+
+func (c *compiler) emit(in Instr) int {
+	c.t.Code = append(c.t.Code, in)
+	return len(c.t.Code) - 1
+}
+
+// assignQPs numbers the thread's queue pairs in order of first use.
+func (c *compiler) assignQPs(stmts []*Stmt) {
+	for _, s := range stmts {
+		switch s.Kind {
+		case SGet, SPut, SRFence, SPoll:
+			if c.t.QPs[s.Remote] < 0 {
+				local := 0
+				for _, q := range c.p.QPs {
+					if q.Thread == c.ti {
+						local++
+					}
+				}
+				c.p.QPs = append(c.p.QPs, QP{Thread: c.ti, Remote: s.Remote, Local: local})
+				c.t.QPs[s.Remote] = len(c.p.QPs) - 1
+			}
+		case SChoose, SLoop:
+			for _, b := range s.Branches {
+				c.assignQPs(b)
+			}
+		}
+	}
+}
+
+// block compiles stmts so that control continues at next afterwards, and
+// returns the block's first instruction. Statements are compiled back to
+// front, so instructions appear in reverse order; moveEndLast renumbers them.
+func (c *compiler) block(stmts []*Stmt, next int) (int, error) {
+	for i := len(stmts) - 1; i >= 0; i-- {
+		pc, err := c.stmt(stmts[i], next)
+		if err != nil {
+			return 0, err
+		}
+		next = pc
+	}
+	return next, nil
+}
+
+func (c *compiler) stmt(s *Stmt, next int) (int, error) {
+	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s}
+	var pc int
+	switch s.Kind {
+	case SSkip:
+		in.Op = OpSkip
+		pc = c.emit(in)
+	case SWrite:
+		in.Op = OpWrite
+		pc = c.emit(in)
+	case SAssume:
+		in.Op = OpAssumeEq
+		if s.Ne {
+			in.Op = OpAssumeNe
+		}
+		pc = c.emit(in)
+	case SCAS:
+		in.Op = OpCAS
+		pc = c.emit(in)
+	case SGet, SPut, SRFence, SPoll:
+		in.Op = remoteOps[s.Kind]
+		in.Remote = s.Remote
+		in.QP = c.t.QPs[s.Remote]
+		pc = c.emit(in)
+	case SChoose:
+		in.Op = OpBranch
+		in.Next = -1
+		for _, b := range s.Branches {
+			start, err := c.block(b, next)
+			if err != nil {
+				return 0, err
+			}
+			in.Alts = append(in.Alts, start)
+		}
+		pc = c.emit(in)
+	case SLoop:
+		in.Op = OpBranch
+		in.Next = -1
+		in.Loop = c.t.Loops
+		c.t.Loops++
+		head := c.emit(in)
+		body, err := c.block(s.Branches[0], head)
+		if err != nil {
+			return 0, err
+		}
+		c.t.Code[head].Alts = []int{body, next}
+		pc = head
+	default:
+		return 0, fmt.Errorf("%s: unknown statement kind %d", s.Pos, s.Kind)
+	}
+	if s.Label != "" {
+		c.t.Labels = append(c.t.Labels, Label{Name: s.Label, PC: pc})
+	}
+	return pc, nil
+}
+
+// moveEndLast renumbers the instructions so that they appear in program
+// order (the reverse of emission, with OpEnd last) and fixes every reference.
+func (c *compiler) moveEndLast(end int) {
+	code := c.t.Code
+	n := len(code)
+	// Emission order is: end, then statements back to front with nested
+	// blocks emitted before their heads. Reversing the non-end instructions
+	// gives program order for straight-line code and a readable order
+	// otherwise; OpEnd goes last.
+	newIdx := make([]int, n)
+	k := 0
+	for i := n - 1; i >= 0; i-- {
+		if i == end {
+			continue
+		}
+		newIdx[i] = k
+		k++
+	}
+	newIdx[end] = n - 1
+	out := make([]Instr, n)
+	for i, in := range code {
+		if in.Op != OpBranch && in.Op != OpEnd {
+			in.Next = newIdx[in.Next]
+		}
+		if in.Alts != nil {
+			alts := make([]int, len(in.Alts))
+			for j, a := range in.Alts {
+				alts[j] = newIdx[a]
+			}
+			in.Alts = alts
+		}
+		out[newIdx[i]] = in
+	}
+	c.t.Code = out
+	c.remap = func(i int) int { return newIdx[i] }
+}
+
+// pollBounds computes Instr.PollsLeft for thread ti.
+func pollBounds(p *Program, ti int) {
+	t := &p.Threads[ti]
+	var qps []int // queue pairs of this thread, in Program.QPs order
+	for q, qp := range p.QPs {
+		if qp.Thread == ti {
+			qps = append(qps, q)
+		}
+	}
+	n := len(t.Code)
+	succ := func(i int) []int {
+		in := &t.Code[i]
+		switch in.Op {
+		case OpEnd:
+			return nil
+		case OpBranch:
+			return in.Alts
+		}
+		return []int{in.Next}
+	}
+	onCycle := cycleInstrs(n, succ)
+	for i := range t.Code {
+		t.Code[i].PollsLeft = make([]int, len(qps))
+	}
+	for k, q := range qps {
+		isPoll := func(i int) bool { return t.Code[i].Op == OpPoll && t.Code[i].QP == q }
+		// Instructions that can reach a poll of q lying on a cycle have an
+		// unbounded number of polls ahead.
+		inf := make([]bool, n)
+		for i := 0; i < n; i++ {
+			if isPoll(i) && onCycle[i] {
+				inf[i] = true
+			}
+		}
+		for changed := true; changed; {
+			changed = false
+			for i := 0; i < n; i++ {
+				if inf[i] {
+					continue
+				}
+				for _, s := range succ(i) {
+					if inf[s] {
+						inf[i] = true
+						changed = true
+						break
+					}
+				}
+			}
+		}
+		// Elsewhere no cycle contains a poll of q, so the longest path
+		// count is a finite fixpoint, reached within n rounds.
+		val := make([]int, n)
+		for changed := true; changed; {
+			changed = false
+			for i := n - 1; i >= 0; i-- {
+				if inf[i] {
+					continue
+				}
+				best := 0
+				for _, s := range succ(i) {
+					if !inf[s] && val[s] > best {
+						best = val[s]
+					}
+				}
+				if isPoll(i) {
+					best++
+				}
+				if best != val[i] {
+					val[i] = best
+					changed = true
+				}
+			}
+		}
+		for i := 0; i < n; i++ {
+			if inf[i] {
+				t.Code[i].PollsLeft[k] = Unbounded
+			} else {
+				t.Code[i].PollsLeft[k] = val[i]
+			}
+		}
+	}
+}
+
+// cycleInstrs marks the instructions that lie on a cycle of the graph.
+func cycleInstrs(n int, succ func(int) []int) []bool {
+	// i is on a cycle iff i is reachable from one of its successors.
+	on := make([]bool, n)
+	seen := make([]bool, n)
+	var stack []int
+	for i := 0; i < n; i++ {
+		for j := range seen {
+			seen[j] = false
+		}
+		stack = append(stack[:0], succ(i)...)
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if j == i {
+				on[i] = true
+				break
+			}
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			stack = append(stack, succ(j)...)
+		}
+	}
+	return on
+}

@@ -1,0 +1,102 @@
+package prog
+
+// CondOp is the operator of a condition node.
+type CondOp uint8
+
+// Condition operators.
+const (
+	CTrue CondOp = iota // true
+	CEq                 // Loc = Val
+	CNe                 // Loc != Val
+	CAt                 // Thread@Label (Thread is at the labelled instruction PC)
+	CEnd                // Thread@end
+	CNot                // ~L
+	CAnd                // L /\ R
+	COr                 // L \/ R
+)
+
+// Cond is a condition over a configuration (herd7 style).
+type Cond struct {
+	Op     CondOp
+	Loc    int
+	Val    uint8
+	Thread int
+	Label  string // for CAt
+	PC     int    // for CAt: the labelled instruction
+	L, R   *Cond
+	Pos    Pos
+}
+
+// Config is what a condition can observe of a machine configuration.
+type Config interface {
+	// Mem returns the value of location loc.
+	Mem(loc int) uint8
+	// PC returns the instruction thread t executes next, and whether t is in
+	// the middle of an instruction (between the two events of a CAS, or under
+	// SC of a put or get), where it is at no label.
+	PC(t int) (pc int, mid bool)
+}
+
+// Eval evaluates c in the configuration cfg of program p.
+func (c *Cond) Eval(p *Program, cfg Config) bool {
+	switch c.Op {
+	case CTrue:
+		return true
+	case CEq:
+		return cfg.Mem(c.Loc) == c.Val
+	case CNe:
+		return cfg.Mem(c.Loc) != c.Val
+	case CAt:
+		pc, mid := cfg.PC(c.Thread)
+		return !mid && pc == c.PC
+	case CEnd:
+		pc, _ := cfg.PC(c.Thread)
+		return pc == p.Threads[c.Thread].End()
+	case CNot:
+		return !c.L.Eval(p, cfg)
+	case CAnd:
+		return c.L.Eval(p, cfg) && c.R.Eval(p, cfg)
+	case COr:
+		return c.L.Eval(p, cfg) || c.R.Eval(p, cfg)
+	}
+	return false
+}
+
+// Locs appends to dst the locations c mentions, each once, in order of first
+// mention.
+func (c *Cond) Locs(dst []int) []int {
+	if c == nil {
+		return dst
+	}
+	switch c.Op {
+	case CEq, CNe:
+		for _, l := range dst {
+			if l == c.Loc {
+				return dst
+			}
+		}
+		return append(dst, c.Loc)
+	case CNot:
+		return c.L.Locs(dst)
+	case CAnd, COr:
+		return c.R.Locs(c.L.Locs(dst))
+	}
+	return dst
+}
+
+// HasControl reports whether c mentions a thread's control point (T@L or
+// T@end).
+func (c *Cond) HasControl() bool {
+	if c == nil {
+		return false
+	}
+	switch c.Op {
+	case CAt, CEnd:
+		return true
+	case CNot:
+		return c.L.HasControl()
+	case CAnd, COr:
+		return c.L.HasControl() || c.R.HasControl()
+	}
+	return false
+}

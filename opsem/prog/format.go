@@ -1,0 +1,160 @@
+package prog
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// String prints p in the .rdma format. The output parses back to an equal
+// program (same nodes, locations, threads, statements, query and expect
+// lines; positions and comments aside).
+func (p *Program) String() string {
+	var b strings.Builder
+	if p.Name != "" {
+		fmt.Fprintf(&b, "litmus %s\n", p.Name)
+	}
+	if p.Doc != "" {
+		fmt.Fprintf(&b, "%s\n", quote(p.Doc))
+	}
+	for n, node := range p.Nodes {
+		fmt.Fprintf(&b, "node %s {", node.Name)
+		sep := " "
+		for _, l := range p.Locs {
+			if l.Node == n {
+				fmt.Fprintf(&b, "%s%s = %d", sep, l.Name, l.Init)
+				sep = "; "
+			}
+		}
+		b.WriteString(" }\n")
+	}
+	for i := range p.Threads {
+		t := &p.Threads[i]
+		fmt.Fprintf(&b, "thread %s on %s {\n", t.Name, p.Nodes[t.Node].Name)
+		p.block(&b, t.Body, 1)
+		b.WriteString("}\n")
+	}
+	if p.Query.Kind != QNone {
+		fmt.Fprintf(&b, "%s %s\n", p.Query.Kind, p.CondString(p.Query.Cond))
+	}
+	for _, e := range p.Expects {
+		fmt.Fprintf(&b, "expect %s %s\n", e.Sem, e.Word())
+	}
+	return b.String()
+}
+
+func quote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}
+
+func (p *Program) block(b *strings.Builder, stmts []*Stmt, depth int) {
+	ind := strings.Repeat("  ", depth)
+	for _, s := range stmts {
+		b.WriteString(ind)
+		if s.Label != "" {
+			b.WriteString(s.Label + ": ")
+		}
+		switch s.Kind {
+		case SChoose:
+			for i, br := range s.Branches {
+				if i == 0 {
+					b.WriteString("choose {\n")
+				} else {
+					b.WriteString(" or {\n")
+				}
+				p.block(b, br, depth+1)
+				b.WriteString(ind + "}")
+			}
+			b.WriteString("\n")
+		case SLoop:
+			b.WriteString("loop {\n")
+			p.block(b, s.Branches[0], depth+1)
+			b.WriteString(ind + "}\n")
+		default:
+			b.WriteString(p.StmtString(s) + "\n")
+		}
+	}
+}
+
+// StmtString prints a simple (non-compound) statement on one line; for choose
+// and loop it prints only the keyword.
+func (p *Program) StmtString(s *Stmt) string {
+	loc := func(i int) string { return p.Locs[i].Name }
+	switch s.Kind {
+	case SSkip:
+		return "skip"
+	case SWrite:
+		return fmt.Sprintf("%s := %d", loc(s.X), s.A)
+	case SAssume:
+		op := "=="
+		if s.Ne {
+			op = "!="
+		}
+		return fmt.Sprintf("assume(%s %s %d)", loc(s.X), op, s.A)
+	case SCAS:
+		return fmt.Sprintf("%s := cas(%s, %d, %d)", loc(s.X), loc(s.Z), s.A, s.B)
+	case SGet:
+		return fmt.Sprintf("%s := %s", loc(s.X), loc(s.Y))
+	case SPut:
+		return fmt.Sprintf("%s := %s", loc(s.Y), loc(s.X))
+	case SRFence:
+		return fmt.Sprintf("rfence(%s)", p.Nodes[s.Remote].Name)
+	case SPoll:
+		return fmt.Sprintf("poll(%s)", p.Nodes[s.Remote].Name)
+	case SChoose:
+		return "choose"
+	case SLoop:
+		return "loop"
+	}
+	return "?"
+}
+
+// CondString prints a condition, fully parenthesised where it matters.
+func (p *Program) CondString(c *Cond) string {
+	if c == nil {
+		return "true"
+	}
+	switch c.Op {
+	case CTrue:
+		return "true"
+	case CEq:
+		return fmt.Sprintf("%s = %d", p.Locs[c.Loc].Name, c.Val)
+	case CNe:
+		return fmt.Sprintf("%s != %d", p.Locs[c.Loc].Name, c.Val)
+	case CAt:
+		return p.Threads[c.Thread].Name + "@" + c.Label
+	case CEnd:
+		return p.Threads[c.Thread].Name + "@end"
+	case CNot:
+		return "~" + p.condOperand(c.L)
+	case CAnd:
+		return "(" + p.CondString(c.L) + ` /\ ` + p.CondString(c.R) + ")"
+	case COr:
+		return "(" + p.CondString(c.L) + ` \/ ` + p.CondString(c.R) + ")"
+	}
+	return "?"
+}
+
+func (p *Program) condOperand(c *Cond) string {
+	switch c.Op {
+	case CAnd, COr, CNot:
+		return p.CondString(c)
+	}
+	return "(" + p.CondString(c) + ")"
+}
+
+// Outcome formats the values of locs in a memory, herd7 style: "x=1; y=0;".
+func (p *Program) Outcome(locs []int, mem func(int) uint8) string {
+	var b strings.Builder
+	for i, l := range locs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p.Locs[l].Name)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(int(mem(l))))
+		b.WriteByte(';')
+	}
+	return b.String()
+}

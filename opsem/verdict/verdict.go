@@ -1,0 +1,244 @@
+// Package verdict answers a program's query under one semantics: it explores
+// the RDMA or SC machine of the program, collects the final outcomes, counts
+// the configurations that satisfy the condition, decides whether the
+// condition is allowed, and keeps the shortest witness run.
+//
+// A verdict is three-valued in effect: a condition that some explored
+// configuration satisfies is allowed for certain; "forbidden" is certain only
+// when the search was complete, and otherwise carries the bound that cut it.
+package verdict
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/prog"
+)
+
+// Semantics selects a machine.
+type Semantics int
+
+// The operational semantics.
+const (
+	RDMA Semantics = iota
+	SC
+)
+
+// String returns "rdma" or "sc".
+func (s Semantics) String() string {
+	if s == SC {
+		return "sc"
+	}
+	return "rdma"
+}
+
+// Options configure a verdict run.
+type Options struct {
+	Machine   machine.Options
+	Order     explore.Order
+	MaxStates uint64
+	Timeout   time.Duration
+	Witness   bool // rebuild the witness run (keeps a parent record per state)
+	Progress  func(explore.Stats)
+}
+
+// Outcome is one distinct final outcome: the values of Result.Locs.
+type Outcome struct {
+	Values    []uint8
+	Satisfies bool // the query's condition holds
+}
+
+// Result is the answer for one program under one semantics.
+type Result struct {
+	Semantics Semantics
+	Query     prog.Query
+	Locs      []int     // locations shown in outcomes
+	Outcomes  []Outcome // distinct final outcomes, sorted by value
+	// Positive and Negative count what the condition was evaluated on:
+	// distinct final outcomes for exists/~exists/forall, distinct
+	// configurations for reach.
+	Positive, Negative uint64
+	// Allowed: some configuration of the queried kind satisfies the
+	// condition (the meaning of expect ... allowed).
+	Allowed bool
+	// Complete: the search covered every reachable configuration.
+	Complete bool
+	// Bound names what cut an incomplete search.
+	Bound  string
+	Search explore.Result
+	// Witness is the shortest run (under BFS) to the configuration that
+	// decides the query: one satisfying the condition for exists, ~exists
+	// and reach, one violating it for forall. Nil when there is none or
+	// when Options.Witness is off.
+	Witness *Run
+}
+
+// Run is a sequence of transitions from the initial configuration.
+type Run struct {
+	Initial []byte
+	Steps   []machine.Transition
+}
+
+// Holds reports whether the query's claim holds (herd7's Ok), and whether
+// that answer is certain (not an artefact of an incomplete search).
+func (r *Result) Holds() (holds, certain bool) {
+	switch r.Query.Kind {
+	case prog.QNotExists:
+		return !r.Allowed, r.Allowed || r.Complete
+	case prog.QForall:
+		return r.Negative == 0, r.Negative > 0 || r.Complete
+	}
+	return r.Allowed, r.Allowed || r.Complete
+}
+
+// Certain reports whether Allowed is certain: a witness exists, or the search
+// was complete.
+func (r *Result) Certain() bool { return r.Allowed || r.Complete }
+
+// ShownLocations returns the locations whose final values are listed as
+// outcomes: those of the query's condition; when it mentions none, every
+// location for queries about final configurations (and for no query), and
+// none for reach, which asks about control and memory at any point.
+func ShownLocations(p *prog.Program) []int {
+	locs := p.Query.Cond.Locs(nil)
+	if len(locs) == 0 && p.Query.Kind != prog.QReach {
+		for l := range p.Locs {
+			locs = append(locs, l)
+		}
+	}
+	return locs
+}
+
+// NewMachine builds the machine of p for sem.
+func NewMachine(p *prog.Program, sem Semantics, o machine.Options) (*machine.Machine, error) {
+	if sem == SC {
+		return machine.NewSC(p, o)
+	}
+	return machine.NewRDMA(p, o)
+}
+
+// Compute explores p under sem and answers its query.
+func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (*Result, error) {
+	q := p.Query
+	cond := q.Cond
+	if cond == nil {
+		cond = &prog.Cond{Op: prog.CTrue}
+	}
+	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
+	mopt := opt.Machine
+	mopt.Dead = machine.DeadLocations(p, res.Locs)
+	m, err := NewMachine(p, sem, mopt)
+	if err != nil {
+		return nil, err
+	}
+	st := m.NewState()
+	outcomes := map[string]bool{}
+	key := make([]byte, len(res.Locs))
+	witness := int64(-1)
+	visit := func(id uint64, s []byte, depth int) bool {
+		m.Decode(s, st)
+		final := m.Final(st)
+		if q.Kind == prog.QReach {
+			sat := cond.Eval(p, st)
+			if sat {
+				res.Positive++
+				if witness < 0 {
+					witness = int64(id)
+				}
+			} else {
+				res.Negative++
+			}
+		}
+		if !final {
+			return true
+		}
+		for i, l := range res.Locs {
+			key[i] = st.Mem(l)
+		}
+		if _, seen := outcomes[string(key)]; seen {
+			return true
+		}
+		sat := cond.Eval(p, st)
+		outcomes[string(key)] = sat
+		if q.Kind != prog.QReach && q.Kind != prog.QNone {
+			if sat {
+				res.Positive++
+			} else {
+				res.Negative++
+			}
+			want := sat
+			if q.Kind == prog.QForall {
+				want = !sat
+			}
+			if want && witness < 0 {
+				witness = int64(id)
+			}
+		}
+		return true
+	}
+	search := explore.New(m, explore.Options{
+		Order:     opt.Order,
+		MaxStates: opt.MaxStates,
+		Timeout:   opt.Timeout,
+		Trace:     opt.Witness,
+		Visit:     visit,
+		Progress:  opt.Progress,
+	})
+	sr, err := search.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("exploring %s under %s: %w", p.Name, sem, err)
+	}
+	res.Search = sr
+	res.Complete = sr.Stop == explore.Complete && sr.Pruned == 0
+	switch {
+	case sr.Stop != explore.Complete:
+		res.Bound = stopBound(sr.Stop, opt)
+		if sr.Pruned != 0 {
+			res.Bound += ", " + machine.PrunedString(sr.Pruned, opt.Machine)
+		}
+	case sr.Pruned != 0:
+		res.Bound = machine.PrunedString(sr.Pruned, opt.Machine)
+	}
+	for k, sat := range outcomes {
+		res.Outcomes = append(res.Outcomes, Outcome{Values: []uint8(k), Satisfies: sat})
+	}
+	sort.Slice(res.Outcomes, func(i, j int) bool {
+		return string(res.Outcomes[i].Values) < string(res.Outcomes[j].Values)
+	})
+	res.Allowed = res.Positive > 0
+	if opt.Witness && witness >= 0 {
+		path, err := search.Path(uint64(witness))
+		if err != nil {
+			return nil, fmt.Errorf("rebuilding the witness of %s under %s: %w", p.Name, sem, err)
+		}
+		res.Witness = explain(m, path)
+	}
+	return res, nil
+}
+
+// explain turns an explorer path into described transitions.
+func explain(m *machine.Machine, path []explore.Step) *Run {
+	run := &Run{Initial: append([]byte(nil), path[0].State...)}
+	prev := path[0].State
+	for _, st := range path[1:] {
+		run.Steps = append(run.Steps, m.Explain(prev, st.Label))
+		prev = st.State
+	}
+	return run
+}
+
+func stopBound(s explore.Stop, opt Options) string {
+	switch s {
+	case explore.StateLimit:
+		return fmt.Sprintf("max-states=%d", opt.MaxStates)
+	case explore.TimeLimit:
+		return fmt.Sprintf("timeout=%s", opt.Timeout)
+	case explore.Canceled:
+		return "interrupted"
+	}
+	return s.String()
+}

@@ -1,0 +1,48 @@
+package verdict
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+)
+
+// TestCorpusExpectations checks every rdma and sc expect line of the bundled
+// litmus corpus: the computed verdict must be certain and equal.
+func TestCorpusExpectations(t *testing.T) {
+	files, err := filepath.Glob("../../corpus/litmus/*.rdma")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			p, err := parse.File(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sem := range []Semantics{RDMA, SC} {
+				want, ok := p.Expectation(prog.Semantics(sem))
+				if !ok {
+					continue
+				}
+				r, err := Compute(context.Background(), p, sem, Options{Machine: machine.DefaultOptions(), Witness: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !r.Certain() {
+					t.Errorf("%s: verdict not certain (bound %s), expected %s", sem, r.Bound, want.Word())
+					continue
+				}
+				if r.Allowed != want.Yes {
+					t.Errorf("%s: allowed=%v, expected %s (states %d)", sem, r.Allowed, want.Word(), r.Search.States)
+				}
+				if r.Allowed && r.Witness == nil {
+					t.Errorf("%s: allowed without a witness", sem)
+				}
+			}
+		})
+	}
+}

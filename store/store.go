@@ -1,0 +1,41 @@
+// Package store holds visited sets: sets of 128-bit state fingerprints that an
+// explorer consults to decide whether a state is new.
+//
+// A Set knows nothing about what the fingerprints stand for. The in-memory Set
+// returned by NewMem is an open-addressing hash table with no per-insert
+// allocation; disk-backed sets come later behind the same interface.
+package store
+
+import farm "github.com/dgryski/go-farm"
+
+// Fingerprint is a 128-bit hash of a canonical state encoding. Two states with
+// equal fingerprints are treated as equal; with 128 bits the chance of a
+// collision among 10^9 states is about 10^-21.
+type Fingerprint struct {
+	Lo, Hi uint64
+}
+
+// Of returns the fingerprint of a canonical state encoding.
+func Of(state []byte) Fingerprint {
+	lo, hi := farm.Hash128WithSeed(state, seedLo, seedHi)
+	return Fingerprint{Lo: lo, Hi: hi}
+}
+
+// The fixed fingerprint seed. Runs that are checkpointed record it so that a
+// resumed run fingerprints states identically.
+const (
+	seedLo = 0x9e3779b97f4a7c15
+	seedHi = 0xc2b2ae3d27d4eb4f
+)
+
+// Set is a visited set of fingerprints.
+type Set interface {
+	// Insert adds fp to the set and reports whether it was absent before.
+	Insert(fp Fingerprint) (added bool, err error)
+	// Len returns the number of fingerprints in the set.
+	Len() uint64
+	// Bytes returns the memory (or disk) the set currently occupies, in bytes.
+	Bytes() uint64
+	// Close releases the set's resources.
+	Close() error
+}
