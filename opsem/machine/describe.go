@@ -173,7 +173,11 @@ func (m *Machine) Format(s []byte) string {
 	for n, node := range m.p.Nodes {
 		fmt.Fprintf(&b, "%s {", node.Name)
 		for l, loc := range m.p.Locs {
-			if loc.Node == n {
+			switch {
+			case loc.Node != n:
+			case m.dead[l]:
+				fmt.Fprintf(&b, " %s=_", loc.Name) // not tracked: nothing reads it
+			default:
 				fmt.Fprintf(&b, " %s=%d", loc.Name, st.mem[l])
 			}
 		}

@@ -444,11 +444,7 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		e := q.buf[bufB1][0]
 		q.buf[bufB1] = pop(q.buf[bufB1])
 		v := st.mem[e.b]
-		carried := v
-		if m.dead[e.a] {
-			carried = 0 // canonical: the value will never be observed
-		}
-		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a, v: carried, rank: e.rank})
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a, v: v, rank: e.rank})
 		ev.Kind, ev.Loc, ev.Val = prog.EvNLR, int(e.b), v
 	case RuleN2:
 		e := q.buf[bufB1][0]
@@ -473,9 +469,6 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		e := &q.buf[bufB3][arg]
 		e.kind, e.v = kGetRV, st.mem[e.b]
 		ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(e.b), e.v
-		if m.dead[e.a] {
-			e.v = 0 // canonical: the value will never be observed
-		}
 	case RuleN7:
 		q.buf[bufB3] = pop(q.buf[bufB3])
 	case RuleN8:

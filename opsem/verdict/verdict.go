@@ -79,8 +79,9 @@ type Result struct {
 
 // Run is a sequence of transitions from the initial configuration.
 type Run struct {
-	Initial []byte
-	Steps   []machine.Transition
+	Initial     []byte
+	InitialText string // the initial configuration, printed
+	Steps       []machine.Transition
 }
 
 // Holds reports whether the query's claim holds (herd7's Ok), and whether
@@ -222,7 +223,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 
 // explain turns an explorer path into described transitions.
 func explain(m *machine.Machine, path []explore.Step) *Run {
-	run := &Run{Initial: append([]byte(nil), path[0].State...)}
+	run := &Run{Initial: append([]byte(nil), path[0].State...), InitialText: m.Format(path[0].State)}
 	prev := path[0].State
 	for _, st := range path[1:] {
 		run.Steps = append(run.Steps, m.Explain(prev, st.Label))

@@ -1,0 +1,41 @@
+# rdmasim: build, run the bundled litmus tests, test, benchmark, lint.
+GO          ?= go
+BIN         := bin/rdmasim
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2026.2.2
+CORPUS      := corpus/litmus/*.rdma
+
+.PHONY: all build run test test-short bench lint fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/rdmasim
+
+# Check every bundled litmus test under RDMA and SC against its expect lines.
+run: build
+	./$(BIN) check $(CORPUS)
+
+# The full suite, as CI runs it.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -count=1 ./...
+
+# Hot-path and explorer benchmarks; medians over 5 runs with `make bench COUNT=5`.
+COUNT ?= 1
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) ./...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: run gofmt -w'; exit 1; }
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./opsem/parse/
+
+clean:
+	rm -rf bin

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+// expectStatus is the outcome of checking one expect line.
+type expectStatus string
+
+const (
+	expectConfirmed    expectStatus = "ok"
+	expectContradicted expectStatus = "fail"
+	expectUnknown      expectStatus = "unknown" // the search was cut: no certain verdict
+	expectSkipped      expectStatus = "skipped" // not decided by this command
+)
+
+// expectation is one checked expect line.
+type expectation struct {
+	Sem      string       `json:"semantics"`
+	Expected string       `json:"expected"`
+	Status   expectStatus `json:"status"`
+	Why      string       `json:"why,omitempty"`
+}
+
+func cmdCheck(ctx context.Context, args []string, e *env) int {
+	fs := newFlagSet("check", e)
+	var sf searchFlags
+	sf.register(fs)
+	witness := fs.BoolP("witness", "w", false, "print the shortest witness run of each verdict, step by step")
+	if code := parseFlags(fs, args, e, "check [flags] FILE..."); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(e.stderr, "rdmasim check: no input files")
+		return exitUsage
+	}
+	opt, err := sf.options(e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
+		return exitUsage
+	}
+	opt.Witness = *witness || sf.json
+	code := exitOK
+	for _, file := range fs.Args() {
+		p, err := parse.File(file)
+		if err != nil {
+			fmt.Fprintln(e.stderr, errorText(err))
+			code = max(code, exitUsage)
+			continue
+		}
+		var results [2]*verdict.Result
+		for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+			r, err := verdict.Compute(ctx, p, sem, opt)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
+				return exitUsage
+			}
+			results[i] = r
+		}
+		exps := checkExpectations(p, results)
+		failed := false
+		for _, x := range exps {
+			failed = failed || x.Status == expectContradicted
+		}
+		if sf.json {
+			writeCheckJSON(e.stdout, file, p, results, exps)
+		} else {
+			writeCheckText(e.stdout, p, results, exps, *witness)
+		}
+		if failed {
+			code = max(code, exitFailed)
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintln(e.stderr, "rdmasim check: interrupted; the verdicts above cover what was explored")
+			return exitInterrupt
+		}
+	}
+	return code
+}
+
+// errorText prints a parse error with every message, one per line.
+func errorText(err error) string {
+	if l, ok := err.(parse.ErrorList); ok {
+		return strings.TrimSuffix(l.Detail(), "\n")
+	}
+	return "rdmasim: " + err.Error()
+}
+
+// checkExpectations compares the computed verdicts with the expect lines.
+func checkExpectations(p *prog.Program, results [2]*verdict.Result) []expectation {
+	var out []expectation
+	for _, x := range p.Expects {
+		ex := expectation{Sem: x.Sem.String(), Expected: x.Word()}
+		if x.Sem == prog.Robust {
+			ex.Status, ex.Why = expectSkipped, "robustness is not decided by check"
+			out = append(out, ex)
+			continue
+		}
+		r := results[0]
+		if x.Sem == prog.SC {
+			r = results[1]
+		}
+		switch {
+		case !r.Certain():
+			ex.Status, ex.Why = expectUnknown, "no configuration found, but the search was cut by "+r.Bound
+		case r.Allowed == x.Yes:
+			ex.Status = expectConfirmed
+		default:
+			ex.Status = expectContradicted
+			ex.Why = "computed " + allowedWord(r.Allowed)
+		}
+		out = append(out, ex)
+	}
+	return out
+}
+
+func allowedWord(b bool) string {
+	if b {
+		return "allowed"
+	}
+	return "forbidden"
+}
+
+// testKind is herd7's word for the kind of test a quantifier makes.
+func testKind(k prog.QueryKind) string {
+	switch k {
+	case prog.QExists:
+		return "Allowed"
+	case prog.QNotExists:
+		return "Forbidden"
+	case prog.QForall:
+		return "Required"
+	case prog.QReach:
+		return "Reachable"
+	}
+	return "Final"
+}
+
+func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, exps []expectation, witness bool) {
+	fmt.Fprintf(w, "Test %s %s\n", p.Name, testKind(p.Query.Kind))
+	for _, r := range results {
+		writeResultText(w, p, r)
+		if witness && r.Witness != nil {
+			writeRun(w, p, r)
+		}
+	}
+	for _, x := range exps {
+		line := fmt.Sprintf("Expect %s %s: %s", x.Sem, x.Expected, x.Status)
+		if x.Why != "" {
+			line += " (" + x.Why + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+}
+
+func writeResultText(w io.Writer, p *prog.Program, r *verdict.Result) {
+	fmt.Fprintf(w, "Semantics %s\n", r.Semantics)
+	fmt.Fprintf(w, "States %d\n", len(r.Outcomes))
+	for _, o := range r.Outcomes {
+		fmt.Fprintln(w, outcomeText(p, r.Locs, o.Values))
+	}
+	if r.Query.Kind == prog.QNone {
+		fmt.Fprintln(w, completeness(r))
+		return
+	}
+	holds, certain := r.Holds()
+	switch {
+	case !certain:
+		fmt.Fprintln(w, "Unknown")
+	case holds:
+		fmt.Fprintln(w, "Ok")
+	default:
+		fmt.Fprintln(w, "No")
+	}
+	fmt.Fprintln(w, "Witnesses")
+	fmt.Fprintf(w, "Positive: %d Negative: %d\n", r.Positive, r.Negative)
+	fmt.Fprintf(w, "Condition %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond))
+	fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, observation(r), r.Positive, r.Negative)
+	fmt.Fprintln(w, completeness(r))
+}
+
+func outcomeText(p *prog.Program, locs []int, vals []uint8) string {
+	if len(locs) == 0 {
+		return "(final)"
+	}
+	return p.Outcome(locs, func(i int) uint8 {
+		for k, l := range locs {
+			if l == i {
+				return vals[k]
+			}
+		}
+		return 0
+	})
+}
+
+// observation is herd7's Never / Sometimes / Always.
+func observation(r *verdict.Result) string {
+	switch {
+	case r.Positive == 0:
+		return "Never"
+	case r.Negative == 0:
+		return "Always"
+	}
+	return "Sometimes"
+}
+
+func completeness(r *verdict.Result) string {
+	s := fmt.Sprintf("Explored %d configurations, %d transitions, depth %d: ", r.Search.States, r.Search.Transitions, r.Search.MaxDepth)
+	if r.Complete {
+		return s + "complete"
+	}
+	return s + "incomplete, cut by " + r.Bound
+}
+
+func writeRun(w io.Writer, p *prog.Program, r *verdict.Result) {
+	run := r.Witness
+	fmt.Fprintf(w, "Witness (%s, %d steps):\n", r.Semantics, len(run.Steps))
+	for _, line := range strings.Split(strings.TrimSuffix(run.InitialText, "\n"), "\n") {
+		fmt.Fprintf(w, "  | %s\n", line)
+	}
+	width := 0
+	for _, s := range run.Steps {
+		width = max(width, len(s.Actor))
+	}
+	for i, s := range run.Steps {
+		line := fmt.Sprintf("  %3d. %-*s  %s", i+1, width, s.Actor, s.What)
+		if s.Rule != "step" {
+			line = fmt.Sprintf("  %3d. %-*s  %s %s", i+1, width, s.Actor, s.Rule, s.What)
+		}
+		if s.Event != "" {
+			line += "  " + s.Event
+		}
+		if len(s.Changes) > 0 {
+			line += "  {" + strings.Join(s.Changes, "; ") + "}"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// checkJSON is the JSON form of a check result.
+type checkJSON struct {
+	File     string        `json:"file"`
+	Name     string        `json:"name"`
+	Query    string        `json:"query"`
+	RDMA     *semJSON      `json:"rdma"`
+	SC       *semJSON      `json:"sc"`
+	Expect   []expectation `json:"expect"`
+	ExpectOK *bool         `json:"expect_ok"`
+}
+
+type semJSON struct {
+	Allowed     bool               `json:"allowed"`
+	Complete    bool               `json:"complete"`
+	Bound       string             `json:"bound"`
+	Holds       *bool              `json:"holds"`
+	States      uint64             `json:"states"`
+	Transitions uint64             `json:"transitions"`
+	Positive    uint64             `json:"positive"`
+	Negative    uint64             `json:"negative"`
+	Outcomes    []map[string]uint8 `json:"outcomes"`
+	Witness     []string           `json:"witness,omitempty"`
+}
+
+func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdict.Result, exps []expectation) {
+	out := checkJSON{File: file, Name: p.Name, Expect: exps}
+	if p.Query.Kind != prog.QNone {
+		out.Query = p.Query.Kind.String() + " " + p.CondString(p.Query.Cond)
+	}
+	if out.Expect == nil {
+		out.Expect = []expectation{}
+	}
+	sems := [2]*semJSON{}
+	for i, r := range results {
+		s := &semJSON{Allowed: r.Allowed, Complete: r.Complete, Bound: r.Bound, States: r.Search.States,
+			Transitions: r.Search.Transitions, Positive: r.Positive, Negative: r.Negative, Outcomes: []map[string]uint8{}}
+		if holds, certain := r.Holds(); certain && r.Query.Kind != prog.QNone {
+			s.Holds = &holds
+		}
+		for _, o := range r.Outcomes {
+			m := map[string]uint8{}
+			for k, l := range r.Locs {
+				m[p.Locs[l].Name] = o.Values[k]
+			}
+			s.Outcomes = append(s.Outcomes, m)
+		}
+		if r.Witness != nil {
+			for _, st := range r.Witness.Steps {
+				line := st.Actor + ": " + st.What
+				if st.Rule != "step" {
+					line = st.Actor + ": " + st.Rule + " " + st.What
+				}
+				if st.Event != "" {
+					line += " " + st.Event
+				}
+				s.Witness = append(s.Witness, line)
+			}
+		}
+		sems[i] = s
+	}
+	out.RDMA, out.SC = sems[0], sems[1]
+	// expect_ok: null without expect lines to decide, false when one is
+	// contradicted, true when every decidable one is confirmed.
+	decided, ok, unknown := false, true, false
+	for _, x := range exps {
+		switch x.Status {
+		case expectConfirmed:
+			decided = true
+		case expectContradicted:
+			decided, ok = true, false
+		case expectUnknown:
+			unknown = true
+		}
+	}
+	if decided && (!ok || !unknown) {
+		out.ExpectOK = &ok
+	}
+	writeJSON(w, out)
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/verdict"
+)
+
+// exploreJSON is the JSON form of an exploration's statistics.
+type exploreJSON struct {
+	File         string  `json:"file"`
+	Name         string  `json:"name"`
+	Semantics    string  `json:"semantics"`
+	States       uint64  `json:"states"`
+	Transitions  uint64  `json:"transitions"`
+	MaxDepth     int     `json:"max_depth"`
+	Complete     bool    `json:"complete"`
+	Bound        string  `json:"bound"`
+	Seconds      float64 `json:"seconds"`
+	StatesPerSec float64 `json:"states_per_sec"`
+	PeakMemory   uint64  `json:"peak_memory_bytes"`
+	StoreBytes   uint64  `json:"store_bytes"`
+}
+
+func cmdExplore(ctx context.Context, args []string, e *env) int {
+	fs := newFlagSet("explore", e)
+	var sf searchFlags
+	sf.register(fs)
+	sem := fs.String("semantics", "rdma", "machine to explore: rdma or sc")
+	if code := parseFlags(fs, args, e, "explore [flags] FILE..."); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(e.stderr, "rdmasim explore: no input files")
+		return exitUsage
+	}
+	opt, err := sf.options(e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
+		return exitUsage
+	}
+	s, err := semantics(*sem)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
+		return exitUsage
+	}
+	code := exitOK
+	for _, file := range fs.Args() {
+		p, err := parse.File(file)
+		if err != nil {
+			fmt.Fprintln(e.stderr, errorText(err))
+			code = exitUsage
+			continue
+		}
+		r, err := verdict.Compute(ctx, p, s, opt)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
+			return exitUsage
+		}
+		st := r.Search
+		rate := 0.0
+		if st.Elapsed > 0 {
+			rate = float64(st.States) / st.Elapsed.Seconds()
+		}
+		out := exploreJSON{File: file, Name: p.Name, Semantics: s.String(), States: st.States, Transitions: st.Transitions,
+			MaxDepth: st.MaxDepth, Complete: r.Complete, Bound: r.Bound, Seconds: st.Elapsed.Seconds(),
+			StatesPerSec: rate, PeakMemory: peakRSS(), StoreBytes: st.StoreBytes}
+		if sf.json {
+			writeJSON(e.stdout, out)
+		} else {
+			complete := "yes"
+			if !r.Complete {
+				complete = "no, cut by " + r.Bound
+			}
+			fmt.Fprintf(e.stdout, "Explore %s (%s)\n", p.Name, s)
+			fmt.Fprintf(e.stdout, "  states       %s\n", count(st.States))
+			fmt.Fprintf(e.stdout, "  transitions  %s\n", count(st.Transitions))
+			fmt.Fprintf(e.stdout, "  max depth    %d\n", st.MaxDepth)
+			fmt.Fprintf(e.stdout, "  complete     %s\n", complete)
+			fmt.Fprintf(e.stdout, "  seconds      %.3f\n", st.Elapsed.Seconds())
+			fmt.Fprintf(e.stdout, "  states/s     %s\n", count(uint64(rate)))
+			fmt.Fprintf(e.stdout, "  peak memory  %s\n", bytesize(out.PeakMemory))
+			fmt.Fprintf(e.stdout, "  visited set  %s\n", bytesize(st.StoreBytes))
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintln(e.stderr, "rdmasim explore: interrupted; the statistics above cover what was explored")
+			return exitInterrupt
+		}
+	}
+	return code
+}
+
+func semantics(s string) (verdict.Semantics, error) {
+	switch s {
+	case "rdma":
+		return verdict.RDMA, nil
+	case "sc":
+		return verdict.SC, nil
+	}
+	return 0, fmt.Errorf("--semantics %q: want rdma or sc", s)
+}

@@ -1,0 +1,105 @@
+// Command rdmasim answers what programs using Remote Direct Memory Access can
+// do: it checks litmus tests under the RDMA queue-pair machine and under
+// sequential consistency, explores state spaces and prints random runs.
+//
+// Usage:
+//
+//	rdmasim check [flags] FILE...   herd7-style verdicts, checked against expect lines
+//	rdmasim explore [flags] FILE... state-space statistics
+//	rdmasim run [flags] FILE        one random run, step by step
+//
+// Exit status: 0 when everything checked out, 1 when a complete verdict
+// contradicts an expect line, 2 on a usage or input error, 130 when
+// interrupted.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitFailed    = 1
+	exitUsage     = 2
+	exitInterrupt = 130
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// command is one subcommand of the CLI.
+type command struct {
+	name  string
+	usage string
+	run   func(ctx context.Context, args []string, env *env) int
+}
+
+// env carries what a command writes to.
+type env struct {
+	stdout, stderr io.Writer
+	// isTerminal reports whether stderr is a terminal (for progress).
+	isTerminal bool
+}
+
+func commands() []command {
+	return []command{
+		{"check", "check [flags] FILE...   answer each file's query under RDMA and SC, check its expect lines", cmdCheck},
+		{"explore", "explore [flags] FILE... explore the state space and print statistics", cmdExplore},
+		{"run", "run [flags] FILE        print one random run, reproducible from --seed", cmdRun},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: rdmasim COMMAND [flags] FILE...")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %s\n", c.usage)
+	}
+	fmt.Fprintln(w, "\nrun 'rdmasim COMMAND --help' for the flags of a command")
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	e := &env{stdout: stdout, stderr: stderr, isTerminal: isTerminal(stderr)}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], e)
+		}
+	}
+	fmt.Fprintf(stderr, "rdmasim: unknown command %q\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+// isTerminal reports whether w is a character device.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// errUsage marks errors that are the user's (exit 2).
+var errUsage = errors.New("usage")
