@@ -222,7 +222,7 @@ func completeness(r *verdict.Result) string {
 
 func writeRun(w io.Writer, p *prog.Program, r *verdict.Result) {
 	run := r.Witness
-	fmt.Fprintf(w, "Witness (%s, %d steps):\n", r.Semantics, len(run.Steps))
+	fmt.Fprintf(w, "Witness (%s, %s):\n", r.Semantics, plural(len(run.Steps), "step"))
 	for _, line := range strings.Split(strings.TrimSuffix(run.InitialText, "\n"), "\n") {
 		fmt.Fprintf(w, "  | %s\n", line)
 	}
@@ -323,4 +323,12 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 		out.ExpectOK = &ok
 	}
 	writeJSON(w, out)
+}
+
+// plural prints "1 step", "2 steps".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const litmus = "../../corpus/litmus/"
+
+// TestGolden runs the CLI in-process and compares stdout, stderr and the exit
+// code with testdata/NAME.golden.
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"check-paper-5.1-witness", []string{"check", "-w", litmus + "paper-5.1.rdma"}, exitOK},
+		{"check-sb-put-json", []string{"check", "--json", litmus + "SB-PUT.rdma"}, exitOK},
+		{"check-reach-mid-cas", []string{"check", "-w", litmus + "ppo-35-REACH-MID-CAS.rdma"}, exitOK},
+		{"check-loop-reach", []string{"check", litmus + "ppo-33-LOOP-PUT-POLL.rdma"}, exitOK},
+		{"check-wrong-expect", []string{"check", "testdata/wrong-expect.rdma"}, exitFailed},
+		{"check-unbounded", []string{"check", "--max-inflight", "2", "testdata/unbounded.rdma"}, exitOK},
+		{"check-state-limit", []string{"check", "--max-states", "20", litmus + "SB-PUT.rdma"}, exitOK},
+		{"check-bad-syntax", []string{"check", "testdata/bad-syntax.rdma"}, exitUsage},
+		{"check-missing-file", []string{"check", "testdata/no-such-file.rdma"}, exitUsage},
+		{"check-no-files", []string{"check"}, exitUsage},
+		{"check-bad-order", []string{"check", "--order", "random", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"unknown-command", []string{"frobnicate"}, exitUsage},
+		{"run-seed-1", []string{"run", "--seed", "1", litmus + "paper-5.1.rdma"}, exitOK},
+		{"run-sc-json", []string{"run", "--json", "--semantics", "sc", "--seed", "7", litmus + "SB-PUT.rdma"}, exitOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tc.args, &stdout, &stderr)
+			got := "$ rdmasim " + strings.Join(tc.args, " ") + "\n" + stdout.String()
+			if stderr.Len() > 0 {
+				got += "--- stderr\n" + stderr.String()
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d\n%s", code, tc.code, got)
+			}
+			path := filepath.Join("testdata", tc.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/rdmasim -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+// TestCheckCorpus: check exits 0 on the whole bundled corpus.
+func TestCheckCorpus(t *testing.T) {
+	files, _ := filepath.Glob(litmus + "*.rdma")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"check"}, files...), &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), ": fail"); n > 0 {
+		t.Fatalf("%d failed expectations", n)
+	}
+}
+
+// TestExploreJSON checks the statistics of explore (timing fields vary, so
+// they are not golden).
+func TestExploreJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"explore", "--json", litmus + "paper-5.1.rdma"}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out exploreJSON
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.States != 70 || !out.Complete || out.Semantics != "rdma" || out.MaxDepth != 12 || out.PeakMemory == 0 {
+		t.Fatalf("unexpected statistics: %+v", out)
+	}
+}
+
+// TestInterrupted: a cancelled context stops the search, the report says
+// what was explored, and the exit code is 130.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"check", litmus + "ppo-37-IRIW-GET-RFENCE.rdma"}, &stdout, &stderr)
+	if code != exitInterrupt {
+		t.Fatalf("exit %d, want %d", code, exitInterrupt)
+	}
+	if !strings.Contains(stdout.String(), "incomplete, cut by interrupted") || !strings.Contains(stdout.String(), "Unknown") {
+		t.Fatalf("report does not say the search was interrupted:\n%s", stdout.String())
+	}
+}
