@@ -119,6 +119,20 @@ type rawCond struct {
 	thread token
 	label  token
 	l, r   *rawCond
+	height int // of the tree: 1 for an atom
+}
+
+// node makes the condition node op(l, r) at pos, reporting a tree deeper
+// than maxDepth.
+func (p *parser) node(op prog.CondOp, pos prog.Pos, l, r *rawCond) *rawCond {
+	c := &rawCond{op: op, pos: pos, l: l, r: r, height: l.height + 1}
+	if r != nil && r.height >= l.height {
+		c.height = r.height + 1
+	}
+	if c.height > maxDepth {
+		p.errorf(pos, "condition nested too deeply (the limit is %d levels)", maxDepth)
+	}
+	return c
 }
 
 type rawExpect struct {
@@ -134,24 +148,54 @@ type parser struct {
 	file   string
 	tok    token
 	parens int // open parentheses in a condition: newlines are blanks there
+	depth  int // nesting of blocks, or of '(' and '~' in a condition
 	errs   ErrorList
 }
 
+// maxDepth bounds the nesting of blocks and of conditions (both the '(' and
+// '~' written and the height of the condition's tree), so that no input can
+// overflow the stack of the recursive parser, resolver, compiler or printer.
+// The printer never nests deeper than the tree, so whatever parses prints to
+// text that parses again.
+const maxDepth = 1000
+
 func (p *parser) next() {
-	if p.errs != nil {
-		p.tok = token{kind: tEOF, pos: p.tok.pos}
-		return
+	for {
+		if p.errs != nil {
+			p.tok = token{kind: tEOF, pos: p.tok.pos}
+			return
+		}
+		p.tok = p.s.next()
+		if p.tok.kind == tIllegal && p.s.err != nil {
+			e := *p.s.err
+			e.File = p.file
+			p.errs = append(p.errs, &e)
+			p.tok = token{kind: tEOF, pos: p.tok.pos}
+			return
+		}
+		if p.parens == 0 || p.tok.kind != tNewline {
+			return
+		}
 	}
-	p.tok = p.s.next()
-	if p.tok.kind == tIllegal && p.s.err != nil {
-		e := *p.s.err
-		e.File = p.file
-		p.errs = append(p.errs, &e)
-		p.tok = token{kind: tEOF, pos: p.tok.pos}
+}
+
+// peek returns the token after the current one, without consuming anything
+// (and without reporting a lexical error: the parser meets it when it gets
+// there).
+func (p *parser) peek() token {
+	s := p.s
+	return s.next()
+}
+
+// enter counts one more level of nesting at pos; it reports false (and an
+// error) past maxDepth. Every successful enter is matched by p.depth--.
+func (p *parser) enter(pos prog.Pos, what string) bool {
+	if p.depth >= maxDepth {
+		p.errorf(pos, "%s nested too deeply (the limit is %d levels)", what, maxDepth)
+		return false
 	}
-	for p.parens > 0 && p.tok.kind == tNewline {
-		p.next()
-	}
+	p.depth++
+	return true
 }
 
 func (p *parser) errorf(pos prog.Pos, format string, args ...any) {
@@ -176,14 +220,6 @@ func (p *parser) expect(k tok, what string) token {
 }
 
 func (p *parser) isKeyword(kw string) bool { return p.tok.kind == tKeyword && p.tok.text == kw }
-
-func (p *parser) expectKeyword(kw string) {
-	if !p.isKeyword(kw) {
-		p.errorf(p.tok.pos, "expected %q, found %s", kw, p.tok.describe())
-		return
-	}
-	p.next()
-}
 
 // name consumes an identifier; a keyword in its place gets a precise message.
 func (p *parser) name(what string) token {
@@ -212,7 +248,7 @@ func (p *parser) endOfDecl(what string) {
 	case tNewline, tSemi, tEOF:
 		return
 	}
-	p.errorf(p.tok.pos, "expected end of line after %s, found %s", what, p.tok.describe())
+	p.errorf(p.tok.pos, "expected end of line or ';' after %s, found %s", what, p.tok.describe())
 }
 
 func (p *parser) parseFile() *rawFile {
@@ -244,9 +280,13 @@ func (p *parser) parseFile() *rawFile {
 			p.next()
 			p.endOfDecl("the doc string")
 		case t.kind == tKeyword && t.text == "node":
-			f.nodes = append(f.nodes, p.parseNode())
+			n := p.parseNode()
+			f.nodes = append(f.nodes, n)
+			p.endOfDecl("the declaration of node " + n.name.text)
 		case t.kind == tKeyword && t.text == "thread":
-			f.threads = append(f.threads, p.parseThread())
+			th := p.parseThread()
+			f.threads = append(f.threads, th)
+			p.endOfDecl("the declaration of thread " + th.name.text)
 		case t.kind == tKeyword && (t.text == "exists" || t.text == "forall" || t.text == "reach"), t.kind == tTilde:
 			q := p.parseQuery()
 			if f.query != nil && !p.failed() {
@@ -266,16 +306,26 @@ func (p *parser) parseFile() *rawFile {
 func (p *parser) parseNode() *rawNode {
 	p.next() // node
 	n := &rawNode{name: p.name("a node name")}
-	p.expect(tLBrace, "'{' after the node name")
+	open := p.expect(tLBrace, "'{' after the node name")
 	for p.skipSeparators(); p.tok.kind != tRBrace && !p.failed(); p.skipSeparators() {
+		if p.tok.kind == tEOF {
+			p.unclosed(open)
+			break
+		}
 		d := rawLocDecl{name: p.name("a location name")}
 		if p.tok.kind == tEq {
 			p.next()
 			v := p.expect(tInt, "an initial value (0..255)")
 			d.val = &v
+		} else if p.tok.kind == tAssign {
+			p.errorf(p.tok.pos, "expected '=' after location %s, found ':=' (initial values are written %s = v)", d.name.text, d.name.text)
 		}
 		n.locs = append(n.locs, d)
-		if p.tok.kind != tRBrace && p.tok.kind != tSemi && p.tok.kind != tNewline {
+		switch p.tok.kind {
+		case tRBrace, tSemi, tNewline:
+		case tEOF:
+			p.unclosed(open)
+		default:
 			p.errorf(p.tok.pos, "expected ';', newline or '}' after location %s, found %s", d.name.text, p.tok.describe())
 		}
 	}
@@ -283,10 +333,18 @@ func (p *parser) parseNode() *rawNode {
 	return n
 }
 
+// unclosed reports end of file inside the braces opened by open.
+func (p *parser) unclosed(open token) {
+	p.errorf(p.tok.pos, "expected '}' to close the '{' at %s, found end of file", open.pos)
+}
+
 func (p *parser) parseThread() *rawThread {
 	p.next() // thread
 	t := &rawThread{name: p.name("a thread name")}
-	p.expectKeyword("on")
+	if !p.isKeyword("on") {
+		p.errorf(p.tok.pos, "expected on after the thread name (thread %s on N { ... }), found %s", t.name.text, p.tok.describe())
+	}
+	p.next()
 	t.node = p.name("a node name")
 	t.body = p.parseBlock()
 	return t
@@ -294,12 +352,25 @@ func (p *parser) parseThread() *rawThread {
 
 // parseBlock parses `{ stmts }`.
 func (p *parser) parseBlock() []*rawStmt {
-	p.expect(tLBrace, "'{'")
+	if p.tok.kind == tNewline {
+		p.errorf(p.tok.pos, "expected '{' on the same line, found newline")
+	}
+	open := p.expect(tLBrace, "'{'")
+	if p.failed() || !p.enter(open.pos, "blocks") {
+		return nil
+	}
+	defer func() { p.depth-- }()
 	var stmts []*rawStmt
 	for p.skipSeparators(); p.tok.kind != tRBrace && !p.failed(); p.skipSeparators() {
+		if p.tok.kind == tEOF {
+			p.unclosed(open)
+			break
+		}
 		stmts = append(stmts, p.parseStmt())
 		switch p.tok.kind {
 		case tNewline, tSemi, tRBrace:
+		case tEOF:
+			p.unclosed(open)
 		default:
 			p.errorf(p.tok.pos, "expected ';', newline or '}' after a statement, found %s", p.tok.describe())
 		}
@@ -310,22 +381,35 @@ func (p *parser) parseBlock() []*rawStmt {
 
 func (p *parser) parseStmt() *rawStmt {
 	var label *token
-	if p.tok.kind == tIdent {
-		save, tok := p.s, p.tok
+	if p.tok.kind == tIdent && p.peek().kind == tColon {
+		l := p.tok
+		label = &l
 		p.next()
-		if p.tok.kind == tColon {
-			l := tok
-			label = &l
+		p.next()
+		for p.tok.kind == tNewline {
 			p.next()
-			for p.tok.kind == tNewline {
-				p.next()
-			}
-		} else {
-			p.s, p.tok = save, tok
+		}
+		switch {
+		case p.tok.kind == tRBrace || p.tok.kind == tSemi || p.tok.kind == tEOF:
+			p.errorf(p.tok.pos, "expected a statement after label %s, found %s (to label the end of a block, write %s: skip)", l.text, p.tok.describe(), l.text)
+			return &rawStmt{pos: l.pos}
+		case p.tok.kind == tIdent && p.peek().kind == tColon:
+			p.errorf(p.tok.pos, "second label %s on a statement labelled %s: a statement has at most one label", p.tok.text, l.text)
+			return &rawStmt{pos: l.pos}
 		}
 	}
 	s := &rawStmt{pos: p.tok.pos, label: label}
 	t := p.tok
+	if t.kind == tKeyword {
+		switch p.peek().kind {
+		case tAssign:
+			p.errorf(t.pos, "%q is a keyword and cannot be used as a location name", t.text)
+			return s
+		case tColon:
+			p.errorf(t.pos, "%q is a keyword and cannot be used as a label", t.text)
+			return s
+		}
+	}
 	switch {
 	case t.kind == tKeyword && t.text == "skip":
 		s.kind = rSkip
@@ -408,7 +492,7 @@ func (p *parser) parseStmt() *rawStmt {
 			s.b = p.expect(tInt, "the new value of cas")
 			p.expect(tRParen, "')'")
 		default:
-			p.errorf(p.tok.pos, "expected a value, a location or cas(...) after ':=', found %s", p.tok.describe())
+			p.errorf(p.tok.pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
 		}
 	case t.kind == tKeyword:
 		p.errorf(t.pos, "expected a statement, found keyword %q", t.text)
@@ -432,7 +516,13 @@ func (p *parser) parseQuery() *rawQuery {
 	}
 	p.next()
 	q.cond = p.parseCond()
-	p.endOfDecl("the condition")
+	switch p.tok.kind {
+	case tNewline, tSemi, tEOF:
+	case tRParen:
+		p.errorf(p.tok.pos, "unbalanced parentheses in the condition: this ')' closes no '('")
+	default:
+		p.errorf(p.tok.pos, "expected /\\, \\/ or end of line after the condition, found %s", p.tok.describe())
+	}
 	return q
 }
 
@@ -441,7 +531,7 @@ func (p *parser) parseCond() *rawCond {
 	for p.tok.kind == tOr && !p.failed() {
 		pos := p.tok.pos
 		p.next()
-		l = &rawCond{op: prog.COr, pos: pos, l: l, r: p.parseConj()}
+		l = p.node(prog.COr, pos, l, p.parseConj())
 	}
 	return l
 }
@@ -451,7 +541,7 @@ func (p *parser) parseConj() *rawCond {
 	for p.tok.kind == tAnd && !p.failed() {
 		pos := p.tok.pos
 		p.next()
-		l = &rawCond{op: prog.CAnd, pos: pos, l: l, r: p.parseUnary()}
+		l = p.node(prog.CAnd, pos, l, p.parseUnary())
 	}
 	return l
 }
@@ -460,21 +550,37 @@ func (p *parser) parseUnary() *rawCond {
 	t := p.tok
 	switch {
 	case t.kind == tTilde:
+		if !p.enter(t.pos, "condition") {
+			return &rawCond{op: prog.CTrue, pos: t.pos, height: 1}
+		}
 		p.next()
-		return &rawCond{op: prog.CNot, pos: t.pos, l: p.parseUnary()}
+		c := p.node(prog.CNot, t.pos, p.parseUnary(), nil)
+		p.depth--
+		return c
 	case t.kind == tLParen:
+		if !p.enter(t.pos, "condition") {
+			return &rawCond{op: prog.CTrue, pos: t.pos, height: 1}
+		}
 		p.parens++
 		p.next()
 		c := p.parseCond()
 		p.parens--
-		p.expect(tRParen, "')' or a connective (/\\, \\/)")
+		p.depth--
+		switch p.tok.kind {
+		case tRParen:
+			p.next()
+		case tEOF:
+			p.errorf(p.tok.pos, "expected ')' to close the '(' at %s, found end of file", t.pos)
+		default:
+			p.errorf(p.tok.pos, "expected /\\, \\/ or ')' to close the '(' at %s, found %s", t.pos, p.tok.describe())
+		}
 		return c
 	case t.kind == tKeyword && t.text == "true":
 		p.next()
-		return &rawCond{op: prog.CTrue, pos: t.pos}
+		return &rawCond{op: prog.CTrue, pos: t.pos, height: 1}
 	case t.kind == tIdent:
 		p.next()
-		c := &rawCond{pos: t.pos}
+		c := &rawCond{pos: t.pos, height: 1}
 		switch p.tok.kind {
 		case tEq, tEqEq:
 			c.op, c.loc = prog.CEq, t
@@ -503,7 +609,7 @@ func (p *parser) parseUnary() *rawCond {
 		return c
 	}
 	p.errorf(t.pos, "expected a condition (x = v, x != v, T@L, true, ~, '('), found %s", t.describe())
-	return &rawCond{op: prog.CTrue, pos: t.pos}
+	return &rawCond{op: prog.CTrue, pos: t.pos, height: 1}
 }
 
 func (p *parser) parseExpect() *rawExpect {
@@ -537,9 +643,21 @@ func (p *parser) parseExpect() *rawExpect {
 
 // resolver turns a rawFile into a prog.Program, checking names and rules.
 type resolver struct {
-	file string
-	errs ErrorList
-	p    *prog.Program
+	file   string
+	errs   ErrorList
+	p      *prog.Program
+	thread string // the thread being resolved
+}
+
+// countStmts counts the statements of stmts, nested ones included.
+func countStmts(stmts []*prog.Stmt) int {
+	n := len(stmts)
+	for _, s := range stmts {
+		for _, b := range s.Branches {
+			n += countStmts(b)
+		}
+	}
+	return n
 }
 
 func (r *resolver) errorf(pos prog.Pos, format string, args ...any) {
@@ -612,7 +730,12 @@ func (r *resolver) resolve(f *rawFile) *prog.Program {
 		}
 		th := prog.Thread{Name: t.name.text, Node: node, Pos: t.name.pos}
 		labels := map[string]prog.Pos{}
+		r.thread = t.name.text
 		th.Body = r.stmts(t.body, node, labels)
+		// Compile emits one instruction per statement, plus the end.
+		if n := countStmts(th.Body) + 1; n > prog.MaxCode {
+			r.errorf(t.name.pos, "thread %s is too long: %d instructions, more than the limit of %d", t.name.text, n, prog.MaxCode)
+		}
 		p.Threads = append(p.Threads, th)
 	}
 	if f.query != nil {
@@ -662,7 +785,7 @@ func (r *resolver) stmt(rs *rawStmt, node int, labels map[string]prog.Pos) *prog
 	s := &prog.Stmt{Pos: rs.pos}
 	if rs.label != nil {
 		if first, dup := labels[rs.label.text]; dup {
-			r.errorf(rs.label.pos, "label %s used twice in this thread (first at %s)", rs.label.text, first)
+			r.errorf(rs.label.pos, "label %s used twice in thread %s (first at %s)", rs.label.text, r.thread, first)
 		} else if rs.label.text == "end" {
 			r.errorf(rs.label.pos, "end cannot be a label: T@end means the thread has terminated")
 		} else {
@@ -682,7 +805,7 @@ func (r *resolver) stmt(rs *rawStmt, node int, labels map[string]prog.Pos) *prog
 			return nil
 		}
 		if p.Locs[x].Node != node {
-			r.errorf(rs.lhs.pos, "cannot write a constant to %s on node %s: the thread runs on %s and writes only its own memory (to send a value, put it from a local location: %s := x)", rs.lhs.text, onNode(x), nodeName, rs.lhs.text)
+			r.errorf(rs.lhs.pos, "cannot write a constant to %s on node %s: thread %s runs on %s and writes constants only to its own node (to send a value, put it from a location l of %s: %s := l)", rs.lhs.text, onNode(x), r.thread, nodeName, nodeName, rs.lhs.text)
 		}
 		s.X, s.A = x, r.value(rs.rhs)
 	case rAssignLoc:
@@ -694,9 +817,13 @@ func (r *resolver) stmt(rs *rawStmt, node int, labels map[string]prog.Pos) *prog
 		xl, yl := p.Locs[x].Node == node, p.Locs[y].Node == node
 		switch {
 		case xl && yl:
-			r.errorf(rs.pos, "%s := %s copies between two locations of node %s, the thread's own node: there is no local copy instruction (one side of := must be on another node; write a constant with %s := v)", rs.lhs.text, rs.rhs.text, nodeName, rs.lhs.text)
+			r.errorf(rs.pos, "%s := %s copies between two locations of %s, the thread's own node, and there is no local copy instruction: one side of := must be on another node (a get or a put), or write a constant (%s := v)", rs.lhs.text, rs.rhs.text, nodeName, rs.lhs.text)
 		case !xl && !yl:
-			r.errorf(rs.pos, "%s := %s copies between two remote locations (on %s and %s): one side of := must be on the thread's node %s", rs.lhs.text, rs.rhs.text, onNode(x), onNode(y), nodeName)
+			where := "both on node " + onNode(x)
+			if onNode(x) != onNode(y) {
+				where = "on nodes " + onNode(x) + " and " + onNode(y)
+			}
+			r.errorf(rs.pos, "%s := %s copies between two remote locations (%s): one side of := must be on %s, the thread's own node", rs.lhs.text, rs.rhs.text, where, nodeName)
 		case xl:
 			s.Kind, s.X, s.Y, s.Remote = prog.SGet, x, y, p.Locs[y].Node
 		default:
@@ -735,7 +862,7 @@ func (r *resolver) stmt(rs *rawStmt, node int, labels map[string]prog.Pos) *prog
 		n := p.NodeIndex(rs.node.text)
 		switch {
 		case n < 0:
-			r.errorf(rs.node.pos, "unknown node %s", rs.node.text)
+			r.errorf(rs.node.pos, "unknown node %s in %s(%s) (declare it with node %s { ... })", rs.node.text, kw, rs.node.text, rs.node.text)
 			return nil
 		case n == node:
 			r.errorf(rs.node.pos, "%s(%s): %s is the thread's own node; %s names the remote node of a queue pair", kw, rs.node.text, rs.node.text, kw)
@@ -764,12 +891,12 @@ func (r *resolver) cond(rc *rawCond, reach bool) *prog.Cond {
 		c.Val = r.value(rc.val)
 	case prog.CAt, prog.CEnd:
 		if !reach {
-			r.errorf(rc.pos, "%s@%s: control conditions are only allowed in reach queries (exists, ~exists and forall look at final configurations, where every thread has ended)", rc.thread.text, rc.label.text)
+			r.errorf(rc.pos, "control condition %s@%s is only allowed in reach queries (exists, ~exists and forall look at final configurations, where every thread has ended)", rc.thread.text, rc.label.text)
 			return c
 		}
 		t := r.p.ThreadIndex(rc.thread.text)
 		if t < 0 {
-			r.errorf(rc.thread.pos, "unknown thread %s", rc.thread.text)
+			r.errorf(rc.thread.pos, "unknown thread %s in %s@%s", rc.thread.text, rc.thread.text, rc.label.text)
 			return c
 		}
 		c.Thread = t

@@ -131,7 +131,8 @@ func (s *scanner) next() token {
 			start := s.off
 			for s.off < len(s.src) {
 				c := s.src[s.off]
-				if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '#' {
+				if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '#' ||
+					c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '/' {
 					break
 				}
 				s.advance()

@@ -11,7 +11,9 @@ import (
 // lines; positions and comments aside).
 func (p *Program) String() string {
 	var b strings.Builder
-	if p.Name != "" {
+	if isWord(p.Name) {
+		// A name that is no word can only come from the file name (the
+		// default): leaving it out gives the same name back from that file.
 		fmt.Fprintf(&b, "litmus %s\n", p.Name)
 	}
 	if p.Doc != "" {
@@ -41,6 +43,15 @@ func (p *Program) String() string {
 		fmt.Fprintf(&b, "expect %s %s\n", e.Sem, e.Word())
 	}
 	return b.String()
+}
+
+// isWord reports whether s can be written as the free-form name after
+// `litmus`: not empty, without blanks, ';' or comments, not starting with '"'.
+func isWord(s string) bool {
+	if s == "" || s[0] == '"' {
+		return false
+	}
+	return !strings.ContainsAny(s, " \t\r\n;#") && !strings.Contains(s, "//")
 }
 
 func quote(s string) string {
