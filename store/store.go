@@ -39,3 +39,15 @@ type Set interface {
 	// Close releases the set's resources.
 	Close() error
 }
+
+// BatchInserter is implemented by Sets that insert a batch of fingerprints
+// faster than one at a time. An explorer that has the fingerprints of all the
+// successors of a state in hand uses it in place of Insert.
+type BatchInserter interface {
+	// InsertBatch inserts each fingerprint of fps in turn, setting added[i]
+	// to whether fps[i] was absent before; a fingerprint repeated within
+	// fps is added only at its first occurrence. len(added) must be at
+	// least len(fps). After an error, which fingerprints were inserted is
+	// unspecified.
+	InsertBatch(fps []Fingerprint, added []bool) error
+}
