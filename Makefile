@@ -1,7 +1,7 @@
 # rdmasim: build, run the bundled litmus tests, test, benchmark, lint.
 GO          ?= go
 BIN         := bin/rdmasim
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2026.2.2
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
 .PHONY: all build run test test-short bench lint fuzz clean
