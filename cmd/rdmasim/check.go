@@ -214,10 +214,13 @@ func observation(r *verdict.Result) string {
 
 func completeness(r *verdict.Result) string {
 	s := fmt.Sprintf("Explored %d configurations, %d transitions, depth %d: ", r.Search.States, r.Search.Transitions, r.Search.MaxDepth)
-	if r.Complete {
+	switch r.Coverage() {
+	case verdict.Complete:
 		return s + "complete"
+	case verdict.WithinBounds:
+		return s + "complete within bounds, cut by " + r.Bound
 	}
-	return s + "incomplete, cut by " + r.Bound
+	return s + "unknown, stopped by " + r.Bound
 }
 
 func writeRun(w io.Writer, p *prog.Program, r *verdict.Result) {
@@ -259,6 +262,7 @@ type checkJSON struct {
 type semJSON struct {
 	Allowed     bool               `json:"allowed"`
 	Complete    bool               `json:"complete"`
+	Coverage    verdict.Coverage   `json:"coverage"`
 	Bound       string             `json:"bound"`
 	Holds       *bool              `json:"holds"`
 	States      uint64             `json:"states"`
@@ -279,7 +283,7 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 	}
 	sems := [2]*semJSON{}
 	for i, r := range results {
-		s := &semJSON{Allowed: r.Allowed, Complete: r.Complete, Bound: r.Bound, States: r.Search.States,
+		s := &semJSON{Allowed: r.Allowed, Complete: r.Complete, Coverage: r.Coverage(), Bound: r.Bound, States: r.Search.States,
 			Transitions: r.Search.Transitions, Positive: r.Positive, Negative: r.Negative, Outcomes: []map[string]uint8{}}
 		if holds, certain := r.Holds(); certain && r.Query.Kind != prog.QNone {
 			s.Holds = &holds

@@ -107,7 +107,7 @@ func TestInterrupted(t *testing.T) {
 	if code != exitInterrupt {
 		t.Fatalf("exit %d, want %d", code, exitInterrupt)
 	}
-	if !strings.Contains(stdout.String(), "incomplete, cut by interrupted") || !strings.Contains(stdout.String(), "Unknown") {
+	if !strings.Contains(stdout.String(), "unknown, stopped by interrupted") || !strings.Contains(stdout.String(), "Unknown") {
 		t.Fatalf("report does not say the search was interrupted:\n%s", stdout.String())
 	}
 }

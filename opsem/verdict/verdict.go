@@ -77,6 +77,31 @@ type Result struct {
 	Witness *Run
 }
 
+// Coverage is how much of the state space a search covered.
+type Coverage string
+
+// Coverages.
+const (
+	// Complete: every reachable configuration was explored.
+	Complete Coverage = "complete"
+	// WithinBounds: every configuration within the machine's bounds
+	// (max-inflight, unroll) was explored, and a bound cut some runs.
+	WithinBounds Coverage = "within-bounds"
+	// Unknown: the search stopped early (state limit, timeout, interrupt).
+	Unknown Coverage = "unknown"
+)
+
+// Coverage classifies the search behind r.
+func (r *Result) Coverage() Coverage {
+	switch {
+	case r.Complete:
+		return Complete
+	case r.Search.Stop == explore.Complete:
+		return WithinBounds
+	}
+	return Unknown
+}
+
 // Run is a sequence of transitions from the initial configuration.
 type Run struct {
 	Initial     []byte
