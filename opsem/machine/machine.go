@@ -34,9 +34,13 @@ type Machine struct {
 	dead   []bool // per location: writes are not tracked (Options.Dead)
 	dropRW []bool // per queue pair: no gets, so dead remote writes can be dropped
 
+	graph bool // Options.Graph, on the RDMA machine
+
 	base, work *State
 	labels     []uint64
 	out        []byte
+	cyc        cycleScratch
+	gst        *State // scratch for HasSCCycle, apart from Successors' own
 }
 
 // NewRDMA returns the queue-pair buffer machine of p.
@@ -52,7 +56,20 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 	if opt.Unroll < 0 || opt.Unroll > 254 {
 		return nil, fmt.Errorf("unroll %d: must be 0..254", opt.Unroll)
 	}
-	m := &Machine{p: p, sc: sc, opt: opt}
+	m := &Machine{p: p, sc: sc, opt: opt, graph: opt.Graph && !sc}
+	if opt.Graph {
+		if sc {
+			return nil, fmt.Errorf("event graphs are recorded by the RDMA machine only")
+		}
+		if opt.Dead != nil {
+			return nil, fmt.Errorf("event graphs need every location tracked (no dead-location set)")
+		}
+		for t := range p.Threads {
+			if p.Threads[t].Loops > 0 && opt.Unroll == 0 {
+				return nil, fmt.Errorf("thread %s has loops: event graphs need a loop bound (unroll >= 1)", p.Threads[t].Name)
+			}
+		}
+	}
 	m.ctr0 = make([]int, len(p.Threads))
 	for t := range p.Threads {
 		m.ctr0[t] = m.nctr
@@ -109,6 +126,15 @@ func (m *Machine) Initial(dst []byte) []byte {
 	}
 	for i := range st.ctr {
 		st.ctr[i] = 0
+	}
+	if m.graph {
+		for t := range st.slots {
+			st.slots[t] = 0
+		}
+		st.g.ev = st.g.ev[:0]
+		for l := range st.g.mo {
+			st.g.mo[l] = st.g.mo[l][:0]
+		}
 	}
 	for i := range st.q {
 		st.q[i].npend = 0
@@ -182,6 +208,9 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 	th := &m.p.Threads[t]
 	in := &th.Code[st.pc[t]]
 	step := label(t, RuleStep, 0, 0)
+	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, 2) {
+		return dst, PrunedGraph
+	}
 	switch in.Op {
 	case prog.OpEnd:
 		return dst, 0
@@ -320,10 +349,13 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 	case prog.OpWrite:
 		m.write(st, in.X, in.A)
 		ev.Kind, ev.Loc, ev.Val = prog.EvLW, in.X, in.A
+		m.record(st, ev, m.slot(st, t, 1))
 	case prog.OpAssumeEq, prog.OpAssumeNe:
 		ev.Kind, ev.Loc, ev.Val = prog.EvLR, in.X, st.mem[in.X]
+		m.record(st, ev, m.slot(st, t, 1))
 	case prog.OpCAS:
 		if !st.mid[t] {
+			slot := m.slot(st, t, 2)
 			old := st.mem[in.Z]
 			ev.Loc, ev.Val = in.Z, old
 			if old == in.A {
@@ -332,11 +364,15 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			} else {
 				ev.Kind = prog.EvLR
 			}
+			m.record(st, ev, slot)
 			st.mid[t], st.reg[t] = true, old
 			next = false
 		} else {
 			m.write(st, in.X, st.reg[t])
 			ev.Kind, ev.Loc, ev.Val = prog.EvLW, in.X, st.reg[t]
+			if m.graph {
+				m.record(st, ev, st.slots[t]-1)
+			}
 			st.mid[t], st.reg[t] = false, 0
 		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence:
@@ -344,14 +380,16 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			next = m.scRemote(st, t, in, &ev)
 		} else {
 			q := &st.q[in.QP]
-			e := entry{kind: kFence}
+			var e entry
 			switch in.Op {
 			case prog.OpPut:
-				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend}
+				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.slot(st, t, 2)}
 				q.npend++
 			case prog.OpGet:
-				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend}
+				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 2)}
 				q.npend++
+			default:
+				e = entry{kind: kFence, slot: m.slot(st, t, 1)}
 			}
 			q.buf[bufB1] = append(q.buf[bufB1], e)
 		}
@@ -366,6 +404,7 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			}
 		}
 		ev.Kind = prog.EvPoll
+		m.slot(st, t, 1)
 	}
 	if next {
 		st.pc[t] = uint16(in.Next)
@@ -444,12 +483,13 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		e := q.buf[bufB1][0]
 		q.buf[bufB1] = pop(q.buf[bufB1])
 		v := st.mem[e.b]
-		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a, v: v, rank: e.rank})
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a, v: v, rank: e.rank, slot: e.slot})
 		ev.Kind, ev.Loc, ev.Val = prog.EvNLR, int(e.b), v
+		m.record(st, ev, e.slot)
 	case RuleN2:
 		e := q.buf[bufB1][0]
 		q.buf[bufB1] = pop(q.buf[bufB1])
-		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kGetReq, a: e.a, b: e.b, rank: e.rank})
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kGetReq, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
 	case RuleN3:
 		q.buf[bufB1] = pop(q.buf[bufB1])
 		ev.Kind = prog.EvNF
@@ -457,24 +497,25 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		e := q.buf[bufB2][0]
 		q.buf[bufB2] = pop(q.buf[bufB2])
 		if !m.dead[e.a] || !m.dropRW[qi] {
-			q.buf[bufRW] = append(q.buf[bufRW], entry{a: e.a, v: e.v})
+			q.buf[bufRW] = append(q.buf[bufRW], entry{a: e.a, v: e.v, slot: e.slot})
 		}
-		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kAck, rank: e.rank})
+		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kAck, rank: e.rank, slot: e.slot})
 		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
 	case RuleN5:
 		e := q.buf[bufB2][0]
 		q.buf[bufB2] = pop(q.buf[bufB2])
-		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kGetR, a: e.a, b: e.b, rank: e.rank})
+		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kGetR, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
 	case RuleN6:
 		e := &q.buf[bufB3][arg]
 		e.kind, e.v = kGetRV, st.mem[e.b]
 		ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(e.b), e.v
+		m.record(st, ev, e.slot)
 	case RuleN7:
 		q.buf[bufB3] = pop(q.buf[bufB3])
 	case RuleN8:
 		e := q.buf[bufB3][0]
 		q.buf[bufB3] = pop(q.buf[bufB3])
-		q.buf[bufLW] = append(q.buf[bufLW], entry{a: e.a, v: e.v, rank: e.rank})
+		q.buf[bufLW] = append(q.buf[bufLW], entry{a: e.a, v: e.v, rank: e.rank, slot: e.slot})
 		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, int(e.a), e.v
 	case RuleF1:
 		e := q.buf[bufRW][0]
@@ -482,12 +523,14 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		m.write(st, int(e.a), e.v)
 		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
 		s.Visible = true
+		m.record(st, ev, e.slot+1)
 	case RuleF2:
 		e := q.buf[bufLW][0]
 		q.buf[bufLW] = pop(q.buf[bufLW])
 		m.write(st, int(e.a), e.v)
 		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, int(e.a), e.v
 		s.Visible = true
+		m.record(st, ev, e.slot+1)
 	}
 	s.Event = ev
 	return s

@@ -379,3 +379,62 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestInitialIsFresh: Initial gives the same encoding however the machine's
+// scratch state was used before (replaying witness paths relies on it).
+func TestInitialIsFresh(t *testing.T) {
+	for _, opt := range []Options{DefaultOptions(), {MaxInflight: 8, Graph: true}, {MaxInflight: 8, Unroll: 2}} {
+		p := mustParse(t, twoNodes+"thread T0 on A { y := w; z := x; loop { x := 2 } }\n")
+		if opt.Graph && opt.Unroll == 0 {
+			opt.Unroll = 1
+		}
+		m, err := NewRDMA(p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := m.Initial(nil)
+		s := first
+		for i := 0; i < 6; i++ {
+			var next []byte
+			m.Successors(s, func(_ uint64, n []byte) { next = append([]byte(nil), n...) })
+			s = next
+		}
+		if again := m.Initial(nil); !bytes.Equal(first, again) {
+			t.Fatalf("%+v: Initial changed after use:\n%v\n%v", opt, first, again)
+		}
+	}
+}
+
+// TestGraphCycle: the section 5.1 violation appears in the event graph of
+// the run where the put reads x after the later local write.
+func TestGraphCycle(t *testing.T) {
+	d := newDriver(t, "node n1 { x = 1; y = 0 }\nnode n2 { z = 0; w = 1 }\nthread p on n1 { y := w; z := x; x := 2 }\n",
+		Options{MaxInflight: 8, Graph: true}, false)
+	d.do("p", "p")
+	if d.m.HasSCCycle(d.state) {
+		t.Fatal("cycle before any event")
+	}
+	d.do("p", "N2 p->n2", "N1 p->n2")
+	if !d.m.HasSCCycle(d.state) {
+		t.Fatal("no cycle after nlR(x,2) read the po-later lW(x,2)")
+	}
+	g, err := d.m.Graph(d.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range g.Cycle {
+		e := g.Events[i]
+		got = append(got, fmt.Sprintf("%s@%d", d.m.p.EventString(e.Event), e.Slot))
+	}
+	if strings.Join(got, " ") != "lW(x,2)@4 nlR(x,2,n2)@2" && strings.Join(got, " ") != "nlR(x,2,n2)@2 lW(x,2)@4" {
+		t.Fatalf("cycle %v", got)
+	}
+	// The in-order run has no cycle.
+	o := newDriver(t, "node n1 { x = 1; y = 0 }\nnode n2 { z = 0; w = 1 }\nthread p on n1 { y := w; z := x; x := 2 }\n",
+		Options{MaxInflight: 8, Graph: true}, false)
+	o.do("p", "N2 p->n2", "N5 p->n2", "N6 p->n2 #0", "N8 p->n2", "F2 p->n2", "p", "N1 p->n2", "N4 p->n2", "F1 p->n2", "N7 p->n2", "p")
+	if o.m.HasSCCycle(o.state) {
+		t.Fatal("cycle in an in-order run")
+	}
+}

@@ -27,6 +27,9 @@ const (
 	PrunedInflight uint32 = 1 << iota
 	// PrunedUnroll: a loop was not entered for iteration Unroll+1.
 	PrunedUnroll
+	// PrunedGraph: under Options.Graph, an event graph reached its size
+	// limit (250 events, 254 per thread).
+	PrunedGraph
 )
 
 // PrunedString names the bounds in a Pruned set.
@@ -40,6 +43,12 @@ func PrunedString(p uint32, o Options) string {
 			s += ", "
 		}
 		s += fmt.Sprintf("unroll=%d", o.Unroll)
+	}
+	if p&PrunedGraph != 0 {
+		if s != "" {
+			s += ", "
+		}
+		s += "graph-size=250"
 	}
 	return s
 }
@@ -61,6 +70,10 @@ type Options struct {
 	// to a location nobody reads finite-state. Nil tracks every location,
 	// as event-level analyses (robustness) need.
 	Dead []bool
+	// Graph makes every RDMA configuration carry the event graph of the run
+	// that reached it (see graph.go), for robustness by enumeration. Loops
+	// then need Unroll > 0, and Dead must be nil.
+	Graph bool
 }
 
 // DeadLocations returns the locations of p that no instruction reads (as
@@ -122,9 +135,10 @@ const (
 var bufNames = [nBuf]string{"B1", "B2", "B3", "RW", "LW"}
 
 // entry is a buffer entry. RW entries use a (location) and v; LW entries use
-// a, v and rank.
+// a, v and rank. Under Options.Graph, slot is the program-order position of
+// the operation's first event (encoded only then).
 type entry struct {
-	kind, a, b, v, rank uint8
+	kind, a, b, v, rank, slot uint8
 }
 
 // entry widths in the encoding, per buffer.
@@ -144,6 +158,10 @@ type State struct {
 	reg []uint8 // the value carried between them
 	ctr []uint8 // loop iteration counters (only under Options.Unroll)
 	q   []qstate
+
+	// Under Options.Graph only:
+	slots []uint8 // per thread: program-order positions allocated so far
+	g     graph
 }
 
 // Mem returns the value of location loc.
@@ -160,6 +178,10 @@ func (m *Machine) newState() *State {
 		reg: make([]uint8, len(m.p.Threads)),
 		ctr: make([]uint8, m.nctr),
 		q:   make([]qstate, len(m.p.QPs)),
+	}
+	if m.graph {
+		st.slots = make([]uint8, len(m.p.Threads))
+		st.g.mo = make([][]uint16, len(m.p.Locs))
 	}
 	if !m.sc {
 		for i := range st.q {
@@ -179,6 +201,10 @@ func (st *State) copyFrom(o *State) {
 	copy(st.mid, o.mid)
 	copy(st.reg, o.reg)
 	copy(st.ctr, o.ctr)
+	if st.slots != nil {
+		copy(st.slots, o.slots)
+		st.g.copyFrom(&o.g)
+	}
 	for i := range st.q {
 		st.q[i].npend = o.q[i].npend
 		for b := range st.q[i].buf {
@@ -220,8 +246,15 @@ func (m *Machine) encode(dst []byte, st *State) []byte {
 				case 3:
 					dst = append(dst, e.a, e.v, e.rank)
 				}
+				if m.graph {
+					dst = append(dst, e.slot)
+				}
 			}
 		}
+	}
+	if m.graph {
+		dst = append(dst, st.slots...)
+		dst = st.g.encode(dst)
 	}
 	return dst
 }
@@ -259,9 +292,17 @@ func (m *Machine) decode(s []byte, st *State) {
 					e = entry{a: s[i], v: s[i+1], rank: s[i+2]}
 				}
 				i += entryWidth[b]
+				if m.graph {
+					e.slot = s[i]
+					i++
+				}
 				q.buf[b] = append(q.buf[b], e)
 			}
 		}
+	}
+	if m.graph {
+		i += copy(st.slots, s[i:])
+		st.g.decode(s[i:])
 	}
 }
 

@@ -46,3 +46,36 @@ func TestCorpusExpectations(t *testing.T) {
 		})
 	}
 }
+
+// TestRobustMachineCorpus checks the expect robust lines of the corpus by
+// enumeration on the machine (loops unrolled twice).
+func TestRobustMachineCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../../corpus/litmus/*.rdma")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			p, err := parse.File(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, ok := p.Expectation(prog.Robust)
+			if !ok {
+				t.Skip("no expect robust line")
+			}
+			opt := Options{Machine: machine.DefaultOptions()}
+			opt.Machine.Unroll = 2
+			r, err := RobustMachine(context.Background(), p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Robust != want.Yes {
+				t.Errorf("robust=%v (coverage %s, bound %q), expected %s", r.Robust, r.Coverage(), r.Bound, want.Word())
+				if r.Graph != nil {
+					t.Logf("cycle %v", r.Graph.Cycle)
+				}
+			}
+			if !r.Robust && (r.Graph == nil || len(r.Graph.Cycle) < 2) {
+				t.Errorf("violation without an sc cycle")
+			}
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package verdict
+
+import (
+	"context"
+	"fmt"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/prog"
+)
+
+// RobustResult answers whether a program is robust: whether every RDMA
+// behaviour (trace) is also an SC one.
+type RobustResult struct {
+	Robust   bool
+	Complete bool   // the search covered every reachable configuration
+	Bound    string // what cut an incomplete search
+	Method   string
+	Search   explore.Result
+	// Witness is the shortest run to a configuration whose event graph has
+	// an sc cycle, and Graph that graph; nil when robust.
+	Witness *Run
+	Graph   *machine.Graph
+}
+
+// Certain reports whether Robust is certain: a violation was found, or the
+// search was complete.
+func (r *RobustResult) Certain() bool { return !r.Robust || r.Complete }
+
+// Coverage classifies the search behind r.
+func (r *RobustResult) Coverage() Coverage {
+	switch {
+	case r.Complete:
+		return Complete
+	case r.Search.Stop == explore.Complete || r.Search.Stop == explore.Stopped:
+		return WithinBounds
+	}
+	return Unknown
+}
+
+// RobustMachine decides robustness by enumeration on the RDMA machine: it
+// explores configurations that carry the event graph of their run and
+// stops at the first (with BFS, the shortest) whose graph has an sc cycle.
+// Programs with loops need opt.Machine.Unroll >= 1; the answer then holds
+// for that many iterations per loop.
+func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustResult, error) {
+	mopt := opt.Machine
+	mopt.Graph = true
+	mopt.Dead = nil
+	m, err := machine.NewRDMA(p, mopt)
+	if err != nil {
+		return nil, err
+	}
+	res := &RobustResult{Robust: true, Method: "enum-machine"}
+	violation := int64(-1)
+	search := explore.New(m, explore.Options{
+		Order:     opt.Order,
+		MaxStates: opt.MaxStates,
+		Timeout:   opt.Timeout,
+		Trace:     true,
+		Progress:  opt.Progress,
+		Visit: func(id uint64, s []byte, _ int) bool {
+			if m.HasSCCycle(s) {
+				violation = int64(id)
+				return false
+			}
+			return true
+		},
+	})
+	sr, err := search.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("exploring %s for robustness: %w", p.Name, err)
+	}
+	res.Search = sr
+	if violation >= 0 {
+		res.Robust = false
+		path, err := search.Path(uint64(violation))
+		if err != nil {
+			return nil, fmt.Errorf("rebuilding the violation of %s: %w", p.Name, err)
+		}
+		res.Witness = explain(m, path)
+		g, err := m.Graph(path[len(path)-1].State)
+		if err != nil {
+			return nil, err
+		}
+		res.Graph = g
+		return res, nil
+	}
+	res.Complete = sr.Stop == explore.Complete && sr.Pruned == 0
+	switch {
+	case sr.Stop != explore.Complete:
+		res.Bound = stopBound(sr.Stop, opt)
+		if sr.Pruned != 0 {
+			res.Bound += ", " + machine.PrunedString(sr.Pruned, mopt)
+		}
+	case sr.Pruned != 0:
+		res.Bound = machine.PrunedString(sr.Pruned, mopt)
+	}
+	return res, nil
+}
