@@ -18,7 +18,6 @@ const (
 	expectConfirmed    expectStatus = "ok"
 	expectContradicted expectStatus = "fail"
 	expectUnknown      expectStatus = "unknown" // the search was cut: no certain verdict
-	expectSkipped      expectStatus = "skipped" // not decided by this command
 )
 
 // expectation is one checked expect line.
@@ -65,6 +64,22 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			results[i] = r
 		}
 		exps := checkExpectations(p, results)
+		if _, ok := p.Expectation(prog.Robust); ok {
+			ropt := opt
+			if ropt.Machine.Unroll == 0 {
+				ropt.Machine.Unroll = defaultRobustUnroll
+			}
+			rr, err := verdict.RobustMachine(ctx, p, ropt)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "rdmasim check: %s: %v\n", file, err)
+				return exitUsage
+			}
+			for i := range exps {
+				if exps[i].Sem == "robust" {
+					exps[i] = *robustExpectation(p, rr)
+				}
+			}
+		}
 		failed := false
 		for _, x := range exps {
 			failed = failed || x.Status == expectContradicted
@@ -99,8 +114,7 @@ func checkExpectations(p *prog.Program, results [2]*verdict.Result) []expectatio
 	for _, x := range p.Expects {
 		ex := expectation{Sem: x.Sem.String(), Expected: x.Word()}
 		if x.Sem == prog.Robust {
-			ex.Status, ex.Why = expectSkipped, "robustness is not decided by check"
-			out = append(out, ex)
+			out = append(out, ex) // decided by robustExpectation
 			continue
 		}
 		r := results[0]

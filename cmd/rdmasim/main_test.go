@@ -39,31 +39,36 @@ func TestGolden(t *testing.T) {
 		{"run-sc-json", []string{"run", "--json", "--semantics", "sc", "--seed", "7", litmus + "SB-PUT.rdma"}, exitOK},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), tc.args, &stdout, &stderr)
-			got := "$ rdmasim " + strings.Join(tc.args, " ") + "\n" + stdout.String()
-			if stderr.Len() > 0 {
-				got += "--- stderr\n" + stderr.String()
-			}
-			if code != tc.code {
-				t.Errorf("exit code %d, want %d\n%s", code, tc.code, got)
-			}
-			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/rdmasim -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
+	}
+}
+
+// golden runs the CLI in-process and compares stdout, stderr and the exit
+// code with testdata/NAME.golden (rewritten under -update).
+func golden(t *testing.T, name string, args []string, wantCode int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	got := "$ rdmasim " + strings.Join(args, " ") + "\n" + stdout.String()
+	if stderr.Len() > 0 {
+		got += "--- stderr\n" + stderr.String()
+	}
+	if code != wantCode {
+		t.Errorf("exit code %d, want %d\n%s", code, wantCode, got)
+	}
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/rdmasim -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 
@@ -109,5 +114,21 @@ func TestInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "unknown, stopped by interrupted") || !strings.Contains(stdout.String(), "Unknown") {
 		t.Fatalf("report does not say the search was interrupted:\n%s", stdout.String())
+	}
+}
+
+func TestGoldenRobust(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"robust-paper-5.1", []string{"robust", litmus + "paper-5.1.rdma"}, exitOK},
+		{"robust-sb-put-json", []string{"robust", "--json", litmus + "SB-PUT.rdma"}, exitOK},
+		{"robust-robust-and-bounded", []string{"robust", litmus + "PUT-PUT-MP.rdma", litmus + "paper-vass-loop.rdma"}, exitOK},
+		{"robust-wrong-expect", []string{"robust", "testdata/wrong-robust.rdma"}, exitFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
 	}
 }

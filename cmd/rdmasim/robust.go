@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+// defaultRobustUnroll bounds loops for robustness by enumeration, whose
+// event graphs grow with every iteration.
+const defaultRobustUnroll = 2
+
+// robustJSON is the JSON form of a robustness verdict.
+type robustJSON struct {
+	File     string           `json:"file"`
+	Name     string           `json:"name"`
+	Robust   *bool            `json:"robust"` // null when unknown
+	Complete bool             `json:"complete"` // the verdict is certain: a violation, or a complete search
+	Coverage verdict.Coverage `json:"coverage"`
+	Bound    string           `json:"bound"`
+	Method   string           `json:"method"`
+	States   uint64           `json:"states"`
+	Witness  *witnessJSON     `json:"witness"`
+	Expect   *expectation     `json:"expect"`
+}
+
+type witnessJSON struct {
+	Cycle []string `json:"cycle"` // events of the sc cycle, each followed by the edge to the next
+	Run   []string `json:"run"`
+}
+
+func cmdRobust(ctx context.Context, args []string, e *env) int {
+	fs := newFlagSet("robust", e)
+	var sf searchFlags
+	sf.register(fs)
+	method := fs.String("method", "enum-machine", "how to decide: enum-machine (explore the RDMA machine with event graphs)")
+	fs.Lookup("unroll").DefValue = fmt.Sprint(defaultRobustUnroll)
+	sf.unroll = defaultRobustUnroll
+	if code := parseFlags(fs, args, e, "robust [flags] FILE..."); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(e.stderr, "rdmasim robust: no input files")
+		return exitUsage
+	}
+	opt, err := sf.options(e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
+		return exitUsage
+	}
+	if *method != "enum-machine" {
+		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want enum-machine\n", *method)
+		return exitUsage
+	}
+	code := exitOK
+	for _, file := range fs.Args() {
+		p, err := parse.File(file)
+		if err != nil {
+			fmt.Fprintln(e.stderr, errorText(err))
+			code = max(code, exitUsage)
+			continue
+		}
+		r, err := verdict.RobustMachine(ctx, p, opt)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim robust: %s: %v\n", file, err)
+			code = max(code, exitUsage)
+			continue
+		}
+		ex := robustExpectation(p, r)
+		if ex != nil && ex.Status == expectContradicted {
+			code = max(code, exitFailed)
+		}
+		if sf.json {
+			writeRobustJSON(e.stdout, file, p, r, ex)
+		} else {
+			writeRobustText(e.stdout, p, r, ex)
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintln(e.stderr, "rdmasim robust: interrupted; the verdicts above cover what was explored")
+			return exitInterrupt
+		}
+	}
+	return code
+}
+
+func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expectation {
+	x, ok := p.Expectation(prog.Robust)
+	if !ok {
+		return nil
+	}
+	ex := &expectation{Sem: "robust", Expected: x.Word()}
+	switch {
+	case !r.Certain():
+		ex.Status, ex.Why = expectUnknown, "no violation found, but the search was cut by "+r.Bound
+	case r.Robust == x.Yes:
+		ex.Status = expectConfirmed
+	default:
+		ex.Status, ex.Why = expectContradicted, "computed "+robustWord(r.Robust)
+	}
+	return ex
+}
+
+func robustWord(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// cycleLines prints an sc cycle as events joined by the relation between
+// consecutive ones.
+func cycleLines(p *prog.Program, g *machine.Graph) []string {
+	var out []string
+	for k, i := range g.Cycle {
+		e := g.Events[i]
+		next := g.Cycle[(k+1)%len(g.Cycle)]
+		out = append(out, fmt.Sprintf("%s %s (po %d) -%s->", p.Threads[e.Thread].Name, p.EventString(e.Event), e.Slot, g.EdgeKind(i, next)))
+	}
+	return out
+}
+
+func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, ex *expectation) {
+	switch {
+	case !r.Robust:
+		fmt.Fprintf(w, "Robust %s: no (%s, %d configurations)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintln(w, "Violation: an RDMA execution whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
+		for _, line := range cycleLines(p, r.Graph) {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+		fmt.Fprintf(w, "Run to the violation (%s):\n", plural(len(r.Witness.Steps), "step"))
+		for i, s := range r.Witness.Steps {
+			fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(s))
+		}
+	case r.Complete:
+		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete)\n", p.Name, r.Method, r.Search.States)
+	case r.Coverage() == verdict.WithinBounds:
+		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %d configurations, cut by %s)\n", p.Name, r.Method, r.Search.States, r.Bound)
+	default:
+		fmt.Fprintf(w, "Robust %s: unknown (%s, %d configurations, stopped by %s)\n", p.Name, r.Method, r.Search.States, r.Bound)
+	}
+	if ex != nil {
+		line := fmt.Sprintf("Expect robust %s: %s", ex.Expected, ex.Status)
+		if ex.Why != "" {
+			line += " (" + ex.Why + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, ex *expectation) {
+	out := robustJSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
+		Method: r.Method, States: r.Search.States, Expect: ex}
+	if r.Certain() {
+		robust := r.Robust
+		out.Robust = &robust
+	}
+	if !r.Robust {
+		out.Coverage = verdict.Complete // a violation is certain whatever the search covered
+		out.Witness = &witnessJSON{Cycle: cycleLines(p, r.Graph)}
+		for _, s := range r.Witness.Steps {
+			out.Witness.Run = append(out.Witness.Run, stepLine(s))
+		}
+	}
+	writeJSON(w, out)
+}
