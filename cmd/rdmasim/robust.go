@@ -19,7 +19,7 @@ const defaultRobustUnroll = 2
 type robustJSON struct {
 	File     string           `json:"file"`
 	Name     string           `json:"name"`
-	Robust   *bool            `json:"robust"` // null when unknown
+	Robust   *bool            `json:"robust"`   // null when unknown
 	Complete bool             `json:"complete"` // the verdict is certain: a violation, or a complete search
 	Coverage verdict.Coverage `json:"coverage"`
 	Bound    string           `json:"bound"`

@@ -360,3 +360,37 @@ func (m *Machine) Graph(s []byte) (*Graph, error) {
 	out.Cycle = c.cycle(g, len(m.p.Threads))
 	return out, nil
 }
+
+// EdgeKind names the sc relation that relates event a to event b of g: po,
+// rf, mo or rb ("" when none does directly).
+func (g *Graph) EdgeKind(a, b int) string {
+	ea, eb := g.Events[a], g.Events[b]
+	switch {
+	case ea.Thread == eb.Thread && ea.Slot < eb.Slot:
+		return "po"
+	case eb.RF == a:
+		return "rf"
+	}
+	pos := func(loc, e int) int {
+		for k, w := range g.MO[loc] {
+			if w == e {
+				return k
+			}
+		}
+		return -1
+	}
+	if ea.Loc == eb.Loc {
+		pa, pb := pos(ea.Loc, a), pos(eb.Loc, b)
+		if pa >= 0 && pb > pa {
+			return "mo"
+		}
+		if isReadKind(ea.Kind) && pb >= 0 && (ea.RF < 0 || pb > pos(ea.Loc, ea.RF)) {
+			return "rb"
+		}
+	}
+	return ""
+}
+
+func isReadKind(k prog.EventKind) bool {
+	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR
+}
