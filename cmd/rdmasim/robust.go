@@ -39,6 +39,8 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	var sf searchFlags
 	sf.register(fs)
 	method := fs.String("method", "enum-machine", "how to decide: enum-machine (explore the RDMA machine with event graphs)")
+	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
+	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").DefValue = fmt.Sprint(defaultRobustUnroll)
 	sf.unroll = defaultRobustUnroll
 	if code := parseFlags(fs, args, e, "robust [flags] FILE..."); code >= 0 {
@@ -55,6 +57,10 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	}
 	if *method != "enum-machine" {
 		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want enum-machine\n", *method)
+		return exitUsage
+	}
+	if *dotFile != "" && fs.NArg() != 1 {
+		fmt.Fprintln(e.stderr, "rdmasim robust: --dot takes one input file")
 		return exitUsage
 	}
 	code := exitOK
@@ -74,6 +80,16 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		ex := robustExpectation(p, r)
 		if ex != nil && ex.Status == expectContradicted {
 			code = max(code, exitFailed)
+		}
+		if *dotFile != "" && !r.Robust {
+			g := r.Graph
+			if r.Full != nil {
+				g = r.Full
+			}
+			if err := writeDot(*dotFile, machineDrawing(p, g, p.Name+": an RDMA execution with an sc cycle"), *svg); err != nil {
+				fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
+				code = max(code, exitUsage)
+			}
 		}
 		if sf.json {
 			writeRobustJSON(e.stdout, file, p, r, ex)

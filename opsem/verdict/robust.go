@@ -21,6 +21,10 @@ type RobustResult struct {
 	// an sc cycle, and Graph that graph; nil when robust.
 	Witness *Run
 	Graph   *machine.Graph
+	// Full is the violating execution run on to a final configuration
+	// (when one is reachable by letting every thread and NIC go on), for
+	// pictures of the whole trace; it contains Graph's cycle.
+	Full *machine.Graph
 }
 
 // Certain reports whether Robust is certain: a violation was found, or the
@@ -84,6 +88,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 			return nil, err
 		}
 		res.Graph = g
+		res.Full = complete(m, path[len(path)-1].State)
 		return res, nil
 	}
 	res.Complete = sr.Stop == explore.Complete && sr.Pruned == 0
@@ -97,4 +102,34 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		res.Bound = machine.PrunedString(sr.Pruned, mopt)
 	}
 	return res, nil
+}
+
+// complete runs on from configuration s, always taking the first enabled
+// transition, until a final configuration, and returns its event graph; nil
+// when the run blocks first. Graphs only grow along a run, so a cycle of s
+// stays a cycle.
+func complete(m *machine.Machine, s []byte) *machine.Graph {
+	st := m.NewState()
+	cur := append([]byte(nil), s...)
+	for step := 0; step < 10000; step++ {
+		m.Decode(cur, st)
+		if m.Final(st) {
+			g, err := m.Graph(cur)
+			if err != nil {
+				return nil
+			}
+			return g
+		}
+		var next []byte
+		m.Successors(cur, func(_ uint64, n []byte) {
+			if next == nil {
+				next = append([]byte(nil), n...)
+			}
+		})
+		if next == nil {
+			return nil
+		}
+		cur = next
+	}
+	return nil
 }

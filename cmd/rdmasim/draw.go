@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"rdmasim/opsem/dot"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/prog"
+)
+
+// machineDrawing turns a machine event graph into a drawing: the initial
+// writes of the locations involved, each thread's events in program order,
+// and the po, rf, mo and rb edges (rb to the next write in mo only, as the
+// rest follows by mo), the sc cycle bold.
+func machineDrawing(p *prog.Program, g *machine.Graph, title string) *dot.Graph {
+	d := &dot.Graph{Title: title}
+	for _, t := range p.Threads {
+		d.Threads = append(d.Threads, t.Name)
+	}
+	initNode := map[int]int{} // location -> node of its initial write
+	locInit := func(l int) int {
+		if n, ok := initNode[l]; ok {
+			return n
+		}
+		d.Events = append(d.Events, dot.Event{Thread: -1, Label: fmt.Sprintf("lW(%s,%d)", p.Locs[l].Name, p.Locs[l].Init)})
+		initNode[l] = len(d.Events) - 1
+		return initNode[l]
+	}
+	base := 0
+	node := make([]int, len(g.Events))
+	for i, e := range g.Events {
+		node[i] = base + len(d.Events)
+		d.Events = append(d.Events, dot.Event{Thread: e.Thread, Label: p.EventString(e.Event)})
+	}
+	bold := map[[2]int]bool{}
+	for k, a := range g.Cycle {
+		bold[[2]int{a, g.Cycle[(k+1)%len(g.Cycle)]}] = true
+	}
+	add := func(a, b int, rel string) {
+		d.Edges = append(d.Edges, dot.Edge{From: node[a], To: node[b], Rel: rel, Bold: bold[[2]int{a, b}]})
+	}
+	for i := 1; i < len(g.Events); i++ {
+		if g.Events[i].Thread == g.Events[i-1].Thread {
+			add(i-1, i, "po")
+		}
+	}
+	for i, e := range g.Events {
+		if !isRead(e.Kind) {
+			continue
+		}
+		if e.RF >= 0 {
+			add(e.RF, i, "rf")
+		} else {
+			d.Edges = append(d.Edges, dot.Edge{From: locInit(e.Loc), To: node[i], Rel: "rf"})
+		}
+		ws := g.MO[e.Loc]
+		after := 0
+		for k, w := range ws {
+			if w == e.RF {
+				after = k + 1
+			}
+		}
+		for k, w := range ws[after:] {
+			if w != i && (k == 0 || bold[[2]int{i, w}]) {
+				add(i, w, "rb")
+			}
+		}
+	}
+	for l, ws := range g.MO {
+		if len(ws) == 0 {
+			continue
+		}
+		d.Edges = append(d.Edges, dot.Edge{From: locInit(l), To: node[ws[0]], Rel: "mo"})
+		for k := 1; k < len(ws); k++ {
+			add(ws[k-1], ws[k], "mo")
+		}
+	}
+	// Cycle edges implied by transitivity (po over skipped events, mo over
+	// several writes) are drawn explicitly.
+	for k, a := range g.Cycle {
+		b := g.Cycle[(k+1)%len(g.Cycle)]
+		found := false
+		for _, e := range d.Edges {
+			if e.From == node[a] && e.To == node[b] {
+				found = true
+			}
+		}
+		if !found {
+			add(a, b, g.EdgeKind(a, b))
+		}
+	}
+	return d
+}
+
+func isRead(k prog.EventKind) bool {
+	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR
+}
+
+// writeDot writes a drawing to path ("-" for stdout is not supported here:
+// pictures go to files), and also an SVG beside it when svg is set and the
+// dot program is installed.
+func writeDot(path string, d *dot.Graph, svg bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the graph: %w", err)
+	}
+	if err := dot.Write(f, d); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if svg {
+		return renderSVG(path)
+	}
+	return nil
+}
+
+// renderSVG runs Graphviz on a .dot file, writing the .svg beside it.
+func renderSVG(path string) error {
+	exe, err := exec.LookPath("dot")
+	if err != nil {
+		return fmt.Errorf("--svg needs Graphviz's dot program on the PATH (apt-get install graphviz)")
+	}
+	out := strings.TrimSuffix(path, filepath.Ext(path)) + ".svg"
+	cmd := exec.Command(exe, "-Tsvg", "-o", out, path)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("dot -Tsvg %s: %v: %s", path, err, msg)
+	}
+	return nil
+}
