@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"rdmasim/explore"
+	"rdmasim/opsem/machine"
+
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
@@ -33,6 +36,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	var sf searchFlags
 	sf.register(fs)
 	witness := fs.BoolP("witness", "w", false, "print the shortest witness run of each verdict, step by step")
+	semFlag := fs.String("semantics", "machine", "machine (explore the RDMA and SC machines), axiom (enumerate the declarative model's traces) or both (compare their outcome sets; exit 1 on any difference)")
 	if code := parseFlags(fs, args, e, "check [flags] FILE..."); code >= 0 {
 		return code
 	}
@@ -46,6 +50,12 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	opt.Witness = *witness || sf.json
+	switch *semFlag {
+	case "machine", "axiom", "both":
+	default:
+		fmt.Fprintf(e.stderr, "rdmasim check: --semantics %q: want machine, axiom or both\n", *semFlag)
+		return exitUsage
+	}
 	code := exitOK
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
@@ -55,13 +65,36 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			continue
 		}
 		var results [2]*verdict.Result
-		for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
-			r, err := verdict.Compute(ctx, p, sem, opt)
+		var agreement []string
+		switch *semFlag {
+		case "axiom":
+			rdma, sc, err := verdict.ComputeModel(ctx, p, opt)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
-				return exitUsage
+				code = max(code, exitUsage)
+				continue
 			}
-			results[i] = r
+			results = [2]*verdict.Result{rdma, sc}
+		default:
+			mopt := opt
+			if *semFlag == "both" && mopt.Machine.Unroll == 0 && hasLoops(p) {
+				mopt.Machine.Unroll = verdict.DefaultModelUnroll // compare like with like
+			}
+			for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+				r, err := verdict.Compute(ctx, p, sem, mopt)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
+					return exitUsage
+				}
+				results[i] = r
+			}
+			if *semFlag == "both" {
+				var disagree bool
+				agreement, disagree = compareWithModel(ctx, p, mopt, results)
+				if disagree {
+					code = max(code, exitFailed)
+				}
+			}
 		}
 		exps := checkExpectations(p, results)
 		if _, ok := p.Expectation(prog.Robust); ok {
@@ -85,9 +118,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			failed = failed || x.Status == expectContradicted
 		}
 		if sf.json {
-			writeCheckJSON(e.stdout, file, p, results, exps)
+			writeCheckJSON(e.stdout, file, p, results, exps, agreement)
 		} else {
-			writeCheckText(e.stdout, p, results, exps, *witness)
+			writeCheckText(e.stdout, p, results, exps, *witness, agreement)
 		}
 		if failed {
 			code = max(code, exitFailed)
@@ -157,13 +190,16 @@ func testKind(k prog.QueryKind) string {
 	return "Final"
 }
 
-func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, exps []expectation, witness bool) {
+func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, exps []expectation, witness bool, agreement []string) {
 	fmt.Fprintf(w, "Test %s %s\n", p.Name, testKind(p.Query.Kind))
 	for _, r := range results {
 		writeResultText(w, p, r)
 		if witness && r.Witness != nil {
 			writeRun(w, p, r)
 		}
+	}
+	for _, line := range agreement {
+		fmt.Fprintln(w, line)
 	}
 	for _, x := range exps {
 		line := fmt.Sprintf("Expect %s %s: %s", x.Sem, x.Expected, x.Status)
@@ -228,6 +264,9 @@ func observation(r *verdict.Result) string {
 
 func completeness(r *verdict.Result) string {
 	s := fmt.Sprintf("Explored %d configurations, %d transitions, depth %d: ", r.Search.States, r.Search.Transitions, r.Search.MaxDepth)
+	if r.Model {
+		s = fmt.Sprintf("Enumerated %d candidate traces (declarative model): ", r.Search.States)
+	}
 	switch r.Coverage() {
 	case verdict.Complete:
 		return s + "complete"
@@ -264,13 +303,14 @@ func writeRun(w io.Writer, p *prog.Program, r *verdict.Result) {
 
 // checkJSON is the JSON form of a check result.
 type checkJSON struct {
-	File     string        `json:"file"`
-	Name     string        `json:"name"`
-	Query    string        `json:"query"`
-	RDMA     *semJSON      `json:"rdma"`
-	SC       *semJSON      `json:"sc"`
-	Expect   []expectation `json:"expect"`
-	ExpectOK *bool         `json:"expect_ok"`
+	Agreement []string      `json:"agreement,omitempty"`
+	File      string        `json:"file"`
+	Name      string        `json:"name"`
+	Query     string        `json:"query"`
+	RDMA      *semJSON      `json:"rdma"`
+	SC        *semJSON      `json:"sc"`
+	Expect    []expectation `json:"expect"`
+	ExpectOK  *bool         `json:"expect_ok"`
 }
 
 type semJSON struct {
@@ -287,8 +327,8 @@ type semJSON struct {
 	Witness     []string           `json:"witness,omitempty"`
 }
 
-func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdict.Result, exps []expectation) {
-	out := checkJSON{File: file, Name: p.Name, Expect: exps}
+func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdict.Result, exps []expectation, agreement []string) {
+	out := checkJSON{File: file, Name: p.Name, Expect: exps, Agreement: agreement}
 	if p.Query.Kind != prog.QNone {
 		out.Query = p.Query.Kind.String() + " " + p.CondString(p.Query.Cond)
 	}
@@ -349,4 +389,53 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func hasLoops(p *prog.Program) bool {
+	for t := range p.Threads {
+		if p.Threads[t].Loops > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// compareWithModel compares the machines' outcome sets with the declarative
+// model's and returns one line per semantics, and whether they disagree.
+// Sets are compared only when the machine search covered everything the
+// model covers (no max-inflight cut, not stopped); reach queries have no
+// model answer.
+func compareWithModel(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result) ([]string, bool) {
+	if p.Query.Kind == prog.QReach {
+		return []string{"Model: not compared (reach queries are answered by the machines only)"}, false
+	}
+	mr, ms, err := verdict.ComputeModel(ctx, p, opt)
+	if err != nil {
+		return []string{"Model: " + err.Error()}, true
+	}
+	var lines []string
+	disagree := false
+	for i, model := range []*verdict.Result{mr, ms} {
+		mach := results[i]
+		sem := mach.Semantics
+		if mach.Search.Stop != explore.Complete || mach.Search.Pruned&machine.PrunedInflight != 0 {
+			lines = append(lines, fmt.Sprintf("Model %s: not compared (the machine search was cut by %s)", sem, mach.Bound))
+			continue
+		}
+		d := verdict.CompareOutcomes(mach, model)
+		if d.Empty() {
+			lines = append(lines, fmt.Sprintf("Model %s: agrees (%s)", sem, plural(len(model.Outcomes), "outcome")))
+			continue
+		}
+		disagree = true
+		line := fmt.Sprintf("Model %s: DISAGREES with the machine", sem)
+		for _, o := range d.OnlyMachine {
+			line += "; only machine: " + outcomeText(p, mach.Locs, o)
+		}
+		for _, o := range d.OnlyModel {
+			line += "; only model: " + outcomeText(p, mach.Locs, o)
+		}
+		lines = append(lines, line)
+	}
+	return lines, disagree
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
@@ -133,4 +134,105 @@ func renderSVG(path string) error {
 		return fmt.Errorf("dot -Tsvg %s: %v: %s", path, err, msg)
 	}
 	return nil
+}
+
+// traceDrawing turns a declarative-model trace into a drawing with every
+// relation of the trace: po (immediate), rf, mo (immediate), rb (to the next
+// write in mo), nfo and pf, the edges of cycle bold.
+func traceDrawing(p *prog.Program, t *axiom.Trace, cycle []int, title string) *dot.Graph {
+	d := &dot.Graph{Title: title}
+	for _, th := range p.Threads {
+		d.Threads = append(d.Threads, th.Name)
+	}
+	used := map[int]bool{} // initial writes worth drawing
+	for e, w := range t.RF {
+		if w >= 0 {
+			used[w] = true
+			used[e] = true
+		}
+	}
+	for _, ws := range t.MO {
+		if len(ws) > 1 {
+			for _, w := range ws {
+				used[w] = true
+			}
+		}
+	}
+	node := make([]int, len(t.Events))
+	for i, e := range t.Events {
+		node[i] = -1
+		if e.Thread < 0 && !used[i] {
+			continue
+		}
+		node[i] = len(d.Events)
+		d.Events = append(d.Events, dot.Event{Thread: e.Thread, Label: p.EventString(e.Event)})
+	}
+	bold := map[[2]int]bool{}
+	for k, a := range cycle {
+		bold[[2]int{a, cycle[(k+1)%len(cycle)]}] = true
+	}
+	add := func(a, b int, rel string) {
+		if node[a] >= 0 && node[b] >= 0 {
+			d.Edges = append(d.Edges, dot.Edge{From: node[a], To: node[b], Rel: rel, Bold: bold[[2]int{a, b}]})
+		}
+	}
+	r := t.Relations()
+	for a := range t.Events {
+		for b := range t.Events {
+			ea, eb := t.Events[a], t.Events[b]
+			if ea.Thread >= 0 && ea.Thread == eb.Thread && eb.Index == ea.Index+1 {
+				add(a, b, "po")
+			}
+		}
+	}
+	for e, w := range t.RF {
+		if w >= 0 {
+			add(w, e, "rf")
+		}
+	}
+	for _, ws := range t.MO {
+		for k := 1; k < len(ws); k++ {
+			add(ws[k-1], ws[k], "mo")
+		}
+	}
+	for e, w := range t.RF {
+		if w < 0 {
+			continue
+		}
+		ws := t.MO[t.Events[e].Loc]
+		for k, x := range ws {
+			if x == w && k+1 < len(ws) && ws[k+1] != e {
+				add(e, ws[k+1], "rb")
+			}
+		}
+	}
+	for _, pr := range t.NFO {
+		add(pr[0], pr[1], "nfo")
+	}
+	for _, pr := range t.PF {
+		add(pr[0], pr[1], "pf")
+	}
+	// cycle edges implied by transitivity
+	for k, a := range cycle {
+		b := cycle[(k+1)%len(cycle)]
+		found := false
+		for _, e := range d.Edges {
+			if e.From == node[a] && e.To == node[b] {
+				found = true
+			}
+		}
+		if !found {
+			rel := "sc"
+			switch {
+			case r.PO.Has(a, b):
+				rel = "po"
+			case r.RB.Has(a, b):
+				rel = "rb"
+			case r.MO.Has(a, b):
+				rel = "mo"
+			}
+			add(a, b, rel)
+		}
+	}
+	return d
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/dot"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
@@ -30,15 +33,16 @@ type robustJSON struct {
 }
 
 type witnessJSON struct {
-	Cycle []string `json:"cycle"` // events of the sc cycle, each followed by the edge to the next
-	Run   []string `json:"run"`
+	Cycle []string `json:"cycle"`           // events of the sc cycle, each followed by the edge to the next
+	Run   []string `json:"run,omitempty"`   // enum-machine: the run to the violation
+	Trace []string `json:"trace,omitempty"` // enum-axiom: the violating trace
 }
 
 func cmdRobust(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("robust", e)
 	var sf searchFlags
 	sf.register(fs)
-	method := fs.String("method", "enum-machine", "how to decide: enum-machine (explore the RDMA machine with event graphs)")
+	method := fs.String("method", "enum-machine", "how to decide: enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces) or both (run both, exit 1 if they disagree)")
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").DefValue = fmt.Sprint(defaultRobustUnroll)
@@ -55,8 +59,14 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
 		return exitUsage
 	}
-	if *method != "enum-machine" {
-		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want enum-machine\n", *method)
+	var methods []string
+	switch *method {
+	case "enum-machine", "enum-axiom":
+		methods = []string{*method}
+	case "both":
+		methods = []string{"enum-machine", "enum-axiom"}
+	default:
+		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want enum-machine, enum-axiom or both\n", *method)
 		return exitUsage
 	}
 	if *dotFile != "" && fs.NArg() != 1 {
@@ -71,30 +81,45 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			code = max(code, exitUsage)
 			continue
 		}
-		r, err := verdict.RobustMachine(ctx, p, opt)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim robust: %s: %v\n", file, err)
-			code = max(code, exitUsage)
-			continue
-		}
-		ex := robustExpectation(p, r)
-		if ex != nil && ex.Status == expectContradicted {
-			code = max(code, exitFailed)
-		}
-		if *dotFile != "" && !r.Robust {
-			g := r.Graph
-			if r.Full != nil {
-				g = r.Full
-			}
-			if err := writeDot(*dotFile, machineDrawing(p, g, p.Name+": an RDMA execution with an sc cycle"), *svg); err != nil {
-				fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
+		var answers []*verdict.RobustResult
+		for _, m := range methods {
+			r, trace, err := decideRobust(ctx, p, opt, m)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "rdmasim robust: %s: %v\n", file, err)
 				code = max(code, exitUsage)
+				continue
+			}
+			answers = append(answers, r)
+			ex := robustExpectation(p, r)
+			if ex != nil && ex.Status == expectContradicted {
+				code = max(code, exitFailed)
+			}
+			if *dotFile != "" && !r.Robust {
+				var d *dot.Graph
+				if trace != nil {
+					d = traceDrawing(p, trace, trace.SCCycle(), p.Name+": an RDMA-consistent trace with an sc cycle")
+				} else {
+					g := r.Graph
+					if r.Full != nil {
+						g = r.Full
+					}
+					d = machineDrawing(p, g, p.Name+": an RDMA execution with an sc cycle")
+				}
+				if err := writeDot(*dotFile, d, *svg); err != nil {
+					fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
+					code = max(code, exitUsage)
+				}
+			}
+			if sf.json {
+				writeRobustJSON(e.stdout, file, p, r, trace, ex)
+			} else {
+				writeRobustText(e.stdout, p, r, trace, ex)
 			}
 		}
-		if sf.json {
-			writeRobustJSON(e.stdout, file, p, r, ex)
-		} else {
-			writeRobustText(e.stdout, p, r, ex)
+		if len(answers) == 2 && answers[0].Certain() && answers[1].Certain() && answers[0].Robust != answers[1].Robust {
+			fmt.Fprintf(e.stderr, "rdmasim robust: %s: the methods disagree: enum-machine says %s, enum-axiom says %s\n",
+				file, robustWord(answers[0].Robust), robustWord(answers[1].Robust))
+			code = max(code, exitFailed)
 		}
 		if ctx.Err() != nil {
 			fmt.Fprintln(e.stderr, "rdmasim robust: interrupted; the verdicts above cover what was explored")
@@ -102,6 +127,16 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	return code
+}
+
+// decideRobust runs one method; for enum-axiom it also returns the
+// violating trace.
+func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, method string) (*verdict.RobustResult, *axiom.Trace, error) {
+	if method == "enum-axiom" {
+		return verdict.RobustModel(ctx, p, opt)
+	}
+	r, err := verdict.RobustMachine(ctx, p, opt)
+	return r, nil, err
 }
 
 func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expectation {
@@ -140,8 +175,18 @@ func cycleLines(p *prog.Program, g *machine.Graph) []string {
 	return out
 }
 
-func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, ex *expectation) {
+func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, ex *expectation) {
 	switch {
+	case !r.Robust && trace != nil:
+		fmt.Fprintf(w, "Robust %s: no (%s, %d candidate traces)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintln(w, "Violation: an RDMA-consistent trace (ob acyclic) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
+		for _, line := range traceCycleLines(p, trace) {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+		fmt.Fprintln(w, "Trace:")
+		for _, line := range strings.Split(strings.TrimSuffix(trace.Format(p), "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
 	case !r.Robust:
 		fmt.Fprintf(w, "Robust %s: no (%s, %d configurations)\n", p.Name, r.Method, r.Search.States)
 		fmt.Fprintln(w, "Violation: an RDMA execution whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
@@ -168,14 +213,46 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, ex *
 	}
 }
 
-func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, ex *expectation) {
+// traceCycleLines prints the sc cycle of a model trace.
+func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
+	cyc := t.SCCycle()
+	r := t.Relations()
+	var out []string
+	for k, a := range cyc {
+		b := cyc[(k+1)%len(cyc)]
+		rel := "sc"
+		switch {
+		case r.PO.Has(a, b):
+			rel = "po"
+		case r.RF.Has(a, b):
+			rel = "rf"
+		case r.RB.Has(a, b):
+			rel = "rb"
+		case r.MO.Has(a, b):
+			rel = "mo"
+		}
+		ev := t.Events[a]
+		who := "init"
+		if ev.Thread >= 0 {
+			who = p.Threads[ev.Thread].Name
+		}
+		out = append(out, fmt.Sprintf("%s %s -%s->", who, t.EventString(p, a), rel))
+	}
+	return out
+}
+
+func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, ex *expectation) {
 	out := robustJSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, States: r.Search.States, Expect: ex}
 	if r.Certain() {
 		robust := r.Robust
 		out.Robust = &robust
 	}
-	if !r.Robust {
+	switch {
+	case !r.Robust && trace != nil:
+		out.Coverage = verdict.Complete
+		out.Witness = &witnessJSON{Cycle: traceCycleLines(p, trace), Trace: strings.Split(strings.TrimSuffix(trace.Format(p), "\n"), "\n")}
+	case !r.Robust:
 		out.Coverage = verdict.Complete // a violation is certain whatever the search covered
 		out.Witness = &witnessJSON{Cycle: cycleLines(p, r.Graph)}
 		for _, s := range r.Witness.Steps {

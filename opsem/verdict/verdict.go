@@ -70,6 +70,9 @@ type Result struct {
 	// Bound names what cut an incomplete search.
 	Bound  string
 	Search explore.Result
+	// Model: the result comes from the declarative model (Search.States
+	// then counts traces, not configurations).
+	Model bool
 	// Witness is the shortest run (under BFS) to the configuration that
 	// decides the query: one satisfying the condition for exists, ~exists
 	// and reach, one violating it for forall. Nil when there is none or

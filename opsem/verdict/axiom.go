@@ -1,0 +1,157 @@
+package verdict
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/prog"
+)
+
+// DefaultModelUnroll is the loop bound of the declarative model (and of the
+// machine when the two are compared) when none is given: the model
+// enumerates label sequences, so its loops must be unrolled.
+const DefaultModelUnroll = 2
+
+// modelOptions derives the model's options from o.
+func modelOptions(p *prog.Program, o Options) axiom.Options {
+	u := o.Machine.Unroll
+	if u == 0 && hasLoops(p) {
+		u = DefaultModelUnroll
+	}
+	return axiom.Options{Unroll: u}
+}
+
+func hasLoops(p *prog.Program) bool {
+	for t := range p.Threads {
+		if p.Threads[t].Loops > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// memConfig is a prog.Config over a final memory (every thread ended).
+type memConfig struct {
+	p   *prog.Program
+	mem []uint8
+}
+
+func (c memConfig) Mem(l int) uint8 { return c.mem[l] }
+
+func (c memConfig) PC(t int) (int, bool) { return c.p.Threads[t].End(), false }
+
+// ComputeModel answers p's query under RDMA and SC with the declarative
+// model: the final memories of complete RDMA-consistent (ob acyclic) and
+// SC-consistent (sc acyclic) traces. Reach queries look at configurations
+// in the middle of runs, which traces do not describe; they are answered by
+// the machines only.
+func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *Result, err error) {
+	if p.Query.Kind == prog.QReach {
+		return nil, nil, fmt.Errorf("%s: reach queries are answered by the machines, not by the declarative model", p.Name)
+	}
+	mo := modelOptions(p, opt)
+	rm, sm, st, err := axiom.Outcomes(ctx, p, mo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("enumerating traces of %s: %w", p.Name, err)
+	}
+	build := func(sem Semantics, mems [][]uint8) *Result {
+		r := &Result{Semantics: sem, Query: p.Query, Locs: ShownLocations(p), Model: true}
+		r.Complete = !st.Bounded && ctx.Err() == nil
+		r.Search = explore.Result{Stats: explore.Stats{States: st.Candidates}}
+		switch {
+		case ctx.Err() != nil:
+			r.Search.Stop, r.Bound = explore.Canceled, "interrupted"
+		case st.Bounded:
+			r.Bound = fmt.Sprintf("unroll=%d", mo.Unroll)
+		}
+		cond := p.Query.Cond
+		if cond == nil {
+			cond = &prog.Cond{Op: prog.CTrue}
+		}
+		seen := map[string]bool{}
+		for _, m := range mems {
+			key := make([]uint8, len(r.Locs))
+			for i, l := range r.Locs {
+				key[i] = m[l]
+			}
+			if seen[string(key)] {
+				continue
+			}
+			seen[string(key)] = true
+			sat := cond.Eval(p, memConfig{p, m})
+			r.Outcomes = append(r.Outcomes, Outcome{Values: key, Satisfies: sat})
+			if p.Query.Kind != prog.QNone {
+				if sat {
+					r.Positive++
+				} else {
+					r.Negative++
+				}
+			}
+		}
+		sort.Slice(r.Outcomes, func(i, j int) bool { return bytes.Compare(r.Outcomes[i].Values, r.Outcomes[j].Values) < 0 })
+		r.Allowed = r.Positive > 0
+		return r
+	}
+	return build(RDMA, rm), build(SC, sm), nil
+}
+
+// Disagreement lists the outcomes one side has and the other lacks.
+type Disagreement struct {
+	OnlyMachine, OnlyModel [][]uint8
+}
+
+// Empty reports whether the two sides agreed.
+func (d Disagreement) Empty() bool { return len(d.OnlyMachine) == 0 && len(d.OnlyModel) == 0 }
+
+// CompareOutcomes compares the outcome sets of a machine result and a model
+// result over the same locations.
+func CompareOutcomes(machine, model *Result) Disagreement {
+	set := func(r *Result) map[string]bool {
+		s := map[string]bool{}
+		for _, o := range r.Outcomes {
+			s[string(o.Values)] = true
+		}
+		return s
+	}
+	a, b := set(machine), set(model)
+	var d Disagreement
+	for k := range a {
+		if !b[k] {
+			d.OnlyMachine = append(d.OnlyMachine, []uint8(k))
+		}
+	}
+	for k := range b {
+		if !a[k] {
+			d.OnlyModel = append(d.OnlyModel, []uint8(k))
+		}
+	}
+	sort.Slice(d.OnlyMachine, func(i, j int) bool { return bytes.Compare(d.OnlyMachine[i], d.OnlyMachine[j]) < 0 })
+	sort.Slice(d.OnlyModel, func(i, j int) bool { return bytes.Compare(d.OnlyModel[i], d.OnlyModel[j]) < 0 })
+	return d
+}
+
+// RobustModel decides robustness by enumeration of the declarative model's
+// traces (partial ones included): robust iff no RDMA-consistent trace has an
+// sc cycle. Loops are unrolled (DefaultModelUnroll when opt gives none).
+func RobustModel(ctx context.Context, p *prog.Program, opt Options) (*RobustResult, *axiom.Trace, error) {
+	mo := modelOptions(p, opt)
+	robust, w, st, err := axiom.Robust(ctx, p, mo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("enumerating traces of %s: %w", p.Name, err)
+	}
+	r := &RobustResult{Robust: robust, Method: "enum-axiom"}
+	r.Search = explore.Result{Stats: explore.Stats{States: st.Candidates}}
+	switch {
+	case ctx.Err() != nil:
+		r.Search.Stop, r.Bound = explore.Canceled, "interrupted"
+	case st.Bounded:
+		r.Bound = fmt.Sprintf("unroll=%d", mo.Unroll)
+	default:
+		r.Complete = true
+	}
+	return r, w, nil
+}
