@@ -7,6 +7,7 @@
 //	rdmasim check [flags] FILE...   herd7-style verdicts, checked against expect lines
 //	rdmasim explore [flags] FILE... state-space statistics
 //	rdmasim robust [flags] FILE...  robustness (every RDMA trace is SC)
+//	rdmasim graph [flags] FILE      execution graphs of the model (DOT)
 //	rdmasim run [flags] FILE        one random run, step by step
 //
 // Exit status: 0 when everything checked out, 1 when a complete verdict
@@ -57,6 +58,7 @@ func commands() []command {
 		{"check", "check [flags] FILE...   answer each file's query under RDMA and SC, check its expect lines", cmdCheck},
 		{"explore", "explore [flags] FILE... explore the state space and print statistics", cmdExplore},
 		{"robust", "robust [flags] FILE...  decide whether every RDMA behaviour is an SC behaviour", cmdRobust},
+		{"graph", "graph [flags] FILE      draw consistent executions that satisfy the condition (Graphviz DOT)", cmdGraph},
 		{"run", "run [flags] FILE        print one random run, reproducible from --seed", cmdRun},
 	}
 }

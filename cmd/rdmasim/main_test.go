@@ -132,3 +132,45 @@ func TestGoldenRobust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
 	}
 }
+
+func TestGoldenModel(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"check-both-paper-5.1", []string{"check", "--semantics", "both", litmus + "paper-5.1.rdma"}, exitOK},
+		{"check-axiom-loop", []string{"check", "--semantics", "axiom", litmus + "paper-vass-dec.rdma"}, exitOK},
+		{"check-axiom-reach", []string{"check", "--semantics", "axiom", litmus + "ppo-35-REACH-MID-CAS.rdma"}, exitUsage},
+		{"robust-axiom-paper-5.1", []string{"robust", "--method", "enum-axiom", litmus + "paper-5.1.rdma"}, exitOK},
+		{"robust-both-json", []string{"robust", "--json", "--method", "both", litmus + "GET-LR.rdma"}, exitOK},
+		{"graph-get-get-mp", []string{"graph", litmus + "GET-GET-MP.rdma"}, exitOK},
+		{"graph-none", []string{"graph", litmus + "LW-PUT.rdma"}, exitFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
+	}
+}
+
+// TestBothCorpus: machine and model agree on every corpus file.
+func TestBothCorpus(t *testing.T) {
+	files, _ := filepath.Glob(litmus + "*.rdma")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"check", "--semantics", "both"}, files...), &stdout, &stderr)
+	if code != exitOK || strings.Contains(stdout.String(), "DISAGREES") {
+		t.Fatalf("exit %d\n%s%s", code, stderr.String(), grepLines(stdout.String(), "DISAGREES"))
+	}
+	if n := strings.Count(stdout.String(), ": agrees"); n < 150 {
+		t.Fatalf("only %d agreements", n)
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
