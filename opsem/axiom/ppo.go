@@ -1,0 +1,72 @@
+package axiom
+
+import "rdmasim/opsem/prog"
+
+// Class is an event's row/column in the preserved-program-order table: the
+// CPU events (lR, lW, CAS, poll) form one class, each NIC event kind its own.
+type Class uint8
+
+// Classes of the ppo table, in the paper's order.
+const (
+	ClassCPU Class = iota
+	ClassNLR
+	ClassNRW
+	ClassNRR
+	ClassNLW
+	ClassNF
+)
+
+// ClassOf returns the ppo-table class of an event kind.
+func ClassOf(k prog.EventKind) Class {
+	switch k {
+	case prog.EvNLR:
+		return ClassNLR
+	case prog.EvNRW:
+		return ClassNRW
+	case prog.EvNRR:
+		return ClassNRR
+	case prog.EvNLW:
+		return ClassNLW
+	case prog.EvNF:
+		return ClassNF
+	}
+	return ClassCPU
+}
+
+// Entries of the ppo table.
+const (
+	ppoNone   = iota // ×: in neither relation
+	ppoSQP           // sqp: in ippo and oppo when on the same queue pair
+	ppoISQP          // ippo:sqp: in ippo only, when on the same queue pair
+	ppoAlways        // ✓: in ippo and oppo
+)
+
+// ppoTable[a][b] is the entry for a →po b (paper, figure "ippo-oppo").
+var ppoTable = [6][6]uint8{
+	ClassCPU: {ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways},
+	ClassNLR: {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
+	ClassNRW: {ppoNone, ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoISQP},
+	ClassNRR: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP},
+	ClassNLW: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoISQP},
+	ClassNF:  {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
+}
+
+// PPO reports whether the pair (a, b) is in ippo and in oppo. Both are
+// subsets of po: the answer is false unless a and b belong to the same thread
+// and a comes first. sqp (same thread, same remote node) is decided on the
+// events' Remote fields.
+func PPO(a, b *Event) (ippo, oppo bool) {
+	if a.Thread < 0 || a.Thread != b.Thread || a.Index >= b.Index {
+		return false, false
+	}
+	switch ppoTable[ClassOf(a.Kind)][ClassOf(b.Kind)] {
+	case ppoAlways:
+		return true, true
+	case ppoSQP:
+		s := a.Remote == b.Remote
+		return s, s
+	case ppoISQP:
+		return a.Remote == b.Remote, false
+	}
+	return false, false
+}

@@ -1,0 +1,399 @@
+package axiom
+
+import (
+	"fmt"
+	"strings"
+
+	"rdmasim/opsem/prog"
+)
+
+// Relations are the primitive and derived relations of a trace (paper,
+// section 4), computed from scratch. IB, OB and SC are transitive closures;
+// the others are the plain relations (PO and MO transitive by definition).
+type Relations struct {
+	PO   Rel // program order
+	RF   Rel // reads-from (write -> read)
+	MO   Rel // modification order
+	RB   Rel // reads-before: (rf⁻¹;mo) \ id
+	NFO  Rel // NIC flush order
+	PF   Rel // polls-from (NIC write -> poll)
+	PPOi Rel // issue-preserved program order (ippo)
+	PPOo Rel // observation-preserved program order (oppo)
+	IB   Rel // issued-before: (ippo ∪ rf ∪ pf ∪ nfo)+
+	OB   Rel // observed-before: (oppo ∪ rf ∪ [nlW];pf ∪ nfo ∪ rb ∪ mo ∪ [Inst];ib)+
+	SC   Rel // (po ∪ rf ∪ rb ∪ mo)+
+}
+
+// Relations computes the relations of t. It assumes at most 64 events.
+func (t *Trace) Relations() *Relations {
+	n := len(t.Events)
+	r := &Relations{PO: NewRel(n), RF: NewRel(n), MO: NewRel(n), RB: NewRel(n), NFO: NewRel(n), PF: NewRel(n),
+		PPOi: NewRel(n), PPOo: NewRel(n)}
+	for a := range t.Events {
+		for b := range t.Events {
+			ea, eb := &t.Events[a], &t.Events[b]
+			if ea.Thread < 0 || ea.Thread != eb.Thread || ea.Index >= eb.Index {
+				continue
+			}
+			r.PO.Add(a, b)
+			i, o := PPO(ea, eb)
+			if i {
+				r.PPOi.Add(a, b)
+			}
+			if o {
+				r.PPOo.Add(a, b)
+			}
+		}
+	}
+	for e, w := range t.RF {
+		if w >= 0 {
+			r.RF.Add(w, e)
+		}
+	}
+	for _, ord := range t.MO {
+		for i := range ord {
+			for j := i + 1; j < len(ord); j++ {
+				r.MO.Add(ord[i], ord[j])
+			}
+		}
+	}
+	for e, w := range t.RF {
+		if w < 0 {
+			continue
+		}
+		for w2 := range t.Events {
+			if r.MO.Has(w, w2) && w2 != e {
+				r.RB.Add(e, w2)
+			}
+		}
+	}
+	for _, p := range t.NFO {
+		r.NFO.Add(p[0], p[1])
+	}
+	for _, p := range t.PF {
+		r.PF.Add(p[0], p[1])
+	}
+	ib := r.PPOi.Clone()
+	ib.Union(r.RF)
+	ib.Union(r.PF)
+	ib.Union(r.NFO)
+	r.IB = ib.Closure()
+	ob := r.PPOo.Clone()
+	ob.Union(r.RF)
+	for _, p := range t.PF {
+		if t.Events[p[0]].Kind == prog.EvNLW {
+			ob.Add(p[0], p[1])
+		}
+	}
+	ob.Union(r.NFO)
+	ob.Union(r.RB)
+	ob.Union(r.MO)
+	for x := range t.Events {
+		if t.Events[x].IsInst() {
+			ob[x] |= r.IB[x]
+		}
+	}
+	r.OB = ob.Closure()
+	sc := r.PO.Clone()
+	sc.Union(r.RF)
+	sc.Union(r.RB)
+	sc.Union(r.MO)
+	r.SC = sc.Closure()
+	return r
+}
+
+// RDMAConsistent reports whether ib and ob are both acyclic (the paper's
+// definition; by its theorem, ob acyclic alone is equivalent).
+func (r *Relations) RDMAConsistent() bool { return !r.IB.Reflexive() && !r.OB.Reflexive() }
+
+// SCConsistent reports whether sc is acyclic.
+func (r *Relations) SCConsistent() bool { return !r.SC.Reflexive() }
+
+// IBCycleImpliesOBCycle reports whether the paper's theorem "ib cyclic ⇒ ob
+// cyclic" holds on these relations.
+func (r *Relations) IBCycleImpliesOBCycle() bool { return !r.IB.Reflexive() || r.OB.Reflexive() }
+
+// RDMAConsistent reports whether t is RDMA-consistent (ib and ob acyclic).
+func (t *Trace) RDMAConsistent() bool { return t.Relations().RDMAConsistent() }
+
+// SCConsistent reports whether t is SC-consistent (sc acyclic).
+func (t *Trace) SCConsistent() bool { return t.Relations().SCConsistent() }
+
+// SCCycle returns the events of a shortest cycle of po ∪ rf ∪ rb ∪ mo, in
+// order (each event is related to the next, the last to the first), or nil
+// when sc is acyclic.
+func (t *Trace) SCCycle() []int {
+	r := t.Relations()
+	g := r.PO.Clone()
+	g.Union(r.RF)
+	g.Union(r.RB)
+	g.Union(r.MO)
+	n := len(t.Events)
+	var best []int
+	for s := 0; s < n; s++ {
+		// breadth-first search from s back to s
+		prev := make([]int, n)
+		for i := range prev {
+			prev[i] = -2
+		}
+		queue := []int{s}
+		found := -1
+		for len(queue) > 0 && found < 0 {
+			x := queue[0]
+			queue = queue[1:]
+			for y := 0; y < n; y++ {
+				if !g.Has(x, y) {
+					continue
+				}
+				if y == s {
+					found = x
+					break
+				}
+				if prev[y] == -2 {
+					prev[y] = x
+					queue = append(queue, y)
+				}
+			}
+		}
+		if found < 0 {
+			continue
+		}
+		var cyc []int
+		for x := found; x != s; x = prev[x] {
+			cyc = append(cyc, x)
+		}
+		cyc = append(cyc, s)
+		for i, j := 0, len(cyc)-1; i < j; i, j = i+1, j-1 {
+			cyc[i], cyc[j] = cyc[j], cyc[i]
+		}
+		if best == nil || len(cyc) < len(best) {
+			best = cyc
+		}
+	}
+	return best
+}
+
+// Memory returns the final memory of t: per location, the value of its
+// mo-last write (the initial value when t has no order for it).
+func (t *Trace) Memory(nlocs int) []uint8 {
+	mem := make([]uint8, nlocs)
+	for l := 0; l < nlocs; l++ {
+		if l < len(t.MO) && len(t.MO[l]) > 0 {
+			mem[l] = t.Events[t.MO[l][len(t.MO[l])-1]].WriteVal()
+		} else if l < len(t.Events) && t.Events[l].Thread < 0 && t.Events[l].Loc == l {
+			mem[l] = t.Events[l].Val
+		}
+	}
+	return mem
+}
+
+// EventString prints event e of t as e3:nrR(w,1).
+func (t *Trace) EventString(p *prog.Program, e int) string {
+	return fmt.Sprintf("e%d:%s", e, p.EventString(t.Events[e].Event))
+}
+
+// Format prints t: its events per thread with their values, then the po
+// (immediate successors), rf, mo, rb, nfo and pf edges.
+func (t *Trace) Format(p *prog.Program) string {
+	var b strings.Builder
+	name := func(e int) string { return fmt.Sprintf("e%d", e) }
+	line := func(label string, ids []int) {
+		b.WriteString(label)
+		b.WriteString(":")
+		for _, e := range ids {
+			b.WriteString(" ")
+			b.WriteString(t.EventString(p, e))
+		}
+		b.WriteString("\n")
+	}
+	var init []int
+	perThread := map[int][]int{}
+	for i := range t.Events {
+		if th := t.Events[i].Thread; th < 0 {
+			init = append(init, i)
+		} else {
+			perThread[th] = append(perThread[th], i)
+		}
+	}
+	line("init", init)
+	for th := range p.Threads {
+		line("thread "+p.Threads[th].Name, perThread[th])
+	}
+	edges := func(label string, pairs [][2]int) {
+		b.WriteString(label)
+		b.WriteString(":")
+		for _, pr := range pairs {
+			fmt.Fprintf(&b, " %s->%s", name(pr[0]), name(pr[1]))
+		}
+		b.WriteString("\n")
+	}
+	var po [][2]int
+	for th := range p.Threads {
+		ids := perThread[th]
+		for i := 1; i < len(ids); i++ {
+			po = append(po, [2]int{ids[i-1], ids[i]})
+		}
+	}
+	edges("po", po)
+	var rf [][2]int
+	for e, w := range t.RF {
+		if w >= 0 {
+			rf = append(rf, [2]int{w, e})
+		}
+	}
+	edges("rf", rf)
+	b.WriteString("mo:")
+	for l, ord := range t.MO {
+		if len(ord) < 2 {
+			continue
+		}
+		fmt.Fprintf(&b, " %s:", p.Locs[l].Name)
+		for i, w := range ord {
+			if i > 0 {
+				b.WriteString("<")
+			}
+			b.WriteString(name(w))
+		}
+	}
+	b.WriteString("\n")
+	edges("rb", t.Relations().RB.Pairs())
+	edges("nfo", t.NFO)
+	edges("pf", t.PF)
+	if t.Complete {
+		b.WriteString("complete\n")
+	} else {
+		b.WriteString("partial\n")
+	}
+	return b.String()
+}
+
+// WellFormed checks the structure of t against the definition of a trace
+// (without the program: labels are not checked against Seq(P)): initial
+// writes first, consecutive program order, rf from a write of the same
+// location and value, mo a total order per location with the initial write
+// first, nfo exactly one direction per queue-pair pair, pf the k-th NIC write
+// for the k-th poll of each queue pair.
+func (t *Trace) WellFormed() error {
+	n := len(t.Events)
+	if n > MaxEvents {
+		return fmt.Errorf("%d events, more than %d", n, MaxEvents)
+	}
+	if len(t.RF) != n {
+		return fmt.Errorf("RF has %d entries for %d events", len(t.RF), n)
+	}
+	nlocs := 0
+	next := map[int]int{}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.ID != i {
+			return fmt.Errorf("event %d has ID %d", i, e.ID)
+		}
+		if e.Thread < 0 {
+			if i != nlocs || e.Kind != prog.EvLW || e.Loc != i || e.Index != -1 {
+				return fmt.Errorf("event %d: initial writes must come first, one lW per location in order", i)
+			}
+			nlocs++
+			continue
+		}
+		if e.Index != next[e.Thread] {
+			return fmt.Errorf("event %d: index %d, expected %d", i, e.Index, next[e.Thread])
+		}
+		next[e.Thread]++
+	}
+	for e, w := range t.RF {
+		ev := &t.Events[e]
+		if !ev.IsRead() {
+			if w != -1 {
+				return fmt.Errorf("event %d is not a read but reads from %d", e, w)
+			}
+			continue
+		}
+		if w < 0 || w >= n || !t.Events[w].IsWrite() {
+			return fmt.Errorf("read %d reads from %d, not a write", e, w)
+		}
+		if t.Events[w].Loc != ev.Loc || t.Events[w].WriteVal() != ev.Val {
+			return fmt.Errorf("read %d (loc %d, value %d) reads from write %d (loc %d, value %d)", e, ev.Loc, ev.Val, w, t.Events[w].Loc, t.Events[w].WriteVal())
+		}
+	}
+	if len(t.MO) != nlocs {
+		return fmt.Errorf("MO has %d locations, the trace %d initial writes", len(t.MO), nlocs)
+	}
+	for l, ord := range t.MO {
+		seen := map[int]bool{}
+		for i, w := range ord {
+			if w < 0 || w >= n || !t.Events[w].IsWrite() || t.Events[w].Loc != l || seen[w] {
+				return fmt.Errorf("mo of location %d: bad entry %d", l, w)
+			}
+			if (i == 0) != (t.Events[w].Thread < 0) {
+				return fmt.Errorf("mo of location %d must start with its initial write", l)
+			}
+			seen[w] = true
+		}
+		for i := range t.Events {
+			if t.Events[i].IsWrite() && t.Events[i].Loc == l && !seen[i] {
+				return fmt.Errorf("mo of location %d misses write %d", l, i)
+			}
+		}
+	}
+	nfo := map[[2]int]int{}
+	for _, p := range t.NFO {
+		a, b := p[0], p[1]
+		if a > b {
+			a, b = b, a
+		}
+		nfo[[2]int{a, b}]++
+	}
+	want := 0
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			ea, eb := &t.Events[a], &t.Events[b]
+			if ea.Thread < 0 || ea.Thread != eb.Thread || ea.Remote != eb.Remote {
+				continue
+			}
+			ka, kb := ea.Kind, eb.Kind
+			if ka == prog.EvNLR && kb == prog.EvNLW || ka == prog.EvNLW && kb == prog.EvNLR ||
+				ka == prog.EvNRR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNRR {
+				want++
+				if nfo[[2]int{a, b}] != 1 {
+					return fmt.Errorf("nfo pair (%d,%d) oriented %d times", a, b, nfo[[2]int{a, b}])
+				}
+			}
+		}
+	}
+	if want != len(t.NFO) {
+		return fmt.Errorf("nfo has %d pairs, expected %d", len(t.NFO), want)
+	}
+	type qp struct{ t, r int }
+	nics := map[qp][]int{}
+	polls := map[qp]int{}
+	pf := map[[2]int]bool{}
+	for _, p := range t.PF {
+		pf[p] = true
+	}
+	npf := 0
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Thread < 0 {
+			continue
+		}
+		q := qp{e.Thread, e.Remote}
+		switch {
+		case e.IsNICWrite():
+			nics[q] = append(nics[q], i)
+		case e.Kind == prog.EvPoll:
+			k := polls[q]
+			polls[q]++
+			if k >= len(nics[q]) {
+				return fmt.Errorf("poll %d has no NIC write to poll from", i)
+			}
+			if !pf[[2]int{nics[q][k], i}] {
+				return fmt.Errorf("poll %d must poll from %d", i, nics[q][k])
+			}
+			npf++
+		}
+	}
+	if npf != len(t.PF) {
+		return fmt.Errorf("pf has %d pairs, expected %d", len(t.PF), npf)
+	}
+	return nil
+}
