@@ -1,0 +1,740 @@
+// Package gen draws random, small, valid RDMA programs for differential
+// testing: of the machines against each other (SC outcomes must be RDMA
+// outcomes), of the machines against the declarative model, and of the
+// parser and printer (every program prints to .rdma text that parses back to
+// the same text).
+//
+// Programs are valid by construction: gets copy a remote location into a
+// local one, puts a local location into a remote one, rfences and polls name
+// another node, cas and assume work on the thread's own node. They are also
+// built not to block trivially: most assumes and cas test values that some
+// instruction can produce, and most polls follow a put or get on the same
+// queue pair. The query is `exists` over a small condition on one to three
+// locations, so that semantics can be compared on final outcomes.
+//
+// Programs are kept small: Config.Budget bounds an estimate of the RDMA
+// machine's state count by limiting puts and gets. With DefaultConfig the RDMA
+// machine explores about 600 states per program on average (about 2 ms),
+// rarely more than 20,000.
+//
+// Generation is deterministic: the same rng state and Config give the same
+// program.
+package gen
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	"rdmasim/opsem/prog"
+)
+
+// Instruction kinds, the indices of Config.Weights.
+const (
+	KWrite    = iota // x := v
+	KAssumeEq        // assume(x == v)
+	KAssumeNe        // assume(x != v)
+	KCAS             // x := cas(z, a, b)
+	KGet             // x := y, y remote
+	KPut             // y := x, y remote
+	KRFence          // rfence(m)
+	KPoll            // poll(m)
+	NumKinds
+)
+
+// DefaultWeights is the instruction mix used when Config.Weights is all zero.
+var DefaultWeights = [NumKinds]int{
+	KWrite:    4,
+	KAssumeEq: 2,
+	KAssumeNe: 1,
+	KCAS:      2,
+	KGet:      4,
+	KPut:      4,
+	KRFence:   1,
+	KPoll:     2,
+}
+
+// Config shapes the generated programs. Ranges are inclusive [min, max].
+// Zero-valued ranges, a zero Values and all-zero Weights take the defaults of
+// DefaultConfig; out-of-range values are clamped to the model's limits.
+type Config struct {
+	Nodes       [2]int // nodes (default 2..3)
+	Threads     [2]int // threads (default 1..3)
+	Instrs      [2]int // simple statements per thread, those inside choose and loop included (default 1..5)
+	LocsPerNode [2]int // locations per node (default 1..3)
+	Values      int    // values are 0..Values-1 (default 3)
+	// MaxOps bounds the puts and gets of the whole program (default 4).
+	MaxOps int
+	// Budget bounds the estimated number of states of the program's RDMA
+	// machine (default 1000; negative: no bound). The estimate, fitted on
+	// generated programs, grows with the product of the threads' lengths
+	// and about threefold with each put or get; a program over budget gets
+	// no further put or get, so that short programs may have more of them
+	// than long ones. Actual state counts scatter around the estimate by a
+	// factor of about three.
+	Budget int
+	// Loops allows loop { } (DefaultConfig: false). The budget ignores
+	// loops: a put or get in a loop can fill its queue pair up to
+	// max-inflight, so explore such programs with machine.Options.Unroll or
+	// a small MaxInflight.
+	Loops  bool
+	Choose bool // allow choose { } or { } (DefaultConfig: true)
+	// Weights of the instruction kinds, indexed by KWrite..KPoll. All zero
+	// means DefaultWeights; otherwise a zero weight disables its kind.
+	Weights [NumKinds]int
+}
+
+// DefaultConfig returns the default configuration: small loop-free programs
+// with choose.
+func DefaultConfig() Config {
+	return Config{
+		Nodes:       [2]int{2, 3},
+		Threads:     [2]int{1, 3},
+		Instrs:      [2]int{1, 5},
+		LocsPerNode: [2]int{1, 3},
+		Values:      3,
+		MaxOps:      4,
+		Budget:      1000,
+		Choose:      true,
+		Weights:     DefaultWeights,
+	}
+}
+
+// normalize fills defaults and clamps to the model's limits.
+func (c Config) normalize() Config {
+	d := DefaultConfig()
+	rng := func(r, def [2]int, lo, hi int) [2]int {
+		if r == [2]int{} {
+			r = def
+		}
+		r[0] = max(lo, min(hi, r[0]))
+		r[1] = max(r[0], min(hi, r[1]))
+		return r
+	}
+	c.Nodes = rng(c.Nodes, d.Nodes, 1, prog.MaxNodes)
+	c.Threads = rng(c.Threads, d.Threads, 1, prog.MaxThreads)
+	c.Instrs = rng(c.Instrs, d.Instrs, 1, prog.MaxCode/4)
+	c.LocsPerNode = rng(c.LocsPerNode, d.LocsPerNode, 1, prog.MaxLocs)
+	if c.Values <= 0 {
+		c.Values = d.Values
+	}
+	c.Values = min(c.Values, prog.MaxValue+1)
+	if c.MaxOps <= 0 {
+		c.MaxOps = d.MaxOps
+	}
+	if c.Budget == 0 {
+		c.Budget = d.Budget
+	}
+	if c.Weights == [NumKinds]int{} {
+		c.Weights = DefaultWeights
+	}
+	for i, w := range c.Weights {
+		c.Weights[i] = max(0, w)
+	}
+	return c
+}
+
+// Program returns a random valid program drawn from rng, named name, already
+// compiled (prog.Compile), whose printed text parses back to the same text.
+func Program(rng *rand.Rand, cfg Config, name string) *prog.Program {
+	g := &generator{rng: rng, cfg: cfg.normalize()}
+	p := g.program(name)
+	if err := prog.Compile(p); err != nil {
+		panic(fmt.Sprintf("gen: generated program does not compile: %v\n%s", err, p))
+	}
+	return p
+}
+
+// Structural limits that keep programs readable and small.
+const (
+	maxDepth     = 2  // nesting of choose/loop
+	maxCompound  = 4  // simple statements in one choose or loop
+	chooseChance = 15 // percent, when the budget allows
+	loopChance   = 12 // percent
+	labelChance  = 10 // percent of statements that get a label
+	// Chances (percent) of the "sensible" choice over a uniform one.
+	sensibleValue = 95 // assume / cas / condition values that can occur
+	sensiblePoll  = 90 // polls on a queue pair with an unpolled put/get
+	avoidBlocking = 95 // when no poll can succeed, draw another kind
+)
+
+// locNames are the names of the first locations; later ones are v<i>.
+var locNames = []string{"x", "y", "z", "w", "u", "v", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "m", "q", "r", "s"}
+
+type generator struct {
+	rng *rand.Rand
+	cfg Config
+	p   *prog.Program
+
+	nodeLocs [][]int // locations of each node
+
+	// Per thread, during generation.
+	thread  int        // the thread being generated
+	node    int        // its node
+	pending []int      // per node: puts/gets issued on every path and not yet polled
+	used    []int      // nodes the thread already has a queue pair to
+	labels  int        // labels given so far
+	own     []ownValue // per location: what the thread's own writes leave there
+
+	ops  int     // puts and gets in the program so far
+	cost float64 // estimated RDMA states (see Config.Budget)
+
+	stmts    []*prog.Stmt // every simple statement, in order of generation
+	threadOf []int        // the thread of each of stmts
+	ownAt    []ownValue   // for assume and cas: own[x] (or own[z]) when they run
+}
+
+// ownValue is what a thread knows of a location of its node from its own
+// statements: when known, the location holds one of set or a value another
+// thread (or a NIC) wrote.
+type ownValue struct {
+	known bool
+	set   valueSet
+}
+
+func (o *ownValue) join(p ownValue) {
+	o.known = o.known && p.known
+	for i := range o.set {
+		o.set[i] |= p.set[i]
+	}
+}
+
+func (g *generator) forget() {
+	for i := range g.own {
+		g.own[i].known = false
+	}
+}
+
+func (g *generator) between(r [2]int) int { return r[0] + g.rng.IntN(r[1]-r[0]+1) }
+
+func (g *generator) chance(percent int) bool { return g.rng.IntN(100) < percent }
+
+func (g *generator) value() uint8 { return uint8(g.rng.IntN(g.cfg.Values)) }
+
+func (g *generator) program(name string) *prog.Program {
+	g.p = &prog.Program{Name: name}
+	p := g.p
+	nodes := g.between(g.cfg.Nodes)
+	g.nodeLocs = make([][]int, nodes)
+	for n := range nodes {
+		p.Nodes = append(p.Nodes, prog.Node{Name: fmt.Sprintf("n%d", n+1)})
+		k := g.between(g.cfg.LocsPerNode)
+		for range k {
+			if len(p.Locs) == prog.MaxLocs {
+				break
+			}
+			l := prog.Loc{Node: n}
+			if g.chance(20) {
+				l.Init = g.value()
+			}
+			g.nodeLocs[n] = append(g.nodeLocs[n], len(p.Locs))
+			p.Locs = append(p.Locs, l)
+		}
+	}
+	// A node left without locations (the location limit) gets none; its
+	// threads would have nothing to work on, so threads avoid it.
+	var homes []int
+	for n := range nodes {
+		if len(g.nodeLocs[n]) > 0 {
+			homes = append(homes, n)
+		}
+	}
+	for i := range p.Locs {
+		if i < len(locNames) && len(p.Locs) <= len(locNames) {
+			p.Locs[i].Name = locNames[i]
+		} else {
+			p.Locs[i].Name = fmt.Sprintf("v%d", i)
+		}
+	}
+	threads := g.between(g.cfg.Threads)
+	sizes := make([]int, threads)
+	g.cost = costBase
+	for t := range sizes {
+		sizes[t] = g.between(g.cfg.Instrs)
+		g.cost *= math.Pow(float64(sizes[t]+1), costThread)
+	}
+	// Threads are spread over the nodes, starting at a random one, so that
+	// most programs have threads on different nodes.
+	first := g.rng.IntN(len(homes))
+	for t := range threads {
+		node := homes[(first+t)%len(homes)]
+		if t >= len(homes) || g.chance(25) {
+			node = homes[g.rng.IntN(len(homes))]
+		}
+		g.node, g.thread = node, t
+		g.pending = make([]int, nodes)
+		g.used = g.used[:0]
+		g.labels = 0
+		g.own = make([]ownValue, len(p.Locs))
+		for i, l := range p.Locs {
+			g.own[i].known = true
+			g.own[i].set.add(l.Init)
+		}
+		body := g.block(sizes[t], 0)
+		p.Threads = append(p.Threads, prog.Thread{Name: fmt.Sprintf("t%d", t+1), Node: node, Body: body})
+	}
+	g.fillValues()
+	p.Query = prog.Query{Kind: prog.QExists, Cond: g.cond()}
+	return p
+}
+
+// block generates a sequence of statements holding n simple statements.
+func (g *generator) block(n, depth int) []*prog.Stmt {
+	var out []*prog.Stmt
+	for n > 0 {
+		var s *prog.Stmt
+		switch {
+		case g.cfg.Choose && depth < maxDepth && n >= 2 && g.chance(chooseChance):
+			s = g.choose(n, depth)
+			n -= countSimple(s)
+		case g.cfg.Loops && depth < maxDepth && g.chance(loopChance):
+			size := 1 + g.rng.IntN(min(n, maxCompound-1))
+			before := append([]int(nil), g.pending...)
+			g.forget()
+			body := g.block(size, depth+1)
+			g.forget()
+			// The body may run zero times.
+			minInto(g.pending, before)
+			s = &prog.Stmt{Kind: prog.SLoop, Branches: [][]*prog.Stmt{body}}
+			n -= size
+		default:
+			s = g.simple()
+			n--
+		}
+		if g.chance(labelChance) {
+			g.labels++
+			s.Label = fmt.Sprintf("L%d", g.labels)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// choose generates a choose using at most n simple statements (n >= 2).
+func (g *generator) choose(n, depth int) *prog.Stmt {
+	k := 2
+	if n >= 3 && g.chance(20) {
+		k = 3
+	}
+	size := k + g.rng.IntN(min(n, maxCompound)-k+1)
+	// Split size into k positive parts.
+	parts := make([]int, k)
+	for i := range parts {
+		parts[i] = 1
+	}
+	for range size - k {
+		parts[g.rng.IntN(k)]++
+	}
+	before := append([]int(nil), g.pending...)
+	ownBefore := append([]ownValue(nil), g.own...)
+	var after []int
+	var ownAfter []ownValue
+	s := &prog.Stmt{Kind: prog.SChoose}
+	for _, part := range parts {
+		copy(g.pending, before)
+		copy(g.own, ownBefore)
+		s.Branches = append(s.Branches, g.block(part, depth+1))
+		if after == nil {
+			after = append([]int(nil), g.pending...)
+			ownAfter = append([]ownValue(nil), g.own...)
+		} else {
+			minInto(after, g.pending)
+			for i := range ownAfter {
+				ownAfter[i].join(g.own[i])
+			}
+		}
+	}
+	copy(g.pending, after)
+	copy(g.own, ownAfter)
+	return s
+}
+
+func minInto(dst, src []int) {
+	for i := range dst {
+		dst[i] = min(dst[i], src[i])
+	}
+}
+
+func countSimple(s *prog.Stmt) int {
+	if s.Kind != prog.SChoose && s.Kind != prog.SLoop {
+		return 1
+	}
+	n := 0
+	for _, b := range s.Branches {
+		for _, c := range b {
+			n += countSimple(c)
+		}
+	}
+	return n
+}
+
+// kind draws the kind of the next simple statement, among those the
+// configuration and the program so far allow.
+func (g *generator) kind(noPoll bool) int {
+	w := g.cfg.Weights
+	if len(g.p.Locs) == len(g.nodeLocs[g.node]) {
+		// No remote location: no queue pair at all.
+		w[KGet], w[KPut], w[KRFence], w[KPoll] = 0, 0, 0, 0
+	}
+	if !g.opAllowed() {
+		w[KGet], w[KPut] = 0, 0
+	}
+	if noPoll {
+		w[KPoll] = 0
+	}
+	total := 0
+	for _, x := range w {
+		total += x
+	}
+	if total == 0 {
+		return KWrite
+	}
+	r := g.rng.IntN(total)
+	for k, x := range w {
+		if r < x {
+			return k
+		}
+		r -= x
+	}
+	panic("unreachable")
+}
+
+// The cost model: log(RDMA states) fitted by least squares on 3,000
+// default-config programs with up to six puts and gets, every location shown.
+// Polls divide the count (by about 1.8 each), which the estimate ignores.
+const (
+	costBase   = 0.87
+	costThread = 1.1  // per thread: (simple statements + 1)^costThread
+	costOp     = 2.75 // per put or get
+	costCAS    = 1.31
+	costFence  = 1.18
+)
+
+// opAllowed reports whether one more put or get fits MaxOps and the budget.
+func (g *generator) opAllowed() bool {
+	return g.ops < g.cfg.MaxOps && (g.cfg.Budget < 0 || g.cost*costOp <= float64(g.cfg.Budget))
+}
+
+func (g *generator) localLoc() int {
+	ls := g.nodeLocs[g.node]
+	return ls[g.rng.IntN(len(ls))]
+}
+
+// remote picks another node that owns locations, preferring the nodes the
+// thread already talks to.
+func (g *generator) remote() int {
+	if len(g.used) > 0 && g.chance(50) {
+		return g.used[g.rng.IntN(len(g.used))]
+	}
+	var cand []int
+	for n, ls := range g.nodeLocs {
+		if n != g.node && len(ls) > 0 {
+			cand = append(cand, n)
+		}
+	}
+	m := cand[g.rng.IntN(len(cand))]
+	g.use(m)
+	return m
+}
+
+func (g *generator) use(m int) {
+	for _, u := range g.used {
+		if u == m {
+			return
+		}
+	}
+	g.used = append(g.used, m)
+}
+
+func (g *generator) remoteLoc(m int) int {
+	ls := g.nodeLocs[m]
+	return ls[g.rng.IntN(len(ls))]
+}
+
+// simple generates one simple statement. Values of assumes and of the
+// expected value of cas are filled in later by fillValues.
+func (g *generator) simple() *prog.Stmt {
+	k := g.kind(false)
+	if k == KPoll {
+		var ready []int
+		for m, n := range g.pending {
+			if n > 0 {
+				ready = append(ready, m)
+			}
+		}
+		switch {
+		case len(ready) > 0 && g.chance(sensiblePoll):
+			m := ready[g.rng.IntN(len(ready))]
+			g.pending[m]--
+			return g.add(&prog.Stmt{Kind: prog.SPoll, Remote: m})
+		case len(ready) == 0 && g.chance(avoidBlocking):
+			// Nothing to poll: issue an operation to poll later if the
+			// configuration allows one, or do something else.
+			get, put := g.cfg.Weights[KGet] > 0, g.cfg.Weights[KPut] > 0
+			switch {
+			case g.opAllowed() && get && (!put || g.chance(50)):
+				k = KGet
+			case g.opAllowed() && put:
+				k = KPut
+			default:
+				k = g.kind(true)
+			}
+		}
+	}
+	s := &prog.Stmt{Kind: prog.SSkip}
+	switch k {
+	case KWrite:
+		s.Kind, s.X, s.A = prog.SWrite, g.localLoc(), g.value()
+		g.own[s.X] = ownValue{known: true}
+		g.own[s.X].set.add(s.A)
+	case KAssumeEq, KAssumeNe:
+		s.Kind, s.X, s.Ne = prog.SAssume, g.localLoc(), k == KAssumeNe
+		return g.addAt(s, g.own[s.X])
+	case KCAS:
+		s.Kind, s.X, s.Z, s.B = prog.SCAS, g.localLoc(), g.localLoc(), g.value()
+		g.cost *= costCAS
+		at := g.own[s.Z]
+		g.own[s.Z].set.add(s.B)
+		g.own[s.X].known = false
+		return g.addAt(s, at)
+	case KGet:
+		m := g.remote()
+		s.Kind, s.X, s.Y, s.Remote = prog.SGet, g.localLoc(), g.remoteLoc(m), m
+		g.own[s.X].known = false
+		g.pending[m]++
+		g.ops++
+		g.cost *= costOp
+	case KPut:
+		m := g.remote()
+		s.Kind, s.Y, s.X, s.Remote = prog.SPut, g.remoteLoc(m), g.localLoc(), m
+		g.pending[m]++
+		g.ops++
+		g.cost *= costOp
+	case KRFence:
+		s.Kind, s.Remote = prog.SRFence, g.remote()
+		g.cost *= costFence
+	case KPoll:
+		// A poll that may block: nothing (or nothing chosen) to wait for.
+		s.Kind, s.Remote = prog.SPoll, g.remote()
+		g.pending[s.Remote] = max(0, g.pending[s.Remote]-1)
+	}
+	return g.add(s)
+}
+
+func (g *generator) add(s *prog.Stmt) *prog.Stmt { return g.addAt(s, ownValue{}) }
+
+// addAt adds s, an assume or cas, with what the thread's own statements left
+// in the location it tests.
+func (g *generator) addAt(s *prog.Stmt, own ownValue) *prog.Stmt {
+	g.stmts = append(g.stmts, s)
+	g.threadOf = append(g.threadOf, g.thread)
+	g.ownAt = append(g.ownAt, own)
+	return s
+}
+
+// valueSet is a set of values 0..255.
+type valueSet [4]uint64
+
+func (s *valueSet) add(v uint8)      { s[v>>6] |= 1 << (v & 63) }
+func (s *valueSet) has(v uint8) bool { return s[v>>6]&(1<<(v&63)) != 0 }
+
+func (s *valueSet) unionInto(o valueSet, changed *bool) {
+	for i := range s {
+		if n := s[i] | o[i]; n != s[i] {
+			s[i] = n
+			*changed = true
+		}
+	}
+}
+
+func (s *valueSet) len() int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// nth returns the i-th smallest member.
+func (s *valueSet) nth(i int) uint8 {
+	for v := range 256 {
+		if s.has(uint8(v)) {
+			if i == 0 {
+				return uint8(v)
+			}
+			i--
+		}
+	}
+	panic("valueSet.nth out of range")
+}
+
+// possible over-approximates, ignoring order, the values every location can
+// hold: its initial value and everything written to it, leaving out the
+// statements of thread t from the upto-th of stmts on (those that come after
+// a statement of t in program order, and some of other branches); t < 0
+// leaves out none.
+func (g *generator) possible(t, upto int) []valueSet {
+	poss := make([]valueSet, len(g.p.Locs))
+	for i, l := range g.p.Locs {
+		poss[i].add(l.Init)
+	}
+	for changed := true; changed; {
+		changed = false
+		for i, s := range g.stmts {
+			if g.threadOf[i] == t && i >= upto {
+				continue
+			}
+			switch s.Kind {
+			case prog.SWrite:
+				var v valueSet
+				v.add(s.A)
+				poss[s.X].unionInto(v, &changed)
+			case prog.SCAS:
+				var v valueSet
+				v.add(s.B)
+				poss[s.Z].unionInto(v, &changed)
+				poss[s.X].unionInto(poss[s.Z], &changed)
+			case prog.SGet:
+				poss[s.X].unionInto(poss[s.Y], &changed)
+			case prog.SPut:
+				poss[s.Y].unionInto(poss[s.X], &changed)
+			}
+		}
+	}
+	return poss
+}
+
+// fillValues chooses the values tested by assumes and the expected values of
+// cas, mostly among those the location can hold when they run.
+func (g *generator) fillValues() {
+	all := g.possible(-1, 0)
+	for i, s := range g.stmts {
+		switch s.Kind {
+		case prog.SAssume:
+			s.A = g.testValue(g.valuesAt(i, s.X, all), s.Ne)
+		case prog.SCAS:
+			s.A = g.testValue(g.valuesAt(i, s.Z, all), false)
+		}
+	}
+}
+
+// valuesAt over-approximates the values loc can hold when the i-th of stmts,
+// an assume or cas of a thread on loc's node, runs: what the thread's own
+// earlier statements left there and what other threads write there when the
+// former is known; otherwise everything but the thread's later writes.
+func (g *generator) valuesAt(i, loc int, all []valueSet) valueSet {
+	t := g.threadOf[i]
+	own := g.ownAt[i]
+	if !own.known {
+		return g.possible(t, i)[loc]
+	}
+	poss := own.set
+	var v valueSet
+	for j, s := range g.stmts {
+		if g.threadOf[j] == t {
+			continue
+		}
+		switch {
+		case s.Kind == prog.SWrite && s.X == loc:
+			poss.add(s.A)
+		case s.Kind == prog.SCAS && s.Z == loc:
+			poss.add(s.B)
+		}
+		switch {
+		case s.Kind == prog.SCAS && s.X == loc:
+			v = all[s.Z]
+		case s.Kind == prog.SGet && s.X == loc:
+			v = all[s.Y]
+		case s.Kind == prog.SPut && s.Y == loc:
+			v = all[s.X]
+		default:
+			continue
+		}
+		for k := range poss {
+			poss[k] |= v[k]
+		}
+	}
+	return poss
+}
+
+// testValue returns a value to compare a location with, given the values it
+// can hold: for ne false one of them, for ne true one such that the location
+// can hold another; mostly.
+func (g *generator) testValue(poss valueSet, ne bool) uint8 {
+	if !g.chance(sensibleValue) {
+		return g.value()
+	}
+	if !ne {
+		return poss.nth(g.rng.IntN(poss.len()))
+	}
+	if poss.len() == 1 && g.cfg.Values > 1 {
+		only := poss.nth(0)
+		v := uint8(g.rng.IntN(g.cfg.Values - 1))
+		if v >= only {
+			v++
+		}
+		return v
+	}
+	return g.value()
+}
+
+// cond draws the query's condition: atoms over one to three distinct
+// locations, preferring locations some instruction writes, combined with
+// /\ and \/, sometimes negated.
+func (g *generator) cond() *prog.Cond {
+	written := make([]bool, len(g.p.Locs))
+	var wl []int
+	for _, s := range g.stmts {
+		l := -1
+		switch s.Kind {
+		case prog.SWrite, prog.SGet:
+			l = s.X
+		case prog.SCAS:
+			l = s.Z
+		case prog.SPut:
+			l = s.Y
+		}
+		if l >= 0 && !written[l] {
+			written[l] = true
+			wl = append(wl, l)
+		}
+	}
+	k := 1 + g.rng.IntN(min(3, len(g.p.Locs)))
+	chosen := make([]bool, len(g.p.Locs))
+	var locs []int
+	for len(locs) < k {
+		var l int
+		if len(wl) > 0 && g.chance(75) {
+			l = wl[g.rng.IntN(len(wl))]
+		} else {
+			l = g.rng.IntN(len(g.p.Locs))
+		}
+		if !chosen[l] {
+			chosen[l] = true
+			locs = append(locs, l)
+		}
+	}
+	poss := g.possible(-1, 0)
+	var c *prog.Cond
+	for _, l := range locs {
+		a := &prog.Cond{Op: prog.CEq, Loc: l}
+		if g.chance(15) {
+			a.Op, a.Val = prog.CNe, g.value()
+		} else {
+			a.Val = g.testValue(poss[l], false)
+		}
+		switch {
+		case c == nil:
+			c = a
+		case g.chance(75):
+			c = &prog.Cond{Op: prog.CAnd, L: c, R: a}
+		default:
+			c = &prog.Cond{Op: prog.COr, L: c, R: a}
+		}
+	}
+	if g.chance(5) {
+		c = &prog.Cond{Op: prog.CNot, L: c}
+	}
+	return c
+}
