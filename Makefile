@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run test test-short bench lint fuzz clean tools
+.PHONY: all build run test test-short bench lint fuzz clean tools agree
 
 all: build
 
@@ -39,6 +39,13 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: run gofmt -w'; exit 1; }
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+# Machine = model agreement on N generated programs (outcomes under RDMA and
+# SC, and robustness); LOOPS=1 generates loops (unrolled twice).
+N ?= 10000
+SEED ?= 1
+agree:
+	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) $(if $(LOOPS),-agree.loops) | grep -v '^=== RUN'
 
 FUZZTIME ?= 60s
 fuzz:
