@@ -110,9 +110,13 @@ func (m *Mem) Contains(fp Fingerprint) bool {
 }
 
 // grow doubles the table and rehashes every occupied slot into it.
-func (m *Mem) grow() {
+func (m *Mem) grow() { m.growTo(2 * uint64(len(m.slots))) }
+
+// growTo rehashes every occupied slot into a new table of n slots, a power of
+// two larger than the current one.
+func (m *Mem) growTo(n uint64) {
 	old := m.slots
-	m.alloc(2 * uint64(len(old)))
+	m.alloc(n)
 	slots, mask := m.slots, m.mask
 	for _, fp := range old {
 		if fp == (Fingerprint{}) {

@@ -28,6 +28,7 @@ var (
 	count = flag.Int("agree.n", 300, "generated programs to compare")
 	seed  = flag.Uint64("agree.seed", 1, "seed of the first program")
 	loops = flag.Bool("agree.loops", false, "generate programs with loops (compared with loops unrolled twice)")
+	limit = flag.Duration("agree.timeout", 20*time.Second, "time allowed per program; slower programs are reported and not compared")
 )
 
 // allLocations returns a copy of p whose query shows every location, so
@@ -96,11 +97,19 @@ func TestAgreement(t *testing.T) {
 		unroll = 2
 	}
 	start := time.Now()
-	disagreements, skipped := 0, 0
+	disagreements, skipped, slow := 0, 0, 0
 	for i := 0; i < n; i++ {
 		s := *seed + uint64(i)
 		p := gen.Program(rand.New(rand.NewPCG(s, 0)), cfg, fmt.Sprintf("gen-%d", s))
-		problems, err := check(context.Background(), p, unroll)
+		ctx, cancel := context.WithTimeout(context.Background(), *limit)
+		problems, err := check(ctx, p, unroll)
+		timedOut := ctx.Err() != nil
+		cancel()
+		if timedOut {
+			slow++
+			t.Logf("seed %d: not compared, took more than %s:\n%s", s, *limit, p)
+			continue
+		}
 		if err == errNotCompared {
 			skipped++
 			continue
@@ -117,9 +126,9 @@ func TestAgreement(t *testing.T) {
 		}
 	}
 	el := time.Since(start)
-	fmt.Fprintf(os.Stderr, "agree: %d programs, %d compared, %d disagreements, %d not compared (max-inflight cut), %.1fs (%.0f programs/s)\n",
-		n, n-skipped, disagreements, skipped, el.Seconds(), float64(n)/el.Seconds())
-	if skipped > n/10 {
+	fmt.Fprintf(os.Stderr, "agree: %d programs, %d compared, %d disagreements, not compared: %d cut by max-inflight, %d over %s; %.1fs (%.0f programs/s)\n",
+		n, n-skipped-slow, disagreements, skipped, slow, *limit, el.Seconds(), float64(n)/el.Seconds())
+	if skipped+slow > n/10 {
 		t.Errorf("%d of %d programs not compared: the generator makes too many unbounded programs", skipped, n)
 	}
 }

@@ -111,7 +111,9 @@ func Outcomes(ctx context.Context, p *prog.Program, opt Options) (rdma, sc [][]u
 // (RDMA-consistent with an sc cycle) with the fewest events: event sets are
 // searched by increasing size and the search stops at the first violation.
 // A "robust" answer holds for the loops unrolled Options.Unroll times
-// (st.Bounded tells whether the bound cut a path).
+// (st.Bounded tells whether the bound cut a path). Branches whose ob already
+// contains po are skipped (sc ⊆ ob there), so st counts only the traces
+// reached otherwise.
 func Robust(ctx context.Context, p *prog.Program, opt Options) (robust bool, witness *Trace, st Stats, err error) {
 	pr, err := newProblem(p, opt)
 	if err != nil {
@@ -119,6 +121,7 @@ func Robust(ctx context.Context, p *prog.Program, opt Options) (robust bool, wit
 	}
 	st.Bounded = pr.bounded
 	e := newEngine(ctx, pr, PruneRDMA)
+	e.violations = true
 	e.leaf = func(e *engine, s *state) bool {
 		st.Candidates++
 		r, c := e.flags(s)

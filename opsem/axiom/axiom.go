@@ -2,22 +2,36 @@
 // shared/paper/rdma-robustness.tex, restated in shared/spec/SEMANTICS.md
 // section 2), made executable: it enumerates the traces
 // ⟨E, po, pf, rf, mo, nfo⟩ of a program herd7-style and decides, for each,
-// RDMA-consistency (ob acyclic) and SC-consistency (sc acyclic).
+// RDMA-consistency (ib and ob acyclic) and SC-consistency (sc acyclic).
 //
 // Events come from Seq(P) per thread with every loop unrolled at most
 // Options.Unroll times per entry. A trace's thread events are a po-prefix of
 // one label sequence (partial executions); reads take their values from the
-// write they read from, so values are never guessed: the enumeration picks
-// per-thread event skeletons, then rf (propagating values along rf and the
-// intra-instruction data dependencies of CAS, get and put), then mo per
-// location, then the nfo orientation of every queue-pair pair, and prunes a
-// branch as soon as the relations fixed so far close a cycle (incremental
-// transitive closures on 64-bit bitsets).
+// write they read from, so values are never guessed. The search, per event
+// set (one label-sequence prefix per thread, from a trie of each thread's
+// sequences):
 //
-// The package answers three questions: Enumerate (every candidate, with its
-// two consistency flags), Outcomes (final memories of complete RDMA- and
-// SC-consistent traces) and Robust (is every RDMA-consistent trace, partial
-// ones included, SC-consistent; if not, a small violating trace).
+//  1. rf, read by read, propagating values along rf and the data dependencies
+//     inside CAS, get and put (a constraint of assume or CAS that fails
+//     prunes; a value that only a cycle of rf and dependencies could supply
+//     is never consistent and is dropped);
+//  2. mo, location by location, built from its end: placing a write as the
+//     latest of those left adds at once every mo and rb edge that totality
+//     implies;
+//  3. nfo, one orientation per nlR/nlW and nrR/nrW pair of a queue pair.
+//
+// ob, ib and sc are kept as transitive closures on 64-bit rows, updated
+// incrementally with each edge, and a branch is pruned as soon as the
+// relation its mode cares about has a cycle. After each rf choice the
+// coherence edges that every completion must contain are added as well
+// (saturation), so most wrong mo orders are never tried.
+//
+// Three entry points: Enumerate reports every candidate with its two
+// consistency flags; Outcomes collects the final memories of complete
+// RDMA- and SC-consistent traces, choosing each location's mo-last write
+// first and stopping at one trace per distinct memory; Robust searches
+// partial traces by increasing size for one that is RDMA-consistent with an
+// sc cycle, skipping branches where ob already contains po (then sc ⊆ ob).
 package axiom
 
 import (
@@ -45,8 +59,9 @@ const (
 	PruneRDMA
 	// PruneSC reports the SC-consistent traces only, and does not enumerate
 	// nfo (it plays no part in sc): each reported trace carries the one nfo
-	// that follows a linear extension of sc, and its rdma flag is computed
-	// with that nfo.
+	// that follows a linear extension of sc. With that nfo every relation
+	// in ob lies inside the extension, so the trace is RDMA-consistent too
+	// (its rdma flag is always true).
 	PruneSC
 )
 
@@ -66,11 +81,14 @@ type Options struct {
 
 // Event is one event of a trace.
 type Event struct {
-	prog.Event     // Kind, Thread (-1 for initial writes), Loc (-1 for nF and poll), Val, New, Remote (-1 for CPU events but poll)
-	ID         int // index in Trace.Events
-	Index      int // position in its thread's program order, -1 for initial writes
-	QP         int // queue-pair index (prog.Program.QPs) for NIC events, -1 otherwise
-	PC         int // instruction of the thread's Code it comes from, -1 for initial writes
+	// Kind, Thread (-1 for initial writes), Loc (-1 for nF and poll), Val
+	// (value read, or written; a CAS's read value), New (a CAS's written
+	// value), Remote (the remote node of NIC events and polls, -1 otherwise).
+	prog.Event
+	ID    int // index in Trace.Events
+	Index int // position in its thread's program order, -1 for initial writes
+	QP    int // queue-pair index (prog.Program.QPs) for NIC events and polls, -1 otherwise
+	PC    int // instruction of the thread's Code it comes from, -1 for initial writes
 }
 
 // IsRead reports whether e reads memory (lR, CAS, nlR, nrR).
@@ -116,12 +134,4 @@ type Stats struct {
 	SC         uint64 // of which SC-consistent
 	Skeletons  uint64 // event sets searched: one label-sequence prefix per thread
 	Bounded    bool   // Unroll cut some path: a loop was reached with its iterations used up
-}
-
-func (s *Stats) add(o Stats) {
-	s.Candidates += o.Candidates
-	s.RDMA += o.RDMA
-	s.SC += o.SC
-	s.Skeletons += o.Skeletons
-	s.Bounded = s.Bounded || o.Bounded
 }

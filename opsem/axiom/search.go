@@ -154,6 +154,9 @@ type engine struct {
 	ctx  context.Context
 	mode Prune
 	nfo  bool // enumerate nfo orientations (else: follow sc at the leaf)
+	// violations restricts the search to RDMA-consistent, SC-inconsistent
+	// traces (Robust): branches where ob already contains po are skipped.
+	violations bool
 
 	n        int
 	complete bool
@@ -168,6 +171,10 @@ type engine struct {
 	moLocs   []int    // locations with more than one write
 	inst     uint64
 	pairs    [][2]int // nfo pairs (a po-before b)
+	nInit    int      // initial writes (the first events)
+	poRow    []uint64 // po successors of each event
+	nicW     [][]int  // per queue pair, its NIC writes (for pf)
+	polls    []int    // per queue pair, polls seen (for pf)
 	pf       [][2]int
 
 	moRev     [][]int                         // per location, the writes placed so far, mo-last first
@@ -191,6 +198,9 @@ func newEngine(ctx context.Context, pr *problem, mode Prune) *engine {
 }
 
 func (e *engine) pruned(st *state) bool {
+	if e.violations && e.poCovered(st) {
+		return true
+	}
 	switch e.mode {
 	case PruneNone:
 		return false
@@ -200,6 +210,18 @@ func (e *engine) pruned(st *state) bool {
 		return st.scCyc
 	}
 	return (st.obCyc || st.ibCyc) && st.scCyc
+}
+
+// poCovered reports whether ob already contains po. Then sc ⊆ ob in every
+// completion (rf, rb and mo are in ob), so none is RDMA-consistent and
+// SC-inconsistent: a search for violations can skip the branch.
+func (e *engine) poCovered(st *state) bool {
+	for a := e.nInit; a < e.n; a++ {
+		if e.poRow[a]&^st.ob[a] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // tick checks for cancellation now and then.
@@ -292,17 +314,17 @@ func (e *engine) run(sel []int) {
 	// pf: the k-th poll of a queue pair polls from its k-th NIC write
 	e.pf = e.pf[:0]
 	e.pairs = e.pairs[:0]
-	var nicW, polls map[int][]int
-	nicW, polls = map[int][]int{}, map[int][]int{}
+	e.nicW = resize(e.nicW, len(p.QPs))
+	e.polls = resizeInt(e.polls, len(p.QPs))
 	for i := nlocs; i < n; i++ {
 		ev := &e.ev[i]
 		switch {
 		case ev.IsNICWrite():
-			nicW[ev.QP] = append(nicW[ev.QP], i)
+			e.nicW[ev.QP] = append(e.nicW[ev.QP], i)
 		case ev.Kind == prog.EvPoll:
-			k := len(polls[ev.QP])
-			polls[ev.QP] = append(polls[ev.QP], i)
-			e.pf = append(e.pf, [2]int{nicW[ev.QP][k], i})
+			k := e.polls[ev.QP]
+			e.polls[ev.QP]++
+			e.pf = append(e.pf, [2]int{e.nicW[ev.QP][k], i})
 		}
 	}
 	// nfo pairs: nlR/nlW and nrR/nrW of one queue pair
@@ -320,6 +342,9 @@ func (e *engine) run(sel []int) {
 		}
 	}
 	e.nfoDir = resizeBool(e.nfoDir, len(e.pairs))
+
+	e.nInit = nlocs
+	e.poRow = resizeU64(e.poRow, n)
 	// static relations: ib ⊇ ippo ∪ pf, ob ⊇ oppo ∪ [nlW];pf ∪ [Inst];ib, sc ⊇ po
 	for a := nlocs; a < n; a++ {
 		for b := a + 1; b < n && e.ev[b].Thread == e.ev[a].Thread; b++ {
@@ -331,6 +356,7 @@ func (e *engine) run(sel []int) {
 				st.ob[a] |= 1 << uint(b)
 			}
 			st.sc[a] |= 1 << uint(b) // po (already transitive)
+			e.poRow[a] |= 1 << uint(b)
 		}
 	}
 	for _, f := range e.pf {
@@ -387,6 +413,28 @@ func resize(s [][]int, n int) [][]int {
 	s = s[:n]
 	for i := range s {
 		s[i] = s[i][:0]
+	}
+	return s
+}
+
+func resizeInt(s []int, n int) []int {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	s = s[:n]
+	for i := range s {
+		s[i] = 0
+	}
+	return s
+}
+
+func resizeU64(s []uint64, n int) []uint64 {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	s = s[:n]
+	for i := range s {
+		s[i] = 0
 	}
 	return s
 }
@@ -503,7 +551,7 @@ func (e *engine) rfStep(i, d int) {
 			e.addOBSC(next, 1<<uint(r), after)
 		}
 		if e.mode != PruneNone {
-			e.coherence(next)
+			e.saturate(next)
 		}
 		if e.pruned(next) {
 			continue
@@ -541,36 +589,72 @@ func (e *engine) memKnown(st *state) bool {
 	return true
 }
 
-// coherence marks ob (sc) as bound to be cyclic when a read r reads w while
-// another write w' of the location lies on an ob (sc) path w → w' → r: mo
-// must order w and w', and either order closes a cycle (w' ->mo w against
-// the path, or w ->mo w' giving r ->rb w'). Catching this at rf time saves
-// enumerating the mo orders that would each find the cycle.
-func (e *engine) coherence(st *state) {
-	for _, r := range e.reads {
-		w := int(st.rf[r])
-		if w < 0 {
-			continue
-		}
-		W := e.locW[e.ev[r].Loc] &^ (1<<uint(w) | 1<<uint(r))
-		bit := uint64(1) << uint(r)
-		if !st.obCyc {
-			for m := st.ob[w] & W; m != 0; m &= m - 1 {
-				if st.ob[bits.TrailingZeros64(m)]&bit != 0 {
-					st.obCyc = true
-					break
-				}
+// saturate adds to ob and to sc the edges that every consistent completion
+// of the current rf must have (coherence). For a read r of w and another
+// write u of the same location, with G the relation (ob or sc):
+//   - w G u: mo must order w before u, so r ->rb u;
+//   - u G r: u must be mo-before w (else r ->rb u closes a cycle);
+//   - r G u: w must be mo-before u (else u ->mo w ->rf r closes a cycle).
+//
+// An added edge that is not in some completion's mo or rb makes that
+// completion cyclic anyway, so the consistency flags stay exact; the edges
+// only make cycles show up before mo is enumerated.
+func (e *engine) saturate(st *state) {
+	for changed := true; changed; {
+		changed = false
+		for _, r := range e.reads {
+			w := int(st.rf[r])
+			if w < 0 {
+				continue
 			}
-		}
-		if !st.scCyc {
-			for m := st.sc[w] & W; m != 0; m &= m - 1 {
-				if st.sc[bits.TrailingZeros64(m)]&bit != 0 {
-					st.scCyc = true
-					break
-				}
+			U := e.locW[e.ev[r].Loc] &^ (1<<uint(w) | 1<<uint(r))
+			if U == 0 {
+				continue
+			}
+			if e.mode != PruneSC && !st.obCyc && e.forced(&st.ob, &st.obCyc, r, w, U) {
+				changed = true
+			}
+			if e.mode != PruneRDMA && !st.scCyc && e.forced(&st.sc, &st.scCyc, r, w, U) {
+				changed = true
 			}
 		}
 	}
+}
+
+// forced adds the coherence edges of read r reading w, against the other
+// writes U of the location, to the closed relation g; it reports whether g
+// grew.
+func (e *engine) forced(g *closure, cyc *bool, r, w int, U uint64) bool {
+	n := e.n
+	rb := uint64(1) << uint(r)
+	wb := uint64(1) << uint(w)
+	grew := false
+	if R := g[w] & U &^ g[r]; R != 0 { // r ->rb u
+		if g.addSet(n, rb, R) {
+			*cyc = true
+		}
+		grew = true
+	}
+	var before uint64 // u G r, not yet u G w
+	for m := U; m != 0; m &= m - 1 {
+		u := bits.TrailingZeros64(m)
+		if g[u]&rb != 0 && g[u]&wb == 0 {
+			before |= 1 << uint(u)
+		}
+	}
+	if before != 0 {
+		if g.addSet(n, before, wb) {
+			*cyc = true
+		}
+		grew = true
+	}
+	if R := g[r] & U &^ g[w]; R != 0 { // w ->mo u
+		if g.addSet(n, wb, R) {
+			*cyc = true
+		}
+		grew = true
+	}
+	return grew
 }
 
 // moStep fixes mo, building each location's order from its end. It first
