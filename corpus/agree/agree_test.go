@@ -5,7 +5,8 @@
 //
 // go test ./corpus/agree runs a few hundred programs; make agree N=100000
 // runs more (-agree.n). A disagreement prints the program: keep it as a
-// regression test in corpus/regress/ with a line on which side was wrong.
+// litmus test in corpus/litmus/ with the verdicts that must hold and a line
+// on which side was wrong.
 package agree
 
 import (
@@ -130,26 +131,5 @@ func TestAgreement(t *testing.T) {
 		n, n-skipped-slow, disagreements, skipped, slow, *limit, el.Seconds(), float64(n)/el.Seconds())
 	if skipped+slow > n/10 {
 		t.Errorf("%d of %d programs not compared: the generator makes too many unbounded programs", skipped, n)
-	}
-}
-
-// TestRegressions runs the agreement check on every program kept in
-// corpus/regress.
-func TestRegressions(t *testing.T) {
-	files, _ := filepathGlob("../regress/*.rdma")
-	for _, f := range files {
-		t.Run(f, func(t *testing.T) {
-			p, err := parseFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			problems, err := check(context.Background(), p, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, pr := range problems {
-				t.Error(pr)
-			}
-		})
 	}
 }
