@@ -77,7 +77,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			results = [2]*verdict.Result{rdma, sc}
 		default:
 			mopt := opt
-			if *semFlag == "both" && mopt.Machine.Unroll == 0 && hasLoops(p) {
+			if *semFlag == "both" && mopt.Machine.Unroll == 0 && verdict.HasLoops(p) {
 				mopt.Machine.Unroll = verdict.DefaultModelUnroll // compare like with like
 			}
 			for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
@@ -389,15 +389,6 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func hasLoops(p *prog.Program) bool {
-	for t := range p.Threads {
-		if p.Threads[t].Loops > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // compareWithModel compares the machines' outcome sets with the declarative

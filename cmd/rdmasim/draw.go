@@ -222,17 +222,23 @@ func traceDrawing(p *prog.Program, t *axiom.Trace, cycle []int, title string) *d
 			}
 		}
 		if !found {
-			rel := "sc"
-			switch {
-			case r.PO.Has(a, b):
-				rel = "po"
-			case r.RB.Has(a, b):
-				rel = "rb"
-			case r.MO.Has(a, b):
-				rel = "mo"
-			}
-			add(a, b, rel)
+			add(a, b, traceRel(r, a, b))
 		}
 	}
 	return d
+}
+
+// traceRel names the sc relation between events a and b of a trace.
+func traceRel(r *axiom.Relations, a, b int) string {
+	switch {
+	case r.PO.Has(a, b):
+		return "po"
+	case r.RF.Has(a, b):
+		return "rf"
+	case r.RB.Has(a, b):
+		return "rb"
+	case r.MO.Has(a, b):
+		return "mo"
+	}
+	return "sc"
 }

@@ -48,7 +48,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		cond = &prog.Cond{Op: prog.CTrue}
 	}
 	want := func(t *axiom.Trace) bool {
-		sat := cond.Eval(p, finalMemory{p, t.Memory(len(p.Locs))})
+		sat := cond.Eval(p, verdict.FinalConfig{P: p, Memory: t.Memory(len(p.Locs))})
 		if p.Query.Kind == prog.QForall {
 			return !sat // counterexamples are what a forall user wants to see
 		}
@@ -103,13 +103,3 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(drawings), "execution"))
 	return exitOK
 }
-
-// finalMemory is a prog.Config over the final memory of a trace.
-type finalMemory struct {
-	p   *prog.Program
-	mem []uint8
-}
-
-func (c finalMemory) Mem(l int) uint8 { return c.mem[l] }
-
-func (c finalMemory) PC(t int) (int, bool) { return c.p.Threads[t].End(), false }

@@ -219,18 +219,7 @@ func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 	r := t.Relations()
 	var out []string
 	for k, a := range cyc {
-		b := cyc[(k+1)%len(cyc)]
-		rel := "sc"
-		switch {
-		case r.PO.Has(a, b):
-			rel = "po"
-		case r.RF.Has(a, b):
-			rel = "rf"
-		case r.RB.Has(a, b):
-			rel = "rb"
-		case r.MO.Has(a, b):
-			rel = "mo"
-		}
+		rel := traceRel(r, a, cyc[(k+1)%len(cyc)])
 		ev := t.Events[a]
 		who := "init"
 		if ev.Thread >= 0 {

@@ -19,13 +19,14 @@ const DefaultModelUnroll = 2
 // modelOptions derives the model's options from o.
 func modelOptions(p *prog.Program, o Options) axiom.Options {
 	u := o.Machine.Unroll
-	if u == 0 && hasLoops(p) {
+	if u == 0 && HasLoops(p) {
 		u = DefaultModelUnroll
 	}
 	return axiom.Options{Unroll: u}
 }
 
-func hasLoops(p *prog.Program) bool {
+// HasLoops reports whether some thread of p has a loop.
+func HasLoops(p *prog.Program) bool {
 	for t := range p.Threads {
 		if p.Threads[t].Loops > 0 {
 			return true
@@ -34,15 +35,17 @@ func hasLoops(p *prog.Program) bool {
 	return false
 }
 
-// memConfig is a prog.Config over a final memory (every thread ended).
-type memConfig struct {
-	p   *prog.Program
-	mem []uint8
+// FinalConfig is a prog.Config over a final memory: every thread has ended.
+type FinalConfig struct {
+	P      *prog.Program
+	Memory []uint8
 }
 
-func (c memConfig) Mem(l int) uint8 { return c.mem[l] }
+// Mem returns the value of location l.
+func (c FinalConfig) Mem(l int) uint8 { return c.Memory[l] }
 
-func (c memConfig) PC(t int) (int, bool) { return c.p.Threads[t].End(), false }
+// PC returns the end of thread t.
+func (c FinalConfig) PC(t int) (int, bool) { return c.P.Threads[t].End(), false }
 
 // ComputeModel answers p's query under RDMA and SC with the declarative
 // model: the final memories of complete RDMA-consistent (ob acyclic) and
@@ -82,7 +85,7 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 				continue
 			}
 			seen[string(key)] = true
-			sat := cond.Eval(p, memConfig{p, m})
+			sat := cond.Eval(p, FinalConfig{p, m})
 			r.Outcomes = append(r.Outcomes, Outcome{Values: key, Satisfies: sat})
 			if p.Query.Kind != prog.QNone {
 				if sat {
