@@ -187,7 +187,8 @@ func TestDeterministicStream(t *testing.T) {
 		}
 		return b.String()
 	}
-	if draw() != draw() {
+	first, second := draw(), draw()
+	if first != second {
 		t.Fatal("same rng state, different programs")
 	}
 }
