@@ -39,6 +39,10 @@ type Machine struct {
 	base, work *State
 	labels     []uint64
 	out        []byte
+	parent     []byte  // Successors' copy of the state it expands
+	qoff       []int   // offsets of parent's queue-pair segments (decodeOff)
+	thrQPs     [][]int // per thread: the queue pairs a CPU step may touch, ascending
+	oneQP      [1]int
 	cyc        cycleScratch
 	gst        *State // scratch for HasSCCycle, apart from Successors' own
 }
@@ -93,6 +97,18 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 			}
 		}
 	}
+	m.thrQPs = make([][]int, len(p.Threads))
+	for qi, qp := range p.QPs {
+		m.thrQPs[qp.Thread] = append(m.thrQPs[qp.Thread], qi)
+	}
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.QP >= 0 && p.QPs[in.QP].Thread != t {
+				return nil, fmt.Errorf("thread %s uses queue pair %d of another thread", p.Threads[t].Name, in.QP)
+			}
+		}
+	}
+	m.qoff = make([]int, len(p.QPs)+1)
 	m.base = m.newState()
 	m.work = m.newState()
 	return m, nil
@@ -165,15 +181,72 @@ func (m *Machine) Final(st *State) bool {
 
 // Successors emits every successor of the configuration s, with its label.
 // It implements explore.Machine.
+//
+// A transition changes memory, the scalars of one thread (pc, mid, reg, its
+// loop counters and, under Options.Graph, its slots and the graph) and the
+// queue pairs of one thread (a CPU step may re-rank all of them, see
+// canonPolls) or a single queue pair (NIC rules). So the successor is
+// produced from a working copy of the parent by applying the transition,
+// encoding it as the parent's bytes with only those parts re-encoded, and
+// restoring from the parent only what the transition may have changed.
 func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 {
-	m.decode(s, m.base)
+	m.parent = append(m.parent[:0], s...) // s may change under emit
+	s = m.parent
+	base, work := m.base, m.work
+	m.decodeOff(s, base, m.qoff)
 	var pruned uint32
-	m.labels, pruned = m.enabled(m.base, m.labels[:0])
+	m.labels, pruned = m.enabled(base, m.labels[:0])
+	if len(m.labels) == 0 {
+		return pruned
+	}
+	work.copyFrom(base)
+	qoff := m.qoff
+	nq := len(base.q)
+	thOff := len(base.mem)
+	ctrOff := thOff + 3*len(base.pc)
 	for _, l := range m.labels {
-		m.work.copyFrom(m.base)
-		m.apply(m.work, l)
-		m.out = m.encode(m.out[:0], m.work)
-		emit(l, m.out)
+		t, rule, qi, _ := unlabel(l)
+		var qps []int
+		if rule == RuleStep {
+			qps = m.thrQPs[t]
+		} else {
+			m.oneQP[0] = qi
+			qps = m.oneQP[:]
+		}
+		m.apply(work, l)
+
+		out := append(m.out[:0], s[:qoff[0]]...)
+		copy(out, work.mem)
+		hi := uint8(work.pc[t] >> 8)
+		if work.mid[t] {
+			hi |= 0x80
+		}
+		out[thOff+3*t], out[thOff+3*t+1], out[thOff+3*t+2] = uint8(work.pc[t]), hi, work.reg[t]
+		copy(out[ctrOff:], work.ctr)
+		prev := qoff[0]
+		for _, qi := range qps {
+			out = append(out, s[prev:qoff[qi]]...)
+			out = m.encodeQP(out, &work.q[qi])
+			prev = qoff[qi+1]
+		}
+		out = append(out, s[prev:qoff[nq]]...)
+		if m.graph {
+			out = append(out, work.slots...)
+			out = work.g.encode(out)
+		}
+		m.out = out
+		emit(l, out)
+
+		copy(work.mem, base.mem)
+		work.pc[t], work.mid[t], work.reg[t] = base.pc[t], base.mid[t], base.reg[t]
+		copy(work.ctr, base.ctr)
+		for _, qi := range qps {
+			work.q[qi].copyFrom(&base.q[qi])
+		}
+		if m.graph {
+			copy(work.slots, base.slots)
+			work.g.copyFrom(&base.g)
+		}
 	}
 	return pruned
 }

@@ -206,10 +206,7 @@ func (st *State) copyFrom(o *State) {
 		st.g.copyFrom(&o.g)
 	}
 	for i := range st.q {
-		st.q[i].npend = o.q[i].npend
-		for b := range st.q[i].buf {
-			st.q[i].buf[b] = append(st.q[i].buf[b][:0], o.q[i].buf[b]...)
-		}
+		st.q[i].copyFrom(&o.q[i])
 	}
 }
 
@@ -230,11 +227,22 @@ func (m *Machine) encode(dst []byte, st *State) []byte {
 	}
 	dst = append(dst, st.ctr...)
 	for i := range st.q {
-		q := &st.q[i]
-		dst = append(dst, q.npend)
-		if m.sc {
-			continue
-		}
+		dst = m.encodeQP(dst, &st.q[i])
+	}
+	if m.graph {
+		dst = append(dst, st.slots...)
+		dst = st.g.encode(dst)
+	}
+	return dst
+}
+
+// encodeQP appends the encoding of one queue pair (its segment of encode).
+func (m *Machine) encodeQP(dst []byte, q *qstate) []byte {
+	dst = append(dst, q.npend)
+	if m.sc {
+		return dst
+	}
+	if m.graph {
 		for b := 0; b < nBuf; b++ {
 			dst = append(dst, uint8(len(q.buf[b])))
 			for _, e := range q.buf[b] {
@@ -246,21 +254,50 @@ func (m *Machine) encode(dst []byte, st *State) []byte {
 				case 3:
 					dst = append(dst, e.a, e.v, e.rank)
 				}
-				if m.graph {
-					dst = append(dst, e.slot)
-				}
+				dst = append(dst, e.slot)
 			}
 		}
+		return dst
 	}
-	if m.graph {
-		dst = append(dst, st.slots...)
-		dst = st.g.encode(dst)
+	for b := bufB1; b <= bufB3; b++ {
+		dst = append(dst, uint8(len(q.buf[b])))
+		for _, e := range q.buf[b] {
+			dst = append(dst, e.kind, e.a, e.b, e.v, e.rank)
+		}
+	}
+	dst = append(dst, uint8(len(q.buf[bufRW])))
+	for _, e := range q.buf[bufRW] {
+		dst = append(dst, e.a, e.v)
+	}
+	dst = append(dst, uint8(len(q.buf[bufLW])))
+	for _, e := range q.buf[bufLW] {
+		dst = append(dst, e.a, e.v, e.rank)
 	}
 	return dst
 }
 
+// copyFrom makes q equal to o without allocating.
+func (q *qstate) copyFrom(o *qstate) {
+	q.npend = o.npend
+	for b := range q.buf {
+		src := o.buf[b]
+		if len(src) > cap(q.buf[b]) {
+			q.buf[b] = append(q.buf[b][:0], src...)
+			continue
+		}
+		// Reslicing in place writes only the length (no write barrier).
+		q.buf[b] = q.buf[b][:len(src)]
+		copy(q.buf[b], src)
+	}
+}
+
 // decode fills st from an encoding produced by encode.
-func (m *Machine) decode(s []byte, st *State) {
+func (m *Machine) decode(s []byte, st *State) { m.decodeOff(s, st, nil) }
+
+// decodeOff is decode that, when off is non-nil, also records in off[qi]
+// the offset in s of queue pair qi's segment and in off[len(st.q)] the end
+// of the last one (off must have len(st.q)+1 entries).
+func (m *Machine) decodeOff(s []byte, st *State, off []int) {
 	i := copy(st.mem, s)
 	for t := range st.pc {
 		hi := s[i+1]
@@ -271,6 +308,9 @@ func (m *Machine) decode(s []byte, st *State) {
 	}
 	i += copy(st.ctr, s[i:])
 	for qi := range st.q {
+		if off != nil {
+			off[qi] = i
+		}
 		q := &st.q[qi]
 		q.npend = s[i]
 		i++
@@ -299,6 +339,9 @@ func (m *Machine) decode(s []byte, st *State) {
 				q.buf[b] = append(q.buf[b], e)
 			}
 		}
+	}
+	if off != nil {
+		off[len(st.q)] = i
 	}
 	if m.graph {
 		i += copy(st.slots, s[i:])
