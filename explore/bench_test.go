@@ -72,3 +72,22 @@ func BenchmarkWalk(b *testing.B) {
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// BenchmarkBFSWorkers measures complete breadth-first searches of the grid
+// machine with 4 counters in [0, 24) (331,776 states) by 1, 2 and 4 workers,
+// reporting the rate of distinct states. One worker is the sequential search
+// with its store.Mem; more run the level-synchronous parallel search with a
+// store.Sharded set.
+func BenchmarkBFSWorkers(b *testing.B) {
+	for _, workers := range []int{1, 2, 4} {
+		for _, trace := range []bool{false, true} {
+			name := fmt.Sprintf("grid4x24/workers=%d", workers)
+			if trace {
+				name = fmt.Sprintf("grid4x24-trace/workers=%d", workers)
+			}
+			b.Run(name, func(b *testing.B) {
+				benchSearch(b, &grid{k: 4, n: 24, pad: 4}, Options{Workers: workers, Trace: trace})
+			})
+		}
+	}
+}

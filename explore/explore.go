@@ -101,6 +101,34 @@ type Options struct {
 	// Progress, if non-nil, is called about once per second from the
 	// goroutine running the search with a snapshot of its statistics.
 	Progress func(Stats)
+
+	// Workers is the number of goroutines that expand states. Zero or one
+	// selects the sequential search. A greater value runs a
+	// level-synchronous parallel breadth-first search if Order is BFS and
+	// the machine implements Cloner; otherwise the search is sequential,
+	// and Result.Workers and Result.Fallback say so.
+	//
+	// A parallel search discovers the same states, at the same depths, as
+	// the sequential one, so a complete search reports the same States,
+	// Transitions, MaxDepth and Pruned. Ids are still 0, 1, 2, ... in the
+	// order of the calls to Visit, and depths never decrease from one call
+	// to the next, but the order of the states within a depth varies from
+	// run to run. Visit is never called concurrently: calls are serialized
+	// (under a lock, from the worker goroutines), so a visitor need not be
+	// safe for concurrent use, but it must not assume it runs on the
+	// goroutine that called Run. Each worker expands states on its own
+	// clone of the machine; the machine passed to New is never expanded by
+	// a worker, so Visit may call its methods (HasSCCycle, say). Progress
+	// is still called from the goroutine running Run, and Path works as
+	// after a sequential search. When a bound stops a parallel search, the
+	// states it discovered are not those of the sequential search; it
+	// never counts more than MaxStates states.
+	//
+	// The workers share the visited set: a Set with a method
+	// Concurrent() bool that returns true, such as a *store.Sharded, is
+	// called concurrently; calls to any other Set are serialized by a lock.
+	// If Set is nil, a parallel search uses a store.NewSharded set.
+	Workers int
 }
 
 // Stats describe the progress of a search.
@@ -132,6 +160,13 @@ type Result struct {
 	// the machine's bounds, and a Complete search covered only the bounded
 	// state space.
 	Pruned Pruned
+	// Workers is the number of goroutines that expanded states: 1 for a
+	// sequential search.
+	Workers int
+	// Fallback says why the search was sequential although
+	// Options.Workers asked for more than one worker; it is empty
+	// otherwise.
+	Fallback string
 }
 
 // Step is one step of a run: the label of the transition taken and the
@@ -186,6 +221,20 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	}
 	s.ran = true
 
+	start := time.Now()
+	var fallback string
+	if s.opt.Workers > 1 {
+		cl, ok := s.m.(Cloner)
+		switch {
+		case s.opt.Order == DFS:
+			fallback = "depth-first search is sequential"
+		case !ok:
+			fallback = fmt.Sprintf("the machine (%T) does not implement explore.Cloner", s.m)
+		default:
+			return s.runParallel(ctx, start, cl)
+		}
+	}
+
 	r := &run{
 		m:         s.m,
 		set:       s.opt.Set,
@@ -205,8 +254,9 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	r.fifo.chunk = defaultChunk
 	r.lifo.chunk = defaultChunk
 
-	start := time.Now()
-	return r.search(ctx, start, s.opt.Timeout, s.opt.Progress)
+	res, err := r.search(ctx, start, s.opt.Timeout, s.opt.Progress)
+	res.Workers, res.Fallback = 1, fallback
+	return res, err
 }
 
 // run is the state of one call to Run.
