@@ -23,6 +23,7 @@ type searchFlags struct {
 	timeout     time.Duration
 	order       string
 	progress    bool
+	workers     int
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
@@ -32,6 +33,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.maxStates, "max-states", 0, "stop after this many distinct configurations, 0 = no limit")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop after this long (e.g. 30s, 5m), 0 = no limit")
 	fs.StringVar(&f.order, "order", "bfs", "search order: bfs (shortest witnesses) or dfs")
+	fs.IntVar(&f.workers, "workers", 1, "parallel BFS workers (results are identical for any number)")
 	fs.BoolVar(&f.progress, "progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 }
 
@@ -40,6 +42,7 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 		Machine:   machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll},
 		MaxStates: f.maxStates,
 		Timeout:   f.timeout,
+		Workers:   f.workers,
 	}
 	switch f.order {
 	case "bfs":
@@ -51,6 +54,9 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	}
 	if f.maxInflight < 1 || f.maxInflight > 250 {
 		return o, fmt.Errorf("--max-inflight %d: want 1..250", f.maxInflight)
+	}
+	if f.workers < 1 || f.workers > 256 {
+		return o, fmt.Errorf("--workers %d: want 1..256", f.workers)
 	}
 	if f.unroll < 0 || f.unroll > 254 {
 		return o, fmt.Errorf("--unroll %d: want 0..254", f.unroll)

@@ -608,3 +608,15 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 	s.Event = ev
 	return s
 }
+
+// Clone returns an independent machine for the same program and options,
+// for use on another goroutine: it shares only the read-only program and
+// has scratch space of its own. It produces the same successors, labels and
+// order as m. (It implements explore.Cloner.)
+func (m *Machine) Clone() *Machine {
+	c, err := newMachine(m.p, m.opt, m.sc)
+	if err != nil {
+		panic("machine: cloning a valid machine failed: " + err.Error()) // m was built from the same arguments
+	}
+	return c
+}

@@ -57,7 +57,8 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	}
 	res := &RobustResult{Robust: true, Method: "enum-machine"}
 	violation := int64(-1)
-	search := explore.New(m, explore.Options{
+	search := explore.New(parallel{m}, explore.Options{
+		Workers:   opt.Workers,
 		Order:     opt.Order,
 		MaxStates: opt.MaxStates,
 		Timeout:   opt.Timeout,

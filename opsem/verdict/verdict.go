@@ -44,7 +44,15 @@ type Options struct {
 	Timeout   time.Duration
 	Witness   bool // rebuild the witness run (keeps a parent record per state)
 	Progress  func(explore.Stats)
+	Workers   int // parallel BFS workers (0 or 1: sequential)
 }
+
+// parallel adapts a machine to explore.Cloner, so that each search worker
+// gets a machine of its own.
+type parallel struct{ *machine.Machine }
+
+// Clone returns an independent copy for another worker.
+func (p parallel) Clone() explore.Machine { return parallel{p.Machine.Clone()} }
 
 // Outcome is one distinct final outcome: the values of Result.Locs.
 type Outcome struct {
@@ -209,7 +217,8 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		}
 		return true
 	}
-	search := explore.New(m, explore.Options{
+	search := explore.New(parallel{m}, explore.Options{
+		Workers:   opt.Workers,
 		Order:     opt.Order,
 		MaxStates: opt.MaxStates,
 		Timeout:   opt.Timeout,

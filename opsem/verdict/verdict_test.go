@@ -79,3 +79,36 @@ func TestRobustMachineCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkersEqualSequential: parallel exploration gives the same counts,
+// outcomes and verdicts as the sequential one, on every corpus file.
+func TestWorkersEqualSequential(t *testing.T) {
+	files, _ := filepath.Glob("../../corpus/litmus/*.rdma")
+	if testing.Short() {
+		files = files[:10]
+	}
+	for _, f := range files {
+		p, err := parse.File(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sem := range []Semantics{RDMA, SC} {
+			seq, err := Compute(context.Background(), p, sem, Options{Machine: machine.DefaultOptions()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			par, err := Compute(context.Background(), p, sem, Options{Machine: machine.DefaultOptions(), Workers: 2, Witness: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seq.Search.States != par.Search.States || seq.Search.Transitions != par.Search.Transitions ||
+				seq.Search.MaxDepth != par.Search.MaxDepth || seq.Allowed != par.Allowed || len(seq.Outcomes) != len(par.Outcomes) ||
+				seq.Positive != par.Positive || seq.Negative != par.Negative {
+				t.Errorf("%s %s: sequential %+v vs parallel %+v", f, sem, seq.Search.Stats, par.Search.Stats)
+			}
+			if par.Allowed && par.Witness == nil {
+				t.Errorf("%s %s: no witness with workers", f, sem)
+			}
+		}
+	}
+}
