@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/verdict"
+	"rdmasim/store"
 )
 
 // searchFlags are the flags every exploring command shares.
@@ -24,6 +26,8 @@ type searchFlags struct {
 	order       string
 	progress    bool
 	workers     int
+	store       string
+	storeDir    string
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
@@ -34,6 +38,8 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop after this long (e.g. 30s, 5m), 0 = no limit")
 	fs.StringVar(&f.order, "order", "bfs", "search order: bfs (shortest witnesses) or dfs")
 	fs.IntVar(&f.workers, "workers", 1, "parallel BFS workers (results are identical for any number)")
+	fs.StringVar(&f.store, "store", "mem", "visited set: mem (in memory) or pebble (on disk, github.com/cockroachdb/pebble)")
+	fs.StringVar(&f.storeDir, "store-dir", "", "directory for --store pebble (default: a temporary directory, removed afterwards)")
 	fs.BoolVar(&f.progress, "progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 }
 
@@ -54,6 +60,24 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	}
 	if f.maxInflight < 1 || f.maxInflight > 250 {
 		return o, fmt.Errorf("--max-inflight %d: want 1..250", f.maxInflight)
+	}
+	switch f.store {
+	case "mem":
+		if f.storeDir != "" {
+			return o, fmt.Errorf("--store-dir needs --store pebble")
+		}
+	case "pebble":
+		n := 0
+		o.NewSet = func() (store.Set, error) {
+			// One database per search: check runs several searches per file.
+			if f.storeDir == "" {
+				return store.OpenPebble("", store.PebbleOptions{Temp: true})
+			}
+			n++
+			return store.OpenPebble(filepath.Join(f.storeDir, fmt.Sprintf("search-%d", n)), store.PebbleOptions{})
+		}
+	default:
+		return o, fmt.Errorf("--store %q: want mem or pebble", f.store)
 	}
 	if f.workers < 1 || f.workers > 256 {
 		return o, fmt.Errorf("--workers %d: want 1..256", f.workers)

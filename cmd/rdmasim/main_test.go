@@ -174,3 +174,25 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestPebbleStore: the on-disk visited set gives the same exploration as
+// the in-memory one.
+func TestPebbleStore(t *testing.T) {
+	for _, args := range [][]string{
+		{"explore", "--json", litmus + "paper-5.1.rdma"},
+		{"explore", "--json", "--store", "pebble", "--store-dir", t.TempDir(), litmus + "paper-5.1.rdma"},
+		{"explore", "--json", "--store", "pebble", litmus + "paper-5.1.rdma"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		var out exploreJSON
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.States != 70 || out.Transitions != 128 || !out.Complete {
+			t.Fatalf("%v: %+v", args, out)
+		}
+	}
+}

@@ -57,7 +57,15 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	}
 	res := &RobustResult{Robust: true, Method: "enum-machine"}
 	violation := int64(-1)
+	set, err := searchSet(opt)
+	if err != nil {
+		return nil, err
+	}
+	if set != nil {
+		defer set.Close()
+	}
 	search := explore.New(parallel{m}, explore.Options{
+		Set:       set,
 		Workers:   opt.Workers,
 		Order:     opt.Order,
 		MaxStates: opt.MaxStates,

@@ -17,6 +17,7 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
+	"rdmasim/store"
 )
 
 // Semantics selects a machine.
@@ -45,6 +46,21 @@ type Options struct {
 	Witness   bool // rebuild the witness run (keeps a parent record per state)
 	Progress  func(explore.Stats)
 	Workers   int // parallel BFS workers (0 or 1: sequential)
+	// NewSet, when non-nil, makes the visited set of each search (e.g. a
+	// Pebble set on disk); the search closes it. Nil: in memory.
+	NewSet func() (store.Set, error)
+}
+
+// searchSet opens the visited set opt asks for (nil: the explorer's own).
+func searchSet(opt Options) (store.Set, error) {
+	if opt.NewSet == nil {
+		return nil, nil
+	}
+	s, err := opt.NewSet()
+	if err != nil {
+		return nil, fmt.Errorf("opening the visited set: %w", err)
+	}
+	return s, nil
 }
 
 // parallel adapts a machine to explore.Cloner, so that each search worker
@@ -217,7 +233,15 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		}
 		return true
 	}
+	set, err := searchSet(opt)
+	if err != nil {
+		return nil, err
+	}
+	if set != nil {
+		defer set.Close()
+	}
 	search := explore.New(parallel{m}, explore.Options{
+		Set:       set,
 		Workers:   opt.Workers,
 		Order:     opt.Order,
 		MaxStates: opt.MaxStates,
