@@ -37,17 +37,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	sf.register(fs)
 	witness := fs.BoolP("witness", "w", false, "print the shortest witness run of each verdict, step by step")
 	semFlag := fs.String("semantics", "machine", "machine (explore the RDMA and SC machines), axiom (enumerate the declarative model's traces) or both (compare their outcome sets; exit 1 on any difference)")
-	if code := parseFlags(fs, args, e, "check [flags] FILE..."); code >= 0 {
+	opt, code := parseSearch(fs, &sf, args, e, "check")
+	if code >= 0 {
 		return code
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(e.stderr, "rdmasim check: no input files")
-		return exitUsage
-	}
-	opt, err := sf.options(e)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
-		return exitUsage
 	}
 	opt.Witness = *witness || sf.json
 	switch *semFlag {
@@ -56,7 +48,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim check: --semantics %q: want machine, axiom or both\n", *semFlag)
 		return exitUsage
 	}
-	code := exitOK
+	code = exitOK
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {

@@ -29,24 +29,16 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	var sf searchFlags
 	sf.register(fs)
 	sem := fs.String("semantics", "rdma", "machine to explore: rdma or sc")
-	if code := parseFlags(fs, args, e, "explore [flags] FILE..."); code >= 0 {
+	opt, code := parseSearch(fs, &sf, args, e, "explore")
+	if code >= 0 {
 		return code
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(e.stderr, "rdmasim explore: no input files")
-		return exitUsage
-	}
-	opt, err := sf.options(e)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
-		return exitUsage
 	}
 	s, err := semantics(*sem)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
 		return exitUsage
 	}
-	code := exitOK
+	code = exitOK
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {

@@ -159,3 +159,22 @@ func peakRSS() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.Sys
 }
+
+// parseSearch parses the flags of an exploring command that takes input
+// files: fs has the command's own flags and sf's already registered. It
+// returns the search options, or the exit code that ends the command (>= 0).
+func parseSearch(fs *pflag.FlagSet, sf *searchFlags, args []string, e *env, name string) (verdict.Options, int) {
+	if code := parseFlags(fs, args, e, name+" [flags] FILE..."); code >= 0 {
+		return verdict.Options{}, code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(e.stderr, "rdmasim %s: no input files\n", name)
+		return verdict.Options{}, exitUsage
+	}
+	opt, err := sf.options(e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", name, err)
+		return verdict.Options{}, exitUsage
+	}
+	return opt, -1
+}

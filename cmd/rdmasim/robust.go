@@ -47,17 +47,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").DefValue = fmt.Sprint(defaultRobustUnroll)
 	sf.unroll = defaultRobustUnroll
-	if code := parseFlags(fs, args, e, "robust [flags] FILE..."); code >= 0 {
+	opt, code := parseSearch(fs, &sf, args, e, "robust")
+	if code >= 0 {
 		return code
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(e.stderr, "rdmasim robust: no input files")
-		return exitUsage
-	}
-	opt, err := sf.options(e)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
-		return exitUsage
 	}
 	var methods []string
 	switch *method {
@@ -73,7 +65,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim robust: --dot takes one input file")
 		return exitUsage
 	}
-	code := exitOK
+	code = exitOK
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {

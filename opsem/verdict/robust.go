@@ -57,29 +57,18 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	}
 	res := &RobustResult{Robust: true, Method: "enum-machine"}
 	violation := int64(-1)
-	set, err := searchSet(opt)
+	visit := func(id uint64, s []byte, _ int) bool {
+		if m.HasSCCycle(s) {
+			violation = int64(id)
+			return false
+		}
+		return true
+	}
+	search, closeSet, err := newSearch(m, opt, true, visit)
 	if err != nil {
 		return nil, err
 	}
-	if set != nil {
-		defer set.Close()
-	}
-	search := explore.New(parallel{m}, explore.Options{
-		Set:       set,
-		Workers:   opt.Workers,
-		Order:     opt.Order,
-		MaxStates: opt.MaxStates,
-		Timeout:   opt.Timeout,
-		Trace:     true,
-		Progress:  opt.Progress,
-		Visit: func(id uint64, s []byte, _ int) bool {
-			if m.HasSCCycle(s) {
-				violation = int64(id)
-				return false
-			}
-			return true
-		},
-	})
+	defer closeSet()
 	sr, err := search.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("exploring %s for robustness: %w", p.Name, err)

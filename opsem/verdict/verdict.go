@@ -51,16 +51,28 @@ type Options struct {
 	NewSet func() (store.Set, error)
 }
 
-// searchSet opens the visited set opt asks for (nil: the explorer's own).
-func searchSet(opt Options) (store.Set, error) {
-	if opt.NewSet == nil {
-		return nil, nil
+// newSearch sets up a search of m as opt asks (visited set, workers, order,
+// limits, progress); closeSet releases the visited set afterwards.
+func newSearch(m *machine.Machine, opt Options, trace bool, visit func(uint64, []byte, int) bool) (s *explore.Search, closeSet func(), err error) {
+	var set store.Set
+	closeSet = func() {}
+	if opt.NewSet != nil {
+		if set, err = opt.NewSet(); err != nil {
+			return nil, nil, fmt.Errorf("opening the visited set: %w", err)
+		}
+		closeSet = func() { set.Close() }
 	}
-	s, err := opt.NewSet()
-	if err != nil {
-		return nil, fmt.Errorf("opening the visited set: %w", err)
-	}
-	return s, nil
+	s = explore.New(parallel{m}, explore.Options{
+		Set:       set,
+		Workers:   opt.Workers,
+		Order:     opt.Order,
+		MaxStates: opt.MaxStates,
+		Timeout:   opt.Timeout,
+		Trace:     trace,
+		Visit:     visit,
+		Progress:  opt.Progress,
+	})
+	return s, closeSet, nil
 }
 
 // parallel adapts a machine to explore.Cloner, so that each search worker
@@ -233,23 +245,11 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		}
 		return true
 	}
-	set, err := searchSet(opt)
+	search, closeSet, err := newSearch(m, opt, opt.Witness, visit)
 	if err != nil {
 		return nil, err
 	}
-	if set != nil {
-		defer set.Close()
-	}
-	search := explore.New(parallel{m}, explore.Options{
-		Set:       set,
-		Workers:   opt.Workers,
-		Order:     opt.Order,
-		MaxStates: opt.MaxStates,
-		Timeout:   opt.Timeout,
-		Trace:     opt.Witness,
-		Visit:     visit,
-		Progress:  opt.Progress,
-	})
+	defer closeSet()
 	sr, err := search.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("exploring %s under %s: %w", p.Name, sem, err)
