@@ -162,24 +162,18 @@ func (s *Sharded) Contains(fp Fingerprint) bool {
 
 // Len returns the number of fingerprints in the set. While inserts run
 // concurrently, it is a sum of per-shard snapshots.
-func (s *Sharded) Len() uint64 {
-	var n uint64
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.Lock()
-		n += sh.mem.Len()
-		sh.mu.Unlock()
-	}
-	return n
-}
+func (s *Sharded) Len() uint64 { return s.sum((*Mem).Len) }
 
 // Bytes returns the size of the shards' tables in bytes.
-func (s *Sharded) Bytes() uint64 {
+func (s *Sharded) Bytes() uint64 { return s.sum((*Mem).Bytes) }
+
+// sum adds f over the shards, each under its lock.
+func (s *Sharded) sum(f func(*Mem) uint64) uint64 {
 	var n uint64
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += sh.mem.Bytes()
+		n += f(sh.mem)
 		sh.mu.Unlock()
 	}
 	return n

@@ -315,7 +315,7 @@ func (e *engine) run(sel []int) {
 	e.pf = e.pf[:0]
 	e.pairs = e.pairs[:0]
 	e.nicW = resize(e.nicW, len(p.QPs))
-	e.polls = resizeInt(e.polls, len(p.QPs))
+	e.polls = zeroed(e.polls, len(p.QPs))
 	for i := nlocs; i < n; i++ {
 		ev := &e.ev[i]
 		switch {
@@ -341,10 +341,10 @@ func (e *engine) run(sel []int) {
 			}
 		}
 	}
-	e.nfoDir = resizeBool(e.nfoDir, len(e.pairs))
+	e.nfoDir = zeroed(e.nfoDir, len(e.pairs))
 
 	e.nInit = nlocs
-	e.poRow = resizeU64(e.poRow, n)
+	e.poRow = zeroed(e.poRow, n)
 	// static relations: ib ⊇ ippo ∪ pf, ob ⊇ oppo ∪ [nlW];pf ∪ [Inst];ib, sc ⊇ po
 	for a := nlocs; a < n; a++ {
 		for b := a + 1; b < n && e.ev[b].Thread == e.ev[a].Thread; b++ {
@@ -406,6 +406,7 @@ func (e *engine) run(sel []int) {
 	e.cut = false
 }
 
+// resize returns s with n empty rows, keeping the rows' storage.
 func resize(s [][]int, n int) [][]int {
 	for len(s) < n {
 		s = append(s, nil)
@@ -417,33 +418,14 @@ func resize(s [][]int, n int) [][]int {
 	return s
 }
 
-func resizeInt(s []int, n int) []int {
-	for len(s) < n {
-		s = append(s, 0)
+// zeroed returns s resized to n elements, all zero, reusing its storage.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
 	}
 	s = s[:n]
-	for i := range s {
-		s[i] = 0
-	}
+	clear(s)
 	return s
-}
-
-func resizeU64(s []uint64, n int) []uint64 {
-	for len(s) < n {
-		s = append(s, 0)
-	}
-	s = s[:n]
-	for i := range s {
-		s[i] = 0
-	}
-	return s
-}
-
-func resizeBool(s []bool, n int) []bool {
-	for len(s) < n {
-		s = append(s, false)
-	}
-	return s[:n]
 }
 
 // setRV fixes the value read by r and propagates it; false when a
