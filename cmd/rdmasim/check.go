@@ -69,8 +69,8 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			results = [2]*verdict.Result{rdma, sc}
 		default:
 			mopt := opt
-			if *semFlag == "both" && mopt.Machine.Unroll == 0 && verdict.HasLoops(p) {
-				mopt.Machine.Unroll = verdict.DefaultModelUnroll // compare like with like
+			if *semFlag == "both" {
+				mopt.Machine.Unroll = verdict.LoopBound(p, mopt.Machine.Unroll) // compare like with like
 			}
 			for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
 				r, err := verdict.Compute(ctx, p, sem, mopt)
@@ -90,11 +90,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		}
 		exps := checkExpectations(p, results)
 		if _, ok := p.Expectation(prog.Robust); ok {
-			ropt := opt
-			if ropt.Machine.Unroll == 0 {
-				ropt.Machine.Unroll = defaultRobustUnroll
-			}
-			rr, err := verdict.RobustMachine(ctx, p, ropt)
+			rr, err := verdict.RobustMachine(ctx, p, opt)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "rdmasim check: %s: %v\n", file, err)
 				return exitUsage

@@ -14,10 +14,6 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
-// defaultRobustUnroll bounds loops for robustness by enumeration, whose
-// event graphs grow with every iteration.
-const defaultRobustUnroll = 2
-
 // robustJSON is the JSON form of a robustness verdict.
 type robustJSON struct {
 	File     string           `json:"file"`
@@ -45,8 +41,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	method := fs.String("method", "enum-machine", "how to decide: enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces) or both (run both, exit 1 if they disagree)")
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
-	fs.Lookup("unroll").DefValue = fmt.Sprint(defaultRobustUnroll)
-	sf.unroll = defaultRobustUnroll
+	fs.Lookup("unroll").Usage = fmt.Sprintf("iterations of each loop per entry; 0 = %d for programs with loops (event graphs and traces need a bound)", verdict.DefaultModelUnroll)
 	opt, code := parseSearch(fs, &sf, args, e, "robust")
 	if code >= 0 {
 		return code

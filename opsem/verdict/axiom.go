@@ -16,13 +16,19 @@ import (
 // enumerates label sequences, so its loops must be unrolled.
 const DefaultModelUnroll = 2
 
+// LoopBound returns the loop bound to use for p where loops must be
+// bounded (the model's label sequences, event graphs, comparisons of the
+// two): unroll when given, DefaultModelUnroll when p has loops, else 0.
+func LoopBound(p *prog.Program, unroll int) int {
+	if unroll == 0 && HasLoops(p) {
+		return DefaultModelUnroll
+	}
+	return unroll
+}
+
 // modelOptions derives the model's options from o.
 func modelOptions(p *prog.Program, o Options) axiom.Options {
-	u := o.Machine.Unroll
-	if u == 0 && HasLoops(p) {
-		u = DefaultModelUnroll
-	}
-	return axiom.Options{Unroll: u}
+	return axiom.Options{Unroll: LoopBound(p, o.Machine.Unroll)}
 }
 
 // HasLoops reports whether some thread of p has a loop.

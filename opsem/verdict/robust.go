@@ -45,10 +45,12 @@ func (r *RobustResult) Coverage() Coverage {
 // RobustMachine decides robustness by enumeration on the RDMA machine: it
 // explores configurations that carry the event graph of their run and
 // stops at the first (with BFS, the shortest) whose graph has an sc cycle.
-// Programs with loops need opt.Machine.Unroll >= 1; the answer then holds
-// for that many iterations per loop.
+// Event graphs grow with every loop iteration, so loops are bounded
+// (LoopBound: DefaultModelUnroll unless opt gives one); the answer then holds
+// for that many iterations per loop, and says so.
 func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustResult, error) {
 	mopt := opt.Machine
+	mopt.Unroll = LoopBound(p, mopt.Unroll)
 	mopt.Graph = true
 	mopt.Dead = nil
 	m, err := machine.NewRDMA(p, mopt)
