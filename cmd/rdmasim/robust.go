@@ -6,7 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/decide"
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -30,6 +32,8 @@ type robustJSON struct {
 
 type witnessJSON struct {
 	Cycle []string `json:"cycle"`           // events of the sc cycle, each followed by the edge to the next
+	Tau1  []string `json:"tau1,omitempty"`  // decide: the events of τ1, in order
+	Tau2  []string `json:"tau2,omitempty"`  // decide: the events of τ2, in order
 	Run   []string `json:"run,omitempty"`   // enum-machine: the run to the violation
 	Trace []string `json:"trace,omitempty"` // enum-axiom: the violating trace
 }
@@ -38,7 +42,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("robust", e)
 	var sf searchFlags
 	sf.register(fs)
-	method := fs.String("method", "enum-machine", "how to decide: enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces) or both (run both, exit 1 if they disagree)")
+	method := fs.String("method", "decide", "how to decide: decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").Usage = fmt.Sprintf("iterations of each loop per entry; 0 = %d for programs with loops (event graphs and traces need a bound)", verdict.DefaultModelUnroll)
@@ -48,12 +52,14 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	}
 	var methods []string
 	switch *method {
-	case "enum-machine", "enum-axiom":
+	case "decide", "enum-machine", "enum-axiom":
 		methods = []string{*method}
 	case "both":
 		methods = []string{"enum-machine", "enum-axiom"}
+	case "all":
+		methods = []string{"decide", "enum-machine", "enum-axiom"}
 	default:
-		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want enum-machine, enum-axiom or both\n", *method)
+		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want decide, enum-machine, enum-axiom, both or all\n", *method)
 		return exitUsage
 	}
 	if *dotFile != "" && fs.NArg() != 1 {
@@ -70,7 +76,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		}
 		var answers []*verdict.RobustResult
 		for _, m := range methods {
-			r, trace, err := decideRobust(ctx, p, opt, m)
+			r, trace, w, err := decideRobust(ctx, p, opt, m)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: %v\n", file, err)
 				code = max(code, exitUsage)
@@ -98,15 +104,18 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				}
 			}
 			if sf.json {
-				writeRobustJSON(e.stdout, file, p, r, trace, ex)
+				writeRobustJSON(e.stdout, file, p, r, trace, w, ex)
 			} else {
-				writeRobustText(e.stdout, p, r, trace, ex)
+				writeRobustText(e.stdout, p, r, trace, w, ex)
 			}
 		}
-		if len(answers) == 2 && answers[0].Certain() && answers[1].Certain() && answers[0].Robust != answers[1].Robust {
-			fmt.Fprintf(e.stderr, "rdmasim robust: %s: the methods disagree: enum-machine says %s, enum-axiom says %s\n",
-				file, robustWord(answers[0].Robust), robustWord(answers[1].Robust))
-			code = max(code, exitFailed)
+		for i := 1; i < len(answers); i++ {
+			a, b := answers[0], answers[i]
+			if a.Certain() && b.Certain() && a.Robust != b.Robust {
+				fmt.Fprintf(e.stderr, "rdmasim robust: %s: the methods disagree: %s says %s, %s says %s\n",
+					file, a.Method, robustWord(a.Robust), b.Method, robustWord(b.Robust))
+				code = max(code, exitFailed)
+			}
 		}
 		if ctx.Err() != nil {
 			fmt.Fprintln(e.stderr, "rdmasim robust: interrupted; the verdicts above cover what was explored")
@@ -116,14 +125,35 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	return code
 }
 
-// decideRobust runs one method; for enum-axiom it also returns the
-// violating trace.
-func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, method string) (*verdict.RobustResult, *axiom.Trace, error) {
-	if method == "enum-axiom" {
-		return verdict.RobustModel(ctx, p, opt)
+// decideRobust runs one method; for enum-axiom and decide it also returns
+// the violating trace, and for decide the decider's witness.
+func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, method string) (*verdict.RobustResult, *axiom.Trace, *decide.Witness, error) {
+	switch method {
+	case "enum-axiom":
+		r, t, err := verdict.RobustModel(ctx, p, opt)
+		return r, t, nil, err
+	case "decide":
+		d, err := decide.Decide(ctx, p, decide.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r := &verdict.RobustResult{Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, Method: "decide",
+			Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: 1}}
+		w := d.Witness
+		if w == nil {
+			return r, nil, nil, nil
+		}
+		if rp := w.Replay; rp != nil {
+			run := &verdict.Run{Initial: rp.Path[0].State, InitialText: rp.Machine.Format(rp.Path[0].State)}
+			for i := 1; i < len(rp.Path); i++ {
+				run.Steps = append(run.Steps, rp.Machine.Explain(rp.Path[i-1].State, rp.Path[i].Label))
+			}
+			r.Witness, r.Graph = run, rp.Graph
+		}
+		return r, w.Trace, w, nil
 	}
 	r, err := verdict.RobustMachine(ctx, p, opt)
-	return r, nil, err
+	return r, nil, nil, err
 }
 
 func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expectation {
@@ -162,8 +192,24 @@ func cycleLines(p *prog.Program, g *machine.Graph) []string {
 	return out
 }
 
-func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, ex *expectation) {
+func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
 	switch {
+	case !r.Robust && dw != nil:
+		fmt.Fprintf(w, "Robust %s: no (%s, %d states)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintln(w, "Violation: τ = τ1 τ2, an RDMA-consistent trace (every ob edge forward in τ) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
+		for _, line := range strings.Split(strings.TrimSuffix(dw.Format(p), "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+		fmt.Fprintln(w, "  sc cycle:")
+		for _, line := range traceCycleLines(p, trace) {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+		if r.Witness != nil {
+			fmt.Fprintf(w, "Replayed on the RDMA machine (%s):\n", plural(len(r.Witness.Steps), "step"))
+			for i, s := range r.Witness.Steps {
+				fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(s))
+			}
+		}
 	case !r.Robust && trace != nil:
 		fmt.Fprintf(w, "Robust %s: no (%s, %d candidate traces)\n", p.Name, r.Method, r.Search.States)
 		fmt.Fprintln(w, "Violation: an RDMA-consistent trace (ob acyclic) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
@@ -184,6 +230,8 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 		for i, s := range r.Witness.Steps {
 			fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(s))
 		}
+	case r.Complete && r.Method == "decide":
+		fmt.Fprintf(w, "Robust %s: yes (%s, %d states, complete)\n", p.Name, r.Method, r.Search.States)
 	case r.Complete:
 		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete)\n", p.Name, r.Method, r.Search.States)
 	case r.Coverage() == verdict.WithinBounds:
@@ -217,7 +265,7 @@ func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 	return out
 }
 
-func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, ex *expectation) {
+func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
 	out := robustJSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, States: r.Search.States, Expect: ex}
 	if r.Certain() {
@@ -225,6 +273,21 @@ func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.Robus
 		out.Robust = &robust
 	}
 	switch {
+	case !r.Robust && dw != nil:
+		out.Coverage = verdict.Complete
+		out.Witness = &witnessJSON{Cycle: traceCycleLines(p, trace), Trace: strings.Split(strings.TrimSuffix(trace.Format(p), "\n"), "\n")}
+		for i, e := range dw.Tau {
+			if i < dw.Split {
+				out.Witness.Tau1 = append(out.Witness.Tau1, dw.EventString(p, e))
+			} else {
+				out.Witness.Tau2 = append(out.Witness.Tau2, dw.EventString(p, e))
+			}
+		}
+		if r.Witness != nil {
+			for _, s := range r.Witness.Steps {
+				out.Witness.Run = append(out.Witness.Run, stepLine(s))
+			}
+		}
 	case !r.Robust && trace != nil:
 		out.Coverage = verdict.Complete
 		out.Witness = &witnessJSON{Cycle: traceCycleLines(p, trace), Trace: strings.Split(strings.TrimSuffix(trace.Format(p), "\n"), "\n")}

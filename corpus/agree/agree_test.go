@@ -1,7 +1,13 @@
 // Package agree checks that the semantics of rdmasim agree on generated
 // programs: the RDMA machine and the declarative model give the same final
 // outcomes (under RDMA and under SC), and robustness by enumeration on the
-// machine equals robustness by enumeration of the model's traces.
+// machine equals robustness by enumeration of the model's traces, and the
+// instrumented decider (package opsem/decide) agrees with both: on
+// loop-free programs exactly; with loops, whenever the bounded enumerations
+// find a violation the decider must find one too, and a robust answer of the
+// decider (which covers every iteration) must not meet a violation. Every
+// violation the decider reports comes with a witness that it has checked
+// against the model and replayed on the machine (decide fails otherwise).
 //
 // go test ./corpus/agree runs a few hundred programs; make agree N=100000
 // runs more (-agree.n). A disagreement prints the program: keep it as a
@@ -20,6 +26,7 @@ import (
 	"time"
 
 	"rdmasim/corpus/gen"
+	"rdmasim/opsem/decide"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
@@ -31,6 +38,13 @@ var (
 	loops = flag.Bool("agree.loops", false, "generate programs with loops (compared with loops unrolled twice)")
 	limit = flag.Duration("agree.timeout", 20*time.Second, "time allowed per program; slower programs are reported and not compared")
 )
+
+// flagSet reports whether the flag called name was given.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
 
 // allLocations returns a copy of p whose query shows every location, so
 // that outcomes cover the whole memory and no location is left untracked.
@@ -83,13 +97,31 @@ func check(ctx context.Context, p *prog.Program, unroll int) ([]string, error) {
 	if rm.Certain() && ra.Certain() && rm.Robust != ra.Robust {
 		problems = append(problems, fmt.Sprintf("robustness: machine %v, model %v", rm.Robust, ra.Robust))
 	}
+	rd, err := decide.Decide(ctx, p, decide.Options{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return append(problems, fmt.Sprintf("decider: %v", err)), nil
+	}
+	if !rd.Certain() {
+		return nil, ctx.Err()
+	}
+	for _, r := range []*verdict.RobustResult{rm, ra} {
+		switch {
+		case !r.Robust && rd.Robust:
+			problems = append(problems, fmt.Sprintf("robustness: %s finds a violation, the decider says robust", r.Method))
+		case r.Robust && r.Complete && !rd.Robust:
+			problems = append(problems, fmt.Sprintf("robustness: %s says robust (complete), the decider finds a violation", r.Method))
+		}
+	}
 	return problems, nil
 }
 
 func TestAgreement(t *testing.T) {
 	n := *count
-	if testing.Short() {
-		n = min(n, 50)
+	if testing.Short() || raceEnabled && !flagSet("agree.n") {
+		n = min(n, 40)
 	}
 	cfg := gen.DefaultConfig()
 	unroll := 0

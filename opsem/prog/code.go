@@ -368,3 +368,17 @@ func cycleInstrs(n int, succ func(int) []int) []bool {
 	}
 	return on
 }
+
+// OnCycle marks the instructions of code that lie on a cycle of its
+// control-flow graph: those a thread can execute more than once.
+func OnCycle(code []Instr) []bool {
+	return cycleInstrs(len(code), func(i int) []int {
+		switch code[i].Op {
+		case OpEnd:
+			return nil
+		case OpBranch:
+			return code[i].Alts
+		}
+		return []int{code[i].Next}
+	})
+}
