@@ -109,6 +109,8 @@ func parseFlags(fs *pflag.FlagSet, args []string, e *env, synopsis string) int {
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
+		fmt.Fprintf(e.stderr, "rdmasim: %v\n", err)
+		fs.Usage()
 		return exitUsage
 	}
 	return -1

@@ -1,0 +1,85 @@
+package decide
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+// family returns the scaled program F(n): n threads on node A, each
+// putting the shared x to its own z_i on node B, polling, then writing x.
+// It is robust for every n.
+func family(n int) *prog.Program {
+	var b strings.Builder
+	fmt.Fprintf(&b, "litmus family-%d\nnode A { x = 1 }\nnode B {", n)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, " z%d = 0;", i)
+	}
+	b.WriteString(" }\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "thread T%d on A { z%d := x; poll(B); x := %d }\n", i, i, i+2)
+	}
+	p, err := parse.Parse("family", []byte(b.String()))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// BenchmarkFamily compares the decider with enumeration on the machine on
+// the scaled family F(n) (go test -run '^$' -bench Family ./opsem/decide/).
+func BenchmarkFamily(b *testing.B) {
+	ctx := context.Background()
+	for n := 1; n <= 5; n++ {
+		p := family(n)
+		// The decider needs about 30 s at n = 4 and grows about 45-fold per
+		// thread on this family (enumeration about 37-fold).
+		if n <= 4 {
+			b.Run(fmt.Sprintf("n=%d/decide", n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					r, err := Decide(ctx, p, Options{})
+					if err != nil || !r.Robust || !r.Complete {
+						b.Fatalf("%v %+v", err, r)
+					}
+					b.ReportMetric(float64(r.Search.States), "states")
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("n=%d/enum-machine", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := verdict.RobustMachine(ctx, p, verdict.Options{Machine: machine.DefaultOptions()})
+				if err != nil || !r.Robust || !r.Complete {
+					b.Fatalf("%v %+v", err, r)
+				}
+				b.ReportMetric(float64(r.Search.States), "states")
+			}
+		})
+	}
+}
+
+// BenchmarkCorpus decides every corpus program once per iteration; the
+// target is under a second for each (see the per-file sub-benchmarks).
+func BenchmarkCorpus(b *testing.B) {
+	files, _ := filepath.Glob("../../corpus/litmus/*.rdma")
+	ctx := context.Background()
+	for _, f := range files {
+		p, err := parse.File(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(p.Name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Decide(ctx, p, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
