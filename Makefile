@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run test test-short bench lint fuzz clean tools agree
+.PHONY: all build run test test-short bench bench-spin lint fuzz clean tools agree
 
 all: build
 
@@ -16,11 +16,15 @@ run: build
 	./$(BIN) check $(CORPUS)
 
 # Graphviz renders execution graphs (the tests check that the DOT output
-# renders); installed from Debian packages when missing.
+# renders); SPIN checks the exported Promela models (the opsem/promela tests
+# and bench-spin). Both are installed from Debian packages when missing.
 tools:
 	@command -v dot >/dev/null 2>&1 || { echo "installing graphviz"; \
 	  (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) || \
 	  echo "warning: could not install graphviz; DOT rendering tests will be skipped outside CI"; }
+	@command -v spin >/dev/null 2>&1 || { echo "installing spin"; \
+	  (apt-get update -qq && apt-get install -y -qq spin >/dev/null) || \
+	  echo "warning: could not install spin; SPIN comparison tests will be skipped outside CI"; }
 
 # The full suite, as CI runs it.
 test: tools
@@ -34,6 +38,15 @@ test-short:
 COUNT ?= 1
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) ./...
+
+# rdmasim check against SPIN (export --promela, spin -a, gcc, pan) end to
+# end on mid-size programs, checking equal outcomes; medians of ROUNDS runs.
+# SPIN_CFLAGS adds C compiler flags for pan (e.g. -DNOCOMP).
+ROUNDS      ?= 3
+SPIN_CFLAGS ?=
+SPIN_BENCH  := corpus/bench/mp3.rdma opsem/promela/testdata/bench-mp3x.rdma
+bench-spin: build tools
+	$(GO) run ./opsem/promela/spinbench -rdmasim $(BIN) -rounds $(ROUNDS) -cflags '$(SPIN_CFLAGS)' $(SPIN_BENCH)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: run gofmt -w'; exit 1; }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/promela"
+	"rdmasim/opsem/verdict"
+)
+
+// exportOptions are the export flags every generator receives.
+type exportOptions struct {
+	semantics   verdict.Semantics
+	maxInflight int
+	unroll      int
+}
+
+// exportGenerator writes one kind of model of a program in Promela. The
+// generator whose flag is "" is the default; each other one is selected by
+// its own boolean flag (at most one may be given).
+type exportGenerator struct {
+	flag    string // "" for the default
+	usage   string // the flag's help
+	promela func(w io.Writer, p *prog.Program, o exportOptions) error
+}
+
+// exportGenerators lists what export can write. A new kind of model (an
+// instrumented program, say) is one more entry here.
+func exportGenerators() []exportGenerator {
+	return []exportGenerator{
+		{flag: "", promela: exportMachine},
+	}
+}
+
+// exportMachine writes the RDMA or SC machine of p (package opsem/promela).
+func exportMachine(w io.Writer, p *prog.Program, o exportOptions) error {
+	return promela.Write(w, p, promela.Options{Semantics: o.semantics, MaxInflight: o.maxInflight, Unroll: o.unroll})
+}
+
+func cmdExport(_ context.Context, args []string, e *env) int {
+	fs := newFlagSet("export", e)
+	format := fs.Bool("promela", false, "write a Promela model for the SPIN model checker (required: the only format)")
+	sem := fs.String("semantics", "rdma", "machine to export: rdma (queue-pair machine) or sc")
+	maxInflight := fs.Int("max-inflight", machine.DefaultOptions().MaxInflight, "operations in the buffers of one queue pair (as for check)")
+	unroll := fs.Int("unroll", 0, "iterations of each loop per entry, 0 = unbounded (as for check)")
+	out := fs.StringP("output", "o", "", "write the model to this file (default stdout)")
+	gens := exportGenerators()
+	selected := make([]*bool, len(gens))
+	for i, g := range gens {
+		if g.flag != "" {
+			selected[i] = fs.Bool(g.flag, false, g.usage)
+		}
+	}
+	if code := parseFlags(fs, args, e, "export --promela [flags] FILE"); code >= 0 {
+		return code
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(e.stderr, "rdmasim export: "+format+"\n", args...)
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		return fail("want exactly one input file")
+	}
+	if !*format {
+		return fail("want --promela (the only output format)")
+	}
+	var gen *exportGenerator
+	for i := range gens {
+		if selected[i] != nil && *selected[i] {
+			if gen != nil {
+				return fail("--%s and --%s exclude each other", gen.flag, gens[i].flag)
+			}
+			gen = &gens[i]
+		}
+	}
+	for i := range gens {
+		if gen == nil && gens[i].flag == "" {
+			gen = &gens[i]
+		}
+	}
+	s, err := semantics(*sem)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *maxInflight < 1 || *maxInflight > 250 {
+		return fail("--max-inflight %d: want 1..250", *maxInflight)
+	}
+	if *unroll < 0 || *unroll > 254 {
+		return fail("--unroll %d: want 0..254", *unroll)
+	}
+	p, err := parse.File(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(e.stderr, errorText(err))
+		return exitUsage
+	}
+	o := exportOptions{semantics: s, maxInflight: *maxInflight, unroll: *unroll}
+	if *out == "" {
+		if err := gen.promela(e.stdout, p, o); err != nil {
+			return fail("%v", err)
+		}
+		return exitOK
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fail("%v", err)
+	}
+	err = gen.promela(f, p, o)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	return exitOK
+}

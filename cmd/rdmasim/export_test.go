@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestGoldenExport: the exported Promela text of small programs, and the
+// usage and input errors of export.
+func TestGoldenExport(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"export-sb-put-putget-poll", []string{"export", "--promela", litmus + "SB-PUT-PUTGET-POLL.rdma"}, exitOK},
+		{"export-cas-sc", []string{"export", "--promela", "--semantics", "sc", litmus + "CAS-VS-NICWRITE.rdma"}, exitOK},
+		{"export-loop-bounded", []string{"export", "--promela", "--max-inflight", "2", "--unroll", "1", litmus + "rule-loop-gets-reorder.rdma"}, exitOK},
+		{"export-bad-syntax", []string{"export", "--promela", "testdata/bad-syntax.rdma"}, exitUsage},
+		{"export-no-format", []string{"export", litmus + "PUT-LW.rdma"}, exitUsage},
+		{"export-bad-semantics", []string{"export", "--promela", "--semantics", "axiom", litmus + "PUT-LW.rdma"}, exitUsage},
+		{"export-bad-inflight", []string{"export", "--promela", "--max-inflight", "0", litmus + "PUT-LW.rdma"}, exitUsage},
+		{"export-two-files", []string{"export", "--promela", litmus + "PUT-LW.rdma", litmus + "SB-PUT.rdma"}, exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
+	}
+}
+
+// TestExportOutput: -o writes what stdout would show, and nothing else.
+func TestExportOutput(t *testing.T) {
+	file := litmus + "paper-5.1.rdma"
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"export", "--promela", file}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := filepath.Join(t.TempDir(), "model.pml")
+	var stdout2 bytes.Buffer
+	if code := run(context.Background(), []string{"export", "--promela", "-o", out, file}, &stdout2, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, stdout.Bytes()) || stdout2.Len() != 0 || stderr.Len() != 0 {
+		t.Fatalf("-o wrote %d bytes (stdout %d bytes), printed %q, %q", len(got), stdout.Len(), stdout2.String(), stderr.String())
+	}
+	if code := run(context.Background(), []string{"export", "--promela", "-o", filepath.Join(t.TempDir(), "no", "such", "dir"), file}, &stdout2, &stderr); code != exitUsage {
+		t.Fatalf("unwritable -o: exit %d", code)
+	}
+}

@@ -1,0 +1,244 @@
+package promela
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Dir is the working directory for model.pml, pan.c and pan; "" makes
+	// a temporary one, removed afterwards.
+	Dir string
+	// Spin and CC are the commands; "" means "spin" and "gcc" on PATH.
+	Spin, CC string
+	// CFlags are added to the compiler flags (DefaultCFlags), e.g.
+	// "-DCOLLAPSE" to compress states.
+	CFlags []string
+	// MaxDepth is pan's first search depth bound (-m); Run searches again
+	// with ten times the bound while pan reports it too small. 0: 100,000.
+	MaxDepth int
+	// HashBits sizes pan's hash table (2^HashBits slots, -w); 0 leaves
+	// pan's default (24: 128 MiB, which pan clears on every run). Small
+	// models run faster with 16 or so.
+	HashBits int
+}
+
+// DefaultCFlags compile pan for an exhaustive safety search without partial
+// order reduction (every interleaving of the machine is explored, as
+// rdmasim does) in which the model's printf statements print. -O1: on the
+// benchmark programs pan searches as fast as with -O2, and compiles in half
+// the time.
+var DefaultCFlags = []string{"-O1", "-DSAFETY", "-DNOREDUCE", "-DPRINTF", "-DVECTORSZ=65536"}
+
+// Result is what one SPIN run found.
+type Result struct {
+	// Outcomes are the distinct final outcomes, each the text after
+	// "OUTCOME " ("x=1 y=0"; "" when no location is shown), sorted.
+	Outcomes []string
+	// Cut lists the bounds that blocked a step ("max-inflight", "unroll").
+	Cut []string
+	// States, Transitions and Depth are pan's statistics: states stored,
+	// transitions (stored + matched) and the depth reached.
+	States, Transitions uint64
+	Depth               int
+	// MemoryMiB is pan's "total actual memory usage" (hash table, states,
+	// search stack), in MiB.
+	MemoryMiB float64
+	// Durations of spin -a, of compiling pan.c and of the search.
+	Generate, Compile, Search time.Duration
+}
+
+// Run checks a Promela model written by Write with SPIN: spin -a, the C
+// compiler on pan.c, and pan's exhaustive search (-E: final configurations
+// with blocked processes are no errors; -n: no unreached-code report). It
+// collects the OUTCOME and CUT lines the model prints. An error is returned
+// when a tool fails, when pan reports errors, or when pan runs out of
+// memory.
+func Run(ctx context.Context, model []byte, ro RunOptions) (*Result, error) {
+	spin, cc := ro.Spin, ro.CC
+	if spin == "" {
+		spin = "spin"
+	}
+	if cc == "" {
+		cc = "gcc"
+	}
+	dir := ro.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "rdmasim-spin-")
+		if err != nil {
+			return nil, fmt.Errorf("spin: %w", err)
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.pml"), model, 0o644); err != nil {
+		return nil, fmt.Errorf("spin: %w", err)
+	}
+	res := &Result{}
+	start := time.Now()
+	if out, err := command(ctx, dir, spin, "-a", "model.pml").CombinedOutput(); err != nil || bytes.Contains(out, []byte("rror")) {
+		return nil, fmt.Errorf("spin -a: %v\n%s", exitErr(err), out)
+	}
+	res.Generate = time.Since(start)
+	start = time.Now()
+	args := append(append(append([]string(nil), DefaultCFlags...), ro.CFlags...), "-o", "pan", "pan.c")
+	if out, err := command(ctx, dir, cc, args...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), exitErr(err), out)
+	}
+	res.Compile = time.Since(start)
+	depth := ro.MaxDepth
+	if depth <= 0 {
+		depth = 100000
+	}
+	start = time.Now()
+	for {
+		again, err := res.search(ctx, dir, depth, ro.HashBits)
+		if err != nil {
+			return nil, err
+		}
+		if !again {
+			break
+		}
+		if depth >= 1e9 {
+			return nil, fmt.Errorf("pan: search depth %d too small", depth)
+		}
+		depth *= 10
+	}
+	res.Search = time.Since(start)
+	return res, nil
+}
+
+func command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, name, args...)
+	c.Dir = dir
+	return c
+}
+
+func exitErr(err error) string {
+	if err == nil {
+		return "reported errors"
+	}
+	return err.Error()
+}
+
+var (
+	statsRE  = regexp.MustCompile(`(?m)^\s*(\d+) states, stored`)
+	transRE  = regexp.MustCompile(`(?m)^\s*(\d+) transitions`)
+	memRE    = regexp.MustCompile(`(?m)^\s*([0-9.]+)\s+total actual memory usage`)
+	depthRE  = regexp.MustCompile(`depth reached (\d+), errors: (\d+)`)
+	tooSmall = "max search depth too small"
+)
+
+// search runs pan once with depth bound depth, and reports whether the
+// bound was too small (the results are then to be discarded).
+func (res *Result) search(ctx context.Context, dir string, depth, hashBits int) (again bool, err error) {
+	args := []string{"-E", "-n", "-m" + strconv.Itoa(depth)}
+	if hashBits > 0 {
+		args = append(args, "-w"+strconv.Itoa(hashBits))
+	}
+	cmd := command(ctx, dir, "./pan", args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return false, fmt.Errorf("pan: %w", err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return false, fmt.Errorf("pan: %w", err)
+	}
+	outcomes, cuts := map[string]bool{}, map[string]bool{}
+	var rest strings.Builder // everything but OUTCOME and CUT lines
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, OutcomePrefix):
+			outcomes[strings.TrimSpace(strings.TrimPrefix(line, OutcomePrefix))] = true
+		case strings.HasPrefix(line, CutPrefix+" "):
+			cuts[strings.TrimPrefix(line, CutPrefix+" ")] = true
+		default:
+			rest.WriteString(line)
+			rest.WriteByte('\n')
+		}
+	}
+	scanErr := sc.Err()
+	waitErr := cmd.Wait()
+	out := rest.String()
+	if scanErr != nil {
+		return false, fmt.Errorf("pan: reading its output: %w", scanErr)
+	}
+	if waitErr != nil {
+		var ee *exec.ExitError
+		if !errors.As(waitErr, &ee) || ctx.Err() != nil {
+			return false, fmt.Errorf("pan: %w", waitErr)
+		}
+		return false, fmt.Errorf("pan: %v\n%s%s", waitErr, out, stderr.String())
+	}
+	if strings.Contains(out, tooSmall) {
+		return true, nil
+	}
+	m := depthRE.FindStringSubmatch(out)
+	if m == nil {
+		return false, fmt.Errorf("pan: no statistics in its output\n%s%s", out, stderr.String())
+	}
+	if m[2] != "0" {
+		return false, fmt.Errorf("pan: %s errors\n%s", m[2], out)
+	}
+	for _, bad := range []string{"out of memory", "VECTORSZ", "aborted"} {
+		if strings.Contains(out, bad) {
+			return false, fmt.Errorf("pan: %s\n%s", bad, out)
+		}
+	}
+	res.Depth, _ = strconv.Atoi(m[1])
+	if m := statsRE.FindStringSubmatch(out); m != nil {
+		res.States, _ = strconv.ParseUint(m[1], 10, 64)
+	}
+	if m := transRE.FindStringSubmatch(out); m != nil {
+		res.Transitions, _ = strconv.ParseUint(m[1], 10, 64)
+	}
+	if m := memRE.FindStringSubmatch(out); m != nil {
+		res.MemoryMiB, _ = strconv.ParseFloat(m[1], 64)
+	}
+	res.Outcomes, res.Cut = sortedKeys(outcomes), sortedKeys(cuts)
+	return false, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// VerdictOutcomes formats the outcomes of an rdmasim result as Run reports
+// SPIN's: "x=1 y=0" per outcome (the locations of r.Locs), sorted.
+func VerdictOutcomes(p *prog.Program, r *verdict.Result) []string {
+	out := make([]string, 0, len(r.Outcomes))
+	for _, o := range r.Outcomes {
+		f := make([]string, len(r.Locs))
+		for i, l := range r.Locs {
+			f[i] = p.Locs[l].Name + "=" + strconv.Itoa(int(o.Values[i]))
+		}
+		out = append(out, strings.Join(f, " "))
+	}
+	sort.Strings(out)
+	return out
+}

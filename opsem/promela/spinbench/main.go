@@ -1,0 +1,228 @@
+// Command spinbench compares rdmasim with the SPIN model checker end to end
+// on the given programs (make bench-spin): `rdmasim check FILE` (RDMA and
+// SC) against, for each semantics, `rdmasim export --promela`, spin -a, the
+// C compiler and pan's exhaustive search (package opsem/promela). It checks
+// that both find the same final outcomes and the same number of states,
+// and prints the median times over the rounds and their ratio.
+//
+// Usage:
+//
+//	go run ./opsem/promela/spinbench [-rdmasim bin/rdmasim] [-rounds 3] [-cflags ...] FILE...
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"rdmasim/opsem/promela"
+)
+
+func main() {
+	bin := flag.String("rdmasim", "bin/rdmasim", "the rdmasim binary")
+	rounds := flag.Int("rounds", 3, "runs of each pipeline; medians are reported")
+	cflags := flag.String("cflags", "", "extra C compiler flags for pan (after "+strings.Join(promela.DefaultCFlags, " ")+")")
+	flag.Parse()
+	if flag.NArg() == 0 || *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "usage: spinbench [-rdmasim BIN] [-rounds N] [-cflags FLAGS] FILE...")
+		os.Exit(2)
+	}
+	b := bench{bin: *bin, rounds: *rounds, cflags: strings.Fields(*cflags)}
+	fmt.Printf("rdmasim vs SPIN %s, end to end, median of %d rounds; pan compiled with %s\n",
+		spinVersion(), b.rounds, strings.Join(append(slices.Clone(promela.DefaultCFlags), b.cflags...), " "))
+	for _, file := range flag.Args() {
+		if err := b.file(file); err != nil {
+			fmt.Fprintf(os.Stderr, "spinbench: %s: %v\n", file, err)
+			os.Exit(1)
+		}
+	}
+}
+
+type bench struct {
+	bin    string
+	rounds int
+	cflags []string
+}
+
+// semResult is what one tool found under one semantics.
+type semResult struct {
+	States   uint64              `json:"states"`
+	Outcomes []map[string]uint64 `json:"outcomes"`
+}
+
+// exploreJSON is the part of rdmasim explore --json the benchmark reads.
+type exploreJSON struct {
+	Seconds    float64 `json:"seconds"`
+	PeakMemory uint64  `json:"peak_memory_bytes"`
+}
+
+type checkJSON struct {
+	RDMA semResult `json:"rdma"`
+	SC   semResult `json:"sc"`
+}
+
+// spinTimes are the phases of one SPIN pipeline.
+type spinTimes struct{ export, spin, cc, pan time.Duration }
+
+func (s spinTimes) total() time.Duration { return s.export + s.spin + s.cc + s.pan }
+
+func (b *bench) file(file string) error {
+	var checkT, exploreT, spinT, spinRDMA, spinSC []time.Duration
+	var explore exploreJSON
+	var phases [2][]spinTimes
+	var check checkJSON
+	var spinRes [2]*promela.Result
+	for r := 0; r < b.rounds; r++ {
+		start := time.Now()
+		out, err := exec.Command(b.bin, "check", "--json", file).Output()
+		if err != nil {
+			return fmt.Errorf("rdmasim check: %w", err)
+		}
+		checkT = append(checkT, time.Since(start))
+		if err := json.Unmarshal(out, &check); err != nil {
+			return fmt.Errorf("rdmasim check --json: %w", err)
+		}
+		out, err = exec.Command(b.bin, "explore", "--json", "--semantics", "rdma", file).Output()
+		if err != nil {
+			return fmt.Errorf("rdmasim explore: %w", err)
+		}
+		if err := json.Unmarshal(out, &explore); err != nil {
+			return fmt.Errorf("rdmasim explore --json: %w", err)
+		}
+		exploreT = append(exploreT, time.Duration(explore.Seconds*float64(time.Second)))
+		var sum time.Duration
+		for i, sem := range []string{"rdma", "sc"} {
+			res, t, err := b.spin(file, sem)
+			if err != nil {
+				return err
+			}
+			spinRes[i] = res
+			phases[i] = append(phases[i], t)
+			sum += t.total()
+			if i == 0 {
+				spinRDMA = append(spinRDMA, t.total())
+			} else {
+				spinSC = append(spinSC, t.total())
+			}
+		}
+		spinT = append(spinT, sum)
+	}
+	for i, want := range []semResult{check.RDMA, check.SC} {
+		sem := []string{"rdma", "sc"}[i]
+		w := normalize(want.Outcomes)
+		got := spinOutcomes(spinRes[i].Outcomes)
+		if !slices.Equal(got, w) {
+			return fmt.Errorf("%s outcomes differ:\nspin    %q\nrdmasim %q", sem, got, w)
+		}
+		if spinRes[i].States != want.States {
+			return fmt.Errorf("%s: spin stored %d states, rdmasim explored %d", sem, spinRes[i].States, want.States)
+		}
+		if len(spinRes[i].Cut) > 0 {
+			fmt.Printf("  note: %s search cut by %s\n", sem, strings.Join(spinRes[i].Cut, ", "))
+		}
+	}
+	c, s := median(checkT), median(spinT)
+	fmt.Printf("\n%s: %d RDMA + %d SC states, outcomes equal (%d rdma, %d sc), state counts equal\n",
+		file, check.RDMA.States, check.SC.States, len(check.RDMA.Outcomes), len(check.SC.Outcomes))
+	fmt.Printf("  rdmasim check (rdma + sc)      %8.2f s\n", c.Seconds())
+	for i, sem := range []string{"rdma", "sc"} {
+		p := phases[i]
+		pick := func(f func(spinTimes) time.Duration) float64 {
+			var d []time.Duration
+			for _, t := range p {
+				d = append(d, f(t))
+			}
+			return median(d).Seconds()
+		}
+		fmt.Printf("  spin %-4s                      %8.2f s  (export %.2f, spin -a %.2f, cc %.2f, pan %.2f)\n", sem,
+			median([][]time.Duration{spinRDMA, spinSC}[i]).Seconds(),
+			pick(func(t spinTimes) time.Duration { return t.export }), pick(func(t spinTimes) time.Duration { return t.spin }),
+			pick(func(t spinTimes) time.Duration { return t.cc }), pick(func(t spinTimes) time.Duration { return t.pan }))
+	}
+	fmt.Printf("  spin total (rdma + sc)         %8.2f s\n", s.Seconds())
+	fmt.Printf("  ratio spin / rdmasim           %8.2fx\n", s.Seconds()/c.Seconds())
+	var pan []time.Duration
+	for _, t := range phases[0] {
+		pan = append(pan, t.pan)
+	}
+	e, ps := median(exploreT), median(pan)
+	fmt.Printf("  search only, rdma: rdmasim explore %.2f s (peak %.0f MiB), pan %.2f s (%.0f MiB): ratio %.2fx\n",
+		e.Seconds(), float64(explore.PeakMemory)/(1<<20), ps.Seconds(), spinRes[0].MemoryMiB, ps.Seconds()/e.Seconds())
+	return nil
+}
+
+// spin runs the SPIN pipeline once for one semantics.
+func (b *bench) spin(file, sem string) (*promela.Result, spinTimes, error) {
+	var t spinTimes
+	dir, err := os.MkdirTemp("", "spinbench-")
+	if err != nil {
+		return nil, t, err
+	}
+	defer os.RemoveAll(dir)
+	model := filepath.Join(dir, "export.pml")
+	start := time.Now()
+	if out, err := exec.Command(b.bin, "export", "--promela", "--semantics", sem, "-o", model, file).CombinedOutput(); err != nil {
+		return nil, t, fmt.Errorf("rdmasim export: %v\n%s", err, out)
+	}
+	t.export = time.Since(start)
+	text, err := os.ReadFile(model)
+	if err != nil {
+		return nil, t, err
+	}
+	res, err := promela.Run(context.Background(), text, promela.RunOptions{Dir: dir, CFlags: b.cflags})
+	if err != nil {
+		return nil, t, fmt.Errorf("spin (%s): %w", sem, err)
+	}
+	t.spin, t.cc, t.pan = res.Generate, res.Compile, res.Search
+	return res, t, nil
+}
+
+// normalize turns rdmasim's JSON outcomes into sorted "loc=v" lists.
+func normalize(outs []map[string]uint64) []string {
+	var r []string
+	for _, o := range outs {
+		var f []string
+		for k, v := range o {
+			f = append(f, fmt.Sprintf("%s=%d", k, v))
+		}
+		sort.Strings(f)
+		r = append(r, strings.Join(f, " "))
+	}
+	sort.Strings(r)
+	return r
+}
+
+// spinOutcomes sorts the fields of SPIN's outcomes as normalize does.
+func spinOutcomes(outs []string) []string {
+	var r []string
+	for _, o := range outs {
+		f := strings.Fields(o)
+		sort.Strings(f)
+		r = append(r, strings.Join(f, " "))
+	}
+	sort.Strings(r)
+	return r
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func spinVersion() string {
+	out, err := exec.Command("spin", "-V").Output()
+	if err != nil {
+		return "(spin -V failed)"
+	}
+	return string(bytes.TrimSpace(out))
+}
