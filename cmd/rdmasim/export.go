@@ -29,8 +29,10 @@ type exportGenerator struct {
 	promela func(w io.Writer, p *prog.Program, o exportOptions) error
 }
 
-// exportGenerators lists what export can write. A new kind of model (an
-// instrumented program, say) is one more entry here.
+// exportGenerators lists what export can write. A new kind of model, such
+// as an instrumented program for robustness, is one more entry here, e.g.
+// {flag: "robustness", usage: "...", promela: itsWriter}: cmdExport
+// registers its flag and runs it when the flag is given.
 func exportGenerators() []exportGenerator {
 	return []exportGenerator{
 		{flag: "", promela: exportMachine},

@@ -312,7 +312,25 @@ func (g *gen) header() {
 	}
 	g.f("/*\n * %s: %s a Promela model for SPIN, written by\n", g.p.Name, machine)
 	g.f(" * rdmasim export --promela")
-	g.f(" (max-inflight %d, unroll %d).\n *\n", g.k, g.opt.Unroll)
+	g.f(" (max-inflight %d, unroll %d).\n", g.k, g.opt.Unroll)
+	var cuts []string
+	for qi := range g.qps {
+		if g.qps[qi].bounded || g.sc && g.npendBounded(qi) {
+			cuts = append(cuts, fmt.Sprintf("max-inflight on %s (%s)", g.qps[qi].name, g.qpString(qi)))
+		}
+	}
+	if g.opt.Unroll > 0 {
+		for t := range g.p.Threads {
+			if g.p.Threads[t].Loops > 0 {
+				cuts = append(cuts, "unroll on the loops of "+g.p.Threads[t].Name)
+			}
+		}
+	}
+	if len(cuts) == 0 {
+		g.f(" * No bound can block a step: the search is complete.\n *\n")
+	} else {
+		g.f(" * Bounds that can block steps: %s.\n *\n", strings.Join(cuts, ", "))
+	}
 	g.f(` * Each transition of rdmasim's machine is one d_step, and SPIN's states are
  * the machine's configurations. In each final configuration (every thread
  * ended, every buffer empty) the process outcome prints
@@ -381,18 +399,18 @@ func (g *gen) memory() {
 		}
 	}
 	if len(loads) > 0 {
-		g.f("/* v = the value of location l (for the NIC's reads). */\n")
-		g.f("inline load(l, v) {\n\tif\n")
+		g.f("/* val = the value of location loc (for the NIC's reads). */\n")
+		g.f("inline load(loc, val) {\n\tif\n")
 		for _, l := range loads {
-			g.f("\t:: l == %s -> v = %s\n", g.locID(l), g.loc(l))
+			g.f("\t:: loc == %s -> val = %s\n", g.locID(l), g.loc(l))
 		}
 		g.f("\tfi\n}\n\n")
 	}
 	if len(loads)+len(stores) > 0 {
-		g.f("/* location l := v (for the NIC's writes; dead locations stay unchanged). */\n")
-		g.f("inline store(l, v) {\n\tif\n")
+		g.f("/* location loc := val (for the NIC's writes; dead locations stay unchanged). */\n")
+		g.f("inline store(loc, val) {\n\tif\n")
 		for _, l := range stores {
-			g.f("\t:: l == %s -> %s = v\n", g.locID(l), g.loc(l))
+			g.f("\t:: loc == %s -> %s = val\n", g.locID(l), g.loc(l))
 		}
 		g.f("\t:: else\n\tfi\n}\n\n")
 	}
@@ -413,19 +431,22 @@ func (g *gen) buffers() {
 		return
 	}
 	g.f(`/*
- * Buffer entries. B1: PUT(a=y, b=x), GET(a=x, b=y), FENCE. B2: PUTV(a=y, b=value),
- * GETREQ(a=x, b=y). B3: ACK, GETR(a=x, b=y) not read yet, GETRV(a=x, b=value).
- * RW and LW (kind 0): a NIC write of location a := b. rank: the operation's
- * position among its queue pair's unpolled puts and gets, NORANK when no
- * future poll can wait for it (fences, and operations past the polls left).
+ * Buffer entries (E). B1: PUT(a=y, b=x), GET(a=x, b=y), FENCE. B2: PUTV(a=y,
+ * b=value), GETREQ(a=x, b=y). RW and LW (kind 0): a NIC write of location
+ * a := b. B3 (E3): ACK, GETR(a=x, b=y) not read yet, GETRV(a=x, b=y, v=value).
+ * rank: the operation's position among its queue pair's unpolled puts and
+ * gets, NORANK when no future poll can wait for it (fences, and operations
+ * past the polls left).
  */
 mtype = { PUT, GET, FENCE, PUTV, GETREQ, ACK, GETR, GETRV };
 typedef E { mtype kind; byte a; byte b; byte rank }
+typedef E3 { mtype kind; byte a; byte b; byte v; byte rank }
 #define NORANK %d
 hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 
 /* Append an entry to buffer buf of length n. */
 #define push(buf, n, k, x, y, rk) buf[n].kind = k; buf[n].a = x; buf[n].b = y; buf[n].rank = rk; n++
+#define push3(buf, n, k, x, y, rk) push(buf, n, k, x, y, rk)	/* v of a free slot is 0 */
 /* Remove the head of buf, shift, and zero the freed slot. */
 #define pop(buf, n) \
 	i = 1; \
@@ -434,6 +455,13 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 	:: else -> break \
 	od; \
 	n--; buf[n].kind = 0; buf[n].a = 0; buf[n].b = 0; buf[n].rank = 0
+#define pop3(buf, n) \
+	i = 1; \
+	do \
+	:: i < n -> buf[i-1].kind = buf[i].kind; buf[i-1].a = buf[i].a; buf[i-1].b = buf[i].b; buf[i-1].v = buf[i].v; buf[i-1].rank = buf[i].rank; i++ \
+	:: else -> break \
+	od; \
+	n--; buf[n].kind = 0; buf[n].a = 0; buf[n].b = 0; buf[n].v = 0; buf[n].rank = 0
 /*
  * A poll: every ranked entry moves one place closer to the next poll.
  * (decr and forget end in i = 0: a d_step must not end in a loop, whose
@@ -462,7 +490,11 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 			plural(q.puts, "put"), plural(q.gets, "get"), plural(q.fences, "fence"), plural(q.polls, "poll"))
 		for b, c := range q.caps() {
 			if c > 0 {
-				g.f("E %s_%s[%d]; byte %s_n%s;\n", q.name, bufNames[b], c, q.name, bufNames[b])
+				typ := "E"
+				if b == 2 {
+					typ = "E3"
+				}
+				g.f("%s %s_%s[%d]; byte %s_n%s;\n", typ, q.name, bufNames[b], c, q.name, bufNames[b])
 			}
 		}
 		if q.countAcks() {
@@ -679,11 +711,24 @@ func (g *gen) instr(t, pc int) {
 
 // npendBound returns the guard of machine.enabledCPU's bound on unpolled
 // operations (puts and gets where polls are unbounded), or "".
-func (g *gen) npendBound(in *prog.Instr) string {
-	if in.Op == prog.OpRFence || in.PollsLeft[g.p.QPs[in.QP].Local] != prog.Unbounded {
+// (It can block only after max-inflight puts and gets.)
+func (g *gen) npendBound(in *prog.Instr, pc int) string {
+	if in.Op == prog.OpRFence || in.PollsLeft[g.p.QPs[in.QP].Local] != prog.Unbounded || g.qps[in.QP].issued[pc] < g.k {
 		return ""
 	}
 	return fmt.Sprintf("%s_npend < %d", g.qps[in.QP].name, g.k)
+}
+
+// npendBounded reports whether npendBound can block a step on queue pair
+// qi.
+func (g *gen) npendBounded(qi int) bool {
+	code := g.p.Threads[g.p.QPs[qi].Thread].Code
+	for pc := range code {
+		if in := &code[pc]; in.QP == qi && (in.Op == prog.OpPut || in.Op == prog.OpGet) && g.npendBound(in, pc) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // submit writes the RDMA CPU step of a put, get or rfence: append the
@@ -696,7 +741,7 @@ func (g *gen) submit(t, pc int, text string) {
 	if q.before[pc] >= g.k {
 		bound = append(bound, fmt.Sprintf("%s_inflight < %d", q.name, g.k))
 	}
-	if b := g.npendBound(in); b != "" {
+	if b := g.npendBound(in, pc); b != "" {
 		bound = append(bound, b)
 	}
 	var eff []string
@@ -745,14 +790,19 @@ func (g *gen) scRemote(t, pc int, text string) {
 	}
 	reg := fmt.Sprintf("reg%d", t)
 	guard := fmt.Sprintf("%s && !mid%d", at, t)
-	if b := g.npendBound(in); b != "" {
+	if b := g.npendBound(in, pc); b != "" {
 		guard += " && " + b
 		g.cut(fmt.Sprintf("%s && !mid%d && !(%s)", at, t, b), "max-inflight")
 	}
 	g.step(guard, text+": read", []string{fmt.Sprintf("%s = %s", reg, g.loc(src)), fmt.Sprintf("mid%d = 1", t)})
 	var eff []string
+	guard = fmt.Sprintf("%s && mid%d", at, t)
 	if !g.dead[dst] {
 		eff = append(eff, fmt.Sprintf("%s = %s", g.loc(dst), reg))
+	} else {
+		// Nothing else reads reg, but rdmasim's configurations hold it:
+		// the comparison, always true, keeps SPIN from hiding it.
+		guard += fmt.Sprintf(" && %s <= 255", reg)
 	}
 	eff = append(eff, fmt.Sprintf("mid%d = 0", t), reg+" = 0")
 	added := -1
@@ -760,7 +810,7 @@ func (g *gen) scRemote(t, pc int, text string) {
 		eff = append(eff, q.name+"_npend++")
 		added = in.QP
 	}
-	g.step(fmt.Sprintf("%s && mid%d", at, t), text+": write", append(eff, g.moveTo(t, pc, in.Next, added, -1)...))
+	g.step(guard, text+": write", append(eff, g.moveTo(t, pc, in.Next, added, -1)...))
 }
 
 // hasNIC reports whether some queue pair has NIC rules (puts, gets or
@@ -784,11 +834,14 @@ func (g *gen) nic() {
 		g.f("\t/* %s: %s */\n", n, g.qpString(qi))
 		head := func(b, kind string) string { return fmt.Sprintf("%s_n%s > 0 && %s_%s[0].kind == %s", n, b, n, b, kind) }
 		take := func(b string) string {
-			rank := fmt.Sprintf(" tr = %s_%s[0].rank;", n, b)
-			if b == "rw" {
+			val, rank, pop := "b", fmt.Sprintf(" tr = %s_%s[0].rank;", n, b), "pop"
+			switch b {
+			case "rw":
 				rank = ""
+			case "b3":
+				val, pop = "v", "pop3"
 			}
-			return fmt.Sprintf("ta = %s_%s[0].a; tb = %s_%s[0].b;%s pop(%s_%s, %s_n%s)", n, b, n, b, rank, n, b, n, b)
+			return fmt.Sprintf("ta = %s_%s[0].a; tb = %s_%s[0].%s;%s %s(%s_%s, %s_n%s)", n, b, n, b, val, rank, pop, n, b, n, b)
 		}
 		if q.puts > 0 {
 			guard := head("b1", "PUT")
@@ -824,22 +877,22 @@ func (g *gen) nic() {
 			if q.countAcks() {
 				eff = append(eff, n+"_acks++")
 			}
-			eff = append(eff, fmt.Sprintf("push(%s_b3, %s_nb3, ACK, 0, 0, tr)", n, n))
+			eff = append(eff, fmt.Sprintf("push3(%s_b3, %s_nb3, ACK, 0, 0, tr)", n, n))
 			g.step(head("b2", "PUTV"), "N4 put arrives (B2 -> RW, ACK -> B3)", eff)
 		}
 		if q.gets > 0 {
-			g.step(head("b2", "GETREQ"), "N5 get request arrives (B2 -> B3)", []string{take("b2"), fmt.Sprintf("push(%s_b3, %s_nb3, GETR, ta, tb, tr)", n, n)})
+			g.step(head("b2", "GETREQ"), "N5 get request arrives (B2 -> B3)", []string{take("b2"), fmt.Sprintf("push3(%s_b3, %s_nb3, GETR, ta, tb, tr)", n, n)})
 			for s := 0; s < q.cap3; s++ {
 				guard := fmt.Sprintf("%s_nb3 > %d && %s_b3[%d].kind == GETR", n, s, n, s)
 				if q.capRW > 0 {
 					guard += fmt.Sprintf(" && %s_nrw == 0", n)
 				}
 				g.step(guard, fmt.Sprintf("N6 get reads remote memory (B3 slot %d)", s),
-					[]string{fmt.Sprintf("%s_b3[%d].kind = GETRV", n, s), fmt.Sprintf("load(%s_b3[%d].b, %s_b3[%d].b)", n, s, n, s)})
+					[]string{fmt.Sprintf("%s_b3[%d].kind = GETRV", n, s), fmt.Sprintf("load(%s_b3[%d].b, %s_b3[%d].v)", n, s, n, s)})
 			}
 		}
 		if q.puts > 0 {
-			eff := []string{fmt.Sprintf("pop(%s_b3, %s_nb3)", n, n)}
+			eff := []string{fmt.Sprintf("pop3(%s_b3, %s_nb3)", n, n)}
 			if q.countAcks() {
 				eff = append(eff, n+"_acks--")
 			}

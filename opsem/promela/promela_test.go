@@ -75,7 +75,7 @@ func TestSpinParsesCorpus(t *testing.T) {
 				cmd := exec.Command("spin", "-a", "model.pml")
 				cmd.Dir = dir
 				out, err := cmd.CombinedOutput()
-				if err != nil || bytes.Contains(out, []byte("rror")) {
+				if err != nil || bytes.Contains(out, []byte("Error")) {
 					t.Fatalf("spin -a: %v\n%s", err, out)
 				}
 			})

@@ -30,7 +30,7 @@ import (
 func main() {
 	bin := flag.String("rdmasim", "bin/rdmasim", "the rdmasim binary")
 	rounds := flag.Int("rounds", 3, "runs of each pipeline; medians are reported")
-	cflags := flag.String("cflags", "", "extra C compiler flags for pan (after "+strings.Join(promela.DefaultCFlags, " ")+")")
+	cflags := flag.String("cflags", "", "extra C compiler flags for pan (after "+strings.Join(promela.DefaultCFlags(), " ")+")")
 	flag.Parse()
 	if flag.NArg() == 0 || *rounds < 1 {
 		fmt.Fprintln(os.Stderr, "usage: spinbench [-rdmasim BIN] [-rounds N] [-cflags FLAGS] FILE...")
@@ -38,7 +38,7 @@ func main() {
 	}
 	b := bench{bin: *bin, rounds: *rounds, cflags: strings.Fields(*cflags)}
 	fmt.Printf("rdmasim vs SPIN %s, end to end, median of %d rounds; pan compiled with %s\n",
-		spinVersion(), b.rounds, strings.Join(append(slices.Clone(promela.DefaultCFlags), b.cflags...), " "))
+		spinVersion(), b.rounds, strings.Join(append(promela.DefaultCFlags(), b.cflags...), " "))
 	for _, file := range flag.Args() {
 		if err := b.file(file); err != nil {
 			fmt.Fprintf(os.Stderr, "spinbench: %s: %v\n", file, err)
