@@ -3,7 +3,6 @@ package reduce
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,33 +14,10 @@ import (
 )
 
 // pcpFiles loads every instance of corpus/pcp.
-func pcpFiles(t *testing.T) map[string]*PCP {
-	t.Helper()
-	files, err := filepath.Glob("../pcp/*.pcp")
-	if err != nil || len(files) < 2 {
-		t.Fatalf("want PCP instances, found %d (%v)", len(files), err)
-	}
-	out := map[string]*PCP{}
-	for _, f := range files {
-		p, err := LoadPCP(f)
-		if err != nil {
-			t.Fatalf("%v", err)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".pcp")] = p
-	}
-	return out
-}
+func pcpFiles(t *testing.T) map[string]*PCP { return loadAll(t, "../pcp/*.pcp", 2, LoadPCP) }
 
 // pcpProgram generates and parses p's program.
-func pcpProgram(t *testing.T, p *PCP) *prog.Program {
-	t.Helper()
-	src := p.Program()
-	pr, err := parse.Parse(p.Name+".rdma", src)
-	if err != nil {
-		t.Fatalf("generated program does not parse: %v\n%s", err, src)
-	}
-	return pr
-}
+func pcpProgram(t *testing.T, p *PCP) *prog.Program { return parseGenerated(t, p.Name, p.Program()) }
 
 // easyUnsolvable returns an elementary reason why p has no solution, or ""
 // when none of these applies: no pair can start a match, every top word is

@@ -14,34 +14,40 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
-// vassFiles loads every instance of corpus/vass.
-func vassFiles(t *testing.T) map[string]*VASS {
+// loadAll loads every instance matching glob with load, keyed by file
+// name without extension, and fails when there are fewer than min.
+func loadAll[T any](t *testing.T, glob string, min int, load func(string) (T, error)) map[string]T {
 	t.Helper()
-	files, err := filepath.Glob("../vass/*.vass")
-	if err != nil || len(files) < 8 {
-		t.Fatalf("want at least 8 VASS instances, found %d (%v)", len(files), err)
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) < min {
+		t.Fatalf("want at least %d instances of %s, found %d (%v)", min, glob, len(files), err)
 	}
-	out := map[string]*VASS{}
+	out := map[string]T{}
 	for _, f := range files {
-		v, err := LoadVASS(f)
+		v, err := load(f)
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
-		out[strings.TrimSuffix(filepath.Base(f), ".vass")] = v
+		out[strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))] = v
 	}
 	return out
 }
 
-// vassProgram generates and parses v's program.
-func vassProgram(t *testing.T, v *VASS) *prog.Program {
+// parseGenerated parses a generated program's source.
+func parseGenerated(t *testing.T, name string, src []byte) *prog.Program {
 	t.Helper()
-	src := v.Program()
-	p, err := parse.Parse(v.Name+".rdma", src)
+	p, err := parse.Parse(name+".rdma", src)
 	if err != nil {
 		t.Fatalf("generated program does not parse: %v\n%s", err, src)
 	}
 	return p
 }
+
+// vassFiles loads every instance of corpus/vass.
+func vassFiles(t *testing.T) map[string]*VASS { return loadAll(t, "../vass/*.vass", 8, LoadVASS) }
+
+// vassProgram generates and parses v's program.
+func vassProgram(t *testing.T, v *VASS) *prog.Program { return parseGenerated(t, v.Name, v.Program()) }
 
 // TestVASSFiles checks every instance file: it parses, prints back to an
 // equal instance, states its answer, the Karp–Miller check agrees with it,

@@ -193,7 +193,6 @@ type Machine struct {
 	// entBytes: bytes of a thread's candidate-entry classes
 	entBytes int
 	thLen    int
-	size     int // bytes before the counters
 
 	st, nx  *State
 	buf     []byte
@@ -237,7 +236,6 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	m.succN = (m.nt + 7) / 8
 	m.thLen = 5 + m.succN
 	m.entBytes = (2*m.nl + 7) / 8
-	m.size = m.nt*(m.thLen+m.entBytes) + m.nq + 4*m.nl
 	m.markable, m.isRead = accesses(p)
 	for t := range p.Threads {
 		m.onCycle = append(m.onCycle, prog.OnCycle(p.Threads[t].Code))
