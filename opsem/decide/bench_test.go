@@ -33,13 +33,64 @@ func family(n int) *prog.Program {
 	return p
 }
 
+// rounds returns the scaled program MP(n): n rounds of message passing
+// with polls, a producer P putting data D then flag F (each put polled), a
+// consumer C on the owner of D and F checking, per round, F then D. It is
+// robust for every n. Enumeration needs 2n+1 operations in flight: a
+// polled put's remote write may still be on its way to memory.
+func rounds(n int) *prog.Program {
+	var b strings.Builder
+	fmt.Fprintf(&b, "litmus mp-%d\nnode A { d = 0; f = 0 }\nnode B { D = 0; F = 0 }\nthread P on A {", n)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, " d := %d; D := d; poll(B); f := %d; F := f; poll(B);", i, i)
+	}
+	b.WriteString(" }\nthread C on B {")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, " choose { assume(F == %d); assume(D == %d) } or { skip };", i, i)
+	}
+	b.WriteString(" }\n")
+	p, err := parse.Parse("rounds", []byte(b.String()))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// BenchmarkRounds compares the decider with enumeration on the machine on
+// MP(n), n = 1..8 (go test -run '^$' -bench Rounds -benchtime 1x
+// ./opsem/decide/).
+func BenchmarkRounds(b *testing.B) {
+	ctx := context.Background()
+	for n := 1; n <= 8; n++ {
+		p := rounds(n)
+		b.Run(fmt.Sprintf("n=%d/decide", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := Decide(ctx, p, Options{NoWitness: true})
+				if err != nil || !r.Robust || !r.Complete {
+					b.Fatalf("%v %+v", err, r)
+				}
+				b.ReportMetric(float64(r.Search.States), "states")
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/enum-machine", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := verdict.RobustMachine(ctx, p, verdict.Options{Machine: machine.Options{MaxInflight: 2*n + 1}})
+				if err != nil || !r.Robust || !r.Complete {
+					b.Fatalf("%v %+v", err, r)
+				}
+				b.ReportMetric(float64(r.Search.States), "states")
+			}
+		})
+	}
+}
+
 // BenchmarkFamily compares the decider with enumeration on the machine on
 // the scaled family F(n) (go test -run '^$' -bench Family ./opsem/decide/).
 func BenchmarkFamily(b *testing.B) {
 	ctx := context.Background()
 	for n := 1; n <= 5; n++ {
 		p := family(n)
-		// The decider needs about 30 s at n = 4 and grows about 45-fold per
+		// The decider needs about 13 s at n = 4 and grows about 35-fold per
 		// thread on this family (enumeration about 37-fold).
 		if n <= 4 {
 			b.Run(fmt.Sprintf("n=%d/decide", n), func(b *testing.B) {
