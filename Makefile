@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run test test-short bench bench-spin lint fuzz clean tools agree
+.PHONY: all build run test test-short bench bench-spin bench-spin-robust lint fuzz clean tools agree
 
 all: build
 
@@ -47,6 +47,15 @@ SPIN_CFLAGS ?=
 SPIN_BENCH  := corpus/bench/mp3.rdma opsem/promela/testdata/bench-mp3x.rdma
 bench-spin: build tools
 	$(GO) run ./opsem/promela/spinbench -rdmasim $(BIN) -rounds $(ROUNDS) -cflags '$(SPIN_CFLAGS)' $(SPIN_BENCH)
+
+# The robustness decider (rdmasim robust) against the seed paper's own
+# pipeline (export --promela --robustness, spin -a, gcc, pan) end to end on
+# every corpus program, checking equal verdicts; a table of medians of
+# ROUNDS runs per file, totals and medians. MAX_COUNTER bounds the poll
+# counters of the exported models (where a loop polls).
+MAX_COUNTER ?= 3
+bench-spin-robust: build tools
+	$(GO) run ./opsem/promela/spinbench -robustness -max-counter $(MAX_COUNTER) -rdmasim $(BIN) -rounds $(ROUNDS) -cflags '$(SPIN_CFLAGS)' $(CORPUS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: run gofmt -w'; exit 1; }

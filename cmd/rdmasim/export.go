@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -18,25 +19,39 @@ type exportOptions struct {
 	semantics   verdict.Semantics
 	maxInflight int
 	unroll      int
+	maxCounter  int
 }
+
+// exportOptionFlags are the flags of exportOptions. A generator reads some
+// of them (exportGenerator.options); giving another is an error.
+var exportOptionFlags = []string{"semantics", "max-inflight", "unroll", "max-counter"}
 
 // exportGenerator writes one kind of model of a program in Promela. The
 // generator whose flag is "" is the default; each other one is selected by
 // its own boolean flag (at most one may be given).
 type exportGenerator struct {
-	flag    string // "" for the default
-	usage   string // the flag's help
+	flag    string   // "" for the default
+	usage   string   // the flag's help
+	options []string // the exportOptionFlags it reads
 	promela func(w io.Writer, p *prog.Program, o exportOptions) error
 }
 
-// exportGenerators lists what export can write. A new kind of model, such
-// as an instrumented program for robustness, is one more entry here, e.g.
-// {flag: "robustness", usage: "...", promela: itsWriter}: cmdExport
-// registers its flag and runs it when the flag is given.
+// exportGenerators lists what export can write. A new kind of model is one
+// more entry here: cmdExport registers its flag and runs it when the flag
+// is given.
 func exportGenerators() []exportGenerator {
 	return []exportGenerator{
-		{flag: "", promela: exportMachine},
+		{flag: "", options: []string{"semantics", "max-inflight", "unroll"}, promela: exportMachine},
+		{flag: "robustness", options: []string{"max-counter"}, promela: exportRobustness,
+			usage: "write the program instrumented for robustness (seed paper, section 6): an SC program whose assertion fails iff the program is not robust"},
 	}
+}
+
+// exportRobustness writes p's instrumented program (opsem/promela's
+// WriteRobustness): SPIN's verdict on it is the decider's, up to the
+// counter bound.
+func exportRobustness(w io.Writer, p *prog.Program, o exportOptions) error {
+	return promela.WriteRobustness(w, p, promela.RobustOptions{MaxCounter: o.maxCounter})
 }
 
 // exportMachine writes the RDMA or SC machine of p (package opsem/promela).
@@ -50,6 +65,9 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 	sem := fs.String("semantics", "rdma", "machine to export: rdma (queue-pair machine) or sc")
 	maxInflight := fs.Int("max-inflight", machine.DefaultOptions().MaxInflight, "operations in the buffers of one queue pair (as for check)")
 	unroll := fs.Int("unroll", 0, "iterations of each loop per entry, 0 = unbounded (as for check)")
+	maxCounter := fs.Int("max-counter", promela.DefaultMaxCounter, "with --robustness: bound of the poll counters of queue pairs polled in a loop; "+
+		"a NIC write that would exceed it is blocked and the model prints \"CUT max-counter\", and SPIN's \"robust\" then holds only up to the bound "+
+		"(a violation is always real; counters of finitely polled queue pairs are exact, and poll-free programs have none)")
 	out := fs.StringP("output", "o", "", "write the model to this file (default stdout)")
 	gens := exportGenerators()
 	selected := make([]*bool, len(gens))
@@ -85,6 +103,15 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 			gen = &gens[i]
 		}
 	}
+	for _, name := range exportOptionFlags {
+		if fs.Changed(name) && !slices.Contains(gen.options, name) {
+			what := "the machine export"
+			if gen.flag != "" {
+				what = "--" + gen.flag
+			}
+			return fail("--%s does not apply to %s", name, what)
+		}
+	}
 	s, err := semantics(*sem)
 	if err != nil {
 		return fail("%v", err)
@@ -95,12 +122,15 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 	if *unroll < 0 || *unroll > 254 {
 		return fail("--unroll %d: want 0..254", *unroll)
 	}
+	if *maxCounter < 1 || *maxCounter > 254 {
+		return fail("--max-counter %d: want 1..254", *maxCounter)
+	}
 	p, err := parse.File(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(e.stderr, errorText(err))
 		return exitUsage
 	}
-	o := exportOptions{semantics: s, maxInflight: *maxInflight, unroll: *unroll}
+	o := exportOptions{semantics: s, maxInflight: *maxInflight, unroll: *unroll, maxCounter: *maxCounter}
 	if *out == "" {
 		if err := gen.promela(e.stdout, p, o); err != nil {
 			return fail("%v", err)

@@ -24,6 +24,10 @@ func TestGoldenExport(t *testing.T) {
 		{"export-bad-semantics", []string{"export", "--promela", "--semantics", "axiom", litmus + "PUT-LW.rdma"}, exitUsage},
 		{"export-bad-inflight", []string{"export", "--promela", "--max-inflight", "0", litmus + "PUT-LW.rdma"}, exitUsage},
 		{"export-two-files", []string{"export", "--promela", litmus + "PUT-LW.rdma", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"export-robustness-paper-5.1", []string{"export", "--promela", "--robustness", litmus + "paper-5.1.rdma"}, exitOK},
+		{"export-robustness-bad-counter", []string{"export", "--promela", "--robustness", "--max-counter", "255", litmus + "PUT-LW.rdma"}, exitUsage},
+		{"export-robustness-semantics", []string{"export", "--promela", "--robustness", "--semantics", "sc", litmus + "PUT-LW.rdma"}, exitUsage},
+		{"export-robustness-counter-alone", []string{"export", "--promela", "--max-counter", "2", litmus + "PUT-LW.rdma"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

@@ -5,9 +5,17 @@
 // that both find the same final outcomes and the same number of states,
 // and prints the median times over the rounds and their ratio.
 //
+// With -robustness (make bench-spin-robust) it compares the robustness
+// decider, `rdmasim robust FILE`, with the seed paper's own pipeline:
+// `rdmasim export --promela --robustness`, spin -a, the C compiler and
+// pan's search for an assertion violation. It checks that the verdicts are
+// equal and prints a table of the median times per file, with totals and
+// medians over the files; it exits 1 if a verdict differs.
+//
 // Usage:
 //
 //	go run ./opsem/promela/spinbench [-rdmasim bin/rdmasim] [-rounds 3] [-cflags ...] FILE...
+//	go run ./opsem/promela/spinbench -robustness [-max-counter 3] [-rdmasim ...] [-rounds ...] [-cflags ...] FILE...
 package main
 
 import (
@@ -31,10 +39,24 @@ func main() {
 	bin := flag.String("rdmasim", "bin/rdmasim", "the rdmasim binary")
 	rounds := flag.Int("rounds", 3, "runs of each pipeline; medians are reported")
 	cflags := flag.String("cflags", "", "extra C compiler flags for pan (after "+strings.Join(promela.DefaultCFlags(), " ")+")")
+	robustness := flag.Bool("robustness", false, "compare robustness verdicts: rdmasim robust against export --promela --robustness with SPIN")
+	maxCounter := flag.Int("max-counter", promela.DefaultMaxCounter, "with -robustness: the counter bound of the exported models")
 	flag.Parse()
 	if flag.NArg() == 0 || *rounds < 1 {
-		fmt.Fprintln(os.Stderr, "usage: spinbench [-rdmasim BIN] [-rounds N] [-cflags FLAGS] FILE...")
+		fmt.Fprintln(os.Stderr, "usage: spinbench [-robustness [-max-counter K]] [-rdmasim BIN] [-rounds N] [-cflags FLAGS] FILE...")
 		os.Exit(2)
+	}
+	if *robustness {
+		rb := robustBench{bin: *bin, rounds: *rounds, cflags: strings.Fields(*cflags), maxCounter: *maxCounter}
+		ok, err := rb.run(flag.Args())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "spinbench: %v\n", err)
+			os.Exit(1)
+		}
+		if !ok {
+			os.Exit(1)
+		}
+		return
 	}
 	b := bench{bin: *bin, rounds: *rounds, cflags: strings.Fields(*cflags)}
 	fmt.Printf("rdmasim vs SPIN %s, end to end, median of %d rounds; pan compiled with %s\n",

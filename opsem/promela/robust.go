@@ -1,0 +1,985 @@
+package promela
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/instr"
+	"rdmasim/opsem/prog"
+)
+
+// This file writes the instrumented program of the seed paper's section 6,
+// the machine of package opsem/instr, as a Promela model: the paper's own
+// pipeline (instrument, then check SC reachability with SPIN), for
+// cross-checking the decider of package opsem/decide.
+
+// RobustOptions configure WriteRobustness.
+type RobustOptions struct {
+	// MaxCounter bounds the poll counters of a queue pair that its thread
+	// can poll without bound (a poll in a loop): a NIC write that would
+	// raise such a counter beyond MaxCounter is blocked, and the model
+	// prints "CUT max-counter" (CutPrefix). 1..254; 0 means
+	// DefaultMaxCounter. Elsewhere a counter is capped exactly by the polls
+	// still possible, as in opsem/instr, and needs no bound.
+	MaxCounter int
+}
+
+// DefaultMaxCounter is the default RobustOptions.MaxCounter.
+const DefaultMaxCounter = 3
+
+// CutMaxCounter is the bound a "CUT" line of a robustness model names.
+const CutMaxCounter = "max-counter"
+
+// WriteRobustness writes the Promela model of p's instrumented program
+// under opt to w: an SC program whose assertion can fail exactly when p is
+// not robust (within the counter bound).
+//
+// The model is opsem/instr's machine with options{NoReduction: true}, lazy
+// guessing, transition for transition (see the header it writes for the
+// encoding): one global variable per component of instr's state, one
+// proctype per thread looping over one d_step per transition of its
+// instruction graph, and a process target whose d_step asserts, in every
+// state where the boundary guesses equal τ1's memory and an SC-cycle edge
+// was recorded, that the edges form no cycle. SPIN's search (pan) reports
+// "assertion violated" iff a target state is reachable: the program is not
+// robust. Poll counters are bounded as RobustOptions.MaxCounter says; a
+// "CUT max-counter" line means that the bound blocked a step, and a search
+// that finds no violation is then complete only up to the bound (a
+// violation is always real). With spin -o2 (keep write-only variables) the
+// states pan stores are exactly the states opsem/explore finds in instr's
+// machine.
+func WriteRobustness(w io.Writer, p *prog.Program, opt RobustOptions) error {
+	g, err := newRobustGen(p, opt)
+	if err != nil {
+		return fmt.Errorf("promela robustness model of %s: %w", p.Name, err)
+	}
+	g.model()
+	if _, err := io.WriteString(w, g.b.String()); err != nil {
+		return fmt.Errorf("writing the promela robustness model of %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// access is a class of memory event for the SC-cycle bookkeeping: its
+// location, and whether it reads and writes it (instr's rec without part).
+type access struct {
+	loc  int
+	r, w bool
+}
+
+// linkedTo reports whether an exit of class x and an entry of class e can be
+// joined by rf, mo or rb: one location, one of them writes.
+func (x access) linkedTo(e access) bool { return x.loc == e.loc && (x.w || e.w) }
+
+type robustGen struct {
+	p        *prog.Program
+	k        int
+	m        *instr.Machine // for the value domains of the guesses
+	isRead   []bool         // some instruction reads the location (instr's isRead)
+	markable []bool         // accesses can carry SC-cycle marks (instr's markable)
+	forbid   [6]uint8       // forbid[b]: classes a with a ->oppo b on one queue pair
+	counted  []bool         // per queue pair: it has polls (counters c1, c2)
+	qpsOf    [][]int        // queue pairs of each thread
+	acc      [][]access     // per thread: the classes of its markable events
+	edge     [][]bool       // edge[u][t]: an SC-cycle edge u -> t is possible
+	b        strings.Builder
+	options  int // d_step options written so far
+}
+
+func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
+	if opt.MaxCounter == 0 {
+		opt.MaxCounter = DefaultMaxCounter
+	}
+	if opt.MaxCounter < 1 || opt.MaxCounter > 254 {
+		return nil, fmt.Errorf("max-counter %d: must be 1..254", opt.MaxCounter)
+	}
+	m, err := instr.New(p, instr.Options{NoReduction: true})
+	if err != nil {
+		return nil, err
+	}
+	g := &robustGen{p: p, k: opt.MaxCounter, m: m}
+	g.markable, g.isRead = accessedLocs(p)
+	for b := axiom.ClassNLR; b <= axiom.ClassNF; b++ {
+		for a := axiom.ClassNLR; a <= axiom.ClassNF; a++ {
+			ea := axiom.Event{Event: prog.Event{Kind: classKind(a)}, Index: 0}
+			eb := axiom.Event{Event: prog.Event{Kind: classKind(b)}, Index: 1}
+			if _, o := axiom.PPO(&ea, &eb); o {
+				g.forbid[b] |= 1 << a
+			}
+		}
+	}
+	g.counted = make([]bool, len(p.QPs))
+	g.qpsOf = make([][]int, len(p.Threads))
+	for q, qp := range p.QPs {
+		g.qpsOf[qp.Thread] = append(g.qpsOf[qp.Thread], q)
+	}
+	g.acc = make([][]access, len(p.Threads))
+	for t := range p.Threads {
+		for pc := range p.Threads[t].Code {
+			in := &p.Threads[t].Code[pc]
+			if in.Op == prog.OpPoll {
+				g.counted[in.QP] = true
+			}
+			for _, a := range instrAccesses(in) {
+				if g.markable[a.loc] && !containsAccess(g.acc[t], a) {
+					g.acc[t] = append(g.acc[t], a)
+				}
+			}
+		}
+	}
+	nt := len(p.Threads)
+	g.edge = make([][]bool, nt)
+	for u := range g.edge {
+		g.edge[u] = make([]bool, nt)
+		for t := range g.edge[u] {
+			for _, x := range g.acc[u] {
+				for _, e := range g.acc[t] {
+					if x.linkedTo(e) {
+						g.edge[u][t] = true
+					}
+				}
+			}
+		}
+	}
+	return g, nil
+}
+
+func containsAccess(s []access, a access) bool {
+	for _, x := range s {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// classKind returns an event kind of ppo class c.
+func classKind(c axiom.Class) prog.EventKind {
+	switch c {
+	case axiom.ClassNLR:
+		return prog.EvNLR
+	case axiom.ClassNRW:
+		return prog.EvNRW
+	case axiom.ClassNRR:
+		return prog.EvNRR
+	case axiom.ClassNLW:
+		return prog.EvNLW
+	case axiom.ClassNF:
+		return prog.EvNF
+	}
+	return prog.EvLW
+}
+
+// instrAccesses returns the classes of the memory events an instruction
+// can generate (a CAS: the CAS or the read of z that fails, and the write of
+// x).
+func instrAccesses(in *prog.Instr) []access {
+	switch in.Op {
+	case prog.OpWrite:
+		return []access{{in.X, false, true}}
+	case prog.OpAssumeEq, prog.OpAssumeNe:
+		return []access{{in.X, true, false}}
+	case prog.OpCAS:
+		return []access{{in.Z, true, true}, {in.Z, true, false}, {in.X, false, true}}
+	case prog.OpGet:
+		return []access{{in.Y, true, false}, {in.X, false, true}}
+	case prog.OpPut:
+		return []access{{in.X, true, false}, {in.Y, false, true}}
+	}
+	return nil
+}
+
+// accessedLocs computes, as opsem/instr does, which locations can carry
+// SC-cycle marks (two accesses in the program, an instruction on a loop
+// counting twice, one of which writes) and which are read.
+func accessedLocs(p *prog.Program) (markable, read []bool) {
+	n := make([]int, len(p.Locs))
+	written := make([]bool, len(p.Locs))
+	read = make([]bool, len(p.Locs))
+	for t := range p.Threads {
+		code := p.Threads[t].Code
+		onCycle := prog.OnCycle(code)
+		access := func(pc, l int, w bool) {
+			n[l]++
+			if onCycle[pc] {
+				n[l]++
+			}
+			if w {
+				written[l] = true
+			} else {
+				read[l] = true
+			}
+		}
+		for pc, in := range code {
+			switch in.Op {
+			case prog.OpWrite:
+				access(pc, in.X, true)
+			case prog.OpAssumeEq, prog.OpAssumeNe:
+				access(pc, in.X, false)
+			case prog.OpCAS:
+				access(pc, in.Z, false)
+				access(pc, in.Z, true)
+				n[in.Z]-- // one CAS or lR event on z
+				access(pc, in.X, true)
+			case prog.OpGet:
+				access(pc, in.Y, false)
+				access(pc, in.X, true)
+			case prog.OpPut:
+				access(pc, in.X, false)
+				access(pc, in.Y, true)
+			}
+		}
+	}
+	markable = make([]bool, len(p.Locs))
+	for l := range markable {
+		markable[l] = n[l] >= 2 && written[l]
+	}
+	return markable, read
+}
+
+func (g *robustGen) f(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
+
+// Names of the model's variables.
+func (g *robustGen) lname(l int) string          { return g.p.Locs[l].Name }
+func (g *robustGen) v(what string, l int) string { return what + "_" + g.lname(l) }
+func qn(q int) string                            { return fmt.Sprintf("q%d", q) }
+func (g *robustGen) ent(t, l int, w bool) string {
+	if w {
+		return fmt.Sprintf("ent%d_%s_w", t, g.lname(l))
+	}
+	return fmt.Sprintf("ent%d_%s_r", t, g.lname(l))
+}
+func edgeVar(u, t int) string { return fmt.Sprintf("e%d_%d", u, t) }
+
+// hasAccess reports whether thread t has a markable event on l that
+// writes (w) or reads (!w).
+func (g *robustGen) hasAccess(t, l int, w bool) bool {
+	for _, a := range g.acc[t] {
+		if a.loc == l && (w && a.w || !w && a.r) {
+			return true
+		}
+	}
+	return false
+}
+
+// className names the ppo classes in a bit mask of the model.
+var className = [6]string{axiom.ClassNLR: "NLR", axiom.ClassNRW: "NRW", axiom.ClassNRR: "NRR", axiom.ClassNLW: "NLW", axiom.ClassNF: "NF"}
+
+func classMask(mask uint8) string {
+	var s []string
+	for c := axiom.ClassNLR; c <= axiom.ClassNF; c++ {
+		if mask&(1<<c) != 0 {
+			s = append(s, className[c])
+		}
+	}
+	return strings.Join(s, "|")
+}
+
+// exitCode is the value of exitT for an exit event of class a in part.
+func exitCode(a access, part int) int {
+	c := 1 + 8*a.loc
+	if a.r {
+		c += 4
+	}
+	if a.w {
+		c += 2
+	}
+	if part == 2 {
+		c++
+	}
+	return c
+}
+
+func (g *robustGen) model() {
+	g.header()
+	g.declarations()
+	for t := range g.p.Threads {
+		g.thread(t)
+	}
+	g.target()
+}
+
+func (g *robustGen) header() {
+	var cut []string
+	for q := range g.p.QPs {
+		if g.counted[q] && g.counterBounded(q) {
+			cut = append(cut, fmt.Sprintf("%s (%s)", qn(q), g.qpString(q)))
+		}
+	}
+	bound := "No queue pair can be polled without bound: the counters need no bound\n * and the search is complete."
+	if len(cut) > 0 {
+		bound = fmt.Sprintf("Counters bounded by max-counter %d (a NIC write that would exceed it\n * is blocked and prints \"%s %s\") on: %s.", g.k, CutPrefix, CutMaxCounter, strings.Join(cut, ", "))
+	}
+	g.f(`/*
+ * %s: the instrumented program of the seed paper's section 6 (the machine of
+ * rdmasim's opsem/instr, lazy guessing, no partial-order reduction) as a
+ * Promela model for SPIN, written by rdmasim export --promela --robustness.
+ * An assertion fails iff the program is not robust.
+ *
+ * The model guesses a violating trace tau = tau1 tau2 in the normal form of
+ * section 5: the threads run under SC, one event at a time in program order,
+ * and each event joins tau1 or tau2 (one d_step option each). tau1 runs on
+ * memory m1_X (from the initial values); tau2 on m2_X, written in tau2 when
+ * w2_X, else the boundary memory g_X, guessed (gs_X) when tau2 first reads
+ * X. Only locations that something reads are stored.
+ *
+ * RDMA consistency (appendix "Detailed RDMA-Consistency Checks"):
+ *   oppo: cpu2_T is set once a CPU event of T is in tau2 (then all of T
+ *     stays in tau2); qN_in2 holds the ppo classes of qN's NIC events in
+ *     tau2, and an event joins tau1 only if no class in qN_in2 precedes it
+ *     in oppo;
+ *   [nlW];pf: qN_c2 counts the unpolled NIC writes of qN, qN_c1 those before
+ *     the first forcing one (qN_forced): a tau1 poll needs c1 > 0, a tau2
+ *     poll c2 > 0; an nlW in tau2 is forcing;
+ *   [Inst];ib: qN_fence is set when an nF joins tau1 while an nlW of qN is
+ *     in tau2, and keeps nlR out of tau1; an nrW in tau2 after an nlR or nF
+ *     of qN in tau2 is forcing.
+ * SC cycle (appendix "Detailed SC-Cycle Detection"): exitT is T's guessed
+ * exit event, 0 while unmarked, else 1 + 8*loc + 4*reads + 2*writes + inTau2;
+ * entT_X_r/w: T has a candidate entry in tau2 reading/writing X; eU_T: an
+ * rf/mo/rb edge from U's exit to a candidate entry of T forward in tau.
+ * Target (process target): every guess g_X equals m1_X and the eU_T form a
+ * cycle.
+ *
+ * %s
+ *
+ * Check with
+ *   spin -a MODEL.pml
+ *   gcc -O1 -DSAFETY -DNOREDUCE -DPRINTF -DVECTORSZ=65536 -o pan pan.c
+ *   ./pan -E -n -m1000000
+ * "assertion violated" (errors: 1): not robust. "errors: 0": robust, unless a
+ * line "%s %s" was printed (then robust only up to the bound). pan must
+ * not report "max search depth too small".
+ */
+
+`, g.p.Name, bound, CutPrefix, CutMaxCounter)
+}
+
+func (g *robustGen) qpString(q int) string {
+	qp := g.p.QPs[q]
+	return fmt.Sprintf("%s -> %s", g.p.Threads[qp.Thread].Name, g.p.Nodes[qp.Remote].Name)
+}
+
+// left returns the polls thread t may still execute on queue pair q from
+// instruction pc (0 at its end).
+func (g *robustGen) left(q, pc int) int {
+	t := g.p.QPs[q].Thread
+	in := &g.p.Threads[t].Code[pc]
+	if in.Op == prog.OpEnd {
+		return 0
+	}
+	return in.PollsLeft[g.p.QPs[q].Local]
+}
+
+// exact reports whether a count of left polls caps a counter exactly (no
+// max-counter bound needed).
+func exact(left int) bool { return left != prog.Unbounded && left <= 254 }
+
+// counterBounded reports whether max-counter can block a NIC write of q.
+func (g *robustGen) counterBounded(q int) bool {
+	code := g.p.Threads[g.p.QPs[q].Thread].Code
+	for pc := range code {
+		in := &code[pc]
+		if in.QP == q && (in.Op == prog.OpPut || in.Op == prog.OpGet) && !exact(g.left(q, in.Next)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *robustGen) declarations() {
+	g.f("/* ppo classes of NIC events (bits of qN_in2). */\n")
+	for c := axiom.ClassNLR; c <= axiom.ClassNF; c++ {
+		g.f("#define %s %d\n", className[c], 1<<c)
+	}
+	g.f("/* Fields of an exit code x != 0. */\n")
+	g.f("#define XLOC(x) (((x) - 1) / 8)\n#define XW(x) ((((x) - 1) / 2) %% 2)\n#define X2(x) (((x) - 1) %% 2)\n\n")
+
+	g.f("/* Memories of the locations something reads: tau1's, tau2's, the guessed boundary. */\n")
+	for l, loc := range g.p.Locs {
+		if !g.isRead[l] {
+			g.f("/* %s: nothing reads it, not stored */\n", loc.Name)
+			continue
+		}
+		mark := ""
+		if g.markable[l] {
+			mark = ", on SC cycles"
+		}
+		g.f("byte %s = %d; byte %s; byte %s; bit %s; bit %s;\t/* on %s%s */\n",
+			g.v("m1", l), loc.Init, g.v("m2", l), g.v("g", l), g.v("w2", l), g.v("gs", l), g.p.Nodes[loc.Node].Name, mark)
+	}
+	g.f("\n")
+	if len(g.p.QPs) > 0 {
+		g.f("/* Queue pairs. */\n")
+	}
+	for q := range g.p.QPs {
+		n := qn(q)
+		g.f("byte %s_in2; bit %s_fence;", n, n)
+		if g.counted[q] {
+			g.f(" bit %s_forced; byte %s_c1; byte %s_c2;", n, n, n)
+		}
+		g.f("\t/* %s */\n", g.qpString(q))
+	}
+	if len(g.p.QPs) > 0 {
+		g.f("\n")
+	}
+	for t := range g.p.Threads {
+		th := &g.p.Threads[t]
+		pcType := "byte"
+		if th.End() > 255 {
+			pcType = "short"
+		}
+		g.f("/* Thread %s on %s. */\n", th.Name, g.p.Nodes[th.Node].Name)
+		g.f("%s pc%d = %d;\t/* next instruction; %d = end */\n", pcType, t, th.Entry, th.End())
+		if g.hasMid(t) {
+			g.f("bit mid%d; byte val%d;\t/* between the two events of an instruction; the value read */\n", t, t)
+		}
+		g.f("bit cpu2_%d;\t/* a CPU event of the thread is in tau2 */\n", t)
+		if len(g.acc[t]) > 0 {
+			g.f("short exit%d;\t/* SC-cycle exit */\n", t)
+			var ents []string
+			for l := range g.p.Locs {
+				for _, w := range []bool{false, true} {
+					if g.hasAccess(t, l, w) {
+						ents = append(ents, g.ent(t, l, w))
+					}
+				}
+			}
+			g.f("bit %s;\t/* candidate entries in tau2 */\n", strings.Join(ents, ", "))
+		}
+		var edges []string
+		for u := range g.p.Threads {
+			if g.edge[t][u] {
+				edges = append(edges, edgeVar(t, u))
+			}
+		}
+		if len(edges) > 0 {
+			g.f("bit %s;\t/* SC-cycle edges from its exit */\n", strings.Join(edges, ", "))
+		}
+		g.f("\n")
+	}
+}
+
+// hasMid reports whether thread t has two-event instructions.
+func (g *robustGen) hasMid(t int) bool {
+	for _, in := range g.p.Threads[t].Code {
+		if in.Op == prog.OpCAS || in.Op == prog.OpGet || in.Op == prog.OpPut {
+			return true
+		}
+	}
+	return false
+}
+
+// option writes one d_step option of a proctype.
+func (g *robustGen) option(guard []string, comment string, effects []string) {
+	if len(guard) == 0 {
+		guard = []string{"true"}
+	}
+	if len(effects) == 0 {
+		effects = []string{"skip"}
+	}
+	g.options++
+	g.f("\t:: d_step { %s ->\t/* %s */\n", strings.Join(guard, " && "), comment)
+	g.f("\t\t%s }\n", strings.Join(effects, ";\n\t\t"))
+}
+
+func (g *robustGen) thread(t int) {
+	th := &g.p.Threads[t]
+	g.f("active proctype thread_%s() {\n\tdo\n", th.Name)
+	n := g.options
+	for pc := range th.Code {
+		g.instr(t, pc)
+	}
+	if g.options == n {
+		g.f("\t:: false\t/* no instructions */\n")
+	}
+	g.f("\tod\n}\n\n")
+}
+
+// step is one event step of a thread being generated.
+type step struct {
+	t, pc   int
+	guard   []string // the instruction's guard and the read's
+	pre     []string // first effects: the guess, the value read
+	kind    prog.EventKind
+	loc     int    // -1 for fences and polls
+	qp      int    // -1 for CPU accesses
+	wval    string // the value written
+	part    int
+	fromMid bool // the step is the second event of its instruction
+	toMid   bool // the step is the first event of a two-event instruction
+	next    int
+	what    string
+}
+
+func (s *step) reads() bool {
+	switch s.kind {
+	case prog.EvLR, prog.EvCAS, prog.EvNLR, prog.EvNRR:
+		return true
+	}
+	return false
+}
+
+func (s *step) writes() bool {
+	switch s.kind {
+	case prog.EvLW, prog.EvCAS, prog.EvNLW, prog.EvNRW:
+		return true
+	}
+	return false
+}
+
+var kindName = map[prog.EventKind]string{
+	prog.EvLW: "lW", prog.EvLR: "lR", prog.EvCAS: "CAS", prog.EvNLR: "nlR", prog.EvNRW: "nrW",
+	prog.EvNRR: "nrR", prog.EvNLW: "nlW", prog.EvNF: "nF", prog.EvPoll: "poll",
+}
+
+// instr writes the options of instruction pc of thread t.
+func (g *robustGen) instr(t, pc int) {
+	th := &g.p.Threads[t]
+	in := &th.Code[pc]
+	at := fmt.Sprintf("pc%d == %d", t, pc)
+	text := ""
+	if in.Stmt != nil {
+		text = fmt.Sprintf("%s: %s (line %d)", th.Name, g.p.StmtString(in.Stmt), in.Stmt.Pos.Line)
+	}
+	switch in.Op {
+	case prog.OpEnd:
+		return
+	case prog.OpSkip:
+		g.option([]string{at}, text, g.canon(t, pc, in.Next, false, -1))
+	case prog.OpBranch:
+		for i, alt := range in.Alts {
+			what := fmt.Sprintf("choose branch %d", i+1)
+			if in.Loop >= 0 {
+				what = "loop: iterate"
+				if i == 1 {
+					what = "loop: exit"
+				}
+			}
+			g.option([]string{at}, fmt.Sprintf("%s: %s (line %d)", th.Name, what, in.Stmt.Pos.Line), g.canon(t, pc, alt, false, -1))
+		}
+	case prog.OpWrite:
+		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvLW, loc: in.X, qp: -1, wval: fmt.Sprint(in.A), next: in.Next, what: text})
+	case prog.OpRFence:
+		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvNF, loc: -1, qp: in.QP, next: in.Next, what: text})
+	case prog.OpPoll:
+		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvPoll, loc: -1, qp: in.QP, next: in.Next, what: text})
+	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut:
+		g.read(t, pc, at, text)
+		if in.Op != prog.OpAssumeEq && in.Op != prog.OpAssumeNe {
+			// The second event writes the value read.
+			s := &step{t: t, pc: pc, guard: []string{at, fmt.Sprintf("mid%d", t)}, kind: prog.EvLW, loc: in.X, qp: -1,
+				wval: fmt.Sprintf("val%d", t), fromMid: true, next: in.Next, what: text + ", second event"}
+			switch in.Op {
+			case prog.OpGet:
+				s.kind, s.qp = prog.EvNLW, in.QP
+			case prog.OpPut:
+				s.kind, s.loc, s.qp = prog.EvNRW, in.Y, in.QP
+			}
+			g.events(s)
+		}
+	}
+}
+
+// notMid is the guard of a single-event instruction.
+func (g *robustGen) notMid(t int, at string) []string {
+	if g.hasMid(t) {
+		return []string{at, fmt.Sprintf("!mid%d", t)}
+	}
+	return []string{at}
+}
+
+// read writes the options of the first event of an instruction that reads
+// location l: in tau1 it reads m1; in tau2 it reads m2 where tau2 wrote,
+// else the boundary guess, guessing it (one option per value of the
+// location's domain) where it is not fixed yet.
+func (g *robustGen) read(t, pc int, at, text string) {
+	in := &g.p.Threads[t].Code[pc]
+	l, kind, mid, qp := in.X, prog.EvLR, false, -1
+	switch in.Op {
+	case prog.OpCAS:
+		l, mid = in.Z, true
+	case prog.OpGet:
+		l, kind, mid, qp = in.Y, prog.EvNRR, true, in.QP
+	case prog.OpPut:
+		kind, mid, qp = prog.EvNLR, true, in.QP
+	}
+	type source struct {
+		guard string
+		val   string
+		konst int // the value when a constant, else -1
+		pre   []string
+		what  string
+	}
+	m1, m2, gv, w2, gs := g.v("m1", l), g.v("m2", l), g.v("g", l), g.v("w2", l), g.v("gs", l)
+	for part := 1; part <= 2; part++ {
+		srcs := []source{{val: m1, konst: -1, what: "reads tau1's memory"}}
+		if part == 2 {
+			srcs = []source{{guard: fmt.Sprintf("(%s || %s)", w2, gs), val: fmt.Sprintf("(%s -> %s : %s)", w2, m2, gv), konst: -1,
+				what: "reads tau2's last write, else the boundary guess"}}
+			for _, v := range g.m.Domain(l) {
+				srcs = append(srcs, source{guard: fmt.Sprintf("!%s && !%s", w2, gs), val: fmt.Sprint(v), konst: int(v),
+					pre: []string{fmt.Sprintf("%s = %d", gv, v), gs + " = 1"}, what: fmt.Sprintf("guesses the boundary value %d", v)})
+			}
+		}
+		for _, src := range srcs {
+			// cond returns the guard for "value op a", or false if it
+			// is statically false.
+			cond := func(op string, a uint8) (string, bool) {
+				if src.konst >= 0 {
+					return "", op == "==" && src.konst == int(a) || op == "!=" && src.konst != int(a)
+				}
+				return fmt.Sprintf("%s %s %d", src.val, op, a), true
+			}
+			base := g.notMid(t, at)
+			if src.guard != "" {
+				base = append(base, src.guard)
+			}
+			s := step{t: t, pc: pc, kind: kind, loc: l, qp: qp, part: part, toMid: mid, next: in.Next, pre: src.pre}
+			if mid {
+				s.pre = append(append([]string(nil), src.pre...), fmt.Sprintf("val%d = %s", t, src.val))
+			}
+			switch in.Op {
+			case prog.OpAssumeEq, prog.OpAssumeNe:
+				op := "=="
+				if in.Op == prog.OpAssumeNe {
+					op = "!="
+				}
+				c, ok := cond(op, in.A)
+				if !ok {
+					continue
+				}
+				s.guard = appendNonEmpty(base, c)
+				s.what = fmt.Sprintf("%s: lR(%s) %s", text, g.lname(l), src.what)
+				g.eventIn(&s)
+			case prog.OpCAS:
+				if c, ok := cond("==", in.A); ok {
+					cs := s
+					cs.guard, cs.kind, cs.wval = appendNonEmpty(base, c), prog.EvCAS, fmt.Sprint(in.B)
+					cs.what = fmt.Sprintf("%s: CAS(%s) succeeds, %s", text, g.lname(l), src.what)
+					g.eventIn(&cs)
+				}
+				if c, ok := cond("!=", in.A); ok {
+					s.guard = appendNonEmpty(base, c)
+					s.what = fmt.Sprintf("%s: lR(%s) (the CAS fails), %s", text, g.lname(l), src.what)
+					g.eventIn(&s)
+				}
+			default:
+				s.guard = base
+				s.what = fmt.Sprintf("%s: %s(%s) %s", text, kindName[kind], g.lname(l), src.what)
+				g.eventIn(&s)
+			}
+		}
+	}
+}
+
+func appendNonEmpty(s []string, x string) []string {
+	s = append([]string(nil), s...)
+	if x != "" {
+		s = append(s, x)
+	}
+	return s
+}
+
+// events writes the options of an event that reads nothing, in both
+// parts.
+func (g *robustGen) events(s *step) {
+	for part := 1; part <= 2; part++ {
+		c := *s
+		c.part = part
+		loc := ""
+		if c.loc >= 0 {
+			loc = "(" + g.lname(c.loc) + ")"
+		}
+		c.what = fmt.Sprintf("%s: %s%s", s.what, kindName[c.kind], loc)
+		g.eventIn(&c)
+	}
+}
+
+// eventIn writes the options of event s in its part: the RDMA-consistency
+// checks (the guard), the effect on the part's memory and the bookkeeping,
+// the move of the thread, and the SC-cycle choices.
+func (g *robustGen) eventIn(s *step) {
+	t := s.t
+	guard := append([]string(nil), s.guard...)
+	eff := append([]string(nil), s.pre...)
+	cls := axiom.ClassOf(s.kind)
+	q := ""
+	if s.qp >= 0 {
+		q = qn(s.qp)
+	}
+	what := fmt.Sprintf("%s in tau%d", s.what, s.part)
+	// RDMA consistency: may the event join its part?
+	if s.part == 1 {
+		guard = append(guard, fmt.Sprintf("!cpu2_%d", t)) // oppo: a CPU event of t is in tau2
+		if cls != axiom.ClassCPU {
+			if mask := g.forbid[cls]; mask != 0 {
+				guard = append(guard, fmt.Sprintf("(%s_in2 & (%s)) == 0", q, classMask(mask))) // oppo
+			}
+			if cls == axiom.ClassNLR {
+				guard = append(guard, "!"+q+"_fence") // [Inst];ib, case nW ->ippo nF
+			}
+		}
+		if s.kind == prog.EvPoll {
+			guard = append(guard, q+"_c1 > 0") // [nlW];pf: a write to poll, before the first forcing one
+		}
+	} else if s.kind == prog.EvPoll {
+		guard = append(guard, q+"_c2 > 0") // pf well-formed
+	}
+	// Memory.
+	if s.writes() && g.isRead[s.loc] {
+		if s.part == 1 {
+			eff = append(eff, fmt.Sprintf("%s = %s", g.v("m1", s.loc), s.wval))
+		} else {
+			eff = append(eff, fmt.Sprintf("%s = %s", g.v("m2", s.loc), s.wval), g.v("w2", s.loc)+" = 1")
+		}
+	}
+	// RDMA bookkeeping of the queue pair.
+	modified := -1 // the queue pair whose counters the step changes
+	var cut []string
+	if s.qp >= 0 {
+		if s.part == 1 && cls == axiom.ClassNF {
+			eff = append(eff, fmt.Sprintf("if :: (%s_in2 & NLW) != 0 -> %s_fence = 1 :: else fi", q, q))
+		}
+		if g.counted[s.qp] {
+			switch s.kind {
+			case prog.EvNLW, prog.EvNRW:
+				modified = s.qp
+				if s.part == 2 {
+					if s.kind == prog.EvNLW {
+						eff = append(eff, q+"_forced = 1")
+					} else {
+						eff = append(eff, fmt.Sprintf("if :: (%s_in2 & (NLR|NF)) != 0 -> %s_forced = 1 :: else fi", q, q))
+					}
+				}
+				eff = append(eff, fmt.Sprintf("if :: !%s_forced -> %s_c1++ :: else fi", q, q), q+"_c2++")
+				if !exact(g.left(s.qp, s.next)) {
+					bound := fmt.Sprintf("%s_c2 < %d", q, g.k)
+					guard = append(guard, bound)
+					cut = append(append([]string(nil), s.guard...), fmt.Sprintf("%s_c2 >= %d", q, g.k))
+				}
+			case prog.EvPoll:
+				modified = s.qp
+				if s.part == 1 {
+					eff = append(eff, q+"_c1--", q+"_c2--")
+				} else {
+					eff = append(eff, fmt.Sprintf("if :: %s_c1 > 0 -> %s_c1-- :: else fi", q, q), q+"_c2--")
+				}
+			}
+		}
+		if s.part == 2 && cls != axiom.ClassCPU {
+			eff = append(eff, fmt.Sprintf("%s_in2 = %s_in2 | %s", q, q, className[cls]))
+		}
+	}
+	if s.part == 2 && cls == axiom.ClassCPU {
+		eff = append(eff, fmt.Sprintf("cpu2_%d = 1", t))
+	}
+	if s.part == 2 && cls != axiom.ClassCPU {
+		// instr's canon: a thread with cpu2 keeps no bookkeeping of its
+		// queue pairs but c2.
+		reset := []string{q + "_in2 = 0"}
+		if g.counted[s.qp] {
+			reset = append(reset, q+"_c1 = 0", q+"_forced = 0")
+		}
+		eff = append(eff, fmt.Sprintf("if :: cpu2_%d -> %s :: else fi", t, strings.Join(reset, "; ")))
+	}
+	// Move the thread.
+	if s.toMid {
+		eff = append(eff, fmt.Sprintf("mid%d = 1", t))
+		eff = append(eff, g.canon(t, s.pc, s.pc, s.part == 2 && cls == axiom.ClassCPU, modified)...)
+	} else {
+		if s.fromMid {
+			eff = append(eff, fmt.Sprintf("mid%d = 0", t), fmt.Sprintf("val%d = 0", t))
+		}
+		eff = append(eff, g.canon(t, s.pc, s.next, s.part == 2 && cls == axiom.ClassCPU, modified)...)
+	}
+	if cut != nil && s.part == 2 {
+		// The tau2 event (always allowed but for the bound) is blocked.
+		g.options++
+		g.f("\t:: d_step { %s -> printf(\"%s %s\\n\") }\t/* the bound blocks it */\n", strings.Join(cut, " && "), CutPrefix, CutMaxCounter)
+	}
+	// SC cycle.
+	if s.loc < 0 || !g.markable[s.loc] {
+		g.option(guard, what, eff)
+		return
+	}
+	a := access{loc: s.loc, r: s.reads(), w: s.writes()}
+	exit := fmt.Sprintf("exit%d", t)
+	g.option(append(guard, exit+" != 0"), what+", after the exit", eff)
+	// A candidate entry: edges from the exits of the threads before it in
+	// tau.
+	cand := append([]string(nil), eff...)
+	for u := range g.p.Threads {
+		if u == t || !g.edge[u][t] {
+			continue
+		}
+		linked := false
+		for _, x := range g.acc[u] {
+			linked = linked || x.linkedTo(a)
+		}
+		if !linked {
+			continue
+		}
+		ex := fmt.Sprintf("exit%d", u)
+		c := []string{ex + " != 0", fmt.Sprintf("XLOC(%s) == %d", ex, a.loc)}
+		if !a.w {
+			c = append(c, fmt.Sprintf("XW(%s)", ex))
+		}
+		if s.part == 1 {
+			c = append(c, fmt.Sprintf("!X2(%s)", ex)) // exit before entry in tau: the exit in tau1 or the entry in tau2
+		}
+		cand = append(cand, fmt.Sprintf("if :: %s -> %s = 1 :: else fi", strings.Join(c, " && "), edgeVar(u, t)))
+	}
+	if s.part == 2 {
+		if a.r {
+			cand = append(cand, g.ent(t, a.loc, false)+" = 1")
+		}
+		if a.w {
+			cand = append(cand, g.ent(t, a.loc, true)+" = 1")
+		}
+	}
+	g.option(append(guard, exit+" == 0"), what+", a candidate entry", cand)
+	// The same, marking the event as the thread's exit: edges to the
+	// candidate entries of tau2 generated before it (the exit in tau1).
+	mark := append(cand, fmt.Sprintf("%s = %d", exit, exitCode(a, s.part)))
+	if s.part == 1 {
+		for u := range g.p.Threads {
+			var c []string
+			if g.hasAccess(u, a.loc, true) {
+				c = append(c, g.ent(u, a.loc, true))
+			}
+			if a.w && g.hasAccess(u, a.loc, false) {
+				c = append(c, g.ent(u, a.loc, false))
+			}
+			if len(c) > 0 {
+				mark = append(mark, fmt.Sprintf("if :: %s -> %s = 1 :: else fi", strings.Join(c, " || "), edgeVar(t, u)))
+			}
+		}
+	}
+	g.option(append(guard, exit+" == 0"), what+", the thread's exit", mark)
+}
+
+// canon returns the effects of moving thread t from instruction pc to next
+// (pc itself when the thread stops between two events), with instr's canon:
+// a thread with cpu2 (set by this step when setCPU2) or ended keeps no
+// queue-pair bookkeeping but its counters, and counters are capped by the
+// polls left. modified is the queue pair whose counters the step changed,
+// or -1.
+func (g *robustGen) canon(t, pc, next int, setCPU2 bool, modified int) []string {
+	var out []string
+	if next != pc {
+		out = append(out, fmt.Sprintf("pc%d = %d", t, next))
+	}
+	ended := next != pc && g.p.Threads[t].Code[next].Op == prog.OpEnd
+	for _, q := range g.qpsOf[t] {
+		n := qn(q)
+		if setCPU2 || ended {
+			out = append(out, n+"_in2 = 0", n+"_fence = 0")
+		}
+		if !g.counted[q] {
+			continue
+		}
+		after, before := g.left(q, next), g.left(q, pc)
+		if after == 0 {
+			if q == modified || before != 0 || setCPU2 {
+				out = append(out, n+"_c1 = 0", n+"_c2 = 0", n+"_forced = 0")
+			}
+			continue
+		}
+		if setCPU2 {
+			out = append(out, n+"_c1 = 0", n+"_forced = 0")
+		}
+		if exact(after) && (q == modified || !exact(before) || after < before) {
+			out = append(out, fmt.Sprintf("if :: %s_c1 > %d -> %s_c1 = %d :: else fi", n, after, n, after),
+				fmt.Sprintf("if :: %s_c2 > %d -> %s_c2 = %d :: else fi", n, after, n, after))
+		}
+	}
+	return out
+}
+
+// target writes the process that checks the target (the paper's steps 4 to
+// 6): at any moment, if every guess equals tau1's memory and the SC-cycle
+// edges form a cycle, the assertion fails.
+func (g *robustGen) target() {
+	nt := len(g.p.Threads)
+	var edges []string
+	for u := 0; u < nt; u++ {
+		for t := 0; t < nt; t++ {
+			if g.edge[u][t] {
+				edges = append(edges, edgeVar(u, t))
+			}
+		}
+	}
+	if len(edges) == 0 {
+		g.f("/* No two accesses can be on an SC cycle: the program is robust, and no target is reachable. */\n")
+		return
+	}
+	guard := []string{"(" + strings.Join(edges, " || ") + ")"}
+	for l := range g.p.Locs {
+		if g.isRead[l] {
+			guard = append(guard, fmt.Sprintf("(!%s || %s == %s)", g.v("gs", l), g.v("g", l), g.v("m1", l)))
+		}
+	}
+	g.f(`/*
+ * The target (the paper's steps 4 to 6): the simulation may stop at any
+ * moment. If then every fixed boundary guess equals tau1's memory and an
+ * edge was recorded, compute the transitive closure of the edges (scratch
+ * variables, not part of the state) and assert that no thread reaches
+ * itself. The step changes no state.
+ */
+#define NT %d
+hidden byte reach[NT*NT];
+hidden byte ci, cj, ck;
+hidden byte cyc;
+
+active proctype target() {
+	do
+	:: d_step { %s ->
+		ci = 0;
+		do
+		:: ci < NT*NT -> reach[ci] = 0; ci++
+		:: else -> break
+		od;
+`, nt, strings.Join(guard, " &&\n\t\t"))
+	for u := 0; u < nt; u++ {
+		for t := 0; t < nt; t++ {
+			if g.edge[u][t] {
+				g.f("\t\treach[%d] = %s;\n", u*nt+t, edgeVar(u, t))
+			}
+		}
+	}
+	g.f(`		ck = 0;
+		do
+		:: ck < NT ->
+			ci = 0;
+			do
+			:: ci < NT ->
+				if
+				:: reach[ci*NT + ck] ->
+					cj = 0;
+					do
+					:: cj < NT -> reach[ci*NT + cj] = reach[ci*NT + cj] || reach[ck*NT + cj]; cj++
+					:: else -> break
+					od
+				:: else
+				fi;
+				ci++
+			:: else -> break
+			od;
+			ck++
+		:: else -> break
+		od;
+		cyc = 0;
+		ci = 0;
+		do
+		:: ci < NT -> cyc = cyc || reach[ci*NT + ci]; ci++
+		:: else -> break
+		od;
+		assert(!cyc)
+	}
+	od
+}
+`)
+}
