@@ -129,6 +129,12 @@ type Options struct {
 	// called concurrently; calls to any other Set are serialized by a lock.
 	// If Set is nil, a parallel search uses a store.NewSharded set.
 	Workers int
+
+	// Checkpoint, if non-nil, makes the search save checkpoints to a
+	// directory, periodically and when it ends, and resume from one: see
+	// Checkpoint. A resumed search needs an empty Set, into which it
+	// inserts the visited states of the checkpoint.
+	Checkpoint *Checkpoint
 }
 
 // Stats describe the progress of a search.
@@ -222,6 +228,23 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	s.ran = true
 
 	start := time.Now()
+	var (
+		ck   *checkpointer
+		from *manifest // the checkpoint to resume
+	)
+	if s.opt.Checkpoint != nil {
+		var err error
+		if ck, from, err = openCheckpoint(&s.opt, start); err != nil {
+			return Result{}, err
+		}
+		defer ck.close()
+		if from != nil {
+			if from.Finished {
+				return s.resumeFinished(ck, from)
+			}
+			start = start.Add(-from.Elapsed)
+		}
+	}
 	var fallback string
 	if s.opt.Workers > 1 {
 		cl, ok := s.m.(Cloner)
@@ -231,7 +254,7 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 		case !ok:
 			fallback = fmt.Sprintf("the machine (%T) does not implement explore.Cloner", s.m)
 		default:
-			return s.runParallel(ctx, start, cl)
+			return s.runParallel(ctx, start, cl, ck, from)
 		}
 	}
 
@@ -241,6 +264,7 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 		bfs:       s.opt.Order != DFS,
 		maxStates: s.opt.MaxStates,
 		visit:     s.opt.Visit,
+		ck:        ck,
 	}
 	if s.opt.Trace {
 		r.trace = &s.trace
@@ -254,7 +278,14 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	r.fifo.chunk = defaultChunk
 	r.lifo.chunk = defaultChunk
 
-	res, err := r.search(ctx, start, s.opt.Timeout, s.opt.Progress)
+	var res Result
+	var err error
+	if from != nil {
+		err = r.restore(from)
+	}
+	if err == nil {
+		res, err = r.search(ctx, start, s.opt.Timeout, s.opt.Progress, from)
+	}
 	res.Workers, res.Fallback = 1, fallback
 	return res, err
 }
@@ -267,7 +298,8 @@ type run struct {
 	bfs       bool
 	maxStates uint64
 	visit     func(id uint64, s []byte, depth int) bool
-	trace     *trace // nil unless tracing
+	trace     *trace        // nil unless tracing
+	ck        *checkpointer // nil unless checkpointing
 
 	fifo fifo // BFS frontier
 	lifo lifo // DFS frontier
@@ -287,18 +319,47 @@ type run struct {
 	err    error
 }
 
-func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration, progress func(Stats)) (Result, error) {
-	init := r.m.Initial(nil)
-	added, err := r.set.Insert(store.Of(init))
-	if err != nil {
-		return r.result(start, Complete), fmt.Errorf("explore: inserting the initial state: %w", err)
+// search runs the search from the initial state, or from the checkpoint from
+// that restore has restored.
+func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration, progress func(Stats), from *manifest) (Result, error) {
+	// In BFS order states are expanded in id order, and the states of
+	// depth d+1 are exactly those discovered before the first of them is
+	// expanded: next is the id of the next state to expand, and levelEnd
+	// the id of the first state of the next depth.
+	var next, levelEnd uint64 = 0, 1
+
+	// end ends the search, with a last checkpoint unless it failed.
+	end := func(stop Stop, next, levelEnd uint64) (Result, error) {
+		res := r.result(start, stop)
+		if r.err != nil || r.ck == nil {
+			return res, r.err
+		}
+		return res, r.checkpoint(start, time.Now(), stop != Canceled, stop, next, levelEnd)
 	}
-	if !added {
-		return r.result(start, Complete), errors.New("explore: the initial state is already in the visited set")
-	}
-	r.discover(init, 0, 0)
-	if r.halted {
-		return r.result(start, r.stop), r.err
+
+	if from == nil {
+		init := r.m.Initial(nil)
+		fp := store.Of(init)
+		added, err := r.set.Insert(fp)
+		if err != nil {
+			return r.result(start, Complete), fmt.Errorf("explore: inserting the initial state: %w", err)
+		}
+		if !added {
+			return r.result(start, Complete), errors.New("explore: the initial state is already in the visited set")
+		}
+		r.discover(init, fp, 0, 0)
+		if r.halted {
+			return end(r.stop, next, levelEnd)
+		}
+	} else if r.bfs {
+		fr := from.Frontier
+		next = fr.FirstID
+		if fr.FirstLevel < fr.Count {
+			r.depth, levelEnd = fr.FirstDepth, next+fr.FirstLevel
+		} else {
+			// Popping state next starts depth FirstDepth.
+			r.depth, levelEnd = fr.FirstDepth-1, next
+		}
 	}
 
 	var deadline time.Time
@@ -308,12 +369,6 @@ func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration
 	nextProgress := start.Add(time.Second)
 	emit := r.emit // one closure for the whole run
 
-	// In BFS order states are expanded in id order, and the states of
-	// depth d+1 are exactly those discovered before the first of them is
-	// expanded: next is the id of the next state to expand, and levelEnd
-	// the id of the first state of the next depth.
-	var next, levelEnd uint64 = 0, 1
-
 	var (
 		every     uint64 = 1 // expansions between checks
 		nextCheck uint64     // expansion count at the next check
@@ -322,11 +377,17 @@ func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration
 	for n := uint64(0); ; n++ {
 		if n == nextCheck {
 			if ctx.Err() != nil {
-				return r.result(start, Canceled), nil
+				return end(Canceled, next, levelEnd)
 			}
 			now := time.Now()
 			if !deadline.IsZero() && !now.Before(deadline) {
-				return r.result(start, TimeLimit), nil
+				return end(TimeLimit, next, levelEnd)
+			}
+			if r.ck != nil && r.ck.isDue(now, r.states) {
+				if err := r.checkpoint(start, now, false, Complete, next, levelEnd); err != nil {
+					return r.result(start, Complete), err
+				}
+				now = time.Now()
 			}
 			if progress != nil && !now.Before(nextProgress) {
 				progress(r.stats(now.Sub(start)))
@@ -363,10 +424,10 @@ func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration
 		r.pruned |= r.m.Successors(st, emit)
 		r.insertSuccessors()
 		if r.halted {
-			return r.result(start, r.stop), r.err
+			return end(r.stop, next, levelEnd)
 		}
 	}
-	return r.result(start, Complete), nil
+	return end(Complete, next, levelEnd)
 }
 
 // successors buffers the successors emitted by the state being expanded, so
@@ -420,7 +481,7 @@ func (r *run) insertSuccessors() {
 		for i, end := range b.end {
 			r.transitions++
 			if added[i] {
-				if r.discover(b.enc[start:end], r.depth+1, uint32(i)); r.halted {
+				if r.discover(b.enc[start:end], b.fps[i], r.depth+1, uint32(i)); r.halted {
 					break
 				}
 			}
@@ -430,9 +491,10 @@ func (r *run) insertSuccessors() {
 	b.enc, b.end, b.fps = b.enc[:0], b.end[:0], b.fps[:0]
 }
 
-// discover records a new distinct state, found as successor number ord of the
-// state being expanded, and queues it for expansion.
-func (r *run) discover(enc []byte, depth int, ord uint32) {
+// discover records a new distinct state with fingerprint fp, found as
+// successor number ord of the state being expanded, and queues it for
+// expansion.
+func (r *run) discover(enc []byte, fp store.Fingerprint, depth int, ord uint32) {
 	if r.maxStates != 0 && r.states >= r.maxStates {
 		r.halt(StateLimit)
 		return
@@ -452,6 +514,9 @@ func (r *run) discover(enc []byte, depth int, ord uint32) {
 			return
 		}
 		r.trace.add(r.cur, ord)
+	}
+	if r.ck != nil {
+		r.ck.logFP(fp)
 	}
 	r.states++
 	r.maxDepth = max(r.maxDepth, depth)

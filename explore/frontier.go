@@ -1,6 +1,9 @@
 package explore
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"io"
+)
 
 // Frontiers hold the encodings of discovered but unexpanded states in chains of
 // byte chunks, so that pushing a state copies its bytes but allocates only when
@@ -77,6 +80,24 @@ func (q *fifo) pop() ([]byte, bool) {
 
 // len returns the number of queued strings.
 func (q *fifo) len() uint64 { return q.n }
+
+// writeTo writes the queued strings to w, in order, each after its 4-byte
+// little-endian length: the chunks as they are.
+func (q *fifo) writeTo(w io.Writer) error {
+	if q.n == 0 {
+		return nil
+	}
+	for i := q.head; i < len(q.chunks); i++ {
+		c := q.chunks[i]
+		if i == q.head {
+			c = c[q.off:]
+		}
+		if _, err := w.Write(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (q *fifo) alloc(need int) []byte {
 	if need <= q.chunk && len(q.spare) > 0 {
@@ -169,6 +190,36 @@ func (st *lifo) pop() (b []byte, id uint64, depth int, ok bool) {
 
 // len returns the number of live entries.
 func (st *lifo) len() uint64 { return st.n }
+
+// each calls f for every live entry, from the bottom of the stack to its top,
+// and stops at the first error.
+func (st *lifo) each(f func(b []byte, id uint64, depth int) error) error {
+	if st.n == 0 {
+		return nil
+	}
+	var starts []int // entry trailers of a chunk, top first
+	for i := 0; i <= st.top && i < len(st.chunks); i++ {
+		c := st.chunks[i]
+		starts = starts[:0]
+		for t := len(c) - lifoTrailer; t >= 0; {
+			starts = append(starts, t)
+			t -= int(binary.LittleEndian.Uint32(c[t+12:])&^lifoPopped) + lifoTrailer
+		}
+		for k := len(starts) - 1; k >= 0; k-- {
+			t := starts[k]
+			l := binary.LittleEndian.Uint32(c[t+12:])
+			if l&lifoPopped != 0 {
+				continue
+			}
+			id := binary.LittleEndian.Uint64(c[t:])
+			depth := int(binary.LittleEndian.Uint32(c[t+8:]))
+			if err := f(c[t-int(l):t:t], id, depth); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // Parent records, kept when Options.Trace is set, are one uint64 per state id:
 // the id of the state that discovered it in the high bits and the ordinal of

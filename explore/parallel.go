@@ -91,6 +91,7 @@ type par struct {
 	set       sharedSet
 	visit     func(id uint64, s []byte, depth int) bool
 	trace     *trace
+	ck        *checkpointer // nil unless checkpointing; logFP under mu
 	maxStates uint64
 
 	halted atomic.Bool // set (under mu) when the search must stop
@@ -114,6 +115,13 @@ type par struct {
 	panicked    any      // the first panic of a worker
 	next        [][]byte // blocks of the next level
 	free        [][]byte // recycled blocks
+
+	// A search resumed from a checkpoint taken in the middle of a level
+	// starts with the rest of that level, and with the first carried
+	// blocks of next (carriedStates states) restored from the checkpoint
+	// too; zero otherwise.
+	carried       int
+	carriedStates uint64
 }
 
 func (p *par) haltLocked(stop Stop, err error) {
@@ -185,6 +193,7 @@ type worker struct {
 	out    []byte
 	outPar []uint64
 	outOrd []uint32
+	outFp  []store.Fingerprint // only when checkpointing
 
 	// Counts not yet added to the search's.
 	transitions uint64
@@ -288,6 +297,9 @@ func (w *worker) flush() {
 			w.out = append(w.out, enc...)
 			w.outPar = append(w.outPar, w.par[i])
 			w.outOrd = append(w.outOrd, w.ord[i])
+			if p.ck != nil {
+				w.outFp = append(w.outFp, w.fps[i])
+			}
 			if len(w.out) >= blockBytes || len(w.outPar) >= blockStates {
 				if w.commit(); p.halted.Load() {
 					return
@@ -311,7 +323,7 @@ func (w *worker) commit() {
 	p.frontier -= w.expanded
 	w.transitions, w.pruned, w.expanded = 0, 0, 0
 	if len(w.outPar) == 0 || p.halted.Load() {
-		w.out, w.outPar, w.outOrd = w.out[:0], w.outPar[:0], w.outOrd[:0]
+		w.out, w.outPar, w.outOrd, w.outFp = w.out[:0], w.outPar[:0], w.outOrd[:0], w.outFp[:0]
 		return
 	}
 	depth := p.depth + 1
@@ -328,6 +340,9 @@ func (w *worker) commit() {
 				break
 			}
 			p.trace.add(parent, w.outOrd[i])
+		}
+		if p.ck != nil {
+			p.ck.logFP(w.outFp[i])
 		}
 		binary.LittleEndian.PutUint64(w.out[off:], id)
 		l := int(binary.LittleEndian.Uint32(w.out[off+8:]))
@@ -348,17 +363,19 @@ func (w *worker) commit() {
 	} else {
 		w.out = w.out[:0]
 	}
-	w.outPar, w.outOrd = w.outPar[:0], w.outOrd[:0]
+	w.outPar, w.outOrd, w.outFp = w.outPar[:0], w.outOrd[:0], w.outFp[:0]
 }
 
 // runParallel runs a level-synchronous parallel breadth-first search with
-// s.opt.Workers workers.
-func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner) (Result, error) {
+// s.opt.Workers workers, checkpointing with ck if it is not nil, from the
+// checkpoint from if that is not nil.
+func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck *checkpointer, from *manifest) (Result, error) {
 	nw := s.opt.Workers
 	p := &par{
 		visit:     s.opt.Visit,
 		maxStates: s.opt.MaxStates,
 		levelDone: make(chan struct{}, 1),
+		ck:        ck,
 	}
 	if s.opt.Trace {
 		p.trace = &s.trace
@@ -379,31 +396,44 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner) (R
 		p.set.mu = new(sync.Mutex)
 	}
 
-	// The initial state.
-	init := s.m.Initial(nil)
-	added, err := set.Insert(store.Of(init))
-	if err != nil {
-		res, _ := p.result(start, 1)
-		return res, fmt.Errorf("explore: inserting the initial state: %w", err)
-	}
-	if !added {
-		res, _ := p.result(start, 1)
-		return res, errors.New("explore: the initial state is already in the visited set")
-	}
-	if len(init) > maxEncoding {
-		res, _ := p.result(start, 1)
-		return res, fmt.Errorf("explore: the initial state has a %d-byte encoding; the limit is %d", len(init), maxEncoding)
-	}
-	p.states, p.frontier = 1, 1
-	if p.trace != nil {
-		p.trace.add(0, 0)
-	}
-	root := binary.LittleEndian.AppendUint64(nil, 0)
-	root = binary.LittleEndian.AppendUint32(root, uint32(len(init)))
-	p.level = [][]byte{append(root, init...)}
-	if p.visit != nil && !p.visit(0, init, 0) {
-		p.halt(Stopped, nil)
-		return p.result(start, nw)
+	firstDepth := 0
+	if from == nil {
+		// The initial state.
+		init := s.m.Initial(nil)
+		fp := store.Of(init)
+		added, err := set.Insert(fp)
+		if err != nil {
+			res, _ := p.result(start, 1)
+			return res, fmt.Errorf("explore: inserting the initial state: %w", err)
+		}
+		if !added {
+			res, _ := p.result(start, 1)
+			return res, errors.New("explore: the initial state is already in the visited set")
+		}
+		if len(init) > maxEncoding {
+			res, _ := p.result(start, 1)
+			return res, fmt.Errorf("explore: the initial state has a %d-byte encoding; the limit is %d", len(init), maxEncoding)
+		}
+		p.states, p.frontier = 1, 1
+		if p.trace != nil {
+			p.trace.add(0, 0)
+		}
+		if ck != nil {
+			ck.logFP(fp)
+		}
+		root := binary.LittleEndian.AppendUint64(nil, 0)
+		root = binary.LittleEndian.AppendUint32(root, uint32(len(init)))
+		p.level = [][]byte{append(root, init...)}
+		if p.visit != nil && !p.visit(0, init, 0) {
+			p.halt(Stopped, nil)
+			return p.end(start, nw, nil)
+		}
+	} else {
+		if err := p.restore(from); err != nil {
+			res, _ := p.result(start, nw)
+			return res, err
+		}
+		firstDepth = from.Frontier.FirstDepth
 	}
 
 	workers := make([]*worker, nw)
@@ -429,7 +459,18 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner) (R
 		tick = t.C
 	}
 	done := ctx.Done()
-	for depth := 0; len(p.level) > 0 && !p.halted.Load(); depth++ {
+	var snap *snapshot // the state at the start of the current level
+	for depth := firstDepth; len(p.level) > 0 && !p.halted.Load(); depth++ {
+		if ck != nil {
+			var err error
+			if snap, err = p.snapshot(start, nw, depth); err == nil && ck.isDue(time.Now(), snap.stats.States) {
+				err = ck.write(snap, p.trace, p.writeLevel)
+			}
+			if err != nil {
+				p.halt(Complete, err)
+				break
+			}
+		}
 		if ctx.Err() != nil {
 			p.halt(Canceled, nil)
 			break
@@ -471,6 +512,9 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner) (R
 		if p.panicked != nil {
 			panic(p.panicked)
 		}
+		if p.halted.Load() {
+			break // keep the level for the checkpoint of its start
+		}
 
 		// Recycle the blocks of the expanded level, keeping about as
 		// many as the next level holds.
@@ -482,7 +526,8 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner) (R
 			p.level[i] = nil
 		}
 		p.level, p.next = p.next, p.level[:0]
+		p.carried, p.carriedStates = 0, 0
 		p.mu.Unlock()
 	}
-	return p.result(start, nw)
+	return p.end(start, nw, snap)
 }

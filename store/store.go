@@ -28,6 +28,11 @@ const (
 	seedHi = 0xc2b2ae3d27d4eb4f
 )
 
+// FingerprintSeed returns the seed of the hash behind Of. A checkpoint records
+// it, and a resumed search refuses a checkpoint made with another seed, whose
+// visited set would not recognise the states it holds.
+func FingerprintSeed() [2]uint64 { return [2]uint64{seedLo, seedHi} }
+
 // Set is a visited set of fingerprints.
 type Set interface {
 	// Insert adds fp to the set and reports whether it was absent before.

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,16 +22,20 @@ import (
 
 // searchFlags are the flags every exploring command shares.
 type searchFlags struct {
-	json        bool
-	unroll      int
-	maxInflight int
-	maxStates   uint64
-	timeout     time.Duration
-	order       string
-	progress    bool
-	workers     int
-	store       string
-	storeDir    string
+	json            bool
+	unroll          int
+	maxInflight     int
+	maxStates       uint64
+	timeout         time.Duration
+	order           string
+	progress        bool
+	workers         int
+	store           string
+	storeDir        string
+	memBudget       string
+	checkpoint      string
+	checkpointEvery time.Duration
+	resume          bool // set by rdmasim resume (a hidden flag)
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
@@ -38,8 +46,13 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop after this long (e.g. 30s, 5m), 0 = no limit")
 	fs.StringVar(&f.order, "order", "bfs", "search order: bfs (shortest witnesses) or dfs")
 	fs.IntVar(&f.workers, "workers", 1, "parallel BFS workers (results are identical for any number)")
-	fs.StringVar(&f.store, "store", "mem", "visited set: mem (in memory) or pebble (on disk, github.com/cockroachdb/pebble)")
-	fs.StringVar(&f.storeDir, "store-dir", "", "directory for --store pebble (default: a temporary directory, removed afterwards)")
+	fs.StringVar(&f.store, "store", "mem", "visited set: mem (in memory, spilling to disk beyond --mem-budget) or pebble (on disk, github.com/cockroachdb/pebble)")
+	fs.StringVar(&f.storeDir, "store-dir", "", "directory for the visited set on disk (default: a temporary directory, removed afterwards)")
+	fs.StringVar(&f.memBudget, "mem-budget", "", "memory for the visited set's in-memory tables, e.g. 512MiB, 2GiB, 1G or bytes: with --store mem the set spills to a Pebble database on disk when they are full; with --store pebble, its write buffer (default: a quarter of the machine's memory for mem, 256MiB for pebble)")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "save the search in this directory periodically, at its end and on SIGINT/SIGTERM; continue it with 'rdmasim resume DIR' (one input file)")
+	fs.DurationVar(&f.checkpointEvery, "checkpoint-every", time.Minute, "period of the checkpoints of --checkpoint (0: only at the end and on a signal)")
+	fs.BoolVar(&f.resume, "resume", false, "continue the search saved in --checkpoint (used by rdmasim resume)")
+	fs.MarkHidden("resume")
 	fs.BoolVar(&f.progress, "progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 }
 
@@ -61,20 +74,44 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	if f.maxInflight < 1 || f.maxInflight > 250 {
 		return o, fmt.Errorf("--max-inflight %d: want 1..250", f.maxInflight)
 	}
+	budget, err := f.budget()
+	if err != nil {
+		return o, err
+	}
 	switch f.store {
 	case "mem":
-		if f.storeDir != "" {
-			return o, fmt.Errorf("--store-dir needs --store pebble")
+		// The spill directory: a temporary directory made at the first
+		// spill, in --store-dir, else in the checkpoint directory (where
+		// resume clears what a killed run left), else in $TMPDIR.
+		dir := f.storeDir
+		if dir == "" {
+			dir = f.checkpoint
+		}
+		popt := store.PebbleOptions{Temp: true, CacheBytes: spillCache(budget)}
+		o.NewSet = func() (store.Set, error) {
+			return store.NewSpill(budget, dir, popt), nil
 		}
 	case "pebble":
+		popt := store.PebbleOptions{Temp: f.storeDir == ""}
+		if f.memBudget != "" {
+			popt.BufferBytes = int64(min(budget, math.MaxInt64))
+		}
 		n := 0
 		o.NewSet = func() (store.Set, error) {
 			// One database per search: check runs several searches per file.
 			if f.storeDir == "" {
-				return store.OpenPebble("", store.PebbleOptions{Temp: true})
+				return store.OpenPebble(f.checkpoint, popt)
 			}
 			n++
-			return store.OpenPebble(filepath.Join(f.storeDir, fmt.Sprintf("search-%d", n)), store.PebbleOptions{})
+			dir := filepath.Join(f.storeDir, fmt.Sprintf("search-%d", n))
+			if f.resume {
+				// The database of the interrupted run holds states
+				// past its checkpoint: start afresh.
+				if err := os.RemoveAll(dir); err != nil {
+					return nil, fmt.Errorf("clearing the store of the interrupted run: %w", err)
+				}
+			}
+			return store.OpenPebble(dir, popt)
 		}
 	default:
 		return o, fmt.Errorf("--store %q: want mem or pebble", f.store)
@@ -174,9 +211,88 @@ func parseSearch(fs *pflag.FlagSet, sf *searchFlags, args []string, e *env, name
 		return verdict.Options{}, exitUsage
 	}
 	opt, err := sf.options(e)
+	if err == nil && (sf.checkpoint != "" || sf.resume) {
+		err = sf.setupCheckpoint(fs, name, &opt)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", name, err)
 		return verdict.Options{}, exitUsage
 	}
 	return opt, -1
+}
+
+// budget returns the memory budget of the visited set: --mem-budget, or by
+// default a quarter of the machine's memory (see defaultBudget).
+func (f *searchFlags) budget() (uint64, error) {
+	if f.memBudget == "" {
+		return defaultBudget(), nil
+	}
+	n, err := parseSize(f.memBudget)
+	if err != nil {
+		return 0, fmt.Errorf("--mem-budget %q: %w", f.memBudget, err)
+	}
+	return n, nil
+}
+
+// spillCache returns the size of Pebble's block cache for a visited set that
+// spills with the given budget: a quarter of the budget, from 8 MiB up to
+// store.DefaultCacheBytes, so that a small budget is not swamped by the cache.
+func spillCache(budget uint64) int64 {
+	return int64(min(max(budget/4, 8<<20), store.DefaultCacheBytes))
+}
+
+// parseSize parses a size in bytes: a number, optionally fractional, and a
+// unit: none or B for bytes; K, M, G, T and KiB, MiB, GiB, TiB for powers of
+// 1024; kB, MB, GB, TB for powers of 1000 (case-insensitive).
+func parseSize(s string) (uint64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(t)
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	mult := map[string]float64{
+		"": 1, "b": 1,
+		"k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40,
+		"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	}[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || mult == 0 || num == "" {
+		return 0, errors.New("want a size such as 512MiB, 2GiB, 1G or a number of bytes")
+	}
+	size := v * mult
+	if size < 1 || size >= 1<<63 {
+		return 0, errors.New("want at least one byte and less than 8 EiB")
+	}
+	return uint64(size), nil
+}
+
+// fallbackBudget is the default memory budget where the machine's memory is
+// unknown.
+const fallbackBudget = 1 << 30
+
+// defaultBudget returns a quarter of the memory available to the process: the
+// smaller of MemTotal in /proc/meminfo and the limit of its cgroup (v2), or
+// fallbackBudget if neither can be read.
+func defaultBudget() uint64 {
+	total := uint64(0)
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+					total = kb << 10
+				}
+			}
+		}
+	}
+	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if limit, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64); err == nil && (total == 0 || limit < total) {
+			total = limit
+		}
+	}
+	if total == 0 {
+		return fallbackBudget
+	}
+	return total / 4
 }

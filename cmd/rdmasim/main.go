@@ -9,8 +9,9 @@
 //	rdmasim robust [flags] FILE...  robustness (every RDMA trace is SC)
 //	rdmasim graph [flags] FILE      execution graphs of the model (DOT)
 //	rdmasim run [flags] FILE        one random run, step by step
-//	rdmasim export --promela FILE   the machine as a Promela model for SPIN
+//	rdmasim export --promela FILE   the machine (or --robustness: the instrumented program) as Promela for SPIN
 //	rdmasim stress [flags] FILE...  litmus7-style histogram of outcomes over random walks
+//	rdmasim resume [flags] DIR      continue a run saved with --checkpoint DIR
 //
 // Exit status: 0 when everything checked out, 1 when a complete verdict
 // contradicts an expect line, 2 on a usage or input error, 130 when
@@ -62,8 +63,9 @@ func commands() []command {
 		{"robust", "robust [flags] FILE...  decide whether every RDMA behaviour is an SC behaviour", cmdRobust},
 		{"graph", "graph [flags] FILE      draw consistent executions that satisfy the condition (Graphviz DOT)", cmdGraph},
 		{"run", "run [flags] FILE        print one random run, reproducible from --seed", cmdRun},
-		{"export", "export --promela FILE   write the RDMA (or --semantics sc) machine as a Promela model for SPIN", cmdExport},
+		{"export", "export --promela FILE   write the RDMA (or --semantics sc) machine, or with --robustness the instrumented program, as Promela for SPIN", cmdExport},
 		{"stress", "stress [flags] FILE...  count the final outcomes of many random walks (litmus7-style histogram)", cmdStress},
+		{"resume", "resume [flags] DIR      continue the check, explore or robust run saved with --checkpoint DIR", cmdResume},
 	}
 }
 

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"rdmasim/explore"
@@ -66,7 +67,19 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		}
 		return true
 	}
-	search, closeSet, err := newSearch(m, opt, true, visit)
+	st := searchState{
+		meta: searchMeta{Search: "robust", Program: p.Name, Semantics: RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},
+		save: func() (json.RawMessage, error) { return json.Marshal(robustState{Violation: violation}) },
+		restore: func(data json.RawMessage) error {
+			var rs robustState
+			if err := json.Unmarshal(data, &rs); err != nil {
+				return err
+			}
+			violation = rs.Violation
+			return nil
+		},
+	}
+	search, closeSet, err := newSearch(m, opt, true, visit, st)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +115,11 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		res.Bound = machine.PrunedString(sr.Pruned, mopt)
 	}
 	return res, nil
+}
+
+// robustState is the state of RobustMachine's visitor in a checkpoint.
+type robustState struct {
+	Violation int64 `json:"violation"` // the id of the first violation, or -1
 }
 
 // complete runs on from configuration s, always taking the first enabled

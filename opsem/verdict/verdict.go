@@ -10,6 +10,8 @@ package verdict
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -49,11 +51,39 @@ type Options struct {
 	// NewSet, when non-nil, makes the visited set of each search (e.g. a
 	// Pebble set on disk); the search closes it. Nil: in memory.
 	NewSet func() (store.Set, error)
+	// Checkpoint, when non-nil, makes each exploration of a machine
+	// (Compute, RobustMachine) checkpoint itself: it is called once per
+	// search, in the order the searches run, and returns the checkpoint's
+	// directory, period and whether to resume (Dir, Every, Resume);
+	// verdict fills in the rest: the search's description (Meta) and the
+	// state its visitor collects (Save, Restore: outcomes, counts and
+	// witness), so that a resumed search gives the result of an
+	// uninterrupted one. Nil: no checkpoints.
+	Checkpoint func() *explore.Checkpoint
+}
+
+// searchState is what the visitor of a search collects, for checkpoints:
+// meta describes the search, save and restore save and restore the state.
+type searchState struct {
+	meta    any
+	save    func() (json.RawMessage, error)
+	restore func(json.RawMessage) error
+}
+
+// searchMeta describes a search in its checkpoint.
+type searchMeta struct {
+	Search      string `json:"search"` // outcomes or robust
+	Program     string `json:"program"`
+	Semantics   string `json:"semantics"`
+	MaxInflight int    `json:"max_inflight"`
+	Unroll      int    `json:"unroll"`
+	Graph       bool   `json:"graph,omitempty"`
 }
 
 // newSearch sets up a search of m as opt asks (visited set, workers, order,
-// limits, progress); closeSet releases the visited set afterwards.
-func newSearch(m *machine.Machine, opt Options, trace bool, visit func(uint64, []byte, int) bool) (s *explore.Search, closeSet func(), err error) {
+// limits, progress, checkpoints of the state st); closeSet releases the
+// visited set afterwards.
+func newSearch(m *machine.Machine, opt Options, trace bool, visit func(uint64, []byte, int) bool, st searchState) (s *explore.Search, closeSet func(), err error) {
 	var set store.Set
 	closeSet = func() {}
 	if opt.NewSet != nil {
@@ -62,15 +92,27 @@ func newSearch(m *machine.Machine, opt Options, trace bool, visit func(uint64, [
 		}
 		closeSet = func() { set.Close() }
 	}
+	var ck *explore.Checkpoint
+	if opt.Checkpoint != nil {
+		if ck = opt.Checkpoint(); ck != nil {
+			meta, err := json.Marshal(st.meta)
+			if err != nil {
+				closeSet()
+				return nil, nil, fmt.Errorf("describing the search: %w", err)
+			}
+			ck.Meta, ck.Save, ck.Restore = meta, st.save, st.restore
+		}
+	}
 	s = explore.New(parallel{m}, explore.Options{
-		Set:       set,
-		Workers:   opt.Workers,
-		Order:     opt.Order,
-		MaxStates: opt.MaxStates,
-		Timeout:   opt.Timeout,
-		Trace:     trace,
-		Visit:     visit,
-		Progress:  opt.Progress,
+		Set:        set,
+		Workers:    opt.Workers,
+		Order:      opt.Order,
+		MaxStates:  opt.MaxStates,
+		Timeout:    opt.Timeout,
+		Trace:      trace,
+		Visit:      visit,
+		Progress:   opt.Progress,
+		Checkpoint: ck,
 	})
 	return s, closeSet, nil
 }
@@ -245,7 +287,35 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		}
 		return true
 	}
-	search, closeSet, err := newSearch(m, opt, opt.Witness, visit)
+	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll}
+	ss := searchState{
+		meta: meta,
+		save: func() (json.RawMessage, error) {
+			cs := computeState{Positive: res.Positive, Negative: res.Negative, Witness: witness}
+			for k, sat := range outcomes {
+				cs.Outcomes = append(cs.Outcomes, outcomeState{Values: hex.EncodeToString([]byte(k)), Satisfies: sat})
+			}
+			sort.Slice(cs.Outcomes, func(i, j int) bool { return cs.Outcomes[i].Values < cs.Outcomes[j].Values })
+			return json.Marshal(cs)
+		},
+		restore: func(data json.RawMessage) error {
+			var cs computeState
+			if err := json.Unmarshal(data, &cs); err != nil {
+				return err
+			}
+			clear(outcomes)
+			for _, o := range cs.Outcomes {
+				k, err := hex.DecodeString(o.Values)
+				if err != nil || len(k) != len(res.Locs) {
+					return fmt.Errorf("outcome %q: not %d hexadecimal values", o.Values, len(res.Locs))
+				}
+				outcomes[string(k)] = o.Satisfies
+			}
+			res.Positive, res.Negative, witness = cs.Positive, cs.Negative, cs.Witness
+			return nil
+		},
+	}
+	search, closeSet, err := newSearch(m, opt, opt.Witness, visit, ss)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +350,21 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		res.Witness = explain(m, path)
 	}
 	return res, nil
+}
+
+// computeState is the state of Compute's visitor in a checkpoint.
+type computeState struct {
+	Outcomes []outcomeState `json:"outcomes"`
+	Positive uint64         `json:"positive"`
+	Negative uint64         `json:"negative"`
+	Witness  int64          `json:"witness"` // the id of the witness, or -1
+}
+
+// outcomeState is one distinct final outcome in a checkpoint: the values of
+// Result.Locs in hexadecimal, and whether the condition holds.
+type outcomeState struct {
+	Values    string `json:"values"`
+	Satisfies bool   `json:"satisfies"`
 }
 
 // explain turns an explorer path into described transitions.

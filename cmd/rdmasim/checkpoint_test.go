@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The checkpoint tests run rdmasim in child processes, so that they can be
+// killed: the test binary itself, re-executed to run TestHelperRdmasim with
+// the command line after "--".
+
+const helperEnv = "RDMASIM_TEST_HELPER"
+
+// TestHelperRdmasim is not a test: run by rdmasimCmd in a child process, it is
+// rdmasim's main.
+func TestHelperRdmasim(t *testing.T) {
+	if os.Getenv(helperEnv) != "1" {
+		t.Skip("runs only as a child process of the checkpoint tests")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// rdmasimCmd returns a command that runs rdmasim with args in a child process.
+func rdmasimCmd(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperRdmasim$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return cmd, &stdout, &stderr
+}
+
+// exitCode returns the exit code of a finished command, or -1 if a signal
+// killed it.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.Exited():
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+const midProgram = "testdata/checkpoint-mid.rdma" // 57,863 RDMA states
+
+// TestCheckpointKill runs check with checkpoints on a mid-size program and
+// kills it with SIGKILL at random moments, then resumes it (killing the
+// resumed runs too, at random), until a run finishes; its report (verdicts,
+// outcomes, distinct-state counts, witnesses, exit code) must be that of an
+// uninterrupted run. Rounds vary the workers, the visited set (a memory
+// budget small enough to spill to disk) and SIGINT in place of SIGKILL.
+func TestCheckpointKill(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("RDMASIM_CHECKPOINT_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d (set RDMASIM_CHECKPOINT_SEED to repeat)", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+
+	// Under the race detector, which slows the search down about tenfold,
+	// a tighter bound on the queue pairs cuts the program to 11,591 states.
+	var bound []string
+	if raceEnabled() {
+		bound = []string{"--max-inflight", "1"}
+	}
+	reference := func(args ...string) (string, time.Duration) {
+		cmd, stdout, stderr := rdmasimCmd(append(append(args, bound...), midProgram)...)
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rdmasim %v: %v\n%s", args, err, stderr)
+		}
+		return stdout.String(), time.Since(start)
+	}
+	refWitness, took := reference("check", "-w")
+	var plain bytes.Buffer
+	if code := run(context.Background(), append(append([]string{"check"}, bound...), midProgram), &plain, os.Stderr); code != exitOK {
+		t.Fatalf("check: exit %d", code)
+	}
+	refPlain := plain.String()
+	if !strings.Contains(refPlain, "Explored 57863 configurations") && !strings.Contains(refPlain, "Explored 11591 configurations") {
+		t.Fatalf("unexpected reference report:\n%s", refPlain)
+	}
+	// About ten checkpoints in a run, however fast the machine.
+	every := max(took/10, 5*time.Millisecond).Round(time.Millisecond).String()
+	t.Logf("an uninterrupted run takes %v; checkpoints every %s", took, every)
+
+	rounds := []struct {
+		name  string
+		flags []string
+		want  string
+		sig   syscall.Signal
+	}{
+		{"sequential", []string{"-w"}, refWitness, syscall.SIGKILL},
+		{"workers=2", []string{"--workers", "2"}, refPlain, syscall.SIGKILL},
+		{"spilling", []string{"-w", "--mem-budget", "256KiB"}, refWitness, syscall.SIGKILL},
+		{"sigint", []string{"-w"}, refWitness, syscall.SIGINT},
+	}
+	if testing.Short() {
+		rounds = rounds[:2]
+	}
+	midway := 0 // resumes from a checkpoint in the middle of a search
+	defer func() {
+		if !t.Failed() && midway == 0 {
+			t.Error("no run was resumed from the middle of a search")
+		}
+	}()
+	for _, r := range rounds {
+		t.Run(r.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ck")
+			var kills []string
+			for attempt := 0; ; attempt++ {
+				args := append(append(append([]string{"check", "--checkpoint", dir, "--checkpoint-every", every}, r.flags...), bound...), midProgram)
+				if _, err := os.Stat(filepath.Join(dir, runManifestName)); err == nil {
+					args = []string{"resume", dir}
+					if states, ok := midSearch(dir); ok {
+						midway++
+						kills = append(kills, fmt.Sprintf("(%d states saved)", states))
+					}
+				}
+				cmd, stdout, stderr := rdmasimCmd(args...)
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				killed := false
+				if attempt < 2 {
+					delay := time.Duration(rng.Int64N(int64(took)))
+					timer := time.AfterFunc(delay, func() { cmd.Process.Signal(r.sig) })
+					defer timer.Stop()
+					kills = append(kills, fmt.Sprintf("%s %v after %v", args[0], r.sig, delay.Round(time.Millisecond)))
+					killed = true
+				}
+				err := cmd.Wait()
+				code := exitCode(err)
+				if killed && (code == -1 || code == exitInterrupt) {
+					continue // killed (or interrupted): resume
+				}
+				if code != exitOK {
+					t.Fatalf("after %s: rdmasim %v: %v\n%s", strings.Join(kills, ", "), args, err, stderr)
+				}
+				if got := stdout.String(); got != r.want {
+					t.Fatalf("after %s: the report differs from an uninterrupted run's:\n--- got\n%s\n--- want\n%s",
+						strings.Join(kills, ", "), got, r.want)
+				}
+				t.Logf("%s, then finished", strings.Join(kills, ", "))
+				break
+			}
+			if r.flags[len(r.flags)-1] == "256KiB" {
+				// The spilled stores of the killed runs are gone.
+				if stale, _ := filepath.Glob(filepath.Join(dir, "pebbleset-*")); len(stale) > 0 {
+					t.Errorf("stores left behind: %v", stale)
+				}
+			}
+		})
+	}
+}
+
+// raceEnabled reports whether the test binary was built with -race.
+func raceEnabled() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" {
+				return s.Value == "true"
+			}
+		}
+	}
+	return false
+}
+
+// midSearch reports whether the checkpoint in dir holds a search that
+// started but did not finish, and how many states it saved.
+func midSearch(dir string) (uint64, bool) {
+	for i := 0; ; i++ {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("search-%d", i), "manifest.json"))
+		if err != nil {
+			return 0, false
+		}
+		var m struct {
+			Finished bool   `json:"finished"`
+			States   uint64 `json:"states"`
+		}
+		if json.Unmarshal(data, &m) == nil && !m.Finished {
+			return m.States, m.States > 1
+		}
+	}
+}
+
+// TestCheckpointInProcess checkpoints and resumes explore and robust in
+// process: canceling the context interrupts the run (as SIGINT does), and
+// resuming gives the uninterrupted report.
+func TestCheckpointInProcess(t *testing.T) {
+	for _, args := range [][]string{
+		{"explore", "--semantics", "sc", "--order", "dfs"},
+		{"robust", "--method", "enum-machine"},
+		{"check", "--max-states", "5000"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			var want bytes.Buffer
+			if code := run(context.Background(), append(args, midProgram), &want, os.Stderr); code != exitOK {
+				t.Fatalf("exit %d", code)
+			}
+			dir := filepath.Join(t.TempDir(), "ck")
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var stdout, stderr bytes.Buffer
+			if code := run(ctx, append(args, "--checkpoint", dir, midProgram), &stdout, &stderr); code != exitInterrupt {
+				t.Fatalf("interrupted run: exit %d, want %d\n%s", code, exitInterrupt, stderr.String())
+			}
+			stdout.Reset()
+			stderr.Reset()
+			if code := run(context.Background(), []string{"resume", dir}, &stdout, &stderr); code != exitOK {
+				t.Fatalf("resume: exit %d\n%s", code, stderr.String())
+			}
+			got := stdout.String()
+			if args[0] == "explore" {
+				got, want = dropTimes(got), *bytes.NewBufferString(dropTimes(want.String()))
+			}
+			if got != want.String() {
+				t.Fatalf("resumed report:\n%s\nuninterrupted:\n%s", got, want.String())
+			}
+		})
+	}
+}
+
+// dropTimes removes the lines of explore's report that vary from run to run.
+func dropTimes(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 && (f[0] == "seconds" || f[0] == "states/s" || f[0] == "peak" || f[0] == "visited") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestMemBudget: a visited set that spills to disk gives the same
+// exploration as one in memory, in a sequential and a parallel search.
+func TestMemBudget(t *testing.T) {
+	const prog = litmus + "ppo-33-LOOP-PUT-POLL.rdma" // 12,606 states
+	var want exploreJSON
+	for i, args := range [][]string{
+		{"explore", "--json", prog},
+		{"explore", "--json", "--mem-budget", "512KiB", "--store-dir", t.TempDir(), prog},
+		{"explore", "--json", "--mem-budget", "512KiB", "--workers", "2", prog},
+		{"explore", "--json", "--store", "pebble", "--mem-budget", "512KiB", prog},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		var out exploreJSON
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			want = out
+		}
+		if out.States != want.States || out.Transitions != want.Transitions || out.MaxDepth != want.MaxDepth || out.Bound != want.Bound {
+			t.Fatalf("%v: %+v, want %+v", args, out, want)
+		}
+		if i > 0 && i < 3 && out.StoreBytes <= 16*out.States {
+			t.Errorf("%v: a store of %d bytes for %d states: did it spill?", args, out.StoreBytes, out.States)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want uint64
+	}{
+		{"1", 1}, {"1073741824", 1 << 30}, {"512MiB", 512 << 20}, {"2GiB", 2 << 30}, {"1G", 1 << 30}, {"1g", 1 << 30},
+		{"64k", 64 << 10}, {"1.5GiB", 3 << 29}, {"1GB", 1e9}, {"10 MB", 1e7}, {"1TiB", 1 << 40}, {"100B", 100},
+	} {
+		got, err := parseSize(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+		}
+	}
+	for _, in := range []string{"", "lots", "GiB", "-1G", "0", "1.2.3G", "1 GiBi", "0.1"} {
+		if got, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) = %d, want an error", in, got)
+		}
+	}
+	if b := defaultBudget(); b < 1<<20 {
+		t.Errorf("defaultBudget() = %d", b)
+	}
+}
+
+// TestGoldenCheckpoint: the errors of --mem-budget, --checkpoint and resume.
+func TestGoldenCheckpoint(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"flags-bad-mem-budget", []string{"check", "--mem-budget", "lots", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"flags-checkpoint-two-files", []string{"check", "--checkpoint", "testdata/no-such-dir", litmus + "SB-PUT.rdma", litmus + "LW-PUT.rdma"}, exitUsage},
+		{"flags-checkpoint-exists", []string{"check", "--checkpoint", "testdata/resume-changed", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"flags-checkpoint-axiom", []string{"check", "--semantics", "axiom", "--checkpoint", "testdata/no-such-dir", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"flags-checkpoint-decide", []string{"robust", "--checkpoint", "testdata/no-such-dir", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"flags-checkpoint-every", []string{"explore", "--checkpoint", "testdata/no-such-dir", "--checkpoint-every", "-1s", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"resume-no-dir", []string{"resume"}, exitUsage},
+		{"resume-no-checkpoint", []string{"resume", "testdata/no-such-dir"}, exitUsage},
+		{"resume-changed", []string{"resume", "testdata/resume-changed"}, exitUsage},
+		{"resume-bad-format", []string{"resume", "testdata/resume-bad-format"}, exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
+	}
+	if _, err := os.Stat("testdata/no-such-dir"); err == nil {
+		t.Error("a failed command created its checkpoint directory")
+	}
+}

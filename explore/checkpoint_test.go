@@ -1,0 +1,453 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"rdmasim/store"
+)
+
+// tally is a caller's state built by Visit: how many states it saw, and a sum
+// of their hashes, which does not depend on the order of the visits.
+type tally struct {
+	N   uint64 `json:"n"`
+	Sum uint64 `json:"sum"`
+}
+
+func (t *tally) add(s []byte) {
+	h := fnv.New64a()
+	h.Write(s)
+	t.N++
+	t.Sum += h.Sum64()
+}
+
+// visitLog records the visits of a search: its tally, and the ids, states and
+// depths in call order.
+type visitLog struct {
+	tally
+	ids    []uint64
+	states [][]byte
+	depths []int
+}
+
+func (v *visitLog) visit(id uint64, s []byte, depth int) bool {
+	v.add(s)
+	v.ids = append(v.ids, id)
+	v.states = append(v.states, bytes.Clone(s))
+	v.depths = append(v.depths, depth)
+	return true
+}
+
+// checkpointing returns a checkpoint configuration whose Save and Restore
+// save and restore v's tally.
+func checkpointing(dir string, every time.Duration, resume bool, v *visitLog) *Checkpoint {
+	var everyStates uint64
+	if every < 0 {
+		everyStates, every = uint64(-every), 0
+	}
+	return &Checkpoint{
+		everyStates: everyStates,
+		noSync:      true, // kills are simulated by copying the files
+		Dir:         dir,
+		Every:       every,
+		Resume:      resume,
+		Meta:        json.RawMessage(`{"test": "checkpoint"}`),
+		Save:        func() (json.RawMessage, error) { return json.Marshal(v.tally) },
+		Restore: func(st json.RawMessage) error {
+			return json.Unmarshal(st, &v.tally)
+		},
+	}
+}
+
+// copyDir copies the regular files of the directory src to a new directory
+// dst, as a kill -9 would leave them.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type ckCase struct {
+	name  string
+	m     func() Machine
+	order Order
+	// workers of the interrupted search and of the resumed one
+	workers, resumeWorkers int
+	trace                  bool
+}
+
+func checkpointCases() []ckCase {
+	machines := []struct {
+		name string
+		m    func() Machine
+	}{
+		{"grid 4x9", func() Machine { return &grid{k: 4, n: 9} }},
+		{"tree 12", func() Machine { return &tree{depth: 12} }},
+		{"pruning 3x9", func() Machine { return &pruning{grid{k: 3, n: 9}} }},
+		{"wide 3x8", func() Machine { return &wide{k: 3, depth: 8} }},
+		{"blobs", func() Machine { return &blobs{n: 5, size: defaultChunk + 10} }},
+	}
+	var cases []ckCase
+	for _, mc := range machines {
+		for _, c := range []ckCase{
+			{order: BFS, workers: 1, resumeWorkers: 1, trace: true},
+			{order: BFS, workers: 1, resumeWorkers: 1},
+			{order: DFS, workers: 1, resumeWorkers: 1, trace: true},
+			{order: BFS, workers: 2, resumeWorkers: 2, trace: true},
+			{order: BFS, workers: 2, resumeWorkers: 1, trace: true},
+			{order: BFS, workers: 1, resumeWorkers: 3},
+		} {
+			if mc.name == "blobs" && (c.workers > 1 || !c.trace) {
+				continue // slow (megabyte states), and covered by the others
+			}
+			c.name = fmt.Sprintf("%s/%s/w%d-w%d/trace=%v", mc.name, c.order, c.workers, c.resumeWorkers, c.trace)
+			c.m = mc.m
+			cases = append(cases, c)
+		}
+	}
+	return cases
+}
+
+// TestCheckpointResume interrupts searches at several points, by a
+// simulated kill (a copy of the checkpoint directory as it stands in the
+// middle of the search) or by canceling them, resumes each, and checks that
+// the resumed search ends as the uninterrupted one: the same result, the
+// same visited states (by the tally of the caller's state), and, for a
+// sequential search, the same visits with the same ids after the checkpoint
+// and the same paths.
+func TestCheckpointResume(t *testing.T) {
+	for _, c := range checkpointCases() {
+		t.Run(c.name, func(t *testing.T) {
+			var ref visitLog
+			refSearch := New(c.m(), Options{Order: c.order, Trace: c.trace, Visit: ref.visit})
+			want, err := refSearch.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := t.TempDir()
+
+			// The interrupted search: kills at a few visits, then a
+			// cancel.
+			kills := []uint64{1, want.States / 5, want.States / 2, want.States - 1}
+			cancelAt := want.States * 3 / 4
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var first visitLog
+			dir := filepath.Join(root, "search")
+			var copies []string
+			var visits atomic.Uint64
+			visit := func(id uint64, s []byte, depth int) bool {
+				n := visits.Add(1)
+				if slices.Contains(kills, n) {
+					cp := filepath.Join(root, fmt.Sprintf("kill-%d", n))
+					copyDir(t, dir, cp)
+					copies = append(copies, cp)
+				}
+				if n == cancelAt {
+					cancel()
+				}
+				return first.visit(id, s, depth)
+			}
+			s := New(c.m(), Options{Order: c.order, Trace: c.trace, Workers: c.workers, Visit: visit,
+				Checkpoint: checkpointing(dir, -everyStates(want.States), false, &first)})
+			got, err := s.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Stop != Canceled && got.Stop != Complete {
+				t.Fatalf("Stop = %v, want canceled (or complete, if the search ended first)", got.Stop)
+			}
+			copies = append(copies, dir)
+
+			var points []string // the states restored, per copy
+			defer func() {
+				t.Logf("%d states; resumed from checkpoints of %s states", want.States, strings.Join(points, ", "))
+			}()
+			var mid int
+			for _, cp := range copies {
+				var v visitLog
+				if _, err := os.Stat(filepath.Join(cp, manifestName)); err != nil {
+					continue // killed before the first checkpoint: a fresh start
+				}
+				rs := New(c.m(), Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit,
+					Checkpoint: checkpointing(cp, 0, true, &v)})
+				restoredN := uint64(0)
+				if m, err := os.ReadFile(filepath.Join(cp, manifestName)); err == nil {
+					var man manifest
+					json.Unmarshal(m, &man)
+					restoredN = man.States
+				}
+				points = append(points, fmt.Sprint(restoredN))
+				if restoredN > 1 && restoredN < want.States {
+					mid++
+				}
+				res, err := rs.Run(context.Background())
+				if err != nil {
+					t.Fatalf("%s: %v", filepath.Base(cp), err)
+				}
+				checkResumed(t, filepath.Base(cp), c, want, res, &ref, &v, restoredN)
+				if c.trace {
+					checkPaths(t, c, refSearch, rs, &ref, res.States)
+				}
+				// A finished checkpoint resumes to the same result.
+				var v2 visitLog
+				again, err := New(c.m(), Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v2.visit,
+					Checkpoint: checkpointing(cp, 0, true, &v2)}).Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again.States != want.States || again.Transitions != want.Transitions || again.Stop != Complete ||
+					v2.tally != ref.tally || len(v2.ids) != 0 {
+					t.Fatalf("%s: resuming the finished search: %+v, tally %+v (%d visits); want %+v, %+v",
+						filepath.Base(cp), again, v2.tally, len(v2.ids), want, ref.tally)
+				}
+				ents, _ := os.ReadDir(cp)
+				for _, e := range ents {
+					if strings.HasPrefix(e.Name(), "frontier-") || strings.HasPrefix(e.Name(), "tmp-") {
+						t.Errorf("%s: %s left behind", filepath.Base(cp), e.Name())
+					}
+				}
+			}
+			if mid < 1 || want.States > 5000 && mid < 2 {
+				t.Errorf("only %d checkpoints taken in the middle of the search", mid)
+			}
+		})
+	}
+}
+
+// everyStates returns a period, in states, that makes a few checkpoints
+// in a search of n states, as a negative duration for checkpointing.
+func everyStates(n uint64) time.Duration { return -time.Duration(max(n/6, 1)) }
+
+// checkResumed compares a resumed search with the uninterrupted one.
+func checkResumed(t *testing.T, name string, c ckCase, want, got Result, ref, v *visitLog, restoredN uint64) {
+	t.Helper()
+	if got.Stop != Complete || got.States != want.States || got.Transitions != want.Transitions ||
+		got.MaxDepth != want.MaxDepth || got.Pruned != want.Pruned || got.Frontier != 0 {
+		t.Fatalf("%s: resumed %+v, uninterrupted %+v", name, got, want)
+	}
+	if v.tally != ref.tally {
+		t.Fatalf("%s: resumed tally %+v, uninterrupted %+v", name, v.tally, ref.tally)
+	}
+	if uint64(len(v.ids)) != want.States-restoredN {
+		t.Fatalf("%s: %d visits after restoring %d of %d states", name, len(v.ids), restoredN, want.States)
+	}
+	if c.workers > 1 || c.resumeWorkers > 1 {
+		return // ids within a level vary
+	}
+	for i, id := range v.ids {
+		k := restoredN + uint64(i)
+		if id != k || !bytes.Equal(v.states[i], ref.states[k]) || v.depths[i] != ref.depths[k] {
+			t.Fatalf("%s: visit %d after resuming: state %d %x at depth %d, uninterrupted: %x at depth %d",
+				name, i, id, v.states[i], v.depths[i], ref.states[k], ref.depths[k])
+		}
+	}
+}
+
+// checkPaths compares the paths of a resumed search with those of the
+// uninterrupted one.
+func checkPaths(t *testing.T, c ckCase, ref, got *Search, log *visitLog, n uint64) {
+	t.Helper()
+	for _, id := range []uint64{0, 1, n / 3, n / 2, n - 1} {
+		if id >= n {
+			continue
+		}
+		p, err := got.Path(id)
+		if err != nil {
+			t.Fatalf("Path(%d) after resuming: %v", id, err)
+		}
+		if c.workers == 1 && c.resumeWorkers == 1 {
+			q, err := ref.Path(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p) != len(q) || !bytes.Equal(p[len(p)-1].State, q[len(q)-1].State) {
+				t.Fatalf("Path(%d) after resuming ends at %x after %d steps, uninterrupted at %x after %d",
+					id, p[len(p)-1].State, len(p), q[len(q)-1].State, len(q))
+			}
+			continue
+		}
+		// Parallel ids vary: check that the path is a run.
+		m := c.m()
+		if !bytes.Equal(p[0].State, m.Initial(nil)) {
+			t.Fatalf("Path(%d) does not start at the initial state", id)
+		}
+		for i := 1; i < len(p); i++ {
+			if !successorOf(m, p[i-1].State, p[i].Label, p[i].State) {
+				t.Fatalf("Path(%d): step %d is not a transition", id, i)
+			}
+		}
+		if d, ok := m.(distancer); ok && d.dist(p[len(p)-1].State) != len(p)-1 {
+			t.Fatalf("Path(%d) has %d steps to a state at distance %d", id, len(p)-1, d.dist(p[len(p)-1].State))
+		}
+	}
+}
+
+// TestCheckpointSpill resumes a search whose visited set spills to disk.
+func TestCheckpointSpill(t *testing.T) {
+	m := func() Machine { return &grid{k: 4, n: 10} }
+	want, err := New(m(), Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	set := store.NewSpill(16<<10, t.TempDir(), store.PebbleOptions{Temp: true})
+	defer set.Close()
+	var v visitLog
+	_, err = New(m(), Options{Set: set, Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+		if id == want.States/2 {
+			cancel()
+		}
+		return v.visit(id, s, d)
+	}}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set2 := store.NewSpill(16<<10, t.TempDir(), store.PebbleOptions{Temp: true})
+	defer set2.Close()
+	var v2 visitLog
+	got, err := New(m(), Options{Set: set2, Visit: v2.visit, Checkpoint: checkpointing(dir, 0, true, &v2)}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.States != want.States || got.Transitions != want.Transitions || got.Stop != Complete || !set2.Spilled() {
+		t.Fatalf("resumed %+v (spilled %v), want %+v", got, set2.Spilled(), want)
+	}
+}
+
+// TestCheckpointErrors: a checkpoint is resumed only by the search that made
+// it, and damage is detected.
+func TestCheckpointErrors(t *testing.T) {
+	m := func() Machine { return &grid{k: 3, n: 8} }
+	mk := func(t *testing.T) string {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var v visitLog
+		_, err := New(m(), Options{Trace: true, Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+			if id == 100 {
+				cancel()
+			}
+			return v.visit(id, s, d)
+		}}).Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	resume := func(dir string, opt Options, meta string) error {
+		var v visitLog
+		opt.Checkpoint = checkpointing(dir, 0, true, &v)
+		if meta != "" {
+			opt.Checkpoint.Meta = json.RawMessage(meta)
+		}
+		_, err := New(m(), opt).Run(context.Background())
+		return err
+	}
+	tests := []struct {
+		name   string
+		damage func(dir string) error
+		opt    Options
+		meta   string
+		want   string
+	}{
+		{name: "order", opt: Options{Order: DFS}, want: "made by a bfs search, resumed by a dfs one"},
+		{name: "max states", opt: Options{MaxStates: 10}, want: "MaxStates"},
+		{name: "meta", meta: `{"test": "other"}`, want: "made by another search"},
+		{name: "trace", damage: func(dir string) error {
+			return editManifest(dir, func(m *manifest) { m.Trace = false; m.Parents = fileInfo{} })
+		}, opt: Options{Trace: true}, want: "without Trace"},
+		{name: "format", damage: func(dir string) error {
+			return editManifest(dir, func(m *manifest) { m.Format = 99 })
+		}, want: "format 99"},
+		{name: "seed", damage: func(dir string) error {
+			return editManifest(dir, func(m *manifest) { m.FingerprintSeed[0]++ })
+		}, want: "fingerprint seed"},
+		{name: "frontier checksum", damage: func(dir string) error {
+			return editManifest(dir, func(m *manifest) { m.Frontier.CRC32C++ })
+		}, want: "checksum"},
+		{name: "short visited file", damage: func(dir string) error {
+			return os.Truncate(filepath.Join(dir, visitedName), 16)
+		}, want: "the manifest counts"},
+		{name: "not resuming", want: "already holds a checkpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := mk(t)
+			if tt.damage != nil {
+				if err := tt.damage(dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var err error
+			if tt.name == "not resuming" {
+				var v visitLog
+				_, err = New(m(), Options{Checkpoint: checkpointing(dir, 0, false, &v)}).Run(context.Background())
+			} else {
+				err = resume(dir, tt.opt, tt.meta)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	// Without damage, it resumes.
+	if err := resume(mk(t), Options{Trace: true}, ""); err != nil {
+		t.Fatal(err)
+	}
+	// Two searches cannot share a directory.
+	dir := mk(t)
+	var v visitLog
+	c, _, err := openCheckpoint(&Options{Checkpoint: checkpointing(dir, 0, true, &v)}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if err := resume(dir, Options{}, ""); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("error %v, want one saying the directory is in use", err)
+	}
+}
+
+func editManifest(dir string, edit func(*manifest)) error {
+	path := filepath.Join(dir, manifestName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	edit(&m)
+	data, err = json.Marshal(&m)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
