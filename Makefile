@@ -4,16 +4,24 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run test test-short bench bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build run corpus test test-short bench bench-spin bench-spin-robust lint fuzz clean tools agree
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/rdmasim
 
-# Check every bundled litmus test under RDMA and SC against its expect lines.
+# Check every bundled litmus test under RDMA and SC against its expect lines,
+# then every .rdma file of corpus/ (litmus tests, benchmarks, the fuzzer's
+# regression tests) under every semantics.
 run: build
 	./$(BIN) check $(CORPUS)
+	./$(BIN) corpus corpus/
+
+# Every .rdma file under corpus/ through every semantics, against its expect
+# lines (exit 1 on a failure, or on an expectation no complete search confirmed).
+corpus: build
+	./$(BIN) corpus corpus/
 
 # Graphviz renders execution graphs (the tests check that the DOT output
 # renders); SPIN checks the exported Promela models (the opsem/promela tests
@@ -30,6 +38,7 @@ tools:
 test: tools
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -tags rdmasim_broken -run Broken ./corpus/fuzz/
 
 test-short:
 	$(GO) test -count=1 ./...

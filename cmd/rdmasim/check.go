@@ -88,18 +88,10 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 				}
 			}
 		}
-		exps := checkExpectations(p, results)
-		if _, ok := p.Expectation(prog.Robust); ok {
-			rr, err := verdict.RobustMachine(ctx, p, opt)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "rdmasim check: %s: %v\n", file, err)
-				return exitUsage
-			}
-			for i := range exps {
-				if exps[i].Sem == "robust" {
-					exps[i] = *robustExpectation(p, rr)
-				}
-			}
+		exps, err := fileExpectations(ctx, p, opt, results, "enum-machine")
+		if err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim check: %s: %v\n", file, err)
+			return exitUsage
 		}
 		failed := false
 		for _, x := range exps {
@@ -127,6 +119,27 @@ func errorText(err error) string {
 		return strings.TrimSuffix(l.Detail(), "\n")
 	}
 	return "rdmasim: " + err.Error()
+}
+
+// fileExpectations checks every expect line of p: the rdma and sc lines
+// against results (machine or model), the robust line against the answer of
+// the robustness method (as decideRobust names them); method "" leaves the
+// robust line unchecked, with an empty status.
+func fileExpectations(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result, method string) ([]expectation, error) {
+	exps := checkExpectations(p, results)
+	if _, ok := p.Expectation(prog.Robust); !ok || method == "" {
+		return exps, nil
+	}
+	rr, _, _, err := decideRobust(ctx, p, opt, method)
+	if err != nil {
+		return nil, err
+	}
+	for i := range exps {
+		if exps[i].Sem == "robust" {
+			exps[i] = *robustExpectation(p, rr)
+		}
+	}
+	return exps, nil
 }
 
 // checkExpectations compares the computed verdicts with the expect lines.

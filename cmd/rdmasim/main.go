@@ -12,6 +12,8 @@
 //	rdmasim export --promela FILE   the machine (or --robustness: the instrumented program) as Promela for SPIN
 //	rdmasim stress [flags] FILE...  litmus7-style histogram of outcomes over random walks
 //	rdmasim resume [flags] DIR      continue a run saved with --checkpoint DIR
+//	rdmasim fuzz [flags]            differential fuzzing of the semantics on random programs
+//	rdmasim corpus DIR...           every .rdma file under DIR through every semantics, against its expect lines
 //
 // Exit status: 0 when everything checked out, 1 when a complete verdict
 // contradicts an expect line, 2 on a usage or input error, 130 when
@@ -66,6 +68,8 @@ func commands() []command {
 		{"export", "export --promela FILE   write the RDMA (or --semantics sc) machine, or with --robustness the instrumented program, as Promela for SPIN", cmdExport},
 		{"stress", "stress [flags] FILE...  count the final outcomes of many random walks (litmus7-style histogram)", cmdStress},
 		{"resume", "resume [flags] DIR      continue the check, explore or robust run saved with --checkpoint DIR", cmdResume},
+		{"fuzz", "fuzz [flags]            compare every semantics on random programs, minimise and keep disagreements", cmdFuzz},
+		{"corpus", "corpus DIR...           check every .rdma file under DIR against its expect lines under every semantics", cmdCorpus},
 	}
 }
 

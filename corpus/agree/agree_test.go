@@ -1,13 +1,14 @@
 // Package agree checks that the semantics of rdmasim agree on generated
-// programs: the RDMA machine and the declarative model give the same final
-// outcomes (under RDMA and under SC), and robustness by enumeration on the
-// machine equals robustness by enumeration of the model's traces, and the
-// instrumented decider (package opsem/decide) agrees with both: on
-// loop-free programs exactly; with loops, whenever the bounded enumerations
-// find a violation the decider must find one too, and a robust answer of the
-// decider (which covers every iteration) must not meet a violation. Every
-// violation the decider reports comes with a witness that it has checked
-// against the model and replayed on the machine (decide fails otherwise).
+// programs, with the comparisons of package corpus/differ: the RDMA machine
+// and the declarative model give the same final outcomes (under RDMA and
+// under SC), and robustness by enumeration on the machine equals robustness
+// by enumeration of the model's traces, and the instrumented decider
+// (package opsem/decide) agrees with both: on loop-free programs exactly;
+// with loops, whenever the bounded enumerations find a violation the
+// decider must find one too, and a robust answer of the decider (which
+// covers every iteration) must not meet a violation. Every violation the
+// decider reports comes with a witness that it has checked against the
+// model and replayed on the machine (decide fails otherwise).
 //
 // go test ./corpus/agree runs a few hundred programs; make agree N=100000
 // runs more (-agree.n). A disagreement prints the program: keep it as a
@@ -25,11 +26,9 @@ import (
 	"testing"
 	"time"
 
+	"rdmasim/corpus/differ"
 	"rdmasim/corpus/gen"
-	"rdmasim/opsem/decide"
-	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
-	"rdmasim/opsem/verdict"
 )
 
 var (
@@ -46,74 +45,31 @@ func flagSet(name string) bool {
 	return set
 }
 
-// allLocations returns a copy of p whose query shows every location, so
-// that outcomes cover the whole memory and no location is left untracked.
-func allLocations(p *prog.Program) *prog.Program {
-	q := *p
-	q.Query = prog.Query{Kind: prog.QExists, Cond: &prog.Cond{Op: prog.CTrue}}
-	return &q
-}
-
 // errNotCompared: a bound the model does not share (max-inflight) cut the
 // machine search, so the outcome sets are not comparable.
 var errNotCompared = errors.New("machine search cut by max-inflight")
 
-// check compares the semantics on one program and returns a description of
-// every disagreement.
+// check compares the semantics on one program (package corpus/differ) and
+// returns a description of every disagreement. A program whose machine
+// search a bound cut is not compared (errNotCompared), and neither is one
+// whose decider search did not finish (ctx's error, or nil).
 func check(ctx context.Context, p *prog.Program, unroll int) ([]string, error) {
-	p = allLocations(p)
-	opt := verdict.Options{Machine: machine.DefaultOptions()}
-	opt.Machine.Unroll = unroll
-	var problems []string
-	mr, err := verdict.Compute(ctx, p, verdict.RDMA, opt)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := verdict.Compute(ctx, p, verdict.SC, opt)
-	if err != nil {
-		return nil, err
-	}
-	ar, as, err := verdict.ComputeModel(ctx, p, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, pair := range [][2]*verdict.Result{{mr, ar}, {ms, as}} {
-		m, a := pair[0], pair[1]
-		if m.Search.Pruned&machine.PrunedInflight != 0 || m.Search.Stop != 0 {
-			return nil, errNotCompared
-		}
-		if d := verdict.CompareOutcomes(m, a); !d.Empty() {
-			problems = append(problems, fmt.Sprintf("%s outcomes: only machine %v, only model %v", m.Semantics, d.OnlyMachine, d.OnlyModel))
-		}
-	}
-	rm, err := verdict.RobustMachine(ctx, p, opt)
-	if err != nil {
-		return nil, err
-	}
-	ra, _, err := verdict.RobustModel(ctx, p, opt)
-	if err != nil {
-		return nil, err
-	}
-	if rm.Certain() && ra.Certain() && rm.Robust != ra.Robust {
-		problems = append(problems, fmt.Sprintf("robustness: machine %v, model %v", rm.Robust, ra.Robust))
-	}
-	rd, err := decide.Decide(ctx, p, decide.Options{})
+	r, err := differ.Check(ctx, p, differ.Options{Unroll: unroll})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return append(problems, fmt.Sprintf("decider: %v", err)), nil
+		return nil, err
 	}
-	if !rd.Certain() {
+	if r.WasSkipped(string(differ.OutcomesRDMA)) || r.WasSkipped(string(differ.OutcomesSC)) {
+		return nil, errNotCompared
+	}
+	if r.WasSkipped("decider") {
 		return nil, ctx.Err()
 	}
-	for _, r := range []*verdict.RobustResult{rm, ra} {
-		switch {
-		case !r.Robust && rd.Robust:
-			problems = append(problems, fmt.Sprintf("robustness: %s finds a violation, the decider says robust", r.Method))
-		case r.Robust && r.Complete && !rd.Robust:
-			problems = append(problems, fmt.Sprintf("robustness: %s says robust (complete), the decider finds a violation", r.Method))
-		}
+	var problems []string
+	for _, pr := range r.Problems {
+		problems = append(problems, pr.String())
 	}
 	return problems, nil
 }

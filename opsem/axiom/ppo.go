@@ -64,6 +64,9 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 		return true, true
 	case ppoSQP:
 		s := a.Remote == b.Remote
+		if brokenDropOppo && ClassOf(a.Kind) == ClassNRW && ClassOf(b.Kind) == ClassNRW {
+			return s, false
+		}
 		return s, s
 	case ppoISQP:
 		return a.Remote == b.Remote, false

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// corpusTimes matches the timings of a corpus table: the TIME column and
+// the total.
+var corpusTimes = regexp.MustCompile(`( +\d+\.\d\ds  )|(; \d+\.\ds\n)`)
+
+func normalizeCorpus(s string) string {
+	return corpusTimes.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, ";") {
+			return "; X.Xs\n"
+		}
+		return strings.Repeat(" ", len(m)-7) + "X.XXs  "
+	})
+}
+
+// TestGoldenCorpus compares corpus's tables (timings normalised).
+func TestGoldenCorpus(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		// Pass, loops (model cut, the machine and the decider confirm), a
+		// reach query (no model), failures by the machines and by every
+		// robustness method, a syntax error.
+		{"corpus-files", []string{"corpus", litmus + "PUT-LW.rdma", litmus + "paper-vass-loop.rdma", litmus + "rule-loop-gets-reorder.rdma",
+			"testdata/wrong-expect.rdma", "testdata/wrong-robust.rdma", "testdata/bad-syntax.rdma"}, exitFailed},
+		// A state limit cuts the machine searches: the model confirms
+		// what it can, but not sc forbidden, which its loop bound cuts.
+		{"corpus-cut", []string{"corpus", "--max-states", "3", litmus + "SB-PUT.rdma", litmus + "rule-loop-gets-reorder.rdma"}, exitFailed},
+		{"corpus-missing", []string{"corpus", "testdata/no-such-dir"}, exitUsage},
+		{"corpus-no-args", []string{"corpus"}, exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { goldenNormalized(t, tc.name, tc.args, tc.code, normalizeCorpus) })
+	}
+}
+
+// TestCorpusAll: every bundled litmus test and regression test passes
+// under every semantics (what CI runs with rdmasim corpus corpus/, apart
+// from the benchmark).
+func TestCorpusAll(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"corpus", "../../corpus/litmus", "../../corpus/regress"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stderr.String(), out)
+	}
+	files, _ := filepath.Glob(litmus + "*.rdma")
+	if n := strings.Count(out, " pass\n"); n < len(files) {
+		t.Fatalf("%d files pass, %d litmus files\n%s", n, len(files), out)
+	}
+	if !strings.Contains(out, " 0 FAIL") || strings.Contains(out, " FAIL\n") || strings.Contains(out, " cut\n") {
+		t.Fatalf("failures:\n%s", out)
+	}
+}
+
+// TestCorpusFiles: directories are walked recursively for .rdma files
+// only, sorted; files given by name are taken as they are; each file once;
+// no file at all is an error.
+func TestCorpusFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"b.rdma", "a.rdma", "sub/c.rdma", "sub/d.vass", "README.md"} {
+		path := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("node n { x }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := rdmaFiles([]string{dir, filepath.Join(dir, "a.rdma")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a.rdma"), filepath.Join(dir, "b.rdma"), filepath.Join(dir, "sub", "c.rdma")}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"corpus", t.TempDir()}, &stdout, &stderr); code != exitUsage {
+		t.Fatalf("no .rdma files: exit %d", code)
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"corpus", dir}, &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), "3 files: 0 pass, 0 FAIL, 3 no-expect") {
+		t.Fatalf("exit %d\n%s", code, stdout.String())
+	}
+}
+
+// TestCorpusJSON: one JSON object per file, with the status of every
+// expect line under every semantics that checked it.
+func TestCorpusJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"corpus", "--json", litmus + "PUT-LW.rdma", "testdata/wrong-expect.rdma"}, &stdout, &stderr)
+	if code != exitFailed {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines:\n%s", len(lines), stdout.String())
+	}
+	var rows [2]corpusRow
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &rows[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := rows[0]; r.Result != filePass || len(r.Expect) != 7 || r.Cells[colDecide] != cellOK || r.Cells[colModelSC] != cellOK {
+		t.Errorf("PUT-LW: %+v", r)
+	}
+	if r := rows[1]; r.Result != fileFail || r.Cells[colRDMA] != cellFail {
+		t.Errorf("wrong-expect: %+v", r)
+	}
+}

@@ -1,0 +1,512 @@
+// Package differ compares the semantics of rdmasim on one program and
+// reports every disagreement between them:
+//
+//   - outcomes: the final outcomes of the RDMA and SC machines (package
+//     opsem/machine) equal those of the declarative model's RDMA- and
+//     SC-consistent traces (package opsem/axiom), every location shown;
+//   - robustness by enumeration: exploring the RDMA machine with event
+//     graphs and enumerating the model's traces give the same certain answer,
+//     or, on programs with loops, the same answer for the loop bound they
+//     share when nothing else cut either search;
+//   - the decider (package opsem/decide) agrees with both enumerations: on
+//     loop-free programs exactly; with loops (which the enumerations bound,
+//     DefaultModelUnroll iterations per entry, and the decider does not)
+//     whenever an enumeration finds a violation the decider must find one
+//     too, and a complete robust answer of an enumeration must not meet a
+//     decider violation. Every violation the decider reports comes with a
+//     witness it has checked against the model and replayed on the machine;
+//     Decide fails otherwise, and that failure is a disagreement too;
+//   - SPIN (optional): the Promela model of each machine (package
+//     opsem/promela) reaches the machine's outcomes, is cut by a bound
+//     alike, and stores as many states as the machine explores.
+//
+// Options.MaxModelCost leaves the model out of programs where its search
+// for reads-from could run away (many reads and writes of one location,
+// ModelCost): its search notices a deadline only between event sets.
+//
+// Machines and model are compared with the same loop bound
+// (verdict.LoopBound). A comparison whose search a bound cut (max-inflight
+// on the machine side only, max-states, the decider's state limit) is not
+// made, and the Report says why (Report.Skipped): a cut search answers
+// nothing certain.
+package differ
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/decide"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/promela"
+	"rdmasim/opsem/verdict"
+)
+
+// Kind is the kind of a disagreement: which semantics disagree, and on
+// what.
+type Kind string
+
+// Kinds of disagreement.
+const (
+	// OutcomesRDMA: the RDMA machine and the model's RDMA-consistent traces
+	// have different final outcomes.
+	OutcomesRDMA Kind = "outcomes-rdma"
+	// OutcomesSC: the SC machine and the model's SC-consistent traces have
+	// different final outcomes.
+	OutcomesSC Kind = "outcomes-sc"
+	// RobustEnum: robustness by enumeration on the machine and of the
+	// model's traces give different certain answers.
+	RobustEnum Kind = "robust-enum"
+	// RobustDecide: the decider contradicts an enumeration.
+	RobustDecide Kind = "robust-decide"
+	// DeciderError: the decider failed, e.g. its witness is not a
+	// violation of the model or does not replay on the machine ("decider
+	// bug").
+	DeciderError Kind = "decider-error"
+	// SpinRDMA and SpinSC: SPIN's search of the exported Promela model
+	// differs from the machine's exploration.
+	SpinRDMA Kind = "spin-rdma"
+	SpinSC   Kind = "spin-sc"
+)
+
+// Kinds lists every kind, in the order comparisons are made.
+var Kinds = []Kind{OutcomesRDMA, OutcomesSC, RobustEnum, RobustDecide, DeciderError, SpinRDMA, SpinSC}
+
+// Checks selects the comparisons Check makes.
+type Checks uint8
+
+// Comparisons.
+const (
+	// CheckOutcomes: machine and model outcomes, under RDMA and SC.
+	CheckOutcomes Checks = 1 << iota
+	// CheckRobust: robustness by the two enumerations.
+	CheckRobust
+	// CheckDecide: the decider, against the enumerations when CheckRobust
+	// is on too.
+	CheckDecide
+	// CheckSpin: SPIN on the Promela models of both machines.
+	CheckSpin
+	// CheckAll is every comparison but SPIN, which needs spin and a C
+	// compiler and takes about a second per program.
+	CheckAll = CheckOutcomes | CheckRobust | CheckDecide
+)
+
+// For returns the comparisons that can show a disagreement of kind k.
+func For(k Kind) Checks {
+	switch k {
+	case OutcomesRDMA, OutcomesSC:
+		return CheckOutcomes
+	case RobustEnum:
+		return CheckRobust
+	case RobustDecide:
+		return CheckRobust | CheckDecide
+	case DeciderError:
+		return CheckDecide
+	}
+	return CheckSpin
+}
+
+// Options configure Check. The zero value makes every comparison but SPIN,
+// with the machine's default max-inflight, loops bounded by
+// verdict.DefaultModelUnroll and no state limit.
+type Options struct {
+	// Checks selects the comparisons; zero means CheckAll.
+	Checks Checks
+	// Unroll bounds every loop on every side (verdict.LoopBound: 0 means
+	// verdict.DefaultModelUnroll for programs with loops).
+	Unroll int
+	// MaxInflight is the machines' bound (machine.Options); 0 means the
+	// default.
+	MaxInflight int
+	// MaxStates bounds each machine search and the decider's search; 0
+	// means no bound. A search it cuts is not compared.
+	MaxStates uint64
+	// Spin configures the SPIN runs of CheckSpin; zero values take small,
+	// fast settings (-O0, a 2^18-slot hash table).
+	Spin promela.RunOptions
+	// MaxModelCost, when positive, leaves the declarative model out (and
+	// so the outcome comparisons and the model's enumeration) on programs
+	// whose ModelCost exceeds it. The model's search checks for
+	// cancellation only between event sets, so on such programs a deadline
+	// may not stop it. 0: no limit.
+	MaxModelCost float64
+}
+
+// ModelCost estimates the size of the declarative model's search for
+// reads-from on p with loops unrolled unroll times: the largest, over
+// locations, of R·log2(W), where R counts the statements that read the
+// location (assume, cas, the source of a put or of a get) and W those that
+// write it, plus its initial value; statements in a loop count unroll
+// times (once when unroll is 0), those in the branches of a choose all
+// count.
+func ModelCost(p *prog.Program, unroll int) float64 {
+	reads := make([]float64, len(p.Locs))
+	writes := make([]float64, len(p.Locs))
+	for i := range writes {
+		writes[i] = 1
+	}
+	var walk func([]*prog.Stmt, float64)
+	walk = func(stmts []*prog.Stmt, times float64) {
+		for _, s := range stmts {
+			switch s.Kind {
+			case prog.SWrite:
+				writes[s.X] += times
+			case prog.SAssume:
+				reads[s.X] += times
+			case prog.SCAS:
+				reads[s.Z] += times
+				writes[s.Z] += times
+				writes[s.X] += times
+			case prog.SGet:
+				reads[s.Y] += times
+				writes[s.X] += times
+			case prog.SPut:
+				reads[s.X] += times
+				writes[s.Y] += times
+			case prog.SLoop:
+				walk(s.Branches[0], times*float64(max(unroll, 1)))
+			case prog.SChoose:
+				for _, b := range s.Branches {
+					walk(b, times)
+				}
+			}
+		}
+	}
+	for t := range p.Threads {
+		walk(p.Threads[t].Body, 1)
+	}
+	cost := 0.0
+	for l := range reads {
+		cost = max(cost, reads[l]*math.Log2(writes[l]))
+	}
+	return cost
+}
+
+// Problem is one disagreement.
+type Problem struct {
+	Kind   Kind
+	Detail string // what differed, in one line
+}
+
+// String returns the detail.
+func (p Problem) String() string { return p.Detail }
+
+// Skip says that a comparison was not made, and why.
+type Skip struct {
+	What string // "outcomes-rdma", "robust-enum", "decider", "spin-sc"...
+	Why  string // the bound that cut a search
+}
+
+// Report is what Check found.
+type Report struct {
+	// Program is the program compared: the input with a query that shows
+	// every location (exists true).
+	Program *prog.Program
+	// Unroll is the loop bound used on every side.
+	Unroll int
+	// Machine and Model are the RDMA and SC results (nil when not
+	// computed).
+	Machine, Model [2]*verdict.Result
+	// RobustMachine and RobustModel are robustness by enumeration; Decide
+	// the decider's answer (nil when not computed or failed).
+	RobustMachine, RobustModel *verdict.RobustResult
+	Decide                     *decide.Result
+	// DecideErr is the decider's failure, if any.
+	DecideErr error
+	// Spin are SPIN's results under RDMA and SC (nil when not run).
+	Spin [2]*promela.Result
+	// Problems are the disagreements found; Skipped the comparisons not
+	// made.
+	Problems []Problem
+	Skipped  []Skip
+
+	noModel string // why the model is left out (Options.MaxModelCost), or ""
+}
+
+// Has reports whether r has a problem of kind k.
+func (r *Report) Has(k Kind) bool {
+	return slices.ContainsFunc(r.Problems, func(p Problem) bool { return p.Kind == k })
+}
+
+// Kinds returns the kinds of r's problems, each once, in the order of Kinds.
+func (r *Report) Kinds() []Kind {
+	var out []Kind
+	for _, k := range Kinds {
+		if r.Has(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// WasSkipped reports whether the comparison called what was not made.
+func (r *Report) WasSkipped(what string) bool {
+	return slices.ContainsFunc(r.Skipped, func(s Skip) bool { return s.What == what })
+}
+
+// Robust returns the reference answer on robustness and whether there is
+// one: the model's enumeration when certain, else the decider's when
+// certain, else the machine enumeration's when certain. The declarative
+// model is the paper's definition, so it is the reference wherever it is
+// complete.
+func (r *Report) Robust() (robust, ok bool) {
+	switch {
+	case r.RobustModel != nil && r.RobustModel.Certain():
+		return r.RobustModel.Robust, true
+	case r.Decide != nil && r.Decide.Certain():
+		return r.Decide.Robust, true
+	case r.RobustMachine != nil && r.RobustMachine.Certain():
+		return r.RobustMachine.Robust, true
+	}
+	return false, false
+}
+
+// ShowAll returns a copy of p whose query is `exists true`: outcomes then
+// cover every location, and no location is left untracked.
+func ShowAll(p *prog.Program) *prog.Program {
+	q := *p
+	q.Query = prog.Query{Kind: prog.QExists, Cond: &prog.Cond{Op: prog.CTrue}}
+	return &q
+}
+
+// Check compares the semantics selected by opt on p. Disagreements are in
+// the report's Problems; an error means a semantics failed to answer (a
+// cancelled or expired ctx among other causes: the caller tells them apart
+// with ctx.Err()). The decider's failures are Problems of kind
+// DeciderError, not errors.
+func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
+	checks := opt.Checks
+	if checks == 0 {
+		checks = CheckAll
+	}
+	p = ShowAll(p)
+	unroll := verdict.LoopBound(p, opt.Unroll)
+	vopt := verdict.Options{Machine: machine.DefaultOptions(), MaxStates: opt.MaxStates}
+	vopt.Machine.Unroll = unroll
+	if opt.MaxInflight > 0 {
+		vopt.Machine.MaxInflight = opt.MaxInflight
+	}
+	r := &Report{Program: p, Unroll: unroll}
+	if c := ModelCost(p, unroll); opt.MaxModelCost > 0 && c > opt.MaxModelCost {
+		r.noModel = fmt.Sprintf("model cost %.0f over %.0f", c, opt.MaxModelCost)
+	}
+	if checks&(CheckOutcomes|CheckSpin) != 0 {
+		for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+			res, err := verdict.Compute(ctx, p, sem, vopt)
+			if err != nil {
+				return nil, fmt.Errorf("differ: %w", err)
+			}
+			r.Machine[i] = res
+		}
+	}
+	if checks&CheckOutcomes != 0 {
+		if err := r.outcomes(ctx, vopt); err != nil {
+			return nil, err
+		}
+	}
+	if checks&CheckRobust != 0 {
+		if err := r.robustEnum(ctx, vopt); err != nil {
+			return nil, err
+		}
+	}
+	if checks&CheckDecide != 0 {
+		if err := r.decide(ctx, opt); err != nil {
+			return nil, err
+		}
+	}
+	if checks&CheckSpin != 0 {
+		if err := r.spin(ctx, vopt, opt.Spin); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		// Searches stopped by ctx answer nothing certain: no comparison
+		// of them stands.
+		return nil, err
+	}
+	return r, nil
+}
+
+// cut returns the bound that cut a machine search, or "" when the machine
+// covered everything the model covers (the loop bound is shared).
+func cut(m *verdict.Result) string {
+	if m.Search.Pruned&machine.PrunedInflight != 0 || m.Search.Stop != 0 {
+		return m.Bound
+	}
+	return ""
+}
+
+func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {
+	if r.noModel != "" {
+		r.Skipped = append(r.Skipped, Skip{string(OutcomesRDMA), r.noModel}, Skip{string(OutcomesSC), r.noModel})
+		return nil
+	}
+	ar, as, err := verdict.ComputeModel(ctx, r.Program, vopt)
+	if err != nil {
+		return fmt.Errorf("differ: %w", err)
+	}
+	r.Model = [2]*verdict.Result{ar, as}
+	for i, k := range []Kind{OutcomesRDMA, OutcomesSC} {
+		m, a := r.Machine[i], r.Model[i]
+		if why := cut(m); why != "" {
+			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
+			continue
+		}
+		if d := verdict.CompareOutcomes(m, a); !d.Empty() {
+			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s outcomes: only machine %v, only model %v", m.Semantics, d.OnlyMachine, d.OnlyModel)})
+		}
+	}
+	return nil
+}
+
+func (r *Report) robustEnum(ctx context.Context, vopt verdict.Options) error {
+	rm, err := verdict.RobustMachine(ctx, r.Program, vopt)
+	if err != nil {
+		return fmt.Errorf("differ: %w", err)
+	}
+	if r.noModel != "" {
+		r.RobustMachine = rm
+		r.Skipped = append(r.Skipped, Skip{string(RobustEnum), r.noModel})
+		return nil
+	}
+	ra, _, err := verdict.RobustModel(ctx, r.Program, vopt)
+	if err != nil {
+		return fmt.Errorf("differ: %w", err)
+	}
+	r.RobustMachine, r.RobustModel = rm, ra
+	switch {
+	case unrollOnly(rm, ra):
+		// Both searched the same bounded program completely: their answers
+		// within the bound must agree.
+		if rm.Robust != ra.Robust {
+			r.Problems = append(r.Problems, Problem{RobustEnum, fmt.Sprintf("robustness within unroll=%d: machine %v, model %v", r.Unroll, rm.Robust, ra.Robust)})
+		}
+	case !rm.Certain():
+		r.Skipped = append(r.Skipped, Skip{string(RobustEnum), "machine enumeration cut by " + rm.Bound})
+	case !ra.Certain():
+		r.Skipped = append(r.Skipped, Skip{string(RobustEnum), "model enumeration cut by " + ra.Bound})
+	case rm.Robust != ra.Robust:
+		r.Problems = append(r.Problems, Problem{RobustEnum, fmt.Sprintf("robustness: machine %v, model %v", rm.Robust, ra.Robust)})
+	}
+	return nil
+}
+
+// unrollOnly reports whether the two enumerations, not both certain, are
+// uncertain only because the loop bound they share cut them: each either
+// found a violation or searched completely up to the loop bound (the
+// machine enumeration pruned by the loop bound alone, not by max-inflight,
+// which the model does not have, nor stopped by max-states). Their answers
+// are then about the same bounded program.
+func unrollOnly(rm, ra *verdict.RobustResult) bool {
+	if rm.Certain() && ra.Certain() {
+		return false
+	}
+	// A violation is one whatever cut the rest of the search.
+	machineOK := rm.Certain() || rm.Search.Stop == explore.Complete && rm.Search.Pruned == machine.PrunedUnroll
+	modelOK := ra.Certain() || ra.Search.Stop == explore.Complete && strings.HasPrefix(ra.Bound, "unroll=")
+	return machineOK && modelOK
+}
+
+func (r *Report) decide(ctx context.Context, opt Options) error {
+	rd, err := decide.Decide(ctx, r.Program, decide.Options{MaxStates: opt.MaxStates})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// With a state limit, the search for a concrete run behind an
+		// accelerated violation may be cut too: not a bug, no answer.
+		if opt.MaxStates > 0 && strings.Contains(err.Error(), "no concrete run") && strings.Contains(err.Error(), explore.StateLimit.String()) {
+			r.Skipped = append(r.Skipped, Skip{"decider", fmt.Sprintf("concrete run cut by max-states=%d", opt.MaxStates)})
+			return nil
+		}
+		r.DecideErr = err
+		r.Problems = append(r.Problems, Problem{DeciderError, fmt.Sprintf("decider: %v", err)})
+		return nil
+	}
+	r.Decide = rd
+	if !rd.Certain() {
+		r.Skipped = append(r.Skipped, Skip{"decider", "decider cut by " + rd.Bound})
+		return nil
+	}
+	for _, e := range []*verdict.RobustResult{r.RobustMachine, r.RobustModel} {
+		switch {
+		case e == nil:
+		case !e.Robust && rd.Robust:
+			r.Problems = append(r.Problems, Problem{RobustDecide, fmt.Sprintf("robustness: %s finds a violation, the decider says robust", e.Method)})
+		case e.Robust && e.Complete && !rd.Robust:
+			r.Problems = append(r.Problems, Problem{RobustDecide, fmt.Sprintf("robustness: %s says robust (complete), the decider finds a violation", e.Method)})
+		}
+	}
+	return nil
+}
+
+func (r *Report) spin(ctx context.Context, vopt verdict.Options, ro promela.RunOptions) error {
+	if ro.CFlags == nil {
+		ro.CFlags = []string{"-O0"}
+	}
+	if ro.MaxDepth == 0 {
+		ro.MaxDepth = 1000
+	}
+	if ro.HashBits == 0 {
+		ro.HashBits = 18
+	}
+	for i, k := range []Kind{SpinRDMA, SpinSC} {
+		m := r.Machine[i]
+		if m.Search.Stop != 0 {
+			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + m.Bound})
+			continue
+		}
+		var model bytes.Buffer
+		po := promela.Options{Semantics: m.Semantics, MaxInflight: vopt.Machine.MaxInflight, Unroll: vopt.Machine.Unroll}
+		if err := promela.Write(&model, r.Program, po); err != nil {
+			return fmt.Errorf("differ: exporting Promela: %w", err)
+		}
+		got, err := promela.Run(ctx, model.Bytes(), ro)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("spin %s: %v", m.Semantics, firstLine(err.Error()))})
+			continue
+		}
+		r.Spin[i] = got
+		var diffs []string
+		if want := promela.VerdictOutcomes(r.Program, m); !slices.Equal(got.Outcomes, want) {
+			diffs = append(diffs, fmt.Sprintf("outcomes: spin %q, machine %q", got.Outcomes, want))
+		}
+		if spinCut := len(got.Cut) > 0; spinCut == m.Complete {
+			diffs = append(diffs, fmt.Sprintf("spin cut by %q, machine complete=%v (bound %q)", got.Cut, m.Complete, m.Bound))
+		}
+		if got.States != m.Search.States {
+			diffs = append(diffs, fmt.Sprintf("spin stored %d states, the machine explored %d", got.States, m.Search.States))
+		}
+		if len(diffs) > 0 {
+			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("spin %s: %s", m.Semantics, strings.Join(diffs, "; "))})
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// SpinAvailable returns nil when spin and gcc, which CheckSpin runs, are on
+// the PATH, and an error naming the missing tool otherwise.
+func SpinAvailable() error {
+	for _, tool := range []string{"spin", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%s is not on the PATH: %w", tool, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,607 @@
+// Package fuzz is rdmasim's differential fuzzer. It draws random programs
+// (package corpus/gen, with a configuration drawn per program: sizes,
+// nodes, threads, loops, choose, the instruction mix), compares every
+// semantics on each (package corpus/differ: machine and declarative model
+// outcomes under RDMA and SC, robustness by both enumerations and by the
+// decider, whose witnesses are validated and replayed, and SPIN on the
+// exported Promela models every so often), and on a disagreement shrinks
+// the program by delta debugging over its syntax tree (Minimize) and writes
+// the result as a regression test (WriteRegression).
+//
+// Runs are reproducible: program i of a run with seed S is drawn, its
+// configuration included, from ProgramSeed(S, i) alone, and checked with
+// bounds that do not depend on timing (a per-program timeout aside, whose
+// victims are reported apart and never counted as agreeing). A disagreement
+// reports its program seed; Options.ProgramSeeds checks exactly those
+// programs again.
+//
+// The declarative model's search notices a deadline only between event
+// sets, and on programs with many reads and writes of one location a single
+// event set can take minutes: differ.Options.MaxModelCost keeps the model
+// off such programs, and a watchdog (Options.StuckAfter) gives up on a
+// program that still does not stop, so that a run always ends and Ctrl-C
+// always prints its summary.
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"rdmasim/corpus/differ"
+	"rdmasim/corpus/gen"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+// defaultStuckAfter is Options.StuckAfter's default.
+const defaultStuckAfter = 2 * time.Minute
+
+// KindError is the kind of a disagreement where a semantics failed with an
+// error on a valid program (not a timeout).
+const KindError differ.Kind = "error"
+
+// Options configure Run.
+type Options struct {
+	// Seed is the run's seed; program i is drawn from ProgramSeed(Seed, i).
+	Seed uint64
+	// Count is the number of programs to check; 0 means no limit (Duration
+	// or ctx ends the run).
+	Count int
+	// Duration stops the run after this long: no program is started after
+	// it, the ones under way are finished. 0 means no limit.
+	Duration time.Duration
+	// ProgramSeeds, when not empty, are the seeds of exactly the programs
+	// to check (Seed and Count are then ignored).
+	ProgramSeeds []uint64
+	// Workers is the number of programs checked in parallel (0 means 1).
+	Workers int
+	// Differ bounds the comparisons: MaxStates, MaxInflight, Unroll (its
+	// Checks field is ignored: every comparison is made, SPIN as SpinEvery
+	// says).
+	Differ differ.Options
+	// Timeout bounds the check of one program (and each check of the
+	// minimiser); 0 means none. Programs over it are reported as slow.
+	Timeout time.Duration
+	// SpinEvery compares SPIN on program i when i % SpinEvery == 0 (SPIN
+	// compiles a C program per machine, about a second each); 0 never.
+	SpinEvery int
+	// NoMinimize reports disagreements without minimising them.
+	NoMinimize bool
+	// Minimize bounds the minimisation of each disagreement.
+	Minimize MinimizeOptions
+	// RegressDir is where minimised disagreements are written as .rdma
+	// files; "" writes none.
+	RegressDir string
+	// Progress, when non-nil, is called about once a second.
+	Progress func(Progress)
+	// Found, when non-nil, is called with each disagreement once it is
+	// minimised and written (from the worker that found it).
+	Found func(*Disagreement)
+	// StuckAfter is how long a program may run past its deadline (Timeout
+	// for its check, plus Minimize.Time while it is minimised; once ctx is
+	// done, the moment it was done) before Run gives up on it (a search
+	// that does not notice cancellation): the program goes to
+	// Summary.Stuck, uncounted, and is left running while a new worker
+	// goes on with the run. When more programs than Workers are stuck at
+	// once, or ctx is done, Run returns at once (Summary.Ended). 0 means
+	// two minutes.
+	StuckAfter time.Duration
+
+	// check replaces differ.Check in tests.
+	check func(context.Context, *prog.Program, differ.Options) (*differ.Report, error)
+}
+
+// Progress is a snapshot of a running fuzz.
+type Progress struct {
+	Programs      int
+	Disagreements int
+	Elapsed       time.Duration
+}
+
+// Disagreement is a program on which semantics disagree.
+type Disagreement struct {
+	Index    int    // program index in the run (in ProgramSeeds when given)
+	Seed     uint64 // program seed: Generate(Seed) draws the program again
+	Config   string // the drawn configuration, described
+	Program  *prog.Program
+	Problems []differ.Problem // of Program; KindError: the error's text
+	// Kind is the kind minimised: the first of Problems.
+	Kind differ.Kind
+	// Minimal is the minimised program, MinimalProblems its problems of
+	// Kind (nil when not minimised).
+	Minimal         *prog.Program
+	MinimalProblems []differ.Problem
+	Minimized       MinimizeStats
+	// File is the regression file written ("" when none), or the reason
+	// none was written in FileErr.
+	File    string
+	FileErr error
+}
+
+// Summary is the result of Run.
+type Summary struct {
+	Seed     uint64
+	Programs int // programs checked (those ctx stopped are not counted)
+	Elapsed  time.Duration
+	// Interrupted: ctx ended the run before Count programs were checked.
+	Interrupted   bool
+	Disagreements []*Disagreement // in program order
+	// Slow are the seeds of the programs whose check took longer than
+	// Options.Timeout: not compared.
+	Slow []uint64
+	// Skipped counts, per comparison and reason, the programs on which a
+	// comparison was not made because a bound cut a search
+	// ("robust-enum: machine enumeration cut by max-states=100000").
+	Skipped map[string]int
+	// Compared counts, per comparison (outcomes-rdma, outcomes-sc,
+	// robust-enum, decider, spin-rdma, spin-sc), the programs on which it
+	// was made.
+	Compared map[string]int
+	// Stuck are the seeds of the programs Run gave up waiting for
+	// (Options.StuckAfter); they are not counted. Ended: Run returned
+	// without waiting for them (too many at once, or ctx was done).
+	Stuck []uint64
+	Ended bool
+	// Robust and NotRobust count the programs by reference robustness
+	// (differ.Report.Robust).
+	Robust, NotRobust int
+	Stats             Stats
+}
+
+// Rate returns the programs checked per second.
+func (s *Summary) Rate() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Programs) / s.Elapsed.Seconds()
+}
+
+// ProgramSeed returns the seed of program i of a run with seed seed: a
+// splitmix64 mix of both, so that neighbouring runs and programs share
+// nothing.
+func ProgramSeed(seed uint64, i int) uint64 {
+	z := seed*0x9e3779b97f4a7c15 + uint64(i) + 1
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// Generate draws the program of a program seed: first a configuration
+// (DrawConfig), then the program, both from one generator seeded with seed.
+// It returns the program and a description of the configuration.
+func Generate(seed uint64) (*prog.Program, string) {
+	rng := rand.New(rand.NewPCG(seed, 0x6675_7a7a)) // "fuzz"
+	cfg, desc := DrawConfig(rng)
+	return gen.Program(rng, cfg, fmt.Sprintf("fuzz-%016x", seed)), desc
+}
+
+// DrawConfig draws a generator configuration: mostly small programs (the
+// generator's defaults), also single-node programs, four threads, longer
+// threads under a smaller state budget, more values, loops (a quarter of
+// the programs), no choose, and random instruction mixes (half of the
+// programs) that make some kinds rare and others frequent.
+func DrawConfig(rng *rand.Rand) (gen.Config, string) {
+	c := gen.DefaultConfig()
+	var d []string
+	pick := func(opts [][2]int) [2]int { return opts[rng.IntN(len(opts))] }
+	c.Nodes = pick([][2]int{{2, 2}, {2, 3}, {2, 3}, {2, 3}, {1, 3}, {3, 4}})
+	c.Threads = pick([][2]int{{1, 2}, {1, 3}, {1, 3}, {2, 3}, {2, 4}})
+	c.Instrs = pick([][2]int{{1, 3}, {1, 5}, {1, 5}, {2, 5}, {2, 6}})
+	c.LocsPerNode = pick([][2]int{{1, 2}, {1, 3}, {2, 4}})
+	c.Values = 2 + rng.IntN(3)
+	c.MaxOps = 2 + rng.IntN(4)
+	c.Budget = []int{300, 1000, 1000, 3000}[rng.IntN(4)]
+	// The declarative model's enumeration grows fast with long threads
+	// of reads (assume, cas) of few locations: keep many threads short.
+	if c.Threads[1] >= 4 {
+		c.Instrs[1] = min(c.Instrs[1], 4)
+	}
+	if c.Instrs[1] >= 6 {
+		c.Budget = min(c.Budget, 1000)
+	}
+	d = append(d, fmt.Sprintf("nodes %d-%d, threads %d-%d, instrs %d-%d, locs/node %d-%d, values %d, max-ops %d, budget %d",
+		c.Nodes[0], c.Nodes[1], c.Threads[0], c.Threads[1], c.Instrs[0], c.Instrs[1], c.LocsPerNode[0], c.LocsPerNode[1], c.Values, c.MaxOps, c.Budget))
+	c.Loops = rng.IntN(4) == 0
+	c.Choose = rng.IntN(5) != 0
+	if c.Loops {
+		d = append(d, "loops")
+	}
+	if !c.Choose {
+		d = append(d, "no choose")
+	}
+	if rng.IntN(2) == 0 {
+		for k := range c.Weights {
+			c.Weights[k] = rng.IntN(7)
+		}
+		c.Weights[gen.KWrite] = max(c.Weights[gen.KWrite], 1)
+		// Remote operations in at least half of the mixes.
+		if rng.IntN(2) == 0 {
+			c.Weights[gen.KGet] = max(c.Weights[gen.KGet], 2)
+			c.Weights[gen.KPut] = max(c.Weights[gen.KPut], 2)
+		}
+		var w []string
+		for k, x := range c.Weights {
+			w = append(w, fmt.Sprintf("%s:%d", KindNames[k], x))
+		}
+		d = append(d, "weights "+strings.Join(w, " "))
+	}
+	return c, strings.Join(d, ", ")
+}
+
+// result is what checking one program gave.
+type result struct {
+	index    int
+	seed     uint64
+	report   *differ.Report
+	disagree *Disagreement
+	slow     bool
+	stopped  bool // ctx ended the run first: not counted
+	stats    Stats
+}
+
+// Run checks programs as opt says until Count programs are checked,
+// Duration has passed or ctx is done, and returns what it found. Failures to
+// write a regression file are in Disagreement.FileErr; the error is for bad
+// options.
+func Run(ctx context.Context, opt Options) (*Summary, error) {
+	if opt.Count < 0 || opt.Workers < 0 || opt.SpinEvery < 0 {
+		return nil, errors.New("fuzz: negative count, workers or spin-every")
+	}
+	workers := max(opt.Workers, 1)
+	n := opt.Count
+	if len(opt.ProgramSeeds) > 0 {
+		n = len(opt.ProgramSeeds)
+	}
+	start := time.Now()
+	sum := &Summary{Seed: opt.Seed, Skipped: map[string]int{}, Compared: map[string]int{}}
+	var mu sync.Mutex // guards sum
+	progressDone := make(chan struct{})
+	var progressWG sync.WaitGroup
+	if opt.Progress != nil {
+		progressWG.Add(1)
+		go func() {
+			defer progressWG.Done()
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-progressDone:
+					return
+				case <-tick.C:
+					mu.Lock()
+					p := Progress{Programs: sum.Programs, Disagreements: len(sum.Disagreements), Elapsed: time.Since(start)}
+					mu.Unlock()
+					opt.Progress(p)
+				}
+			}
+		}()
+	}
+	stuckAfter := opt.StuckAfter
+	if stuckAfter <= 0 {
+		stuckAfter = defaultStuckAfter
+	}
+	// Workers take program indices from indices. Each has a slot, guarded
+	// by mu, saying what it checks and when to give up on it.
+	type slot struct {
+		seed      uint64
+		deadline  time.Time // zero: idle
+		abandoned bool      // given up on: its result is dropped
+	}
+	var (
+		interrupted bool // ctx stopped the run early
+		ended       bool // Run gave up waiting: workers drop their results
+		slots       []*slot
+		live        int // workers not given up on
+		stuck       int // workers given up on, still running
+	)
+	quit := make(chan struct{}) // closed when Run ends early
+	indices := make(chan int)
+	go func() {
+		defer close(indices)
+		for i := 0; n == 0 || i < n; i++ {
+			if opt.Duration > 0 && time.Since(start) >= opt.Duration {
+				return
+			}
+			select {
+			case indices <- i:
+			case <-quit:
+				return
+			case <-ctx.Done():
+				mu.Lock()
+				interrupted = true
+				mu.Unlock()
+				return
+			}
+		}
+	}()
+	exited := make(chan struct{})
+	startWorker := func() { // with mu held
+		sl := &slot{}
+		slots = append(slots, sl)
+		live++
+		go func() {
+			// extend sets the deadline d from now (0: none).
+			extend := func(d time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				if d <= 0 {
+					d = 1 << 62
+				}
+				sl.deadline = time.Now().Add(d + stuckAfter)
+			}
+			for i := range indices {
+				seed := ProgramSeed(opt.Seed, i)
+				if len(opt.ProgramSeeds) > 0 {
+					seed = opt.ProgramSeeds[i]
+				}
+				mu.Lock()
+				sl.seed = seed
+				mu.Unlock()
+				extend(opt.Timeout)
+				r := checkOne(ctx, opt, i, seed, extend)
+				mu.Lock()
+				sl.deadline = time.Time{}
+				if sl.abandoned || ended {
+					if sl.abandoned {
+						stuck--
+					}
+					mu.Unlock()
+					return
+				}
+				if r.stopped {
+					interrupted = true
+				} else {
+					sum.add(r)
+				}
+				mu.Unlock()
+				if r.disagree != nil && opt.Found != nil {
+					opt.Found(r.disagree)
+				}
+			}
+			mu.Lock()
+			abandoned := sl.abandoned
+			mu.Unlock()
+			if !abandoned {
+				select {
+				case exited <- struct{}{}:
+				case <-quit:
+				}
+			}
+		}()
+	}
+	mu.Lock()
+	for range workers {
+		startWorker()
+	}
+	mu.Unlock()
+	tick := time.NewTicker(time.Second)
+	var cancelled time.Time
+	for live > 0 {
+		select {
+		case <-exited:
+			mu.Lock()
+			live--
+			mu.Unlock()
+		case <-tick.C:
+			now := time.Now()
+			if ctx.Err() != nil && cancelled.IsZero() {
+				cancelled = now
+			}
+			mu.Lock()
+			for _, sl := range slots {
+				d := sl.deadline
+				if sl.abandoned || d.IsZero() {
+					continue
+				}
+				if !cancelled.IsZero() && d.After(cancelled.Add(stuckAfter)) {
+					d = cancelled.Add(stuckAfter)
+				}
+				if now.Before(d) {
+					continue
+				}
+				// Give up on this program; a new worker goes on with the
+				// run, unless ctx is done or too many are stuck.
+				sum.Stuck = append(sum.Stuck, sl.seed)
+				sl.abandoned = true
+				live--
+				stuck++
+				switch {
+				case ctx.Err() != nil || stuck > workers:
+					ended = true
+				default:
+					startWorker()
+				}
+			}
+			if ended {
+				interrupted = interrupted || ctx.Err() != nil
+				close(quit)
+				live = 0
+			}
+			mu.Unlock()
+		}
+	}
+	tick.Stop()
+	close(progressDone)
+	progressWG.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	sum.Ended = ended
+	sum.Elapsed = time.Since(start)
+	sum.Interrupted = interrupted
+	sort.Slice(sum.Disagreements, func(i, j int) bool { return sum.Disagreements[i].Index < sum.Disagreements[j].Index })
+	sort.Slice(sum.Slow, func(i, j int) bool { return sum.Slow[i] < sum.Slow[j] })
+	return sum, nil
+}
+
+// add counts r into s.
+func (s *Summary) add(r *result) {
+	s.Programs++
+	s.Stats.Merge(&r.stats)
+	switch {
+	case r.slow:
+		s.Slow = append(s.Slow, r.seed)
+		return
+	case r.disagree != nil:
+		s.Disagreements = append(s.Disagreements, r.disagree)
+	}
+	rep := r.report
+	if rep == nil {
+		return
+	}
+	for _, sk := range rep.Skipped {
+		s.Skipped[sk.What+": "+sk.Why]++
+	}
+	for _, what := range []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.RobustEnum), "decider", string(differ.SpinRDMA), string(differ.SpinSC)} {
+		made := !rep.WasSkipped(what)
+		switch what {
+		case string(differ.SpinRDMA), string(differ.SpinSC):
+			made = made && spinRan(rep, differ.Kind(what))
+		case "decider":
+			made = made && (rep.Decide != nil || rep.DecideErr != nil)
+		}
+		if made {
+			s.Compared[what]++
+		}
+	}
+	if robust, ok := rep.Robust(); ok {
+		if robust {
+			s.Robust++
+		} else {
+			s.NotRobust++
+		}
+	}
+}
+
+// spinRan reports whether SPIN ran for the comparison of kind k
+// (differ.SpinRDMA or differ.SpinSC).
+func spinRan(rep *differ.Report, k differ.Kind) bool {
+	i := 0
+	if k == differ.SpinSC {
+		i = 1
+	}
+	return rep.Spin[i] != nil || rep.Has(k)
+}
+
+// checkOne draws and checks program index with seed seed, and minimises
+// and writes a disagreement.
+func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend func(time.Duration)) *result {
+	p, desc := Generate(seed)
+	r := &result{index: index, seed: seed}
+	r.stats.Add(p)
+	dopt := opt.Differ
+	dopt.Checks = differ.CheckAll
+	if opt.SpinEvery > 0 && index%opt.SpinEvery == 0 {
+		dopt.Checks |= differ.CheckSpin
+	}
+	pctx, cancel := withTimeout(ctx, opt.Timeout)
+	check := opt.check
+	if check == nil {
+		check = differ.Check
+	}
+	rep, err := check(pctx, p, dopt)
+	timedOut := err != nil && pctx.Err() != nil
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		r.stopped = true
+		return r
+	case timedOut:
+		r.slow = true
+		return r
+	}
+	d := &Disagreement{Index: index, Seed: seed, Config: desc, Program: p}
+	switch {
+	case err != nil:
+		d.Kind = KindError
+		d.Problems = []differ.Problem{{Kind: KindError, Detail: err.Error()}}
+	case len(rep.Problems) > 0:
+		r.report = rep
+		d.Kind = rep.Problems[0].Kind
+		d.Problems = rep.Problems
+	default:
+		r.report = rep
+		return r
+	}
+	r.disagree = d
+	if opt.NoMinimize {
+		return r
+	}
+	minTime := opt.Minimize.Time
+	if minTime <= 0 {
+		minTime = defaultMinimizeTime
+	}
+	if opt.Timeout > 0 {
+		extend(minTime + 2*opt.Timeout) // the last candidate, then the regression's verdicts
+	} else {
+		extend(0)
+	}
+	keep := Keeps(d.Kind, opt.Differ, opt.Timeout)
+	small, st := MinimizeUnroll(ctx, p, keep, opt.Minimize, verdict.LoopBound(p, opt.Differ.Unroll))
+	d.Minimized = st
+	if ctx.Err() != nil {
+		return r
+	}
+	d.Minimal = small
+	mctx, cancel := withTimeout(ctx, opt.Timeout)
+	d.MinimalProblems = problemsOf(mctx, small, d.Kind, opt.Differ)
+	cancel()
+	if opt.RegressDir != "" {
+		d.File, d.FileErr = WriteRegression(ctx, opt.RegressDir, d, RegressionInfo{RunSeed: opt.Seed, Differ: opt.Differ, Timeout: opt.Timeout})
+	}
+	return r
+}
+
+// withTimeout is context.WithTimeout, or a plain cancel when d is 0.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// Keeps returns the minimiser's test for a disagreement of kind k: the
+// candidate still shows a disagreement of that kind, with the comparisons
+// of differ.For(k) only (KindError: a semantics still fails, and not by a
+// timeout). Each test has the given timeout (0: none).
+func Keeps(k differ.Kind, dopt differ.Options, timeout time.Duration) func(context.Context, *prog.Program) bool {
+	return func(ctx context.Context, p *prog.Program) bool {
+		cctx, cancel := withTimeout(ctx, timeout)
+		defer cancel()
+		o := dopt
+		o.Checks = differ.CheckAll
+		if k != KindError {
+			o.Checks = differ.For(k)
+		}
+		rep, err := differ.Check(cctx, p, o)
+		if k == KindError {
+			return err != nil && cctx.Err() == nil
+		}
+		return err == nil && rep.Has(k)
+	}
+}
+
+// problemsOf returns p's problems of kind k.
+func problemsOf(ctx context.Context, p *prog.Program, k differ.Kind, dopt differ.Options) []differ.Problem {
+	o := dopt
+	o.Checks = differ.CheckAll
+	if k != KindError {
+		o.Checks = differ.For(k)
+	}
+	rep, err := differ.Check(ctx, p, o)
+	if err != nil {
+		return []differ.Problem{{Kind: KindError, Detail: err.Error()}}
+	}
+	var out []differ.Problem
+	for _, pr := range rep.Problems {
+		if pr.Kind == k {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
