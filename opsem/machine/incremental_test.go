@@ -9,9 +9,10 @@ import (
 )
 
 // TestSuccessorsIncremental checks, on the litmus corpus and every machine
-// mode, that Successors (which restores and re-encodes only what a
-// transition may touch) emits exactly what a full copy, apply and encode of
-// the parent gives.
+// mode, that Successors (which rewrites only the bytes a transition changes,
+// or under Options.Graph restores and re-encodes only what it may touch)
+// emits exactly what a full copy, apply and encode of the parent gives, and
+// that Encoded and FinalEncoded read states as decoding them does.
 func TestSuccessorsIncremental(t *testing.T) {
 	files, err := filepath.Glob("../../corpus/litmus/*.rdma")
 	if err != nil || len(files) == 0 {
@@ -47,6 +48,22 @@ func TestSuccessorsIncremental(t *testing.T) {
 				s := queue[0]
 				queue = queue[1:]
 				m.decode(s, pre)
+				if got, want := m.FinalEncoded(s), m.Final(pre); got != want {
+					t.Fatalf("%s mode %d: %s: FinalEncoded = %v, Final = %v", f, mode, m.Format(s), got, want)
+				}
+				c := m.Encoded(s)
+				for l := range p.Locs {
+					if c.Mem(l) != pre.Mem(l) {
+						t.Fatalf("%s mode %d: %s: Encoded.Mem(%d) = %d, want %d", f, mode, m.Format(s), l, c.Mem(l), pre.Mem(l))
+					}
+				}
+				for th := range p.Threads {
+					gpc, gmid := c.PC(th)
+					wpc, wmid := pre.PC(th)
+					if gpc != wpc || gmid != wmid {
+						t.Fatalf("%s mode %d: %s: Encoded.PC(%d) = %d %v, want %d %v", f, mode, m.Format(s), th, gpc, gmid, wpc, wmid)
+					}
+				}
 				labels, _ := m.enabled(pre, nil)
 				k := 0
 				m.Successors(s, func(l uint64, next []byte) {

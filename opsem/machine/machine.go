@@ -45,6 +45,10 @@ type Machine struct {
 	oneQP      [1]int
 	cyc        cycleScratch
 	gst        *State // scratch for HasSCCycle, apart from Successors' own
+
+	lay         layout  // offsets in encodings, for successorsFast
+	edit, canon segEdit // successorsFast's edits of the current transition
+	pre         []byte  // scratch: the prefix of a CPU step's successor
 }
 
 // NewRDMA returns the queue-pair buffer machine of p.
@@ -109,6 +113,10 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 		}
 	}
 	m.qoff = make([]int, len(p.QPs)+1)
+	m.lay.thOff = len(p.Locs)
+	m.lay.ctrOff = m.lay.thOff + 3*len(p.Threads)
+	m.lay.qBase = m.lay.ctrOff + m.nctr
+	m.lay.boff = make([]int, nBuf*len(p.QPs))
 	m.base = m.newState()
 	m.work = m.newState()
 	return m, nil
@@ -190,6 +198,9 @@ func (m *Machine) Final(st *State) bool {
 // encoding it as the parent's bytes with only those parts re-encoded, and
 // restoring from the parent only what the transition may have changed.
 func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 {
+	if !m.graph {
+		return m.successorsFast(s, emit)
+	}
 	m.parent = append(m.parent[:0], s...) // s may change under emit
 	s = m.parent
 	base, work := m.base, m.work

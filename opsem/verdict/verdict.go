@@ -242,13 +242,14 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	st := m.NewState()
 	outcomes := map[string]bool{}
 	key := make([]byte, len(res.Locs))
 	witness := int64(-1)
 	visit := func(id uint64, s []byte, depth int) bool {
-		m.Decode(s, st)
-		final := m.Final(st)
+		// The visitor reads states in place: decoding every one would
+		// cost as much as generating it.
+		st := m.Encoded(s)
+		final := m.FinalEncoded(s)
 		if q.Kind == prog.QReach {
 			sat := cond.Eval(p, st)
 			if sat {

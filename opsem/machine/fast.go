@@ -1,0 +1,541 @@
+package machine
+
+import "rdmasim/opsem/prog"
+
+// The successor function of the hot path (every mode but Options.Graph)
+// works on encodings directly: it locates the buffers of every queue pair in
+// the parent's bytes once, decides which transitions are enabled from those
+// bytes, and writes each successor as the parent's bytes with the parts the
+// transition changes rewritten. Nothing is decoded into a State, so no State
+// is copied or restored per transition. The result is byte for byte what
+// applying the transition to the decoded parent and encoding it gives
+// (TestSuccessorsIncremental checks that on the litmus corpus).
+
+// layout holds the fixed offsets of an encoding and, per parent, the offsets
+// of its queue pairs' buffers.
+type layout struct {
+	thOff, ctrOff, qBase int
+	// boff[qi*nBuf+b] is the offset of buffer b's length byte in queue
+	// pair qi's segment of the parent (RDMA only).
+	boff []int
+}
+
+// segEdit describes how a transition rewrites one queue pair's segment.
+type segEdit struct {
+	npend int8 // added to the count of unpolled operations
+	drop  uint8
+	add   [nBuf][5]byte // add[b], if addN[b]: an entry appended to buffer b
+	addN  uint8         // bit b: add[b] is appended
+	dec   bool          // a poll: ranks above zero are decremented
+	left  int           // canonPolls' cap on ranks and npend; -1 for none
+	setB3 int           // N6: B3 entry setB3 becomes read, with value setV; -1 for none
+	setV  uint8
+}
+
+func (e *segEdit) reset() {
+	*e = segEdit{left: -1, setB3: -1}
+}
+
+// scan records in m.qoff and m.lay.boff where the segments and buffers of the
+// parent s begin.
+func (m *Machine) scan(s []byte) {
+	i := m.lay.qBase
+	nq := len(m.p.QPs)
+	for qi := 0; qi < nq; qi++ {
+		m.qoff[qi] = i
+		i++
+		if m.sc {
+			continue
+		}
+		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+		for b := 0; b < nBuf; b++ {
+			bo[b] = i
+			i += 1 + int(s[i])*entryWidth[b]
+		}
+	}
+	m.qoff[nq] = i
+}
+
+// pcOf decodes thread t's pc and mid-instruction flag from s.
+func (m *Machine) pcOf(s []byte, t int) (int, bool) {
+	o := m.lay.thOff + 3*t
+	return int(s[o]) | int(s[o+1]&0x7F)<<8, s[o+1]&0x80 != 0
+}
+
+// successorsFast is Successors for machines without event graphs.
+func (m *Machine) successorsFast(s []byte, emit func(l uint64, next []byte)) uint32 {
+	m.parent = append(m.parent[:0], s...) // s may change under emit
+	s = m.parent
+	m.scan(s)
+	var pruned uint32
+	for t := range m.p.Threads {
+		pruned |= m.fastCPU(s, t, emit)
+	}
+	if !m.sc {
+		for qi := range m.p.QPs {
+			m.fastNIC(s, qi, emit)
+		}
+	}
+	return pruned
+}
+
+// inflightAt is qstate.inflight on the parent's bytes.
+func (m *Machine) inflightAt(s []byte, qi int) int {
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	n := 0
+	for b := 0; b < nBuf; b++ {
+		n += int(s[bo[b]])
+	}
+	acks := 0
+	for k, o := 0, bo[bufB3]+1; k < int(s[bo[bufB3]]); k, o = k+1, o+5 {
+		if s[o] == kAck {
+			acks++
+		}
+	}
+	return n - min(acks, int(s[bo[bufRW]]))
+}
+
+// oldestPendingAt is qstate.oldestPending on the parent's bytes.
+func (m *Machine) oldestPendingAt(s []byte, qi int) bool {
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	for _, b := range [...]int{bufB1, bufB2, bufB3} {
+		for k, o := 0, bo[b]+1; k < int(s[bo[b]]); k, o = k+1, o+5 {
+			if s[o+4] == 0 && s[o] != kFence {
+				return true
+			}
+		}
+	}
+	for k, o := 0, bo[bufLW]+1; k < int(s[bo[bufLW]]); k, o = k+1, o+3 {
+		if s[o+2] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// fastCPU emits the CPU steps of thread t (enabledCPU and applyCPU on bytes).
+func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uint32 {
+	th := &m.p.Threads[t]
+	pc, mid := m.pcOf(s, t)
+	in := &th.Code[pc]
+	switch in.Op {
+	case prog.OpEnd:
+		return 0
+	case prog.OpBranch:
+		var pruned uint32
+		for i := range in.Alts {
+			if in.Loop >= 0 && i == 0 && m.opt.Unroll > 0 && int(s[m.lay.ctrOff+m.ctr0[t]+in.Loop]) >= m.opt.Unroll {
+				pruned |= PrunedUnroll
+				continue
+			}
+			m.cpuStep(s, t, in, mid, i, emit)
+		}
+		return pruned
+	case prog.OpAssumeEq:
+		if s[in.X] != in.A {
+			return 0
+		}
+	case prog.OpAssumeNe:
+		if s[in.X] == in.A {
+			return 0
+		}
+	case prog.OpGet, prog.OpPut, prog.OpRFence:
+		if !mid {
+			unboundedPolls := in.Op != prog.OpRFence && in.PollsLeft[m.p.QPs[in.QP].Local] == prog.Unbounded
+			if unboundedPolls && int(s[m.qoff[in.QP]]) >= m.opt.MaxInflight || !m.sc && m.inflightAt(s, in.QP) >= m.opt.MaxInflight {
+				return PrunedInflight
+			}
+		}
+	case prog.OpPoll:
+		if s[m.qoff[in.QP]] == 0 || !m.sc && m.oldestPendingAt(s, in.QP) {
+			return 0
+		}
+	}
+	m.cpuStep(s, t, in, mid, 0, emit)
+	return 0
+}
+
+// cpuStep emits the successor of s by thread t's step (branch arg), the
+// byte-level applyCPU followed by canonPolls.
+func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, emit func(l uint64, next []byte)) {
+	out := append(m.out[:0], s[:m.lay.qBase]...)
+	o := m.lay.thOff + 3*t
+	reg := s[o+2]
+	pc := in.Next
+	touched := -1 // the queue pair the instruction itself edits
+	e := &m.edit
+	e.reset()
+	switch in.Op {
+	case prog.OpSkip:
+	case prog.OpBranch:
+		pc = in.Alts[arg]
+		if in.Loop >= 0 && m.opt.Unroll > 0 {
+			c := m.lay.ctrOff + m.ctr0[t] + in.Loop
+			if arg == 0 {
+				out[c]++
+			} else {
+				out[c] = 0
+			}
+		}
+	case prog.OpWrite:
+		m.writeAt(out, in.X, in.A)
+	case prog.OpAssumeEq, prog.OpAssumeNe:
+	case prog.OpCAS:
+		if !mid {
+			old := s[in.Z]
+			if old == in.A {
+				m.writeAt(out, in.Z, in.B)
+			}
+			mid, reg, pc = true, old, -1
+		} else {
+			m.writeAt(out, in.X, reg)
+			mid, reg = false, 0
+		}
+	case prog.OpGet, prog.OpPut, prog.OpRFence:
+		touched = in.QP
+		if m.sc {
+			switch {
+			case in.Op == prog.OpRFence:
+				touched = -1
+			case !mid && in.Op == prog.OpPut:
+				mid, reg, pc, touched = true, s[in.X], -1, -1
+			case !mid:
+				mid, reg, pc, touched = true, s[in.Y], -1, -1
+			case in.Op == prog.OpPut:
+				m.writeAt(out, in.Y, reg)
+				mid, reg, e.npend = false, 0, 1
+			default:
+				m.writeAt(out, in.X, reg)
+				mid, reg, e.npend = false, 0, 1
+			}
+			break
+		}
+		rank := s[m.qoff[in.QP]]
+		switch in.Op {
+		case prog.OpPut:
+			e.add[bufB1] = [5]byte{kPut, uint8(in.Y), uint8(in.X), 0, rank}
+			e.npend = 1
+		case prog.OpGet:
+			e.add[bufB1] = [5]byte{kGet, uint8(in.X), uint8(in.Y), 0, rank}
+			e.npend = 1
+		default:
+			e.add[bufB1] = [5]byte{kFence}
+		}
+		e.addN = 1 << bufB1
+	case prog.OpPoll:
+		touched = in.QP
+		e.npend, e.dec = -1, true
+	}
+	if pc < 0 {
+		pc = int(s[o]) | int(s[o+1]&0x7F)<<8
+	}
+	hi := uint8(pc >> 8)
+	if mid {
+		hi |= 0x80
+	}
+	out[o], out[o+1], out[o+2] = uint8(pc), hi, reg
+
+	// The queue pairs of thread t: the one the instruction edits, and
+	// those canonPolls caps at the new pc. Ranks are below the count of
+	// unpolled operations, so canonPolls changes a queue pair only when
+	// that count exceeds the polls left.
+	next := &m.p.Threads[t].Code[pc]
+	canon := false
+	for _, qi := range m.thrQPs[t] {
+		left := next.PollsLeft[m.p.QPs[qi].Local]
+		np := int(s[m.qoff[qi]])
+		if qi == touched {
+			np += int(e.npend)
+		}
+		if left != prog.Unbounded && np > left {
+			canon = true
+		}
+	}
+	if !canon && !e.dec {
+		if touched >= 0 {
+			// The prefix copied above is copied again: splice writes
+			// the whole encoding.
+			prefix := append(m.pre[:0], out...)
+			m.pre = prefix
+			out = m.splice(out[:0], s, touched, e)
+			copy(out, prefix)
+		} else {
+			out = append(out, s[m.lay.qBase:m.qoff[len(m.p.QPs)]]...)
+		}
+		m.out = out
+		emit(label(t, RuleStep, 0, arg), out)
+		return
+	}
+	prev := m.lay.qBase
+	for _, qi := range m.thrQPs[t] {
+		left := next.PollsLeft[m.p.QPs[qi].Local]
+		qe := e
+		if qi != touched {
+			if left == prog.Unbounded {
+				continue
+			}
+			qe = &m.canon
+			qe.reset()
+		}
+		if left != prog.Unbounded {
+			qe.left = left
+		}
+		out = append(out, s[prev:m.qoff[qi]]...)
+		out = m.writeSeg(out, s, qi, qe)
+		prev = m.qoff[qi+1]
+	}
+	out = append(out, s[prev:m.qoff[len(m.p.QPs)]]...)
+	m.out = out
+	emit(label(t, RuleStep, 0, arg), out)
+}
+
+// writeAt stores v at location loc of the encoding out, unless loc is dead.
+func (m *Machine) writeAt(out []byte, loc int, v uint8) {
+	if !m.dead[loc] {
+		out[loc] = v
+	}
+}
+
+// writeSeg appends queue pair qi's segment of s, edited by e, to out.
+func (m *Machine) writeSeg(out, s []byte, qi int, e *segEdit) []byte {
+	np := int(s[m.qoff[qi]]) + int(e.npend)
+	if e.left >= 0 && np > e.left {
+		np = e.left
+	}
+	out = append(out, uint8(np))
+	if m.sc {
+		return out
+	}
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	for b := 0; b < nBuf; b++ {
+		w := entryWidth[b]
+		n := int(s[bo[b]])
+		ent := s[bo[b]+1 : bo[b]+1+n*w]
+		if e.drop&(1<<b) != 0 {
+			ent = ent[w:]
+			n--
+		}
+		add := e.addN&(1<<b) != 0
+		if add {
+			n++
+		}
+		out = append(out, uint8(n))
+		start := len(out)
+		out = append(out, ent...)
+		if b == bufB3 && e.setB3 >= 0 {
+			k := start + 5*e.setB3
+			out[k], out[k+3] = kGetRV, e.setV
+		}
+		old := len(out)
+		if add {
+			out = append(out, e.add[b][:w]...)
+		}
+		if b == bufRW || !e.dec && e.left < 0 {
+			continue
+		}
+		rp := w - 1 // the rank's position in an entry
+		for k := start; k < len(out); k += w {
+			r := out[k+rp]
+			if e.dec && k < old && r != noRank && r > 0 {
+				r--
+			}
+			if e.left >= 0 && r != noRank && int(r) >= e.left && (w != 5 || out[k] != kFence) {
+				r = noRank
+			}
+			out[k+rp] = r
+		}
+	}
+	return out
+}
+
+// fastNIC emits the NIC rules enabled on queue pair qi (enabledNIC and
+// applyNIC on bytes).
+func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	t := m.p.QPs[qi].Thread
+	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
+	nRW, nLW := s[bo[bufRW]], s[bo[bufLW]]
+	e := &m.edit
+	if n1 > 0 {
+		f := s[bo[bufB1]+1:]
+		switch f[0] {
+		case kPut:
+			if nLW == 0 {
+				e.reset()
+				e.drop = 1 << bufB1
+				e.add[bufB2] = [5]byte{kPutV, f[1], 0, s[f[2]], f[4]}
+				e.addN = 1 << bufB2
+				m.nicStep(s, qi, label(t, RuleN1, qi, 0), -1, 0, emit)
+			}
+		case kGet:
+			e.reset()
+			e.drop = 1 << bufB1
+			e.add[bufB2] = [5]byte{kGetReq, f[1], f[2], 0, f[4]}
+			e.addN = 1 << bufB2
+			m.nicStep(s, qi, label(t, RuleN2, qi, 0), -1, 0, emit)
+		case kFence:
+			if n2 == 0 && n3 == 0 {
+				e.reset()
+				e.drop = 1 << bufB1
+				m.nicStep(s, qi, label(t, RuleN3, qi, 0), -1, 0, emit)
+			}
+		}
+	}
+	if n2 > 0 {
+		f := s[bo[bufB2]+1:]
+		e.reset()
+		e.drop = 1 << bufB2
+		if f[0] == kPutV {
+			e.add[bufB3] = [5]byte{kAck, 0, 0, 0, f[4]}
+			e.addN = 1 << bufB3
+			if !m.dead[f[1]] || !m.dropRW[qi] {
+				e.add[bufRW] = [5]byte{f[1], f[3]}
+				e.addN |= 1 << bufRW
+			}
+			m.nicStep(s, qi, label(t, RuleN4, qi, 0), -1, 0, emit)
+		} else {
+			e.add[bufB3] = [5]byte{kGetR, f[1], f[2], 0, f[4]}
+			e.addN = 1 << bufB3
+			m.nicStep(s, qi, label(t, RuleN5, qi, 0), -1, 0, emit)
+		}
+	}
+	if nRW == 0 {
+		for i, o := 0, bo[bufB3]+1; i < int(n3); i, o = i+1, o+5 {
+			if s[o] == kGetR {
+				e.reset()
+				e.setB3, e.setV = i, s[s[o+2]]
+				m.nicStep(s, qi, label(t, RuleN6, qi, i), -1, 0, emit)
+			}
+		}
+	}
+	if n3 > 0 {
+		f := s[bo[bufB3]+1:]
+		switch f[0] {
+		case kAck:
+			e.reset()
+			e.drop = 1 << bufB3
+			m.nicStep(s, qi, label(t, RuleN7, qi, 0), -1, 0, emit)
+		case kGetRV:
+			e.reset()
+			e.drop = 1 << bufB3
+			e.add[bufLW] = [5]byte{f[1], f[3], f[4]}
+			e.addN = 1 << bufLW
+			m.nicStep(s, qi, label(t, RuleN8, qi, 0), -1, 0, emit)
+		}
+	}
+	if nRW > 0 {
+		f := s[bo[bufRW]+1:]
+		e.reset()
+		e.drop = 1 << bufRW
+		m.nicStep(s, qi, label(t, RuleF1, qi, 0), int(f[0]), f[1], emit)
+	}
+	if nLW > 0 {
+		f := s[bo[bufLW]+1:]
+		e.reset()
+		e.drop = 1 << bufLW
+		m.nicStep(s, qi, label(t, RuleF2, qi, 0), int(f[0]), f[1], emit)
+	}
+}
+
+// nicStep emits the successor of s by a NIC rule on queue pair qi that edits
+// its segment as m.edit says and, if loc >= 0, writes v to loc.
+func (m *Machine) nicStep(s []byte, qi int, l uint64, loc int, v uint8, emit func(l uint64, next []byte)) {
+	out := m.splice(m.out[:0], s, qi, &m.edit)
+	if loc >= 0 {
+		m.writeAt(out, loc, v)
+	}
+	m.out = out
+	emit(l, out)
+}
+
+// splice appends to out the whole encoding s with queue pair qi's segment
+// edited by e, which must not transform ranks (e.dec false, e.left < 0):
+// it copies the runs of s between the bytes the edit changes, so a
+// transition costs a handful of copies whatever the size of the state.
+func (m *Machine) splice(out, s []byte, qi int, e *segEdit) []byte {
+	pos := m.qoff[qi]
+	out = append(out, s[:pos]...)
+	if e.npend != 0 {
+		out = append(out, uint8(int(s[pos])+int(e.npend)))
+		pos++
+	}
+	if !m.sc && e.drop|e.addN != 0 {
+		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+		for b := 0; b < nBuf; b++ {
+			bit := uint8(1) << b
+			if (e.drop|e.addN)&bit == 0 {
+				continue
+			}
+			w := entryWidth[b]
+			n := int(s[bo[b]])
+			out = append(out, s[pos:bo[b]]...)
+			pos = bo[b] + 1
+			end := pos + n*w
+			if e.drop&bit != 0 {
+				n--
+				pos += w
+			}
+			if e.addN&bit != 0 {
+				out = append(out, uint8(n+1))
+				out = append(out, s[pos:end]...)
+				out = append(out, e.add[b][:w]...)
+				pos = end
+			} else {
+				out = append(out, uint8(n))
+			}
+		}
+	}
+	out = append(out, s[pos:m.qoff[len(m.p.QPs)]]...)
+	if e.setB3 >= 0 {
+		k := m.lay.boff[qi*nBuf+bufB3] + 1 + 5*e.setB3
+		out[k], out[k+3] = kGetRV, e.setV
+	}
+	return out
+}
+
+// Encoded is a configuration read in place from its encoding, without
+// decoding it into a State. It implements prog.Config; it is valid while the
+// encoding it was made from is.
+type Encoded struct {
+	s     []byte
+	thOff int
+}
+
+// Mem returns the value of location loc.
+func (c Encoded) Mem(loc int) uint8 { return c.s[loc] }
+
+// PC returns thread t's next instruction and whether it is mid-instruction.
+func (c Encoded) PC(t int) (int, bool) {
+	o := c.thOff + 3*t
+	return int(c.s[o]) | int(c.s[o+1]&0x7F)<<8, c.s[o+1]&0x80 != 0
+}
+
+// Encoded returns a view of the configuration encoded in s.
+func (m *Machine) Encoded(s []byte) Encoded { return Encoded{s: s, thOff: m.lay.thOff} }
+
+// FinalEncoded is Final on an encoding: every thread has terminated and
+// every queue pair is drained. It reads only what it needs of s.
+func (m *Machine) FinalEncoded(s []byte) bool {
+	for t := range m.p.Threads {
+		if pc, mid := m.pcOf(s, t); mid || pc != m.p.Threads[t].End() {
+			return false
+		}
+	}
+	if m.sc {
+		return true
+	}
+	if m.graph {
+		m.decode(s, m.work)
+		return m.Final(m.work)
+	}
+	i := m.lay.qBase
+	for range m.p.QPs {
+		for b := 1; b <= nBuf; b++ {
+			if s[i+b] != 0 {
+				return false
+			}
+		}
+		i += 1 + nBuf
+	}
+	return true
+}
