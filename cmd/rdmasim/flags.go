@@ -36,6 +36,7 @@ type searchFlags struct {
 	checkpoint      string
 	checkpointEvery time.Duration
 	resume          bool // set by rdmasim resume (a hidden flag)
+	reduce          bool
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
@@ -45,6 +46,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.maxStates, "max-states", 0, "stop after this many distinct configurations, 0 = no limit")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop after this long (e.g. 30s, 5m), 0 = no limit")
 	fs.StringVar(&f.order, "order", "bfs", "search order: bfs (shortest witnesses) or dfs")
+	fs.BoolVar(&f.reduce, "reduce", true, "partial-order reduction of the RDMA machine: NIC steps that touch no memory and commute with everything (a get or fence leaving B1, a get request arriving, a put's acknowledgement) are taken alone; outcomes, reachable conditions and bounds are exact, configuration counts smaller (--reduce=false explores every interleaving)")
 	fs.IntVar(&f.workers, "workers", 1, "parallel BFS workers (results are identical for any number)")
 	fs.StringVar(&f.store, "store", "mem", "visited set: mem (in memory, spilling to disk beyond --mem-budget) or pebble (on disk, github.com/cockroachdb/pebble)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "directory for the visited set on disk (default: a temporary directory, removed afterwards)")
@@ -58,7 +60,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 
 func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	o := verdict.Options{
-		Machine:   machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll},
+		Machine:   machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce},
 		MaxStates: f.maxStates,
 		Timeout:   f.timeout,
 		Workers:   f.workers,

@@ -228,7 +228,7 @@ func firstLineOf(s string) string {
 }
 
 // comparisons are the comparisons of a summary, in print order.
-var comparisons = []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.RobustEnum), "decider", string(differ.SpinRDMA), string(differ.SpinSC)}
+var comparisons = []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.OutcomesReduced), string(differ.RobustEnum), "decider", string(differ.SpinRDMA), string(differ.SpinSC)}
 
 // writeFuzzSummary prints the summary of a run.
 func writeFuzzSummary(w io.Writer, s *fuzz.Summary, opt fuzz.Options, spinNote string) {

@@ -60,6 +60,11 @@ const (
 	// OutcomesSC: the SC machine and the model's SC-consistent traces have
 	// different final outcomes.
 	OutcomesSC Kind = "outcomes-sc"
+	// OutcomesReduced: the RDMA machine under its partial-order reduction
+	// (machine.Options.Reduce) and the full RDMA machine have different
+	// final outcomes, or the reduced search was cut where the full one
+	// was not.
+	OutcomesReduced Kind = "outcomes-reduced"
 	// RobustEnum: robustness by enumeration on the machine and of the
 	// model's traces give different certain answers.
 	RobustEnum Kind = "robust-enum"
@@ -76,14 +81,15 @@ const (
 )
 
 // Kinds lists every kind, in the order comparisons are made.
-var Kinds = []Kind{OutcomesRDMA, OutcomesSC, RobustEnum, RobustDecide, DeciderError, SpinRDMA, SpinSC}
+var Kinds = []Kind{OutcomesRDMA, OutcomesSC, OutcomesReduced, RobustEnum, RobustDecide, DeciderError, SpinRDMA, SpinSC}
 
 // Checks selects the comparisons Check makes.
 type Checks uint8
 
 // Comparisons.
 const (
-	// CheckOutcomes: machine and model outcomes, under RDMA and SC.
+	// CheckOutcomes: machine and model outcomes, under RDMA and SC, and
+	// the reduced RDMA machine's against the full one's.
 	CheckOutcomes Checks = 1 << iota
 	// CheckRobust: robustness by the two enumerations.
 	CheckRobust
@@ -100,7 +106,7 @@ const (
 // For returns the comparisons that can show a disagreement of kind k.
 func For(k Kind) Checks {
 	switch k {
-	case OutcomesRDMA, OutcomesSC:
+	case OutcomesRDMA, OutcomesSC, OutcomesReduced:
 		return CheckOutcomes
 	case RobustEnum:
 		return CheckRobust
@@ -213,6 +219,9 @@ type Report struct {
 	// Machine and Model are the RDMA and SC results (nil when not
 	// computed).
 	Machine, Model [2]*verdict.Result
+	// Reduced is the RDMA machine's result under its partial-order
+	// reduction (nil when not computed).
+	Reduced *verdict.Result
 	// RobustMachine and RobustModel are robustness by enumeration; Decide
 	// the decider's answer (nil when not computed or failed).
 	RobustMachine, RobustModel *verdict.RobustResult
@@ -306,9 +315,17 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 		}
 	}
 	if checks&CheckOutcomes != 0 {
+		ropt := vopt
+		ropt.Machine.Reduce = true
+		res, err := verdict.Compute(ctx, p, verdict.RDMA, ropt)
+		if err != nil {
+			return nil, fmt.Errorf("differ: %w", err)
+		}
+		r.Reduced = res
 		if err := r.outcomes(ctx, vopt); err != nil {
 			return nil, err
 		}
+		r.reduced()
 	}
 	if checks&CheckRobust != 0 {
 		if err := r.robustEnum(ctx, vopt); err != nil {
@@ -340,6 +357,25 @@ func cut(m *verdict.Result) string {
 		return m.Bound
 	}
 	return ""
+}
+
+// reduced compares the reduced RDMA machine with the full one. Every state
+// the reduced search reaches is one the full search reaches, so a full search
+// that no bound cut must be matched by a reduced one that no bound cut, with
+// the same outcomes.
+func (r *Report) reduced() {
+	full, red := r.Machine[0], r.Reduced
+	if why := cut(full); why != "" {
+		r.Skipped = append(r.Skipped, Skip{string(OutcomesReduced), "machine search cut by " + why})
+		return
+	}
+	if why := cut(red); why != "" {
+		r.Problems = append(r.Problems, Problem{OutcomesReduced, fmt.Sprintf("reduced RDMA machine cut by %s, full machine complete", why)})
+		return
+	}
+	if d := verdict.CompareOutcomes(red, full); !d.Empty() {
+		r.Problems = append(r.Problems, Problem{OutcomesReduced, fmt.Sprintf("rdma outcomes: only reduced machine %v, only full machine %v", d.OnlyMachine, d.OnlyModel)})
+	}
 }
 
 func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {

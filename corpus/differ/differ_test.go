@@ -47,7 +47,7 @@ func TestCheckLitmus(t *testing.T) {
 		{"paper-vass-loop.rdma", Options{}, true, nil, CheckAll},
 		{"rule-loop-gets-reorder.rdma", Options{}, false, nil, CheckAll},
 		// A state limit cuts the machine searches: not compared.
-		{"paper-5.1.rdma", Options{MaxStates: 5, Checks: CheckOutcomes}, false, []string{"outcomes-rdma", "outcomes-sc"}, CheckOutcomes},
+		{"paper-5.1.rdma", Options{MaxStates: 5, Checks: CheckOutcomes}, false, []string{"outcomes-rdma", "outcomes-sc", "outcomes-reduced"}, CheckOutcomes},
 		{"PUT-PUT-MP.rdma", Options{MaxStates: 5, Checks: CheckRobust | CheckDecide}, true, []string{"robust-enum", "decider"}, CheckRobust | CheckDecide},
 	}
 	for _, tc := range tests {
@@ -165,6 +165,7 @@ func TestFor(t *testing.T) {
 	}{
 		{OutcomesRDMA, CheckOutcomes},
 		{OutcomesSC, CheckOutcomes},
+		{OutcomesReduced, CheckOutcomes},
 		{RobustEnum, CheckRobust},
 		{RobustDecide, CheckRobust | CheckDecide},
 		{DeciderError, CheckDecide},

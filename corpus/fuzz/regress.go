@@ -114,7 +114,7 @@ func Regression(ctx context.Context, d *Disagreement, info RegressionInfo) (name
 // disagreed.
 func expectations(ctx context.Context, q *prog.Program, rep *differ.Report, k differ.Kind, dopt differ.Options, note func(string, ...any)) error {
 	switch k {
-	case differ.OutcomesRDMA, differ.OutcomesSC, differ.SpinRDMA, differ.SpinSC:
+	case differ.OutcomesRDMA, differ.OutcomesSC, differ.OutcomesReduced, differ.SpinRDMA, differ.SpinSC:
 		i := 0
 		if k == differ.OutcomesSC || k == differ.SpinSC {
 			i = 1
@@ -124,6 +124,13 @@ func expectations(ctx context.Context, q *prog.Program, rep *differ.Report, k di
 		switch {
 		case k == differ.OutcomesRDMA || k == differ.OutcomesSC:
 			d := verdict.CompareOutcomes(m, rep.Model[i])
+			if len(d.OnlyMachine) > 0 {
+				vals = d.OnlyMachine[0]
+			} else if len(d.OnlyModel) > 0 {
+				vals = d.OnlyModel[0]
+			}
+		case k == differ.OutcomesReduced:
+			d := verdict.CompareOutcomes(rep.Reduced, m)
 			if len(d.OnlyMachine) > 0 {
 				vals = d.OnlyMachine[0]
 			} else if len(d.OnlyModel) > 0 {

@@ -67,6 +67,15 @@ func (m *Machine) successorsFast(s []byte, emit func(l uint64, next []byte)) uin
 	m.parent = append(m.parent[:0], s...) // s may change under emit
 	s = m.parent
 	m.scan(s)
+	if m.opt.Reduce && !m.sc {
+		// Options.Reduce: the first enabled invisible, independent NIC
+		// rule is the only successor.
+		for qi := range m.p.QPs {
+			if m.invisibleStep(s, qi, emit) {
+				return 0
+			}
+		}
+	}
 	var pruned uint32
 	for t := range m.p.Threads {
 		pruned |= m.fastCPU(s, t, emit)
@@ -538,4 +547,49 @@ func (m *Machine) FinalEncoded(s []byte) bool {
 		i += 1 + nBuf
 	}
 	return true
+}
+
+// invisibleStep emits, if one is enabled on queue pair qi, the successor by
+// a NIC rule that is invisible and independent of every other transition
+// (N2, N3, N5 or N7), and reports whether it did.
+func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byte)) bool {
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	t := m.p.QPs[qi].Thread
+	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
+	e := &m.edit
+	if n1 > 0 {
+		f := s[bo[bufB1]+1:]
+		switch {
+		case f[0] == kGet:
+			e.reset()
+			e.drop = 1 << bufB1
+			e.add[bufB2] = [5]byte{kGetReq, f[1], f[2], 0, f[4]}
+			e.addN = 1 << bufB2
+			m.nicStep(s, qi, label(t, RuleN2, qi, 0), -1, 0, emit)
+			return true
+		case f[0] == kFence && n2 == 0 && n3 == 0:
+			e.reset()
+			e.drop = 1 << bufB1
+			m.nicStep(s, qi, label(t, RuleN3, qi, 0), -1, 0, emit)
+			return true
+		}
+	}
+	if n2 > 0 {
+		f := s[bo[bufB2]+1:]
+		if f[0] == kGetReq {
+			e.reset()
+			e.drop = 1 << bufB2
+			e.add[bufB3] = [5]byte{kGetR, f[1], f[2], 0, f[4]}
+			e.addN = 1 << bufB3
+			m.nicStep(s, qi, label(t, RuleN5, qi, 0), -1, 0, emit)
+			return true
+		}
+	}
+	if n3 > 0 && s[bo[bufB3]+1] == kAck {
+		e.reset()
+		e.drop = 1 << bufB3
+		m.nicStep(s, qi, label(t, RuleN7, qi, 0), -1, 0, emit)
+		return true
+	}
+	return false
 }

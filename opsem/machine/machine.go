@@ -65,6 +65,9 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 		return nil, fmt.Errorf("unroll %d: must be 0..254", opt.Unroll)
 	}
 	m := &Machine{p: p, sc: sc, opt: opt, graph: opt.Graph && !sc}
+	if opt.Graph && opt.Reduce {
+		return nil, fmt.Errorf("event graphs record every event: they cannot be combined with the partial-order reduction")
+	}
 	if opt.Graph {
 		if sc {
 			return nil, fmt.Errorf("event graphs are recorded by the RDMA machine only")

@@ -74,6 +74,21 @@ type Options struct {
 	// that reached it (see graph.go), for robustness by enumeration. Loops
 	// then need Unroll > 0, and Dead must be nil.
 	Graph bool
+	// Reduce turns on a partial-order reduction (RDMA machine only; not
+	// with Graph). Four NIC rules neither write memory nor move a thread
+	// and are independent of every other transition: N2 (a get leaves
+	// B1), N3 (a fence leaves B1), N5 (a get request arrives) and N7 (a put
+	// is acknowledged). Each commutes with every transition enabled with
+	// it and neither disables nor is disabled by any, so when one is
+	// enabled it alone is expanded (an ample set of one transition). Every
+	// reduced step moves an entry down the pipeline or out of it, so no
+	// cycle is made of reduced states only (the cycle proviso). The
+	// reduction keeps every reachable outcome and every reachable value
+	// of a condition over memory and program counters, and every run it
+	// finds is a run of the machine; it explores fewer configurations, so
+	// state counts differ from the full machine's. A bound reported as
+	// cutting the reduced search is one that cuts the full one.
+	Reduce bool
 }
 
 // DeadLocations returns the locations of p that no instruction reads (as

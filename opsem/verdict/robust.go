@@ -54,6 +54,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	mopt.Unroll = LoopBound(p, mopt.Unroll)
 	mopt.Graph = true
 	mopt.Dead = nil
+	mopt.Reduce = false // robustness is about events, which the reduction skips
 	m, err := machine.NewRDMA(p, mopt)
 	if err != nil {
 		return nil, err

@@ -78,6 +78,7 @@ type searchMeta struct {
 	MaxInflight int    `json:"max_inflight"`
 	Unroll      int    `json:"unroll"`
 	Graph       bool   `json:"graph,omitempty"`
+	Reduce      bool   `json:"reduce,omitempty"`
 }
 
 // newSearch sets up a search of m as opt asks (visited set, workers, order,
@@ -288,7 +289,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		}
 		return true
 	}
-	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll}
+	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Reduce: mopt.Reduce && sem == RDMA}
 	ss := searchState{
 		meta: meta,
 		save: func() (json.RawMessage, error) {

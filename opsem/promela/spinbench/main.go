@@ -2,8 +2,11 @@
 // on the given programs (make bench-spin): `rdmasim check FILE` (RDMA and
 // SC) against, for each semantics, `rdmasim export --promela`, spin -a, the
 // C compiler and pan's exhaustive search (package opsem/promela). It checks
-// that both find the same final outcomes and the same number of states,
-// and prints the median times over the rounds and their ratio.
+// that both find the same final outcomes, that `rdmasim check
+// --reduce=false` (every interleaving) stores as many states as SPIN, and
+// prints the median times over the rounds and the ratios of SPIN's time to
+// rdmasim's, as users run it (with its partial-order reduction) and with
+// --reduce=false.
 //
 // With -robustness (make bench-spin-robust) it compares the robustness
 // decider, `rdmasim robust FILE`, with the seed paper's own pipeline:
@@ -98,22 +101,30 @@ type spinTimes struct{ export, spin, cc, pan time.Duration }
 func (s spinTimes) total() time.Duration { return s.export + s.spin + s.cc + s.pan }
 
 func (b *bench) file(file string) error {
-	var checkT, exploreT, spinT, spinRDMA, spinSC []time.Duration
+	var checkT, fullT, exploreT, spinT, spinRDMA, spinSC []time.Duration
 	var explore exploreJSON
 	var phases [2][]spinTimes
-	var check checkJSON
+	var check, full checkJSON
 	var spinRes [2]*promela.Result
 	for r := 0; r < b.rounds; r++ {
-		start := time.Now()
-		out, err := exec.Command(b.bin, "check", "--json", file).Output()
-		if err != nil {
-			return fmt.Errorf("rdmasim check: %w", err)
+		// check as users run it (with the partial-order reduction), and
+		// with --reduce=false, whose state counts must equal SPIN's.
+		for _, c := range []struct {
+			flags []string
+			times *[]time.Duration
+			res   *checkJSON
+		}{{nil, &checkT, &check}, {[]string{"--reduce=false"}, &fullT, &full}} {
+			start := time.Now()
+			out, err := exec.Command(b.bin, append(append([]string{"check", "--json"}, c.flags...), file)...).Output()
+			if err != nil {
+				return fmt.Errorf("rdmasim check %v: %w", c.flags, err)
+			}
+			*c.times = append(*c.times, time.Since(start))
+			if err := json.Unmarshal(out, c.res); err != nil {
+				return fmt.Errorf("rdmasim check --json: %w", err)
+			}
 		}
-		checkT = append(checkT, time.Since(start))
-		if err := json.Unmarshal(out, &check); err != nil {
-			return fmt.Errorf("rdmasim check --json: %w", err)
-		}
-		out, err = exec.Command(b.bin, "explore", "--json", "--semantics", "rdma", file).Output()
+		out, err := exec.Command(b.bin, "explore", "--json", "--reduce=false", "--semantics", "rdma", file).Output()
 		if err != nil {
 			return fmt.Errorf("rdmasim explore: %w", err)
 		}
@@ -138,12 +149,15 @@ func (b *bench) file(file string) error {
 		}
 		spinT = append(spinT, sum)
 	}
-	for i, want := range []semResult{check.RDMA, check.SC} {
+	for i, want := range []semResult{full.RDMA, full.SC} {
 		sem := []string{"rdma", "sc"}[i]
 		w := normalize(want.Outcomes)
 		got := spinOutcomes(spinRes[i].Outcomes)
 		if !slices.Equal(got, w) {
 			return fmt.Errorf("%s outcomes differ:\nspin    %q\nrdmasim %q", sem, got, w)
+		}
+		if red := normalize([]semResult{check.RDMA, check.SC}[i].Outcomes); !slices.Equal(red, w) {
+			return fmt.Errorf("%s outcomes differ:\nrdmasim --reduce=false %q\nrdmasim                %q", sem, w, red)
 		}
 		if spinRes[i].States != want.States {
 			return fmt.Errorf("%s: spin stored %d states, rdmasim explored %d", sem, spinRes[i].States, want.States)
@@ -152,10 +166,11 @@ func (b *bench) file(file string) error {
 			fmt.Printf("  note: %s search cut by %s\n", sem, strings.Join(spinRes[i].Cut, ", "))
 		}
 	}
-	c, s := median(checkT), median(spinT)
-	fmt.Printf("\n%s: %d RDMA + %d SC states, outcomes equal (%d rdma, %d sc), state counts equal\n",
-		file, check.RDMA.States, check.SC.States, len(check.RDMA.Outcomes), len(check.SC.Outcomes))
+	c, f, s := median(checkT), median(fullT), median(spinT)
+	fmt.Printf("\n%s: %d RDMA + %d SC states (%d RDMA with the reduction), outcomes equal (%d rdma, %d sc), state counts equal\n",
+		file, full.RDMA.States, full.SC.States, check.RDMA.States, len(check.RDMA.Outcomes), len(check.SC.Outcomes))
 	fmt.Printf("  rdmasim check (rdma + sc)      %8.2f s\n", c.Seconds())
+	fmt.Printf("  rdmasim check --reduce=false   %8.2f s\n", f.Seconds())
 	for i, sem := range []string{"rdma", "sc"} {
 		p := phases[i]
 		pick := func(f func(spinTimes) time.Duration) float64 {
@@ -171,7 +186,7 @@ func (b *bench) file(file string) error {
 			pick(func(t spinTimes) time.Duration { return t.cc }), pick(func(t spinTimes) time.Duration { return t.pan }))
 	}
 	fmt.Printf("  spin total (rdma + sc)         %8.2f s\n", s.Seconds())
-	fmt.Printf("  ratio spin / rdmasim           %8.2fx\n", s.Seconds()/c.Seconds())
+	fmt.Printf("  ratio spin / rdmasim           %8.2fx  (%.2fx with --reduce=false)\n", s.Seconds()/c.Seconds(), s.Seconds()/f.Seconds())
 	var pan []time.Duration
 	for _, t := range phases[0] {
 		pan = append(pan, t.pan)
