@@ -10,20 +10,31 @@ import (
 )
 
 // BenchmarkHotPath explores the RDMA machine of a mid-size program with no
-// visitor: successor generation, encoding, fingerprinting and visited-set
-// insertion only. It reports distinct states per second, the visited set's
+// visitor (every interleaving, then with the partial-order reduction), and
+// its SC machine: successor generation, encoding, fingerprinting and
+// visited-set insertion only. It reports distinct states per second, the visited set's
 // bytes per state and the average encoded state size.
 func BenchmarkHotPath(b *testing.B) {
-	for _, sem := range []Semantics{RDMA, SC} {
-		b.Run(sem.String(), func(b *testing.B) {
+	for _, bc := range []struct {
+		sem    Semantics
+		reduce bool
+	}{{RDMA, false}, {RDMA, true}, {SC, false}} {
+		sem := bc.sem
+		name := sem.String()
+		if bc.reduce {
+			name += "-reduce"
+		}
+		b.Run(name, func(b *testing.B) {
 			p, err := parse.File("../../corpus/bench/mp3.rdma")
 			if err != nil {
 				b.Fatal(err)
 			}
 			var states, storeBytes uint64
 			var encBytes int
+			opt := machine.DefaultOptions()
+			opt.Reduce = bc.reduce
 			for b.Loop() {
-				m, err := NewMachine(p, sem, machine.DefaultOptions())
+				m, err := NewMachine(p, sem, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
