@@ -47,11 +47,17 @@ func (m *Machine) scan(s []byte) {
 		if m.sc {
 			continue
 		}
-		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
-		for b := 0; b < nBuf; b++ {
-			bo[b] = i
-			i += 1 + int(s[i])*entryWidth[b]
-		}
+		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf : qi*nBuf+nBuf]
+		bo[bufB1] = i
+		i += 1 + 5*int(s[i])
+		bo[bufB2] = i
+		i += 1 + 5*int(s[i])
+		bo[bufB3] = i
+		i += 1 + 5*int(s[i])
+		bo[bufRW] = i
+		i += 1 + 2*int(s[i])
+		bo[bufLW] = i
+		i += 1 + 3*int(s[i])
 	}
 	m.qoff[nq] = i
 }
