@@ -42,11 +42,11 @@ const (
 // sort buffer stays small whatever the size of the spilled table.
 const sstKeys = 4 << 20
 
-// jumpSlots is the table size (64 MiB) from which a buffer that must grow
-// doubles incrementally: a new table takes new fingerprints while those of the
-// full one move over a few slots at each insertion (see moveOld), instead of
-// all at once.
-var jumpSlots uint64 = 1 << 22
+// defaultJumpSlots is the table size (64 MiB) from which a buffer that must
+// grow doubles incrementally: a new table takes new fingerprints while those
+// of the full one move over a few slots at each insertion (see moveOld),
+// instead of all at once. (Pebble.jumpSlots; tests lower it.)
+const defaultJumpSlots = 1 << 22
 
 // PebbleOptions configures the on-disk visited sets of OpenPebble and NewSpill.
 // The zero value selects the fastest configuration measured; the other values
@@ -209,14 +209,17 @@ type Pebble struct {
 	active   *Mem   // takes new fingerprints
 	old      *Mem   // while active grows, the table whose fingerprints move to it, or nil
 	oldNext  int    // the next slot of old to move
-	frozen   *Mem   // being ingested by spill, or nil
-	done     chan spillResult
-	spare    chan *Mem // a cleared table for the next swap
-	spares   int       // tables sent or to be sent on spare
-	seq      int       // spills started
-	stats    SpillStats
-	sorter   fpSorter      // used by spill, which runs one at a time
-	runBuf   []Fingerprint // likewise
+	// jumpSlots is the table size from which active grows incrementally
+	// (defaultJumpSlots).
+	jumpSlots uint64
+	frozen    *Mem // being ingested by spill, or nil
+	done      chan spillResult
+	spare     chan *Mem // a cleared table for the next swap
+	spares    int       // tables sent or to be sent on spare
+	seq       int       // spills started
+	stats     SpillStats
+	sorter    fpSorter      // used by spill, which runs one at a time
+	runBuf    []Fingerprint // likewise
 }
 
 // SpillStats describes the spills of a buffered Pebble or a Spill.
@@ -274,7 +277,7 @@ func newPebble(dir string, opt PebbleOptions) *Pebble {
 	if opt.CacheBytes == 0 {
 		opt.CacheBytes = DefaultCacheBytes
 	}
-	p := &Pebble{opt: opt, dir: dir}
+	p := &Pebble{opt: opt, dir: dir, jumpSlots: defaultJumpSlots}
 	if opt.BufferBytes > 0 {
 		p.buffered = true
 		p.maxSlots = minSlots
@@ -497,7 +500,7 @@ func (p *Pebble) insertBuffered(fp Fingerprint) (bool, error) {
 				p.err = err
 				return false, err
 			}
-		case slots >= jumpSlots && p.old == nil:
+		case slots >= p.jumpSlots && p.old == nil:
 			// Rehashing a table of 64 MiB into one of 256 MiB
 			// takes about 0.4 s on the development machine, into
 			// 1 GiB 1.4 s (faulting its pages in), and doubling a

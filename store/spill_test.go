@@ -62,14 +62,12 @@ func TestSpillExact(t *testing.T) {
 	}
 }
 
-// TestSpillJump checks the incremental growth of a table from jumpSlots to
+// TestSpillJump checks the incremental growth of a table from Pebble.jumpSlots to
 // its full size, and a spill after it.
 func TestSpillJump(t *testing.T) {
-	saved := jumpSlots
-	jumpSlots = 64
-	defer func() { jumpSlots = saved }()
 	s := NewSpill(64<<10, t.TempDir(), PebbleOptions{}) // tables of 2048 slots
 	defer s.Close()
+	s.p.jumpSlots = 64
 	st := newStream(5, 0.3, uniformFP)
 	ref := make(map[Fingerprint]bool)
 	checkExact(t, s, ref, st.fill(nil, 1000), true, 4) // about 770 distinct
@@ -87,11 +85,9 @@ func TestSpillJump(t *testing.T) {
 // throughout, the zero fingerprint too, and the growth up to the full size
 // and the spill after it are exact as well.
 func TestSpillJumpMoves(t *testing.T) {
-	saved := jumpSlots
-	jumpSlots = 1024
-	defer func() { jumpSlots = saved }()
 	for _, spillSoon := range []bool{false, true} {
 		s := NewSpill(512<<10, t.TempDir(), PebbleOptions{Temp: true}) // tables of 16 Ki slots
+		s.p.jumpSlots = 1024
 		ref := map[Fingerprint]bool{}
 		checkExact(t, s, ref, []Fingerprint{{}}, false, 5)
 		st := newStream(6, 0.3, uniformFP)
