@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -44,7 +43,13 @@ import (
 //     truncates the file to that prefix and inserts it into its (empty)
 //     visited set, whatever kind of store.Set that is.
 //   - parents.bin: with Trace, the parent records (8 bytes each, little-
-//     endian, in id order) that Path replays, likewise append-only.
+//     endian, in id order) that Path replays, likewise append-only. It is
+//     the search's only copy of them: the search appends to it as it goes
+//     (through a buffer of 1 MiB), a checkpoint syncs it, and a resumed
+//     search truncates it to the manifest's count and goes on appending,
+//     without reading it. Path reads it after Run (until Close), so a
+//     later search resuming in the same directory must not run before the
+//     paths are rebuilt.
 //   - frontier-SEQ.bin: the discovered but unexpanded states, in expansion
 //     order. Breadth-first, each is a 4-byte little-endian length and the
 //     encoding; the states have consecutive ids from the manifest's first_id,
@@ -220,9 +225,9 @@ type checkpointer struct {
 	fpFile  uint64 // fingerprints written to visited
 	fpErr   error  // a failed write of fpBuf
 
-	parents  *os.File
-	parFile  uint64 // records written to parents
-	frontier string // the file of the last checkpoint, if any
+	parents  *os.File // parents.bin, opened for Run to hand to the trace
+	parFile  uint64   // the records it holds
+	frontier string   // the file of the last checkpoint, if any
 }
 
 // fpFlush is the size of the buffer of fingerprints written at once between
@@ -454,11 +459,14 @@ func (c *checkpointer) writeFiles(s *snapshot, tr *trace, frontier frontierWrite
 	if err := c.sync(c.visited); err != nil {
 		return err
 	}
-	if c.parents != nil {
+	if tr != nil {
 		if tr.n < n {
 			return fmt.Errorf("%d parent records for %d states", tr.n, n)
 		}
-		if err := c.writeParents(tr, n); err != nil {
+		if err := tr.flush(); err != nil {
+			return err
+		}
+		if err := c.sync(tr.f); err != nil {
 			return err
 		}
 	}
@@ -473,7 +481,7 @@ func (c *checkpointer) writeFiles(s *snapshot, tr *trace, frontier frontierWrite
 		Workers:         s.workers,
 		MaxStates:       c.opt.MaxStates,
 		Timeout:         c.opt.Timeout,
-		Trace:           c.parents != nil,
+		Trace:           tr != nil,
 		Meta:            c.cfg.Meta,
 		Finished:        s.finished,
 		States:          n,
@@ -521,26 +529,6 @@ func (c *checkpointer) writeFiles(s *snapshot, tr *trace, frontier frontierWrite
 	}
 	c.seq, c.frontier = seq, m.Frontier.File
 	return nil
-}
-
-// writeParents appends the parent records up to n to the parents file and
-// syncs it.
-func (c *checkpointer) writeParents(tr *trace, n uint64) error {
-	if c.parFile < n {
-		w := bufio.NewWriterSize(c.parents, 1<<20)
-		var rec [8]byte
-		for id := c.parFile; id < n; id++ {
-			binary.LittleEndian.PutUint64(rec[:], tr.chunks[id>>traceChunkBits][id&traceChunkMask])
-			if _, err := w.Write(rec[:]); err != nil {
-				return err
-			}
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		c.parFile = n
-	}
-	return c.sync(c.parents)
 }
 
 // writeFrontier writes the frontier file of checkpoint seq.
@@ -659,29 +647,6 @@ func (c *checkpointer) restoreVisited(set store.Set, m *manifest) error {
 	return nil
 }
 
-// restoreParents reads the parent records of the checkpoint into tr, which
-// must be empty.
-func (c *checkpointer) restoreParents(tr *trace, m *manifest) error {
-	f, err := os.Open(c.path(parentsName))
-	if err != nil {
-		return fmt.Errorf("explore: checkpoint: %w", err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	var rec [8]byte
-	for id := range m.Parents.Count {
-		if _, err := io.ReadFull(r, rec[:]); err != nil {
-			return fmt.Errorf("explore: checkpoint: reading %s: %w", parentsName, err)
-		}
-		v := binary.LittleEndian.Uint64(rec[:])
-		if id > 0 && v>>ordBits >= id {
-			return fmt.Errorf("explore: checkpoint: corrupt parent record %d -> %d", id, v>>ordBits)
-		}
-		tr.add(v>>ordBits, uint32(v&maxOrd))
-	}
-	return nil
-}
-
 // readFrontier calls f for each state of the checkpoint's frontier, in order,
 // with its id and depth for a depth-first search; the encoding is valid only
 // during the call. It checks the file's length, count and checksum.
@@ -763,14 +728,10 @@ func restored(m *manifest) Result {
 }
 
 // resumeFinished restores what a finished search left for its caller: the
-// parent records and the caller's state.
+// caller's state (the parent records are the checkpoint's file, which Run
+// handed to the trace).
 func (s *Search) resumeFinished(c *checkpointer, m *manifest) (Result, error) {
 	res := restored(m)
-	if s.opt.Trace {
-		if err := c.restoreParents(&s.trace, m); err != nil {
-			return res, err
-		}
-	}
 	if err := restoreState(c.cfg, m); err != nil {
 		return res, err
 	}
@@ -858,11 +819,6 @@ func (r *run) restore(m *manifest) error {
 	if err := r.ck.restoreVisited(r.set, m); err != nil {
 		return err
 	}
-	if r.trace != nil {
-		if err := r.ck.restoreParents(r.trace, m); err != nil {
-			return err
-		}
-	}
 	r.states, r.transitions, r.maxDepth, r.pruned = m.States, m.Transitions, m.MaxDepth, m.Pruned
 	err := r.ck.readFrontier(m, func(enc []byte, id uint64, depth int) {
 		if r.bfs {
@@ -884,8 +840,13 @@ func (p *par) snapshot(start time.Time, workers, depth int) (*snapshot, error) {
 	s := &snapshot{stats: p.statsLocked(time.Since(start)), pruned: p.pruned, workers: workers,
 		firstDepth: depth, firstLevel: p.frontier - p.carriedStates}
 	p.mu.Unlock()
-	if len(p.level) > 0 {
-		s.firstID = binary.LittleEndian.Uint64(p.level[0])
+	if p.level.len() > 0 {
+		var buf []byte
+		b, err := p.level.block(0, &buf)
+		if err != nil {
+			return nil, fmt.Errorf("explore: checkpoint: %w", err)
+		}
+		s.firstID = binary.LittleEndian.Uint64(b)
 	}
 	var err error
 	s.state, err = saveState(p.ck.cfg)
@@ -896,8 +857,21 @@ func (p *par) snapshot(start time.Time, workers, depth int) (*snapshot, error) {
 // in the format of a checkpoint's frontier: the level, and the states of the
 // next level carried over from the checkpoint it resumed, if any.
 func (p *par) writeLevel(w io.Writer) (uint64, error) {
-	var n uint64
-	for _, b := range slices.Concat(p.level, p.next[:p.carried]) {
+	var (
+		n   uint64
+		buf []byte
+	)
+	for i := range p.level.len() + p.carried {
+		var b []byte
+		var err error
+		if i < p.level.len() {
+			b, err = p.level.block(i, &buf)
+		} else {
+			b, err = p.next.block(i-p.level.len(), &buf)
+		}
+		if err != nil {
+			return n, err
+		}
 		for off := 0; off < len(b); {
 			l := int(binary.LittleEndian.Uint32(b[off+8:]))
 			if err := writeRecord(w, b[off+entryHeader:off+entryHeader+l]); err != nil {
@@ -938,20 +912,21 @@ func (p *par) restore(m *manifest) error {
 	if err := p.ck.restoreVisited(p.set.set, m); err != nil {
 		return err
 	}
-	if p.trace != nil {
-		if err := p.ck.restoreParents(p.trace, m); err != nil {
-			return err
-		}
-	}
 	p.states, p.transitions, p.maxDepth, p.pruned, p.frontier = m.States, m.Transitions, m.MaxDepth, m.Pruned, m.Frontier.Count
 	id, levelEnd := m.Frontier.FirstID, m.Frontier.FirstID+m.Frontier.FirstLevel
-	var b []byte // a block of states of the level (ids below levelEnd) or of the next
+	var (
+		b    []byte // a block of states of the level (ids below levelEnd) or of the next
+		ferr error  // of spilling a block
+	)
 	flush := func() {
-		if len(b) > 0 {
+		if len(b) > 0 && ferr == nil {
 			if id <= levelEnd {
-				p.level = append(p.level, b)
-			} else {
-				p.next = append(p.next, b)
+				p.level.add(b)
+				if p.budget > 0 && p.level.mem > p.budget {
+					ferr = p.spillLocked(&p.level)
+				}
+			} else if err := p.addNextLocked(b); err != nil {
+				ferr = err
 			}
 			b = nil
 		}
@@ -972,6 +947,9 @@ func (p *par) restore(m *manifest) error {
 		return err
 	}
 	flush()
-	p.carried, p.carriedStates = len(p.next), m.Frontier.Count-m.Frontier.FirstLevel
+	if ferr != nil {
+		return ferr
+	}
+	p.carried, p.carriedStates = p.next.len(), m.Frontier.Count-m.Frontier.FirstLevel
 	return restoreState(p.ck.cfg, m)
 }

@@ -98,6 +98,15 @@ type ckCase struct {
 	// workers of the interrupted search and of the resumed one
 	workers, resumeWorkers int
 	trace                  bool
+	spill                  bool // frontier (beyond a budget of one byte) and parent records on disk
+}
+
+// options returns o with the spill settings of the case.
+func (c ckCase) options(t *testing.T, o Options) Options {
+	if c.spill {
+		o.SpillDir, o.FrontierBudget, o.frontierChunk = t.TempDir(), 1, 512
+	}
+	return o
 }
 
 func checkpointCases() []ckCase {
@@ -120,11 +129,16 @@ func checkpointCases() []ckCase {
 			{order: BFS, workers: 2, resumeWorkers: 2, trace: true},
 			{order: BFS, workers: 2, resumeWorkers: 1, trace: true},
 			{order: BFS, workers: 1, resumeWorkers: 3},
+			{order: BFS, workers: 1, resumeWorkers: 1, trace: true, spill: true},
+			{order: BFS, workers: 1, resumeWorkers: 1, spill: true},
+			{order: DFS, workers: 1, resumeWorkers: 1, trace: true, spill: true},
+			{order: BFS, workers: 2, resumeWorkers: 2, trace: true, spill: true},
+			{order: BFS, workers: 2, resumeWorkers: 1, spill: true},
 		} {
 			if mc.name == "blobs" && (c.workers > 1 || !c.trace) {
 				continue // slow (megabyte states), and covered by the others
 			}
-			c.name = fmt.Sprintf("%s/%s/w%d-w%d/trace=%v", mc.name, c.order, c.workers, c.resumeWorkers, c.trace)
+			c.name = fmt.Sprintf("%s/%s/w%d-w%d/trace=%v/spill=%v", mc.name, c.order, c.workers, c.resumeWorkers, c.trace, c.spill)
 			c.m = mc.m
 			cases = append(cases, c)
 		}
@@ -172,8 +186,8 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				return first.visit(id, s, depth)
 			}
-			s := New(c.m(), Options{Order: c.order, Trace: c.trace, Workers: c.workers, Visit: visit,
-				Checkpoint: checkpointing(dir, -everyStates(want.States), false, &first)})
+			s := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.workers, Visit: visit,
+				Checkpoint: checkpointing(dir, -everyStates(want.States), false, &first)}))
 			got, err := s.Run(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -193,8 +207,8 @@ func TestCheckpointResume(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(cp, manifestName)); err != nil {
 					continue // killed before the first checkpoint: a fresh start
 				}
-				rs := New(c.m(), Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit,
-					Checkpoint: checkpointing(cp, 0, true, &v)})
+				rs := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit,
+					Checkpoint: checkpointing(cp, 0, true, &v)}))
 				restoredN := uint64(0)
 				if m, err := os.ReadFile(filepath.Join(cp, manifestName)); err == nil {
 					var man manifest
@@ -215,8 +229,8 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				// A finished checkpoint resumes to the same result.
 				var v2 visitLog
-				again, err := New(c.m(), Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v2.visit,
-					Checkpoint: checkpointing(cp, 0, true, &v2)}).Run(context.Background())
+				again, err := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v2.visit,
+					Checkpoint: checkpointing(cp, 0, true, &v2)})).Run(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,8 +88,34 @@ type Options struct {
 	Set store.Set
 
 	// Trace makes the search keep a parent record (8 bytes) per state, so
-	// that Path can rebuild the run to any visited state.
+	// that Path can rebuild the run to any visited state. The records are
+	// in memory, unless the search has a directory to use: with Checkpoint
+	// they are the checkpoint's parents.bin, else with SpillDir a file
+	// there. Either way Close releases the file.
 	Trace bool
+
+	// SpillDir, if not empty, is a directory where the search keeps on
+	// disk what would otherwise grow in memory with the state space: the
+	// parent records of Trace, in a file removed from the directory at
+	// once (so nothing is left behind even after a kill; Close closes
+	// it), and the part of the breadth-first frontier beyond
+	// FrontierBudget, in segment files named rdmasim-frontier-*.seg,
+	// each removed once it is read back, and all by the time Run returns.
+	SpillDir string
+
+	// FrontierBudget bounds the memory of the breadth-first frontier, in
+	// bytes, when SpillDir is set; zero (or no SpillDir) keeps it all in
+	// memory. The sequential search keeps the frontier in chunks of an
+	// eighth of the budget (from 4 KiB to 1 MiB), at least the chunk
+	// being drained and the chunk being filled in memory, and spills the
+	// chunks between them, in queue order, whenever a new chunk takes it
+	// over the budget. The parallel search bounds the blocks (64 KiB) of
+	// the level being expanded and of the next level together: when
+	// committing a block takes them over the budget, the next level's
+	// blocks in memory are appended to its segment file, from which
+	// workers read them back. Spilling changes neither the order of the
+	// states nor the result. Depth-first frontiers are never spilled.
+	FrontierBudget int64
 
 	// Visit, if non-nil, is called once for every new distinct state, the
 	// initial state included, in discovery order, with the state's id (0,
@@ -135,6 +162,10 @@ type Options struct {
 	// Checkpoint. A resumed search needs an empty Set, into which it
 	// inserts the visited states of the checkpoint.
 	Checkpoint *Checkpoint
+
+	// frontierChunk, in tests, overrides the size of the chunks of a
+	// sequential search's frontier (defaultChunk).
+	frontierChunk int
 }
 
 // Stats describe the progress of a search.
@@ -154,6 +185,10 @@ type Stats struct {
 	// StoreBytes is the size of the visited set, as reported by its Bytes
 	// method.
 	StoreBytes uint64
+	// DiskBytes is what the search itself holds on disk in
+	// Options.SpillDir or the checkpoint directory: the spilled frontier
+	// and the file of parent records (the visited set aside).
+	DiskBytes uint64
 }
 
 // Result describes a finished search.
@@ -173,6 +208,10 @@ type Result struct {
 	// Options.Workers asked for more than one worker; it is empty
 	// otherwise.
 	Fallback string
+	// FrontierDiskPeak is the most bytes of the frontier that were on
+	// disk at once (see Options.FrontierBudget); zero if it never
+	// spilled.
+	FrontierDiskPeak uint64
 }
 
 // Step is one step of a run: the label of the transition taken and the
@@ -188,10 +227,11 @@ type Step struct {
 //
 // A Search is not safe for concurrent use.
 type Search struct {
-	m     Machine
-	opt   Options
-	ran   bool
-	trace trace // parent records, one per state, if opt.Trace
+	m      Machine
+	opt    Options
+	ran    bool
+	closed bool
+	trace  trace // parent records, one per state, if opt.Trace
 }
 
 // New returns a search of the state space of m configured by opt.
@@ -238,11 +278,20 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 		defer ck.close()
+		if ck.parents != nil {
+			s.trace.useFile(ck.parents, ck.parFile)
+			ck.parents = nil
+		}
 		if from != nil {
 			if from.Finished {
 				return s.resumeFinished(ck, from)
 			}
 			start = start.Add(-from.Elapsed)
+		}
+	}
+	if s.opt.Trace && s.trace.f == nil && s.opt.SpillDir != "" {
+		if err := s.trace.createFile(s.opt.SpillDir); err != nil {
+			return Result{}, err
 		}
 	}
 	var fallback string
@@ -275,8 +324,14 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 		r.set = mem
 	}
 	r.batcher, _ = r.set.(store.BatchInserter)
-	r.fifo.chunk = defaultChunk
-	r.lifo.chunk = defaultChunk
+	r.fifo.chunk = cmp.Or(s.opt.frontierChunk, defaultChunk)
+	r.lifo.chunk = cmp.Or(s.opt.frontierChunk, defaultChunk)
+	if s.opt.SpillDir != "" && s.opt.FrontierBudget > 0 {
+		// Chunks of an eighth of the budget, so that the two that stay
+		// in memory are a small part of it.
+		r.fifo.chunk = cmp.Or(s.opt.frontierChunk, int(min(max(s.opt.FrontierBudget/8, minSpillChunk), defaultChunk)))
+		r.fifo.setSpill(s.opt.SpillDir, s.opt.FrontierBudget)
+	}
 
 	var res Result
 	var err error
@@ -285,6 +340,9 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	}
 	if err == nil {
 		res, err = r.search(ctx, start, s.opt.Timeout, s.opt.Progress, from)
+	}
+	if cerr := r.fifo.close(); cerr != nil && err == nil {
+		err = fmt.Errorf("explore: %w", cerr)
 	}
 	res.Workers, res.Fallback = 1, fallback
 	return res, err
@@ -407,7 +465,11 @@ func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration
 		var st []byte
 		var ok bool
 		if r.bfs {
-			if st, ok = r.fifo.pop(); !ok {
+			var err error
+			if st, ok, err = r.fifo.pop(); err != nil {
+				r.fail(fmt.Errorf("explore: %w", err))
+				return end(Complete, next, levelEnd)
+			} else if !ok {
 				break
 			}
 			r.cur = next
@@ -513,7 +575,10 @@ func (r *run) discover(enc []byte, fp store.Fingerprint, depth int, ord uint32) 
 			r.fail(fmt.Errorf("explore: more than %d states, too many to trace", uint64(maxTraced)))
 			return
 		}
-		r.trace.add(r.cur, ord)
+		if err := r.trace.add(r.cur, ord); err != nil {
+			r.fail(err)
+			return
+		}
 	}
 	if r.ck != nil {
 		r.ck.logFP(fp)
@@ -521,7 +586,10 @@ func (r *run) discover(enc []byte, fp store.Fingerprint, depth int, ord uint32) 
 	r.states++
 	r.maxDepth = max(r.maxDepth, depth)
 	if r.bfs {
-		r.fifo.push(enc)
+		if err := r.fifo.push(enc); err != nil {
+			r.fail(fmt.Errorf("explore: %w", err))
+			return
+		}
 	} else {
 		r.lifo.push(enc, id, depth)
 	}
@@ -545,6 +613,10 @@ func (r *run) stats(elapsed time.Duration) Stats {
 	if !r.bfs {
 		frontier = r.lifo.len()
 	}
+	disk := r.fifo.diskBytes()
+	if r.trace != nil {
+		disk += r.trace.diskBytes()
+	}
 	return Stats{
 		States:      r.states,
 		Transitions: r.transitions,
@@ -552,11 +624,12 @@ func (r *run) stats(elapsed time.Duration) Stats {
 		MaxDepth:    r.maxDepth,
 		Elapsed:     elapsed,
 		StoreBytes:  r.set.Bytes(),
+		DiskBytes:   disk,
 	}
 }
 
 func (r *run) result(start time.Time, stop Stop) Result {
-	return Result{Stats: r.stats(time.Since(start)), Stop: stop, Pruned: r.pruned}
+	return Result{Stats: r.stats(time.Since(start)), Stop: stop, Pruned: r.pruned, FrontierDiskPeak: r.fifo.diskPeak()}
 }
 
 // Path rebuilds the run from the initial state to the state with the given id,
@@ -573,6 +646,8 @@ func (s *Search) Path(id uint64) ([]Step, error) {
 		return nil, errors.New("explore: Path requires Options.Trace")
 	case !s.ran:
 		return nil, errors.New("explore: Path called before Run")
+	case s.closed:
+		return nil, errors.New("explore: Path called after Close")
 	case id >= s.trace.n:
 		return nil, fmt.Errorf("explore: Path to state %d: only %d states were visited", id, s.trace.n)
 	}
@@ -580,7 +655,10 @@ func (s *Search) Path(id uint64) ([]Step, error) {
 	// Collect the ordinals of the steps, from the target back to the root.
 	var ords []uint32
 	for x := id; x != 0; {
-		parent, ord := s.trace.get(x)
+		parent, ord, err := s.trace.get(x)
+		if err != nil {
+			return nil, fmt.Errorf("explore: Path to state %d: %w", id, err)
+		}
 		if parent >= x {
 			return nil, fmt.Errorf("explore: Path to state %d: corrupt parent record %d -> %d", id, x, parent)
 		}
@@ -613,4 +691,13 @@ func (s *Search) Path(id uint64) ([]Step, error) {
 		path = append(path, step)
 	}
 	return path, nil
+}
+
+// Close releases the file of parent records that a search with Options.Trace
+// keeps in Options.SpillDir or its checkpoint directory; Path fails after it.
+// A Search without such a file needs no Close, and Close may be called more
+// than once.
+func (s *Search) Close() error {
+	s.closed = true
+	return s.trace.close()
 }

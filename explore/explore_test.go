@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -623,41 +624,154 @@ func entry(i int) []byte {
 	return bytes.Repeat([]byte{byte(i), byte(i >> 8)}, i%37)
 }
 
+// TestFIFO pushes and pops at random, checking the order and contents of the
+// queue, that popped strings stay valid until the next pop, and, with a
+// budget, that chunks spill and come back, that at most a few chunks beyond
+// the budget are in memory, that writeTo writes the whole queue in order, and
+// that segment files are removed once read.
 func TestFIFO(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	q := fifo{chunk: 40}
-	var ref []int
-	var last []byte
-	lastWant := -1
-	pushed := 0
-	for range 100_000 {
-		if rng.IntN(100) < 52 {
-			q.push(entry(pushed))
-			ref = append(ref, pushed)
-			pushed++
-		} else {
-			if lastWant >= 0 && !bytes.Equal(last, entry(lastWant)) {
-				t.Fatalf("string %d changed before the next pop: %x", lastWant, last)
+	tests := []struct {
+		name   string
+		chunk  int
+		budget int64 // 0: no spilling
+		push   int   // percent of operations that push
+		ops    int
+	}{
+		{"in memory", 40, 0, 52, 100_000},
+		{"budget of one chunk", 40, 40, 52, 6_000},
+		{"budget of one 4 KiB chunk, growing", 4096, 4096, 60, 100_000},
+		{"budget of three chunks, growing fast", 64, 192, 75, 8_000},
+		{"budget of ten chunks", 256, 2560, 52, 100_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			dir := t.TempDir()
+			q := fifo{chunk: tt.chunk}
+			if tt.budget > 0 {
+				q.setSpill(dir, tt.budget)
 			}
-			b, ok := q.pop()
-			if ok != (len(ref) > 0) {
-				t.Fatalf("pop ok = %v with %d queued", ok, len(ref))
-			}
-			lastWant = -1
-			if ok {
-				if !bytes.Equal(b, entry(ref[0])) {
-					t.Fatalf("pop = %x, want entry %d = %x", b, ref[0], entry(ref[0]))
+			var ref []int
+			var last []byte
+			lastWant := -1
+			pushed := 0
+			spilled := uint64(0)
+			for op := range tt.ops {
+				if rng.IntN(100) < tt.push {
+					if err := q.push(entry(pushed)); err != nil {
+						t.Fatal(err)
+					}
+					ref = append(ref, pushed)
+					pushed++
+				} else {
+					if lastWant >= 0 && !bytes.Equal(last, entry(lastWant)) {
+						t.Fatalf("string %d changed before the next pop: %x", lastWant, last)
+					}
+					b, ok, err := q.pop()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ok != (len(ref) > 0) {
+						t.Fatalf("pop ok = %v with %d queued", ok, len(ref))
+					}
+					lastWant = -1
+					if ok {
+						if !bytes.Equal(b, entry(ref[0])) {
+							t.Fatalf("pop = %x, want entry %d = %x", b, ref[0], entry(ref[0]))
+						}
+						last, lastWant = b, ref[0]
+						ref = ref[1:]
+					}
 				}
-				last, lastWant = b, ref[0]
+				if q.len() != uint64(len(ref)) {
+					t.Fatalf("len = %d, want %d", q.len(), len(ref))
+				}
+				inMem := len(q.chunks) - q.head
+				if q.spill != nil {
+					inMem += len(q.spill.back)
+					spilled = max(spilled, q.spill.nsegs)
+					if limit := max(int(tt.budget)/tt.chunk, 2) + 1; inMem > limit {
+						t.Fatalf("op %d: %d chunks in memory with a budget of %d of %d bytes", op, inMem, tt.budget, tt.chunk)
+					}
+				} else if inMem > len(ref)+2 {
+					t.Fatalf("%d chunks in use for %d entries", inMem, len(ref))
+				}
+				if op%4999 == 0 {
+					checkFIFOWrite(t, &q, ref)
+					checkSegments(t, &q, dir)
+				}
+			}
+			if tt.budget > 0 && spilled < 10 {
+				t.Fatalf("only %d segments written", spilled)
+			}
+			checkFIFOWrite(t, &q, ref)
+			if len(ref) == 0 {
+				t.Fatal("the queue ended empty: the test does not check close")
+			}
+			// Drain half, then close with the rest queued.
+			for range len(ref) / 2 {
+				b, ok, err := q.pop()
+				if err != nil || !ok || !bytes.Equal(b, entry(ref[0])) {
+					t.Fatalf("pop = %x, %v, %v; want entry %d", b, ok, err, ref[0])
+				}
 				ref = ref[1:]
 			}
+			checkFIFOWrite(t, &q, ref)
+			checkSegments(t, &q, dir)
+			if err := q.close(); err != nil {
+				t.Fatal(err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+				t.Fatalf("%d files left after close", len(ents))
+			}
+		})
+	}
+}
+
+// checkFIFOWrite checks that q.writeTo writes the entries of ref, in order.
+func checkFIFOWrite(t *testing.T, q *fifo, ref []int) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := q.writeTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	for i, e := range ref {
+		if len(b) < 4 {
+			t.Fatalf("writeTo wrote %d entries, want %d", i, len(ref))
 		}
-		if q.len() != uint64(len(ref)) {
-			t.Fatalf("len = %d, want %d", q.len(), len(ref))
+		l := int(binary.LittleEndian.Uint32(b))
+		if len(b) < 4+l || !bytes.Equal(b[4:4+l], entry(e)) {
+			t.Fatalf("writeTo: entry %d is not entry %d", i, e)
 		}
-		if len(q.chunks)-q.head > len(ref)+2 {
-			t.Fatalf("%d chunks in use for %d entries", len(q.chunks)-q.head, len(ref))
+		b = b[4+l:]
+	}
+	if len(b) > 0 {
+		t.Fatalf("writeTo wrote %d bytes past the %d entries", len(b), len(ref))
+	}
+}
+
+// checkSegments checks that the files in dir are the fifo's segments.
+func checkSegments(t *testing.T, q *fifo, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := 0
+	var disk uint64
+	if q.spill != nil {
+		segs = len(q.spill.segs)
+		for _, e := range ents {
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			disk += uint64(fi.Size())
 		}
+	}
+	if len(ents) != segs || disk != q.diskBytes() {
+		t.Fatalf("%d files of %d bytes in the spill directory, the queue has %d segments of %d bytes", len(ents), disk, segs, q.diskBytes())
 	}
 }
 

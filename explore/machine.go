@@ -5,6 +5,11 @@
 // The package knows nothing about RDMA. It sees a Machine: an initial state,
 // labelled successors, and states as canonical byte encodings (equal states
 // encode equally), which it fingerprints into a store.Set to detect revisits.
+//
+// Memory: besides the visited set, a search holds its frontier and, for
+// Path, a parent record per state. Given a directory (Options.SpillDir), both
+// go to disk beyond fixed budgets (Options.FrontierBudget, and a 1 MiB write
+// buffer for the records), so that a long search uses bounded memory.
 package explore
 
 // Label names a transition for traces. Its meaning belongs to the machine that

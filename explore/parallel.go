@@ -45,8 +45,14 @@ type concurrentSet interface {
 // ones to a block of its own. It commits that block under the search's lock
 // when it fills and when the worker runs out of work: the commit assigns ids,
 // records parents, calls Visit and appends the block to the next level.
+//
+// With a frontier budget (Options.FrontierBudget and SpillDir), a commit that
+// takes the blocks in memory of the level and of the next level over the
+// budget moves the next level's blocks to its segment file (see levelQ);
+// workers read spilled blocks back when they claim them.
 const (
 	blockBytes  = 64 << 10 // a worker commits its block when it holds this many bytes
+	blockCap    = blockBytes + 4<<10
 	blockStates = 256      // or this many states
 	batchFps    = 256      // a worker inserts its buffered successors when there are this many
 	batchBytes  = 64 << 10 // or their encodings fill this many bytes
@@ -93,11 +99,15 @@ type par struct {
 	trace     *trace
 	ck        *checkpointer // nil unless checkpointing; logFP under mu
 	maxStates uint64
+	workers   int
+	spillDir  string // where levels spill, if budget > 0
+	budget    int64  // bytes of blocks in memory beyond which they spill
+	diskPeak  uint64 // the most bytes of the levels on disk at once, under mu
 
 	halted atomic.Bool // set (under mu) when the search must stop
 
 	// The level being expanded, fixed while workers run.
-	level     [][]byte
+	level     levelQ
 	depth     int
 	nextBlock atomic.Int64
 	running   atomic.Int32
@@ -113,7 +123,7 @@ type par struct {
 	stop        Stop
 	err         error
 	panicked    any      // the first panic of a worker
-	next        [][]byte // blocks of the next level
+	next        levelQ   // blocks of the next level
 	free        [][]byte // recycled blocks
 
 	// A search resumed from a checkpoint taken in the middle of a level
@@ -146,7 +156,18 @@ func (p *par) statsLocked(elapsed time.Duration) Stats {
 		MaxDepth:    p.maxDepth,
 		Elapsed:     elapsed,
 		StoreBytes:  p.set.bytes(),
+		DiskBytes:   p.diskBytesLocked(),
 	}
+}
+
+// diskBytesLocked returns the bytes of the search's files: the levels'
+// segments and the parent records.
+func (p *par) diskBytesLocked() uint64 {
+	n := uint64(p.level.size + p.next.size)
+	if p.trace != nil {
+		n += p.trace.diskBytes()
+	}
+	return n
 }
 
 func (p *par) result(start time.Time, workers int) (Result, error) {
@@ -156,7 +177,7 @@ func (p *par) result(start time.Time, workers int) (Result, error) {
 	if p.halted.Load() {
 		stop = p.stop
 	}
-	return Result{Stats: p.statsLocked(time.Since(start)), Stop: stop, Pruned: p.pruned, Workers: workers}, p.err
+	return Result{Stats: p.statsLocked(time.Since(start)), Stop: stop, Pruned: p.pruned, Workers: workers, FrontierDiskPeak: p.diskPeak}, p.err
 }
 
 // getBlockLocked returns an empty block.
@@ -167,7 +188,43 @@ func (p *par) getBlockLocked() []byte {
 		p.free = p.free[:n-1]
 		return b
 	}
-	return make([]byte, 0, blockBytes+4<<10)
+	return make([]byte, 0, blockCap)
+}
+
+// releaseLocked keeps the buffer of a block that is no longer in use for
+// reuse, if it is a standard one and no more than the blocks in memory of the
+// next level and one per worker are kept; with a budget, no more than fit in
+// what the levels leave of it either (one per worker at least).
+func (p *par) releaseLocked(b []byte) {
+	if cap(b) != blockCap {
+		return
+	}
+	keep := p.next.nmem + p.workers
+	if p.budget > 0 {
+		keep = min(keep, max(p.workers, int((p.budget-p.level.mem-p.next.mem)/blockCap)))
+	}
+	if len(p.free) < keep {
+		p.free = append(p.free, b[:0])
+	}
+}
+
+// addNextLocked appends a block to the next level, spilling the next level's
+// blocks in memory if the frontier is then over its budget.
+func (p *par) addNextLocked(b []byte) error {
+	p.next.add(b)
+	if p.budget > 0 && p.level.mem+p.next.mem > p.budget {
+		return p.spillLocked(&p.next)
+	}
+	return nil
+}
+
+// spillLocked spills the blocks in memory of l, p.level or p.next.
+func (p *par) spillLocked(l *levelQ) error {
+	if err := l.spill(p.spillDir, p.releaseLocked); err != nil {
+		return fmt.Errorf("explore: %w", err)
+	}
+	p.diskPeak = max(p.diskPeak, uint64(p.level.size+p.next.size))
+	return nil
 }
 
 // worker is one goroutine of a parallel search, with its own machine.
@@ -179,6 +236,8 @@ type worker struct {
 	// The state being expanded, and the number of successors it emitted.
 	cur  uint64
 	nord uint32
+
+	rbuf []byte // a block of the level read back from disk
 
 	// Buffered successors, of one or more expanded states.
 	enc   []byte
@@ -231,10 +290,15 @@ func (w *worker) run() {
 	}()
 	for !p.halted.Load() {
 		i := p.nextBlock.Add(1) - 1
-		if i >= int64(len(p.level)) {
+		if i >= int64(p.level.len()) {
 			break
 		}
-		w.expand(p.level[i])
+		b, err := p.level.block(int(i), &w.rbuf)
+		if err != nil {
+			p.halt(Complete, fmt.Errorf("explore: %w", err))
+			break
+		}
+		w.expand(b)
 	}
 	w.flush()
 	w.commit()
@@ -339,7 +403,10 @@ func (w *worker) commit() {
 				p.haltLocked(Complete, fmt.Errorf("explore: more than %d states, too many to trace", uint64(maxTraced)))
 				break
 			}
-			p.trace.add(parent, w.outOrd[i])
+			if err := p.trace.add(parent, w.outOrd[i]); err != nil {
+				p.haltLocked(Complete, err)
+				break
+			}
 		}
 		if p.ck != nil {
 			p.ck.logFP(w.outFp[i])
@@ -358,7 +425,9 @@ func (w *worker) commit() {
 	if n > 0 {
 		p.maxDepth = max(p.maxDepth, depth)
 		p.frontier += n
-		p.next = append(p.next, w.out[:off])
+		if err := p.addNextLocked(w.out[:off]); err != nil {
+			p.haltLocked(Complete, err)
+		}
 		w.out = p.getBlockLocked()
 	} else {
 		w.out = w.out[:0]
@@ -369,14 +438,26 @@ func (w *worker) commit() {
 // runParallel runs a level-synchronous parallel breadth-first search with
 // s.opt.Workers workers, checkpointing with ck if it is not nil, from the
 // checkpoint from if that is not nil.
-func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck *checkpointer, from *manifest) (Result, error) {
+func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck *checkpointer, from *manifest) (res Result, err error) {
 	nw := s.opt.Workers
 	p := &par{
 		visit:     s.opt.Visit,
 		maxStates: s.opt.MaxStates,
 		levelDone: make(chan struct{}, 1),
 		ck:        ck,
+		workers:   nw,
 	}
+	if s.opt.SpillDir != "" && s.opt.FrontierBudget > 0 {
+		p.spillDir, p.budget = s.opt.SpillDir, s.opt.FrontierBudget
+	}
+	defer func() {
+		// Whatever the level files held is no longer needed.
+		drop := func([]byte) {}
+		cerr := errors.Join(p.level.reset(drop), p.next.reset(drop))
+		if cerr != nil && err == nil {
+			err = fmt.Errorf("explore: %w", cerr)
+		}
+	}()
 	if s.opt.Trace {
 		p.trace = &s.trace
 	}
@@ -423,7 +504,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		}
 		root := binary.LittleEndian.AppendUint64(nil, 0)
 		root = binary.LittleEndian.AppendUint32(root, uint32(len(init)))
-		p.level = [][]byte{append(root, init...)}
+		p.level.add(append(root, init...))
 		if p.visit != nil && !p.visit(0, init, 0) {
 			p.halt(Stopped, nil)
 			return p.end(start, nw, nil)
@@ -460,7 +541,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 	}
 	done := ctx.Done()
 	var snap *snapshot // the state at the start of the current level
-	for depth := firstDepth; len(p.level) > 0 && !p.halted.Load(); depth++ {
+	for depth := firstDepth; p.level.len() > 0 && !p.halted.Load(); depth++ {
 		if ck != nil {
 			var err error
 			if snap, err = p.snapshot(start, nw, depth); err == nil && ck.isDue(time.Now(), snap.stats.States) {
@@ -486,7 +567,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		}
 		p.depth = depth
 		p.nextBlock.Store(0)
-		n := min(nw, len(p.level))
+		n := min(nw, p.level.len())
 		p.running.Store(int32(n))
 		for _, w := range workers[:n] {
 			go w.run()
@@ -517,17 +598,16 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		}
 
 		// Recycle the blocks of the expanded level, keeping about as
-		// many as the next level holds.
+		// many as the next level holds in memory, and drop its file.
 		p.mu.Lock()
-		for i, b := range p.level {
-			if cap(b) == blockBytes+4<<10 && len(p.free) < len(p.next)+nw {
-				p.free = append(p.free, b[:0])
-			}
-			p.level[i] = nil
-		}
-		p.level, p.next = p.next, p.level[:0]
+		err := p.level.reset(p.releaseLocked)
+		p.level, p.next = p.next, p.level
 		p.carried, p.carriedStates = 0, 0
 		p.mu.Unlock()
+		if err != nil {
+			p.halt(Complete, fmt.Errorf("explore: %w", err))
+			break
+		}
 	}
 	return p.end(start, nw, snap)
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -112,8 +113,9 @@ func TestCheckpointKill(t *testing.T) {
 	}{
 		{"sequential", []string{"-w"}, refWitness, syscall.SIGKILL},
 		{"workers=2", []string{"--workers", "2"}, refPlain, syscall.SIGKILL},
-		{"spilling", []string{"-w", "--mem-budget", "256KiB"}, refWitness, syscall.SIGKILL},
+		{"spilling", []string{"-w", "--frontier-budget", "64KiB", "--mem-budget", "256KiB"}, refWitness, syscall.SIGKILL},
 		{"sigint", []string{"-w"}, refWitness, syscall.SIGINT},
+		{"spilling, workers=2", []string{"--workers", "2", "--frontier-budget", "64KiB", "--mem-budget", "256KiB"}, refPlain, syscall.SIGKILL},
 	}
 	if testing.Short() {
 		rounds = rounds[:2]
@@ -164,10 +166,13 @@ func TestCheckpointKill(t *testing.T) {
 				t.Logf("%s, then finished", strings.Join(kills, ", "))
 				break
 			}
-			if r.flags[len(r.flags)-1] == "256KiB" {
-				// The spilled stores of the killed runs are gone.
-				if stale, _ := filepath.Glob(filepath.Join(dir, "pebbleset-*")); len(stale) > 0 {
-					t.Errorf("stores left behind: %v", stale)
+			if slices.Contains(r.flags, "--mem-budget") {
+				// The spilled stores and frontiers of the killed runs
+				// are gone.
+				stale, _ := filepath.Glob(filepath.Join(dir, "pebbleset-*"))
+				segs, _ := filepath.Glob(filepath.Join(dir, "rdmasim-frontier-*"))
+				if len(stale)+len(segs) > 0 {
+					t.Errorf("left behind: %v", append(stale, segs...))
 				}
 			}
 		})
@@ -252,6 +257,8 @@ func TestMemBudget(t *testing.T) {
 		{"explore", "--json", "--mem-budget", "512KiB", "--store-dir", t.TempDir(), prog},
 		{"explore", "--json", "--mem-budget", "512KiB", "--workers", "2", prog},
 		{"explore", "--json", "--store", "pebble", "--mem-budget", "512KiB", prog},
+		{"explore", "--json", "--frontier-budget", "16KiB", "--store-dir", t.TempDir(), prog},
+		{"explore", "--json", "--frontier-budget", "1", "--workers", "2", prog},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
@@ -269,6 +276,31 @@ func TestMemBudget(t *testing.T) {
 		}
 		if i > 0 && i < 3 && out.StoreBytes <= 16*out.States {
 			t.Errorf("%v: a store of %d bytes for %d states: did it spill?", args, out.StoreBytes, out.States)
+		}
+	}
+}
+
+// TestTuneGC: a memory budget, and only that, makes a command tune the
+// garbage collector.
+func TestTuneGC(t *testing.T) {
+	for _, tt := range []struct {
+		args  []string
+		calls int
+	}{
+		{[]string{"explore", litmus + "paper-5.1.rdma"}, 0},
+		{[]string{"explore", "--store", "pebble", "--frontier-budget", "1MiB", litmus + "paper-5.1.rdma"}, 0},
+		{[]string{"explore", "--mem-budget", "1MiB", litmus + "paper-5.1.rdma"}, 1},
+		{[]string{"check", "--mem-budget", "1MiB", litmus + "paper-5.1.rdma"}, 1},
+	} {
+		var stdout, stderr bytes.Buffer
+		e := newEnv(&stdout, &stderr)
+		calls := 0
+		e.tuneGC = func() { calls++ }
+		if code := runEnv(context.Background(), tt.args, e); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, stderr.String())
+		}
+		if calls != tt.calls {
+			t.Errorf("%v: tuneGC called %d times, want %d", tt.args, calls, tt.calls)
 		}
 	}
 }

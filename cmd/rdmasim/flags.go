@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -33,6 +34,7 @@ type searchFlags struct {
 	store           string
 	storeDir        string
 	memBudget       string
+	frontierBudget  string
 	checkpoint      string
 	checkpointEvery time.Duration
 	resume          bool // set by rdmasim resume (a hidden flag)
@@ -51,6 +53,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.store, "store", "mem", "visited set: mem (in memory, spilling to disk beyond --mem-budget) or pebble (on disk, github.com/cockroachdb/pebble)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "directory for the visited set on disk (default: a temporary directory, removed afterwards)")
 	fs.StringVar(&f.memBudget, "mem-budget", "", "memory for the visited set's in-memory tables, e.g. 512MiB, 2GiB, 1G or bytes: with --store mem the set spills to a Pebble database on disk when they are full; with --store pebble, its write buffer (default: a quarter of the machine's memory for mem, 256MiB for pebble)")
+	fs.StringVar(&f.frontierBudget, "frontier-budget", "", "memory for the breadth-first frontier, beyond which it spills to disk (--store-dir, else the checkpoint directory, else $TMPDIR), e.g. 64MiB; with it, --store pebble, --store-dir or --mem-budget, the parent records of witnesses go to disk too (default: a quarter of --mem-budget, at least 4MiB, with those flags; else all in memory)")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "save the search in this directory periodically, at its end and on SIGINT/SIGTERM; continue it with 'rdmasim resume DIR' (one input file)")
 	fs.DurationVar(&f.checkpointEvery, "checkpoint-every", time.Minute, "period of the checkpoints of --checkpoint (0: only at the end and on a signal)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the search saved in --checkpoint (used by rdmasim resume)")
@@ -118,6 +121,14 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	default:
 		return o, fmt.Errorf("--store %q: want mem or pebble", f.store)
 	}
+	if f.memBudget != "" && e.tuneGC != nil {
+		e.tuneGC()
+	}
+	if f.store == "pebble" || f.memBudget != "" || f.storeDir != "" || f.frontierBudget != "" {
+		if o.SpillDir, o.FrontierBudget, err = f.spill(budget); err != nil {
+			return o, err
+		}
+	}
 	if f.workers < 1 || f.workers > 256 {
 		return o, fmt.Errorf("--workers %d: want 1..256", f.workers)
 	}
@@ -160,8 +171,12 @@ func printProgress(e *env, s explore.Stats) {
 	if s.Elapsed > 0 {
 		rate = float64(s.States) / s.Elapsed.Seconds()
 	}
-	fmt.Fprintf(e.stderr, "rdmasim: %s states, %s states/s, frontier %s, depth %d, memory %s, store %s\n",
-		count(s.States), count(uint64(rate)), count(s.Frontier), s.MaxDepth, bytesize(peakRSS()), bytesize(s.StoreBytes))
+	disk := ""
+	if s.DiskBytes > 0 {
+		disk = ", frontier and parents on disk " + bytesize(s.DiskBytes)
+	}
+	fmt.Fprintf(e.stderr, "rdmasim: %s states, %s states/s, frontier %s, depth %d, memory %s, store %s%s\n",
+		count(s.States), count(uint64(rate)), count(s.Frontier), s.MaxDepth, bytesize(peakRSS()), bytesize(s.StoreBytes), disk)
 }
 
 // count prints n with thousands separators.
@@ -234,6 +249,38 @@ func (f *searchFlags) budget() (uint64, error) {
 		return 0, fmt.Errorf("--mem-budget %q: %w", f.memBudget, err)
 	}
 	return n, nil
+}
+
+// minFrontierBudget is the least memory a breadth-first frontier that spills
+// to disk is given.
+const minFrontierBudget = 4 << 20
+
+// spill returns where the searches of a run with a disk store or a memory
+// budget keep their parent records and the part of their frontiers beyond
+// the returned budget (see explore.Options.SpillDir): --store-dir, else the
+// checkpoint directory, else $TMPDIR. The frontier gets --frontier-budget,
+// else a quarter of the visited set's budget (--mem-budget, or Pebble's
+// default buffer), at least minFrontierBudget.
+func (f *searchFlags) spill(budget uint64) (string, int64, error) {
+	if f.store == "pebble" && f.memBudget == "" {
+		budget = store.DefaultPebbleBuffer
+	}
+	frontier := int64(max(budget/4, minFrontierBudget))
+	if f.frontierBudget != "" {
+		n, err := parseSize(f.frontierBudget)
+		if err != nil {
+			return "", 0, fmt.Errorf("--frontier-budget %q: %w", f.frontierBudget, err)
+		}
+		frontier = int64(n)
+	}
+	dir := cmp.Or(f.storeDir, f.checkpoint)
+	if dir == "" {
+		return os.TempDir(), frontier, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", 0, fmt.Errorf("creating the directory for the frontier and parent records: %w", err)
+	}
+	return dir, frontier, nil
 }
 
 // spillCache returns the size of Pebble's block cache for a visited set that

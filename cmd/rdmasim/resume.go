@@ -36,8 +36,12 @@ import (
 //     the checkpoint of that search in explore's format (see
 //     explore.Checkpoint), with the outcomes, counts and witness collected so
 //     far as the caller's state, and the search's description as its meta.
-//   - the temporary directory of a visited set that spilled to disk, if no
-//     --store-dir was given.
+//   - the temporary directory of a visited set that spilled to disk, and
+//     the segment files of a frontier that did (rdmasim-frontier-*.seg),
+//     if no --store-dir was given; resume removes those a killed run left,
+//     here and in --store-dir. The parent records of a traced search are
+//     the checkpoint's own parents.bin (with --store pebble, --store-dir or
+//     --mem-budget as without).
 //
 // rdmasim resume DIR checks that the program file still has the recorded
 // hash, and runs the command again with the recorded flags and a hidden
@@ -233,8 +237,15 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 			return fmt.Errorf("%s is a checkpoint of rdmasim %s on %s (SHA-256 %.12s...), not of rdmasim %s on %s (SHA-256 %.12s...)",
 				dir, rm.Command, rm.File, rm.ProgramSHA256, command, file, sum)
 		}
-		// The temporary stores of the interrupted run.
+		// The temporary stores and frontier segments of the interrupted
+		// run.
 		stale, _ := filepath.Glob(filepath.Join(dir, "pebbleset-*"))
+		for _, d := range []string{dir, f.storeDir} {
+			if d != "" {
+				segs, _ := filepath.Glob(filepath.Join(d, "rdmasim-frontier-*.seg"))
+				stale = append(stale, segs...)
+			}
+		}
 		for _, d := range stale {
 			if err := os.RemoveAll(d); err != nil {
 				return fmt.Errorf("removing the store of the interrupted run: %w", err)

@@ -63,6 +63,7 @@ func TestCheckpointResume(t *testing.T) {
 							}
 							got.Search.Elapsed, want.Search.Elapsed = 0, 0
 							got.Search.StoreBytes, want.Search.StoreBytes = 0, 0
+							got.Search.DiskBytes, want.Search.DiskBytes = 0, 0
 							got.Search.Workers, want.Search.Workers = 0, 0
 							if workers > 1 {
 								// Parallel ids vary, and so may the

@@ -60,6 +60,12 @@ type Options struct {
 	// witness), so that a resumed search gives the result of an
 	// uninterrupted one. Nil: no checkpoints.
 	Checkpoint func() *explore.Checkpoint
+	// SpillDir and FrontierBudget are those of explore.Options: a
+	// directory where each search keeps its parent records (for the
+	// witness) and the part of its breadth-first frontier beyond
+	// FrontierBudget bytes. Empty: both in memory.
+	SpillDir       string
+	FrontierBudget int64
 }
 
 // searchState is what the visitor of a search collects, for checkpoints:
@@ -82,8 +88,8 @@ type searchMeta struct {
 }
 
 // newSearch sets up a search of m as opt asks (visited set, workers, order,
-// limits, progress, checkpoints of the state st); closeSet releases the
-// visited set afterwards.
+// limits, progress, checkpoints of the state st, spilling); closeSet releases
+// the search's files and the visited set afterwards.
 func newSearch(m *machine.Machine, opt Options, trace bool, visit func(uint64, []byte, int) bool, st searchState) (s *explore.Search, closeSet func(), err error) {
 	var set store.Set
 	closeSet = func() {}
@@ -105,16 +111,23 @@ func newSearch(m *machine.Machine, opt Options, trace bool, visit func(uint64, [
 		}
 	}
 	s = explore.New(parallel{m}, explore.Options{
-		Set:        set,
-		Workers:    opt.Workers,
-		Order:      opt.Order,
-		MaxStates:  opt.MaxStates,
-		Timeout:    opt.Timeout,
-		Trace:      trace,
-		Visit:      visit,
-		Progress:   opt.Progress,
-		Checkpoint: ck,
+		Set:            set,
+		Workers:        opt.Workers,
+		Order:          opt.Order,
+		MaxStates:      opt.MaxStates,
+		Timeout:        opt.Timeout,
+		Trace:          trace,
+		Visit:          visit,
+		Progress:       opt.Progress,
+		Checkpoint:     ck,
+		SpillDir:       opt.SpillDir,
+		FrontierBudget: opt.FrontierBudget,
 	})
+	closeStore := closeSet
+	closeSet = func() {
+		s.Close()
+		closeStore()
+	}
 	return s, closeSet, nil
 }
 
