@@ -383,24 +383,18 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 				m.nicStep(s, qi, label(t, RuleN1, qi, 0), -1, 0, emit)
 			}
 		case kGet:
-			e.reset()
-			e.drop = 1 << bufB1
-			e.add[bufB2] = [5]byte{kGetReq, f[1], f[2], 0, f[4]}
-			e.addN = 1 << bufB2
-			m.nicStep(s, qi, label(t, RuleN2, qi, 0), -1, 0, emit)
+			m.stepN2(s, qi, f, emit)
 		case kFence:
 			if n2 == 0 && n3 == 0 {
-				e.reset()
-				e.drop = 1 << bufB1
-				m.nicStep(s, qi, label(t, RuleN3, qi, 0), -1, 0, emit)
+				m.stepN3(s, qi, emit)
 			}
 		}
 	}
 	if n2 > 0 {
 		f := s[bo[bufB2]+1:]
-		e.reset()
-		e.drop = 1 << bufB2
 		if f[0] == kPutV {
+			e.reset()
+			e.drop = 1 << bufB2
 			e.add[bufB3] = [5]byte{kAck, 0, 0, 0, f[4]}
 			e.addN = 1 << bufB3
 			if !m.dead[f[1]] || !m.dropRW[qi] {
@@ -409,9 +403,7 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 			}
 			m.nicStep(s, qi, label(t, RuleN4, qi, 0), -1, 0, emit)
 		} else {
-			e.add[bufB3] = [5]byte{kGetR, f[1], f[2], 0, f[4]}
-			e.addN = 1 << bufB3
-			m.nicStep(s, qi, label(t, RuleN5, qi, 0), -1, 0, emit)
+			m.stepN5(s, qi, f, emit)
 		}
 	}
 	if nRW == 0 {
@@ -427,9 +419,7 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 		f := s[bo[bufB3]+1:]
 		switch f[0] {
 		case kAck:
-			e.reset()
-			e.drop = 1 << bufB3
-			m.nicStep(s, qi, label(t, RuleN7, qi, 0), -1, 0, emit)
+			m.stepN7(s, qi, emit)
 		case kGetRV:
 			e.reset()
 			e.drop = 1 << bufB3
@@ -560,42 +550,59 @@ func (m *Machine) FinalEncoded(s []byte) bool {
 // (N2, N3, N5 or N7), and reports whether it did.
 func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byte)) bool {
 	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
-	t := m.p.QPs[qi].Thread
 	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
-	e := &m.edit
 	if n1 > 0 {
 		f := s[bo[bufB1]+1:]
 		switch {
 		case f[0] == kGet:
-			e.reset()
-			e.drop = 1 << bufB1
-			e.add[bufB2] = [5]byte{kGetReq, f[1], f[2], 0, f[4]}
-			e.addN = 1 << bufB2
-			m.nicStep(s, qi, label(t, RuleN2, qi, 0), -1, 0, emit)
+			m.stepN2(s, qi, f, emit)
 			return true
 		case f[0] == kFence && n2 == 0 && n3 == 0:
-			e.reset()
-			e.drop = 1 << bufB1
-			m.nicStep(s, qi, label(t, RuleN3, qi, 0), -1, 0, emit)
+			m.stepN3(s, qi, emit)
 			return true
 		}
 	}
-	if n2 > 0 {
-		f := s[bo[bufB2]+1:]
-		if f[0] == kGetReq {
-			e.reset()
-			e.drop = 1 << bufB2
-			e.add[bufB3] = [5]byte{kGetR, f[1], f[2], 0, f[4]}
-			e.addN = 1 << bufB3
-			m.nicStep(s, qi, label(t, RuleN5, qi, 0), -1, 0, emit)
-			return true
-		}
+	if f := s[bo[bufB2]+1:]; n2 > 0 && f[0] == kGetReq {
+		m.stepN5(s, qi, f, emit)
+		return true
 	}
 	if n3 > 0 && s[bo[bufB3]+1] == kAck {
-		e.reset()
-		e.drop = 1 << bufB3
-		m.nicStep(s, qi, label(t, RuleN7, qi, 0), -1, 0, emit)
+		m.stepN7(s, qi, emit)
 		return true
 	}
 	return false
+}
+
+// stepN2 emits N2 on queue pair qi, whose B1 begins with the get f.
+func (m *Machine) stepN2(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
+	e := &m.edit
+	e.reset()
+	e.drop = 1 << bufB1
+	e.add[bufB2] = [5]byte{kGetReq, f[1], f[2], 0, f[4]}
+	e.addN = 1 << bufB2
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN2, qi, 0), -1, 0, emit)
+}
+
+// stepN3 emits N3 on queue pair qi, whose B1 begins with a fence.
+func (m *Machine) stepN3(s []byte, qi int, emit func(l uint64, next []byte)) {
+	m.edit.reset()
+	m.edit.drop = 1 << bufB1
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN3, qi, 0), -1, 0, emit)
+}
+
+// stepN5 emits N5 on queue pair qi, whose B2 begins with the get request f.
+func (m *Machine) stepN5(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
+	e := &m.edit
+	e.reset()
+	e.drop = 1 << bufB2
+	e.add[bufB3] = [5]byte{kGetR, f[1], f[2], 0, f[4]}
+	e.addN = 1 << bufB3
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN5, qi, 0), -1, 0, emit)
+}
+
+// stepN7 emits N7 on queue pair qi, whose B3 begins with an ACK.
+func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
+	m.edit.reset()
+	m.edit.drop = 1 << bufB3
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN7, qi, 0), -1, 0, emit)
 }
