@@ -38,6 +38,7 @@ tools:
 test: tools
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run 'Reduce' ./opsem/machine/
 	$(GO) test -count=1 -tags rdmasim_broken -run Broken ./corpus/fuzz/
 
 test-short:
