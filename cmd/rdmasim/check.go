@@ -106,7 +106,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			code = max(code, exitFailed)
 		}
 		if ctx.Err() != nil {
-			fmt.Fprintln(e.stderr, "rdmasim check: interrupted; the verdicts above cover what was explored")
+			sf.interrupted(e, "check", "the verdicts above cover what was explored")
 			return exitInterrupt
 		}
 	}

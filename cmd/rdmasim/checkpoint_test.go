@@ -218,6 +218,9 @@ func TestCheckpointInProcess(t *testing.T) {
 			if code := run(ctx, append(args, "--checkpoint", dir, midProgram), &stdout, &stderr); code != exitInterrupt {
 				t.Fatalf("interrupted run: exit %d, want %d\n%s", code, exitInterrupt, stderr.String())
 			}
+			if hint := "continue it with 'rdmasim resume " + dir + "'"; !strings.Contains(stderr.String(), hint) {
+				t.Errorf("interrupted run: stderr does not say %q:\n%s", hint, stderr.String())
+			}
 			stdout.Reset()
 			stderr.Reset()
 			if code := run(context.Background(), []string{"resume", dir}, &stdout, &stderr); code != exitOK {

@@ -77,7 +77,7 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 			fmt.Fprintf(e.stdout, "  visited set  %s\n", bytesize(st.StoreBytes))
 		}
 		if ctx.Err() != nil {
-			fmt.Fprintln(e.stderr, "rdmasim explore: interrupted; the statistics above cover what was explored")
+			sf.interrupted(e, "explore", "the statistics above cover what was explored")
 			return exitInterrupt
 		}
 	}

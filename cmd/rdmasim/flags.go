@@ -61,6 +61,16 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.progress, "progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 }
 
+// interrupted says on stderr that command cmd was interrupted, what its
+// report covers and, when the search was checkpointed, how to continue it.
+func (f *searchFlags) interrupted(e *env, cmd, covers string) {
+	msg := fmt.Sprintf("rdmasim %s: interrupted; %s", cmd, covers)
+	if f.checkpoint != "" {
+		msg += fmt.Sprintf("; the search is saved in %s: continue it with 'rdmasim resume %s'", f.checkpoint, f.checkpoint)
+	}
+	fmt.Fprintln(e.stderr, msg)
+}
+
 func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	o := verdict.Options{
 		Machine:   machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce},

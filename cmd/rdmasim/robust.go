@@ -118,7 +118,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			}
 		}
 		if ctx.Err() != nil {
-			fmt.Fprintln(e.stderr, "rdmasim robust: interrupted; the verdicts above cover what was explored")
+			sf.interrupted(e, "robust", "the verdicts above cover what was explored")
 			return exitInterrupt
 		}
 	}
