@@ -272,6 +272,20 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	return m, nil
 }
 
+// Markable reports whether accesses to location l can be on an sc cycle:
+// the program has two accesses to l (an instruction on a loop counts twice),
+// one of which writes.
+func (m *Machine) Markable(l int) bool { return m.markable[l] }
+
+// IsRead reports whether some instruction reads location l; the values of
+// other locations never matter.
+func (m *Machine) IsRead(l int) bool { return m.isRead[l] }
+
+// Forbid returns, per ppo class b, the set of classes a (bit a) with a ->oppo
+// b on one queue pair: the classes whose pending events on a queue pair
+// forbid an event of class b to start τ2 there.
+func (m *Machine) Forbid() [6]uint8 { return m.forbid }
+
 // classKind returns an event kind of ppo class c.
 func classKind(c axiom.Class) prog.EventKind {
 	switch c {

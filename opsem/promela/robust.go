@@ -74,18 +74,16 @@ type access struct {
 func (x access) linkedTo(e access) bool { return x.loc == e.loc && (x.w || e.w) }
 
 type robustGen struct {
-	p        *prog.Program
-	k        int
-	m        *instr.Machine // for the value domains of the guesses
-	isRead   []bool         // some instruction reads the location (instr's isRead)
-	markable []bool         // accesses can carry SC-cycle marks (instr's markable)
-	forbid   [6]uint8       // forbid[b]: classes a with a ->oppo b on one queue pair
-	counted  []bool         // per queue pair: it has polls (counters c1, c2)
-	qpsOf    [][]int        // queue pairs of each thread
-	acc      [][]access     // per thread: the classes of its markable events
-	edge     [][]bool       // edge[u][t]: an SC-cycle edge u -> t is possible
-	b        strings.Builder
-	options  int // d_step options written so far
+	p       *prog.Program
+	k       int
+	m       *instr.Machine // value domains of the guesses, markable and read locations, oppo classes
+	forbid  [6]uint8       // forbid[b]: classes a with a ->oppo b on one queue pair
+	counted []bool         // per queue pair: it has polls (counters c1, c2)
+	qpsOf   [][]int        // queue pairs of each thread
+	acc     [][]access     // per thread: the classes of its markable events
+	edge    [][]bool       // edge[u][t]: an SC-cycle edge u -> t is possible
+	b       strings.Builder
+	options int // d_step options written so far
 }
 
 func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
@@ -100,16 +98,7 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 		return nil, err
 	}
 	g := &robustGen{p: p, k: opt.MaxCounter, m: m}
-	g.markable, g.isRead = accessedLocs(p)
-	for b := axiom.ClassNLR; b <= axiom.ClassNF; b++ {
-		for a := axiom.ClassNLR; a <= axiom.ClassNF; a++ {
-			ea := axiom.Event{Event: prog.Event{Kind: classKind(a)}, Index: 0}
-			eb := axiom.Event{Event: prog.Event{Kind: classKind(b)}, Index: 1}
-			if _, o := axiom.PPO(&ea, &eb); o {
-				g.forbid[b] |= 1 << a
-			}
-		}
-	}
+	g.forbid = m.Forbid()
 	g.counted = make([]bool, len(p.QPs))
 	g.qpsOf = make([][]int, len(p.Threads))
 	for q, qp := range p.QPs {
@@ -123,7 +112,7 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 				g.counted[in.QP] = true
 			}
 			for _, a := range instrAccesses(in) {
-				if g.markable[a.loc] && !containsAccess(g.acc[t], a) {
+				if g.m.Markable(a.loc) && !containsAccess(g.acc[t], a) {
 					g.acc[t] = append(g.acc[t], a)
 				}
 			}
@@ -155,23 +144,6 @@ func containsAccess(s []access, a access) bool {
 	return false
 }
 
-// classKind returns an event kind of ppo class c.
-func classKind(c axiom.Class) prog.EventKind {
-	switch c {
-	case axiom.ClassNLR:
-		return prog.EvNLR
-	case axiom.ClassNRW:
-		return prog.EvNRW
-	case axiom.ClassNRR:
-		return prog.EvNRR
-	case axiom.ClassNLW:
-		return prog.EvNLW
-	case axiom.ClassNF:
-		return prog.EvNF
-	}
-	return prog.EvLW
-}
-
 // instrAccesses returns the classes of the memory events an instruction
 // can generate (a CAS: the CAS or the read of z that fails, and the write of
 // x).
@@ -189,54 +161,6 @@ func instrAccesses(in *prog.Instr) []access {
 		return []access{{in.X, true, false}, {in.Y, false, true}}
 	}
 	return nil
-}
-
-// accessedLocs computes, as opsem/instr does, which locations can carry
-// SC-cycle marks (two accesses in the program, an instruction on a loop
-// counting twice, one of which writes) and which are read.
-func accessedLocs(p *prog.Program) (markable, read []bool) {
-	n := make([]int, len(p.Locs))
-	written := make([]bool, len(p.Locs))
-	read = make([]bool, len(p.Locs))
-	for t := range p.Threads {
-		code := p.Threads[t].Code
-		onCycle := prog.OnCycle(code)
-		access := func(pc, l int, w bool) {
-			n[l]++
-			if onCycle[pc] {
-				n[l]++
-			}
-			if w {
-				written[l] = true
-			} else {
-				read[l] = true
-			}
-		}
-		for pc, in := range code {
-			switch in.Op {
-			case prog.OpWrite:
-				access(pc, in.X, true)
-			case prog.OpAssumeEq, prog.OpAssumeNe:
-				access(pc, in.X, false)
-			case prog.OpCAS:
-				access(pc, in.Z, false)
-				access(pc, in.Z, true)
-				n[in.Z]-- // one CAS or lR event on z
-				access(pc, in.X, true)
-			case prog.OpGet:
-				access(pc, in.Y, false)
-				access(pc, in.X, true)
-			case prog.OpPut:
-				access(pc, in.X, false)
-				access(pc, in.Y, true)
-			}
-		}
-	}
-	markable = make([]bool, len(p.Locs))
-	for l := range markable {
-		markable[l] = n[l] >= 2 && written[l]
-	}
-	return markable, read
 }
 
 func (g *robustGen) f(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
@@ -399,12 +323,12 @@ func (g *robustGen) declarations() {
 
 	g.f("/* Memories of the locations something reads: tau1's, tau2's, the guessed boundary. */\n")
 	for l, loc := range g.p.Locs {
-		if !g.isRead[l] {
+		if !g.m.IsRead(l) {
 			g.f("/* %s: nothing reads it, not stored */\n", loc.Name)
 			continue
 		}
 		mark := ""
-		if g.markable[l] {
+		if g.m.Markable(l) {
 			mark = ", on SC cycles"
 		}
 		g.f("byte %s = %d; byte %s; byte %s; bit %s; bit %s;\t/* on %s%s */\n",
@@ -729,7 +653,7 @@ func (g *robustGen) eventIn(s *step) {
 		guard = append(guard, q+"_c2 > 0") // pf well-formed
 	}
 	// Memory.
-	if s.writes() && g.isRead[s.loc] {
+	if s.writes() && g.m.IsRead(s.loc) {
 		if s.part == 1 {
 			eff = append(eff, fmt.Sprintf("%s = %s", g.v("m1", s.loc), s.wval))
 		} else {
@@ -801,7 +725,7 @@ func (g *robustGen) eventIn(s *step) {
 		g.f("\t:: d_step { %s -> printf(\"%s %s\\n\") }\t/* the bound blocks it */\n", strings.Join(cut, " && "), CutPrefix, CutMaxCounter)
 	}
 	// SC cycle.
-	if s.loc < 0 || !g.markable[s.loc] {
+	if s.loc < 0 || !g.m.Markable(s.loc) {
 		g.option(guard, what, eff)
 		return
 	}
@@ -918,7 +842,7 @@ func (g *robustGen) target() {
 	}
 	guard := []string{"(" + strings.Join(edges, " || ") + ")"}
 	for l := range g.p.Locs {
-		if g.isRead[l] {
+		if g.m.IsRead(l) {
 			guard = append(guard, fmt.Sprintf("(!%s || %s == %s)", g.v("gs", l), g.v("g", l), g.v("m1", l)))
 		}
 	}
