@@ -6,9 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -62,60 +60,17 @@ func (r *RobustResult) Complete() bool { return r.Violation || len(r.Cut) == 0 }
 // pan runs out of memory; an assertion violation is the answer "not
 // robust", not an error.
 func RunRobustness(ctx context.Context, model []byte, ro RobustRunOptions) (*RobustResult, error) {
-	spin, cc := ro.Spin, ro.CC
-	if spin == "" {
-		spin = "spin"
-	}
-	if cc == "" {
-		cc = "gcc"
-	}
-	dir := ro.Dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "rdmasim-spin-")
-		if err != nil {
-			return nil, fmt.Errorf("spin: %w", err)
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	if err := os.WriteFile(filepath.Join(dir, "model.pml"), model, 0o644); err != nil {
-		return nil, fmt.Errorf("spin: %w", err)
-	}
-	res := &RobustResult{}
-	start := time.Now()
 	spinArgs := []string{"-a", "model.pml"}
 	if ro.KeepWriteOnly {
 		spinArgs = []string{"-a", "-o2", "model.pml"}
 	}
-	if out, err := command(ctx, dir, spin, spinArgs...).CombinedOutput(); err != nil || bytes.Contains(out, []byte("Error")) {
-		return nil, fmt.Errorf("spin %s: %v\n%s", strings.Join(spinArgs, " "), exitErr(err), out)
+	res := &RobustResult{}
+	var err error
+	res.Generate, res.Compile, res.Search, err = pipeline(ctx, model, ro.RunOptions, spinArgs,
+		func(dir string, depth int) (bool, error) { return res.search(ctx, dir, depth, ro) })
+	if err != nil {
+		return nil, err
 	}
-	res.Generate = time.Since(start)
-	start = time.Now()
-	args := append(append(DefaultCFlags(), ro.CFlags...), "-o", "pan", "pan.c")
-	if out, err := command(ctx, dir, cc, args...).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), exitErr(err), out)
-	}
-	res.Compile = time.Since(start)
-	depth := ro.MaxDepth
-	if depth <= 0 {
-		depth = 100000
-	}
-	start = time.Now()
-	for {
-		again, err := res.search(ctx, dir, depth, ro)
-		if err != nil {
-			return nil, err
-		}
-		if !again {
-			break
-		}
-		if depth >= 1e9 {
-			return nil, fmt.Errorf("pan: search depth %d too small", depth)
-		}
-		depth *= 10
-	}
-	res.Search = time.Since(start)
 	return res, nil
 }
 

@@ -3,6 +3,7 @@ package promela
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,57 +74,66 @@ type Result struct {
 // when a tool fails, when pan reports errors, or when pan runs out of
 // memory.
 func Run(ctx context.Context, model []byte, ro RunOptions) (*Result, error) {
-	spin, cc := ro.Spin, ro.CC
-	if spin == "" {
-		spin = "spin"
+	res := &Result{}
+	var err error
+	res.Generate, res.Compile, res.Search, err = pipeline(ctx, model, ro, []string{"-a", "model.pml"},
+		func(dir string, depth int) (bool, error) { return res.search(ctx, dir, depth, ro.HashBits) })
+	if err != nil {
+		return nil, err
 	}
-	if cc == "" {
-		cc = "gcc"
-	}
+	return res, nil
+}
+
+// pipeline writes model to model.pml in ro.Dir (a temporary directory,
+// removed afterwards, if ro.Dir is empty), runs spin with spinArgs and the C
+// compiler (DefaultCFlags and ro.CFlags) on it, then calls search with pan's
+// depth bound, from ro.MaxDepth (100,000 if zero) on, ten times larger each
+// time search reports the bound too small. It returns the time of each
+// phase: spin, the compiler and the searches.
+func pipeline(ctx context.Context, model []byte, ro RunOptions, spinArgs []string, search func(dir string, depth int) (again bool, err error)) (gen, compile, srch time.Duration, err error) {
+	spin, cc := cmp.Or(ro.Spin, "spin"), cmp.Or(ro.CC, "gcc")
 	dir := ro.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "rdmasim-spin-")
 		if err != nil {
-			return nil, fmt.Errorf("spin: %w", err)
+			return 0, 0, 0, fmt.Errorf("spin: %w", err)
 		}
 		defer os.RemoveAll(d)
 		dir = d
 	}
 	if err := os.WriteFile(filepath.Join(dir, "model.pml"), model, 0o644); err != nil {
-		return nil, fmt.Errorf("spin: %w", err)
+		return 0, 0, 0, fmt.Errorf("spin: %w", err)
 	}
-	res := &Result{}
 	start := time.Now()
-	if out, err := command(ctx, dir, spin, "-a", "model.pml").CombinedOutput(); err != nil || bytes.Contains(out, []byte("Error")) {
-		return nil, fmt.Errorf("spin -a: %v\n%s", exitErr(err), out)
+	if out, err := command(ctx, dir, spin, spinArgs...).CombinedOutput(); err != nil || bytes.Contains(out, []byte("Error")) {
+		return 0, 0, 0, fmt.Errorf("spin %s: %v\n%s", strings.Join(spinArgs, " "), exitErr(err), out)
 	}
-	res.Generate = time.Since(start)
+	gen = time.Since(start)
 	start = time.Now()
 	args := append(append(DefaultCFlags(), ro.CFlags...), "-o", "pan", "pan.c")
 	if out, err := command(ctx, dir, cc, args...).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), exitErr(err), out)
+		return 0, 0, 0, fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), exitErr(err), out)
 	}
-	res.Compile = time.Since(start)
+	compile = time.Since(start)
 	depth := ro.MaxDepth
 	if depth <= 0 {
 		depth = 100000
 	}
 	start = time.Now()
 	for {
-		again, err := res.search(ctx, dir, depth, ro.HashBits)
+		again, err := search(dir, depth)
 		if err != nil {
-			return nil, err
+			return 0, 0, 0, err
 		}
 		if !again {
 			break
 		}
 		if depth >= 1e9 {
-			return nil, fmt.Errorf("pan: search depth %d too small", depth)
+			return 0, 0, 0, fmt.Errorf("pan: search depth %d too small", depth)
 		}
 		depth *= 10
 	}
-	res.Search = time.Since(start)
-	return res, nil
+	return gen, compile, time.Since(start), nil
 }
 
 func command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
