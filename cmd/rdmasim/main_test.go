@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,29 +46,7 @@ func TestGolden(t *testing.T) {
 // code with testdata/NAME.golden (rewritten under -update).
 func golden(t *testing.T, name string, args []string, wantCode int) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, &stdout, &stderr)
-	got := "$ rdmasim " + strings.Join(args, " ") + "\n" + stdout.String()
-	if stderr.Len() > 0 {
-		got += "--- stderr\n" + stderr.String()
-	}
-	if code != wantCode {
-		t.Errorf("exit code %d, want %d\n%s", code, wantCode, got)
-	}
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/rdmasim -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenNormalized(t, name, args, wantCode, func(s string) string { return s })
 }
 
 // TestCheckCorpus: check exits 0 on the whole bundled corpus.
