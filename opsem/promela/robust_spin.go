@@ -1,13 +1,8 @@
 package promela
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -78,78 +73,28 @@ func RunRobustness(ctx context.Context, model []byte, ro RobustRunOptions) (*Rob
 // bound was too small with no violation found (the search is then to be
 // run again).
 func (res *RobustResult) search(ctx context.Context, dir string, depth int, ro RobustRunOptions) (again bool, err error) {
-	args := []string{"-E", "-n", "-m" + strconv.Itoa(depth)}
-	if ro.HashBits > 0 {
-		args = append(args, "-w"+strconv.Itoa(ro.HashBits))
-	}
+	var extra []string
 	if ro.AllStates {
-		args = append(args, "-c0")
+		extra = append(extra, "-c0")
 	}
-	cmd := command(ctx, dir, "./pan", args...)
-	stdout, err := cmd.StdoutPipe()
+	run, err := runPan(ctx, dir, depth, ro.HashBits, extra...)
 	if err != nil {
-		return false, fmt.Errorf("pan: %w", err)
+		return false, err
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return false, fmt.Errorf("pan: %w", err)
+	st, err := run.stats()
+	if err != nil {
+		return false, err
 	}
-	cuts := map[string]bool{}
-	var rest strings.Builder // everything but CUT lines
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, CutPrefix+" ") {
-			cuts[strings.TrimPrefix(line, CutPrefix+" ")] = true
-			continue
-		}
-		rest.WriteString(line)
-		rest.WriteByte('\n')
-	}
-	scanErr := sc.Err()
-	waitErr := cmd.Wait()
-	out := rest.String()
-	if scanErr != nil {
-		return false, fmt.Errorf("pan: reading its output: %w", scanErr)
-	}
-	if waitErr != nil {
-		var ee *exec.ExitError
-		if !errors.As(waitErr, &ee) || ctx.Err() != nil {
-			return false, fmt.Errorf("pan: %w", waitErr)
-		}
-		return false, fmt.Errorf("pan: %v\n%s%s", waitErr, out, stderr.String())
-	}
-	m := depthRE.FindStringSubmatch(out)
-	if m == nil {
-		return false, fmt.Errorf("pan: no statistics in its output\n%s%s", out, stderr.String())
-	}
-	for _, bad := range []string{"out of memory", "VECTORSZ", "aborted"} {
-		if strings.Contains(out, bad) {
-			return false, fmt.Errorf("pan: %s\n%s", bad, out)
-		}
-	}
-	errs, _ := strconv.Atoi(m[2])
-	if errs > 0 && !strings.Contains(out, "assertion violated") {
-		return false, fmt.Errorf("pan: %d errors that are no assertion violations\n%s", errs, out)
+	if st.errors > 0 && !strings.Contains(run.out, "assertion violated") {
+		return false, fmt.Errorf("pan: %d errors that are no assertion violations\n%s", st.errors, run.out)
 	}
 	// A violation found within the depth bound is real; without one, a
 	// search cut by the bound proves nothing.
-	if strings.Contains(out, tooSmall) && (errs == 0 || ro.AllStates) {
+	if strings.Contains(run.out, tooSmall) && (st.errors == 0 || ro.AllStates) {
 		return true, nil
 	}
-	res.Errors, res.Violation = errs, errs > 0
-	res.Depth, _ = strconv.Atoi(m[1])
-	if m := statsRE.FindStringSubmatch(out); m != nil {
-		res.States, _ = strconv.ParseUint(m[1], 10, 64)
-	}
-	if m := transRE.FindStringSubmatch(out); m != nil {
-		res.Transitions, _ = strconv.ParseUint(m[1], 10, 64)
-	}
-	if m := memRE.FindStringSubmatch(out); m != nil {
-		res.MemoryMiB, _ = strconv.ParseFloat(m[1], 64)
-	}
-	res.Cut = sortedKeys(cuts)
+	res.Errors, res.Violation = st.errors, st.errors > 0
+	res.Depth, res.States, res.Transitions, res.MemoryMiB = st.depth, st.states, st.transitions, st.memoryMiB
+	res.Cut = sortedKeys(run.cuts)
 	return false, nil
 }

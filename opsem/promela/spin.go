@@ -160,31 +160,62 @@ var (
 // search runs pan once with depth bound depth, and reports whether the
 // bound was too small (the results are then to be discarded).
 func (res *Result) search(ctx context.Context, dir string, depth, hashBits int) (again bool, err error) {
+	run, err := runPan(ctx, dir, depth, hashBits)
+	if err != nil {
+		return false, err
+	}
+	if strings.Contains(run.out, tooSmall) {
+		return true, nil
+	}
+	st, err := run.stats()
+	if err != nil {
+		return false, err
+	}
+	if st.errors != 0 {
+		return false, fmt.Errorf("pan: %d errors\n%s", st.errors, run.out)
+	}
+	res.Depth, res.States, res.Transitions, res.MemoryMiB = st.depth, st.states, st.transitions, st.memoryMiB
+	res.Outcomes, res.Cut = sortedKeys(run.outcomes), sortedKeys(run.cuts)
+	return false, nil
+}
+
+// panRun is what one run of pan printed.
+type panRun struct {
+	out            string // stdout but its OUTCOME and CUT lines
+	stderr         string
+	outcomes, cuts map[string]bool // the text after OutcomePrefix and CutPrefix
+}
+
+// runPan runs ./pan in dir once: an exhaustive search (-E, -n) with depth
+// bound depth (-m), 2^hashBits hash slots (-w) if hashBits is positive, and
+// the extra arguments. An error is returned when pan cannot run or exits
+// with an error.
+func runPan(ctx context.Context, dir string, depth, hashBits int, extra ...string) (*panRun, error) {
 	args := []string{"-E", "-n", "-m" + strconv.Itoa(depth)}
 	if hashBits > 0 {
 		args = append(args, "-w"+strconv.Itoa(hashBits))
 	}
-	cmd := command(ctx, dir, "./pan", args...)
+	cmd := command(ctx, dir, "./pan", append(args, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return false, fmt.Errorf("pan: %w", err)
+		return nil, fmt.Errorf("pan: %w", err)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return false, fmt.Errorf("pan: %w", err)
+		return nil, fmt.Errorf("pan: %w", err)
 	}
-	outcomes, cuts := map[string]bool{}, map[string]bool{}
-	var rest strings.Builder // everything but OUTCOME and CUT lines
+	run := &panRun{outcomes: map[string]bool{}, cuts: map[string]bool{}}
+	var rest strings.Builder
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, OutcomePrefix):
-			outcomes[strings.TrimSpace(strings.TrimPrefix(line, OutcomePrefix))] = true
+			run.outcomes[strings.TrimSpace(strings.TrimPrefix(line, OutcomePrefix))] = true
 		case strings.HasPrefix(line, CutPrefix+" "):
-			cuts[strings.TrimPrefix(line, CutPrefix+" ")] = true
+			run.cuts[strings.TrimPrefix(line, CutPrefix+" ")] = true
 		default:
 			rest.WriteString(line)
 			rest.WriteByte('\n')
@@ -192,44 +223,52 @@ func (res *Result) search(ctx context.Context, dir string, depth, hashBits int) 
 	}
 	scanErr := sc.Err()
 	waitErr := cmd.Wait()
-	out := rest.String()
+	run.out, run.stderr = rest.String(), stderr.String()
 	if scanErr != nil {
-		return false, fmt.Errorf("pan: reading its output: %w", scanErr)
+		return nil, fmt.Errorf("pan: reading its output: %w", scanErr)
 	}
 	if waitErr != nil {
 		var ee *exec.ExitError
 		if !errors.As(waitErr, &ee) || ctx.Err() != nil {
-			return false, fmt.Errorf("pan: %w", waitErr)
+			return nil, fmt.Errorf("pan: %w", waitErr)
 		}
-		return false, fmt.Errorf("pan: %v\n%s%s", waitErr, out, stderr.String())
+		return nil, fmt.Errorf("pan: %v\n%s%s", waitErr, run.out, run.stderr)
 	}
-	if strings.Contains(out, tooSmall) {
-		return true, nil
-	}
-	m := depthRE.FindStringSubmatch(out)
+	return run, nil
+}
+
+// panStats are the statistics pan prints at the end of a search.
+type panStats struct {
+	depth, errors       int
+	states, transitions uint64
+	memoryMiB           float64
+}
+
+// stats reads the statistics of a complete run; an error is returned when
+// they are missing or pan ran out of memory, of state-vector room or aborted.
+func (run *panRun) stats() (panStats, error) {
+	var st panStats
+	m := depthRE.FindStringSubmatch(run.out)
 	if m == nil {
-		return false, fmt.Errorf("pan: no statistics in its output\n%s%s", out, stderr.String())
-	}
-	if m[2] != "0" {
-		return false, fmt.Errorf("pan: %s errors\n%s", m[2], out)
+		return st, fmt.Errorf("pan: no statistics in its output\n%s%s", run.out, run.stderr)
 	}
 	for _, bad := range []string{"out of memory", "VECTORSZ", "aborted"} {
-		if strings.Contains(out, bad) {
-			return false, fmt.Errorf("pan: %s\n%s", bad, out)
+		if strings.Contains(run.out, bad) {
+			return st, fmt.Errorf("pan: %s\n%s", bad, run.out)
 		}
 	}
-	res.Depth, _ = strconv.Atoi(m[1])
-	if m := statsRE.FindStringSubmatch(out); m != nil {
-		res.States, _ = strconv.ParseUint(m[1], 10, 64)
+	st.depth, _ = strconv.Atoi(m[1])
+	st.errors, _ = strconv.Atoi(m[2])
+	if m := statsRE.FindStringSubmatch(run.out); m != nil {
+		st.states, _ = strconv.ParseUint(m[1], 10, 64)
 	}
-	if m := transRE.FindStringSubmatch(out); m != nil {
-		res.Transitions, _ = strconv.ParseUint(m[1], 10, 64)
+	if m := transRE.FindStringSubmatch(run.out); m != nil {
+		st.transitions, _ = strconv.ParseUint(m[1], 10, 64)
 	}
-	if m := memRE.FindStringSubmatch(out); m != nil {
-		res.MemoryMiB, _ = strconv.ParseFloat(m[1], 64)
+	if m := memRE.FindStringSubmatch(run.out); m != nil {
+		st.memoryMiB, _ = strconv.ParseFloat(m[1], 64)
 	}
-	res.Outcomes, res.Cut = sortedKeys(outcomes), sortedKeys(cuts)
-	return false, nil
+	return st, nil
 }
 
 func sortedKeys(m map[string]bool) []string {
