@@ -196,10 +196,12 @@ func (m *Machine) Final(st *State) bool {
 // A transition changes memory, the scalars of one thread (pc, mid, reg, its
 // loop counters and, under Options.Graph, its slots and the graph) and the
 // queue pairs of one thread (a CPU step may re-rank all of them, see
-// canonPolls) or a single queue pair (NIC rules). So the successor is
-// produced from a working copy of the parent by applying the transition,
-// encoding it as the parent's bytes with only those parts re-encoded, and
-// restoring from the parent only what the transition may have changed.
+// canonPolls) or a single queue pair (NIC rules). Without Options.Graph the
+// successor is written on the parent's bytes directly (successorsFast, with
+// Options.Reduce's ample sets). Under Options.Graph it is produced from a
+// working copy of the parent by applying the transition, encoding it as the
+// parent's bytes with only those parts re-encoded, and restoring from the
+// parent only what the transition may have changed.
 func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 {
 	if !m.graph {
 		return m.successorsFast(s, emit)
