@@ -909,7 +909,7 @@ func (p *par) end(start time.Time, workers int, snap *snapshot) (Result, error) 
 // m.Frontier.FirstLevel states of its frontier make the level to expand, the
 // others start the next one.
 func (p *par) restore(m *manifest) error {
-	if err := p.ck.restoreVisited(p.set.set, m); err != nil {
+	if err := p.ck.restoreVisited(p.set, m); err != nil {
 		return err
 	}
 	p.states, p.transitions, p.maxDepth, p.pruned, p.frontier = m.States, m.Transitions, m.MaxDepth, m.Pruned, m.Frontier.Count

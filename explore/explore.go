@@ -135,26 +135,24 @@ type Options struct {
 	// the machine implements Cloner; otherwise the search is sequential,
 	// and Result.Workers and Result.Fallback say so.
 	//
-	// A parallel search discovers the same states, at the same depths, as
-	// the sequential one, so a complete search reports the same States,
-	// Transitions, MaxDepth and Pruned. Ids are still 0, 1, 2, ... in the
-	// order of the calls to Visit, and depths never decrease from one call
-	// to the next, but the order of the states within a depth varies from
-	// run to run. Visit is never called concurrently: calls are serialized
-	// (under a lock, from the worker goroutines), so a visitor need not be
-	// safe for concurrent use, but it must not assume it runs on the
-	// goroutine that called Run. Each worker expands states on its own
+	// A parallel search is the sequential breadth-first search, done
+	// faster: the workers expand states and drop the successors the
+	// visited set already holds, and the goroutine that called Run commits
+	// their results in the order the sequential search would, inserting
+	// the rest into the set and calling Visit. So it discovers the same
+	// states with the same ids, depths and parents (Path returns the same
+	// runs), calls Visit in the same order, from the goroutine that called
+	// Run, and when MaxStates or Visit stops it, it stops at the same
+	// state with the same counts. Each worker expands states on its own
 	// clone of the machine; the machine passed to New is never expanded by
-	// a worker, so Visit may call its methods (HasSCCycle, say). Progress
-	// is still called from the goroutine running Run, and Path works as
-	// after a sequential search. When a bound stops a parallel search, the
-	// states it discovered are not those of the sequential search; it
-	// never counts more than MaxStates states.
+	// a worker, so Visit may call its methods (HasSCCycle, say).
 	//
-	// The workers share the visited set: a Set with a method
-	// Concurrent() bool that returns true, such as a *store.Sharded, is
-	// called concurrently; calls to any other Set are serialized by a lock.
-	// If Set is nil, a parallel search uses a store.NewSharded set.
+	// Only the goroutine that called Run inserts into the visited set. If
+	// the Set implements store.SharedReader (a *store.Mem does), the
+	// workers look successors up in it concurrently, which leaves the
+	// inserting goroutine only the new states and the duplicates among
+	// them; otherwise every successor is inserted by that goroutine. If
+	// Set is nil, a parallel search uses a store.NewMem set.
 	Workers int
 
 	// Checkpoint, if non-nil, makes the search save checkpoints to a

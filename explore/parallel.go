@@ -27,94 +27,77 @@ type Cloner interface {
 	Clone() Machine
 }
 
-// concurrentSet is implemented by Sets that are safe for concurrent use, such
-// as *store.Sharded.
-type concurrentSet interface {
-	Concurrent() bool
-}
-
 // A parallel search is level-synchronous: the states of depth d (a level) are
-// expanded by all the workers, which discover the states of depth d+1; once the
-// level is exhausted the next one starts. A level is a list of blocks; workers
-// claim whole blocks with an atomic counter. A block is a byte slice of
-// entries, each an 8-byte state id, a 4-byte length and the state's encoding,
-// little-endian.
+// expanded by the workers, which find the states of depth d+1; once the level
+// is exhausted the next one starts. A level is a list of blocks, in order; a
+// block is a byte slice of entries, each an 8-byte state id, a 4-byte length
+// and the state's encoding, little-endian.
 //
-// A worker buffers the successors of the states it expands, inserts their
-// fingerprints into the shared visited set in batches, and appends the new
-// ones to a block of its own. It commits that block under the search's lock
-// when it fills and when the worker runs out of work: the commit assigns ids,
-// records parents, calls Visit and appends the block to the next level.
+// Workers claim blocks in order with an atomic counter and expand them on
+// their own machines: they generate each state's successors, fingerprint
+// them, and drop those the visited set already holds (when it implements
+// store.SharedReader, whose lookups are safe while another goroutine
+// inserts). What is left of a block, its candidates, goes to the goroutine
+// running the search, the committer, which commits the blocks' results in
+// block order: it inserts the candidates into the visited set, and for each
+// new one assigns an id, records its parent, calls Visit and appends it to the
+// next level. Only the committer writes the visited set, the counts and the
+// next level, so they need no lock; and since the results are committed in
+// the order a sequential breadth-first search expands the states, and a
+// dropped successor would have been found visited by it too, the search is
+// the sequential one: same ids, parents, Visit calls, and, when a bound or
+// Visit stops it, the same states and counts.
+//
+// At most window blocks are claimed and not yet committed: a worker takes a
+// token before it claims a block, and the committer gives one back for each
+// block it commits. That bounds the results waiting for an earlier block.
 //
 // With a frontier budget (Options.FrontierBudget and SpillDir), a commit that
 // takes the blocks in memory of the level and of the next level over the
 // budget moves the next level's blocks to its segment file (see levelQ);
 // workers read spilled blocks back when they claim them.
 const (
-	blockBytes  = 64 << 10 // a worker commits its block when it holds this many bytes
+	blockBytes  = 64 << 10 // the committer closes a block of the next level when it holds this many bytes
 	blockCap    = blockBytes + 4<<10
-	blockStates = 256      // or this many states
-	batchFps    = 256      // a worker inserts its buffered successors when there are this many
-	batchBytes  = 64 << 10 // or their encodings fill this many bytes
+	blockStates = 256 // or this many states
 	entryHeader = 12
+	windowPer   = 4 // blocks claimed and not committed, per worker
 )
 
-// insertFunc inserts a batch into the shared visited set; it is safe for
-// concurrent use.
-type sharedSet struct {
-	set     store.Set
-	batcher store.BatchInserter
-	mu      *sync.Mutex // nil if set is safe for concurrent use
-}
-
-func (s *sharedSet) insert(fps []store.Fingerprint, added []bool) error {
-	if s.mu != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	}
-	if s.batcher != nil {
-		return s.batcher.InsertBatch(fps, added)
-	}
-	for i, fp := range fps {
-		var err error
-		if added[i], err = s.set.Insert(fp); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *sharedSet) bytes() uint64 {
-	if s.mu != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	}
-	return s.set.Bytes()
-}
-
-// par is the state of a parallel search.
+// par is the state of a parallel search. Its fields are used by the
+// committer (the goroutine running the search) only, except where noted.
 type par struct {
-	set       sharedSet
+	set       store.Set
+	batcher   store.BatchInserter
 	visit     func(id uint64, s []byte, depth int) bool
 	trace     *trace
-	ck        *checkpointer // nil unless checkpointing; logFP under mu
+	ck        *checkpointer // nil unless checkpointing
 	maxStates uint64
 	workers   int
+	window    int
 	spillDir  string // where levels spill, if budget > 0
 	budget    int64  // bytes of blocks in memory beyond which they spill
-	diskPeak  uint64 // the most bytes of the levels on disk at once, under mu
+	diskPeak  uint64 // the most bytes of the levels on disk at once
 
-	halted atomic.Bool // set (under mu) when the search must stop
+	// Read by the workers.
+	shared store.SharedReader // the set's concurrent lookups, or nil
+	halted atomic.Bool        // set when the search must stop
 
-	// The level being expanded, fixed while workers run.
+	// The level being expanded, fixed while workers run, and what its
+	// workers share.
 	level     levelQ
 	depth     int
-	nextBlock atomic.Int64
-	running   atomic.Int32
-	levelDone chan struct{}
+	nextBlock atomic.Int64      // the next block to claim
+	tokens    chan struct{}     // see window
+	results   chan *blockResult // expanded blocks, in any order
+	free      chan *blockResult // results to reuse
+	stopped   chan struct{}     // closed when the search halts during the level
+	wake      chan struct{}     // a worker panicked
+	wg        sync.WaitGroup
 
-	mu sync.Mutex
-	// Guarded by mu:
+	mu       sync.Mutex
+	panicked any // the first panic of a worker, under mu
+
 	states      uint64
 	transitions uint64
 	frontier    uint64
@@ -122,9 +105,12 @@ type par struct {
 	pruned      Pruned
 	stop        Stop
 	err         error
-	panicked    any      // the first panic of a worker
 	next        levelQ   // blocks of the next level
-	free        [][]byte // recycled blocks
+	out         []byte   // the next level's block being filled
+	outStates   int      // entries in out
+	blocks      [][]byte // recycled blocks
+	pending     []*blockResult
+	committed   int // blocks of the level committed
 
 	// A search resumed from a checkpoint taken in the middle of a level
 	// starts with the rest of that level, and with the first carried
@@ -134,18 +120,39 @@ type par struct {
 	carriedStates uint64
 }
 
-func (p *par) haltLocked(stop Stop, err error) {
+// A blockResult is what a worker found expanding one block of the level: per
+// state, its successors' count and its candidates, the successors not known
+// to be visited, in the order Successors emitted them.
+type blockResult struct {
+	idx    int
+	err    error
+	states []expansion
+	enc    []byte // the candidates' encodings, concatenated
+	end    []int  // end[i] is the end of candidate i in enc
+	fps    []store.Fingerprint
+	ord    []uint32 // ordinal of candidate i among its parent's successors
+	added  []bool   // used by the committer
+}
+
+// An expansion is one expanded state of a blockResult.
+type expansion struct {
+	id     uint64
+	succs  uint32 // successors emitted
+	cands  uint32 // how many of them are candidates
+	pruned Pruned
+}
+
+func (r *blockResult) reset(idx int) {
+	r.idx, r.err = idx, nil
+	r.states, r.enc, r.end, r.fps, r.ord = r.states[:0], r.enc[:0], r.end[:0], r.fps[:0], r.ord[:0]
+}
+
+func (p *par) halt(stop Stop, err error) {
 	if p.halted.Load() {
 		return
 	}
 	p.stop, p.err = stop, err
 	p.halted.Store(true)
-}
-
-func (p *par) halt(stop Stop, err error) {
-	p.mu.Lock()
-	p.haltLocked(stop, err)
-	p.mu.Unlock()
 }
 
 func (p *par) statsLocked(elapsed time.Duration) Stats {
@@ -155,7 +162,7 @@ func (p *par) statsLocked(elapsed time.Duration) Stats {
 		Frontier:    p.frontier,
 		MaxDepth:    p.maxDepth,
 		Elapsed:     elapsed,
-		StoreBytes:  p.set.bytes(),
+		StoreBytes:  p.set.Bytes(),
 		DiskBytes:   p.diskBytesLocked(),
 	}
 }
@@ -171,8 +178,6 @@ func (p *par) diskBytesLocked() uint64 {
 }
 
 func (p *par) result(start time.Time, workers int) (Result, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	stop := Complete
 	if p.halted.Load() {
 		stop = p.stop
@@ -182,10 +187,10 @@ func (p *par) result(start time.Time, workers int) (Result, error) {
 
 // getBlockLocked returns an empty block.
 func (p *par) getBlockLocked() []byte {
-	if n := len(p.free); n > 0 {
-		b := p.free[n-1]
-		p.free[n-1] = nil
-		p.free = p.free[:n-1]
+	if n := len(p.blocks); n > 0 {
+		b := p.blocks[n-1]
+		p.blocks[n-1] = nil
+		p.blocks = p.blocks[:n-1]
 		return b
 	}
 	return make([]byte, 0, blockCap)
@@ -193,18 +198,18 @@ func (p *par) getBlockLocked() []byte {
 
 // releaseLocked keeps the buffer of a block that is no longer in use for
 // reuse, if it is a standard one and no more than the blocks in memory of the
-// next level and one per worker are kept; with a budget, no more than fit in
-// what the levels leave of it either (one per worker at least).
+// next level and one more are kept; with a budget, no more than fit in what
+// the levels leave of it either (one at least).
 func (p *par) releaseLocked(b []byte) {
 	if cap(b) != blockCap {
 		return
 	}
-	keep := p.next.nmem + p.workers
+	keep := p.next.nmem + 1
 	if p.budget > 0 {
-		keep = min(keep, max(p.workers, int((p.budget-p.level.mem-p.next.mem)/blockCap)))
+		keep = min(keep, max(1, int((p.budget-p.level.mem-p.next.mem)/blockCap)))
 	}
-	if len(p.free) < keep {
-		p.free = append(p.free, b[:0])
+	if len(p.blocks) < keep {
+		p.blocks = append(p.blocks, b[:0])
 	}
 }
 
@@ -227,45 +232,35 @@ func (p *par) spillLocked(l *levelQ) error {
 	return nil
 }
 
+// closeOut appends the block being filled, if it holds states, to the next
+// level.
+func (p *par) closeOut() {
+	if p.outStates == 0 {
+		return
+	}
+	if err := p.addNextLocked(p.out); err != nil {
+		p.halt(Complete, err)
+	}
+	p.out, p.outStates = p.getBlockLocked(), 0
+}
+
 // worker is one goroutine of a parallel search, with its own machine.
 type worker struct {
 	p    *par
 	m    Machine
 	emit func(Label, []byte)
-
-	// The state being expanded, and the number of successors it emitted.
-	cur  uint64
-	nord uint32
-
-	rbuf []byte // a block of the level read back from disk
-
-	// Buffered successors, of one or more expanded states.
-	enc   []byte
-	end   []int
-	fps   []store.Fingerprint
-	added []bool
-	par   []uint64 // id of the parent
-	ord   []uint32 // ordinal among the parent's successors
-
-	// New states, not yet committed: a block, and each entry's parent and
-	// ordinal.
-	out    []byte
-	outPar []uint64
-	outOrd []uint32
-	outFp  []store.Fingerprint // only when checkpointing
-
-	// Counts not yet added to the search's.
-	transitions uint64
-	expanded    uint64
-	pruned      Pruned
+	res  *blockResult // being filled
+	nord uint32       // successors emitted by the state being expanded
+	rbuf []byte       // a block of the level read back from disk
+	hit  []bool       // scratch of filter
 }
 
 func (w *worker) emitSucc(_ Label, next []byte) {
-	w.enc = append(w.enc, next...)
-	w.end = append(w.end, len(w.enc))
-	w.fps = append(w.fps, store.Of(next))
-	w.par = append(w.par, w.cur)
-	w.ord = append(w.ord, w.nord)
+	r := w.res
+	r.enc = append(r.enc, next...)
+	r.end = append(r.end, len(r.enc))
+	r.fps = append(r.fps, store.Of(next))
+	r.ord = append(r.ord, w.nord)
 	w.nord++
 }
 
@@ -273,166 +268,271 @@ func (w *worker) emitSucc(_ Label, next []byte) {
 // search halts.
 func (w *worker) run() {
 	p := w.p
+	defer p.wg.Done()
 	defer func() {
-		// A panic in the machine or in Visit is re-raised by Run on
-		// its own goroutine, as in a sequential search.
+		// A panic in the machine is re-raised by Run on its own
+		// goroutine, as in a sequential search.
 		if v := recover(); v != nil {
 			p.mu.Lock()
 			if p.panicked == nil {
 				p.panicked = fmt.Sprintf("%v\n\nworker goroutine stack:\n%s", v, debug.Stack())
 			}
-			p.haltLocked(Complete, nil)
 			p.mu.Unlock()
-		}
-		if p.running.Add(-1) == 0 {
-			p.levelDone <- struct{}{}
+			select {
+			case p.wake <- struct{}{}:
+			default:
+			}
 		}
 	}()
-	for !p.halted.Load() {
+	for {
+		select {
+		case <-p.tokens:
+		case <-p.stopped:
+			return
+		}
 		i := p.nextBlock.Add(1) - 1
 		if i >= int64(p.level.len()) {
-			break
+			return
 		}
-		b, err := p.level.block(int(i), &w.rbuf)
-		if err != nil {
-			p.halt(Complete, fmt.Errorf("explore: %w", err))
-			break
+		var r *blockResult
+		select {
+		case r = <-p.free:
+		default:
+			r = new(blockResult)
 		}
-		w.expand(b)
+		r.reset(int(i))
+		w.res = r
+		if b, err := p.level.block(int(i), &w.rbuf); err != nil {
+			r.err = fmt.Errorf("explore: %w", err)
+		} else {
+			w.expand(b)
+		}
+		p.results <- r // never blocks: it has room for the window
 	}
-	w.flush()
-	w.commit()
 }
 
-// expand expands the states of block b.
+// expand expands the states of block b into w.res.
 func (w *worker) expand(b []byte) {
-	p := w.p
+	r := w.res
 	for off := 0; off < len(b); {
-		if p.halted.Load() {
+		if w.p.halted.Load() {
 			return
 		}
 		id := binary.LittleEndian.Uint64(b[off:])
 		l := int(binary.LittleEndian.Uint32(b[off+8:]))
 		st := b[off+entryHeader : off+entryHeader+l]
 		off += entryHeader + l
-		w.cur, w.nord = id, 0
-		w.pruned |= w.m.Successors(st, w.emit)
-		w.expanded++
-		if len(w.fps) >= batchFps || len(w.enc) >= batchBytes {
-			w.flush()
-		}
+		first := len(r.fps)
+		w.nord = 0
+		pruned := w.m.Successors(st, w.emit)
+		w.filter(first)
+		r.states = append(r.states, expansion{id: id, succs: w.nord, cands: uint32(len(r.fps) - first), pruned: pruned})
 	}
 }
 
-// flush inserts the buffered successors into the visited set and moves the new
-// ones to the worker's block, committing it when it fills.
-func (w *worker) flush() {
-	p := w.p
-	n := len(w.fps)
-	defer func() {
-		w.enc, w.end, w.fps, w.par, w.ord = w.enc[:0], w.end[:0], w.fps[:0], w.par[:0], w.ord[:0]
-	}()
-	if n == 0 || p.halted.Load() {
+// filter drops from w.res the successors from the first-th on that the
+// visited set already holds.
+func (w *worker) filter(first int) {
+	sh, r := w.p.shared, w.res
+	if sh == nil || first == len(r.fps) {
 		return
 	}
-	if cap(w.added) < n {
-		w.added = make([]bool, n, 2*n)
+	n := len(r.fps) - first
+	if cap(w.hit) < n {
+		w.hit = make([]bool, n, 2*n)
 	}
-	added := w.added[:n]
-	if err := p.set.insert(w.fps, added); err != nil {
-		p.halt(Complete, fmt.Errorf("explore: inserting the successors of state %d: %w", w.par[0], err))
+	hit, any := w.hit[:n], false
+	for i, fp := range r.fps[first:] {
+		hit[i] = sh.ContainsShared(fp)
+		any = any || hit[i]
+	}
+	if !any {
 		return
 	}
-	w.transitions += uint64(n)
-	start := 0
-	for i, end := range w.end {
-		if added[i] {
-			enc := w.enc[start:end]
-			if len(enc) > maxEncoding {
-				p.halt(Complete, fmt.Errorf("explore: successor %d of state %d has a %d-byte encoding; the limit is %d", w.ord[i], w.par[i], len(enc), maxEncoding))
-				return
-			}
-			if p.trace != nil && w.ord[i] > maxOrd {
-				p.halt(Complete, fmt.Errorf("explore: state %d has more than %d successors, too many to trace", w.par[i], maxOrd+1))
-				return
-			}
-			w.out = binary.LittleEndian.AppendUint64(w.out, 0) // id assigned by commit
-			w.out = binary.LittleEndian.AppendUint32(w.out, uint32(len(enc)))
-			w.out = append(w.out, enc...)
-			w.outPar = append(w.outPar, w.par[i])
-			w.outOrd = append(w.outOrd, w.ord[i])
-			if p.ck != nil {
-				w.outFp = append(w.outFp, w.fps[i])
-			}
-			if len(w.out) >= blockBytes || len(w.outPar) >= blockStates {
-				if w.commit(); p.halted.Load() {
-					return
-				}
-			}
+	// Compact the candidates in place.
+	j := first
+	start, dst := 0, 0
+	if first > 0 {
+		start = r.end[first-1]
+		dst = start
+	}
+	for i := first; i < len(r.fps); i++ {
+		end := r.end[i]
+		if !hit[i-first] {
+			dst += copy(r.enc[dst:], r.enc[start:end])
+			r.end[j], r.fps[j], r.ord[j] = dst, r.fps[i], r.ord[i]
+			j++
 		}
 		start = end
 	}
+	r.enc, r.end, r.fps, r.ord = r.enc[:dst], r.end[:j], r.fps[:j], r.ord[:j]
 }
 
-// commit publishes the worker's counts and its new states: it assigns their
-// ids, records their parents, visits them and queues them for the next level.
-// Commits are serialized by the search's lock, so Visit is never called
-// concurrently.
-func (w *worker) commit() {
-	p := w.p
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.transitions += w.transitions
-	p.pruned |= w.pruned
-	p.frontier -= w.expanded
-	w.transitions, w.pruned, w.expanded = 0, 0, 0
-	if len(w.outPar) == 0 || p.halted.Load() {
-		w.out, w.outPar, w.outOrd, w.outFp = w.out[:0], w.outPar[:0], w.outOrd[:0], w.outFp[:0]
+// commit commits the result of one block: it inserts its candidates into the
+// visited set and discovers the new ones, in order.
+func (p *par) commit(r *blockResult) {
+	if r.err != nil {
+		p.halt(Complete, r.err)
+		return
+	}
+	n := len(r.fps)
+	if cap(r.added) < n {
+		r.added = make([]bool, n, 2*n)
+	}
+	added := r.added[:n]
+	var err error
+	if p.batcher != nil {
+		err = p.batcher.InsertBatch(r.fps, added)
+	} else {
+		for i, fp := range r.fps {
+			if added[i], err = p.set.Insert(fp); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		id := uint64(0)
+		if len(r.states) > 0 {
+			id = r.states[0].id
+		}
+		p.halt(Complete, fmt.Errorf("explore: inserting the successors of state %d and the next: %w", id, err))
 		return
 	}
 	depth := p.depth + 1
-	off, n := 0, uint64(0)
-	for i, parent := range w.outPar {
-		if p.maxStates != 0 && p.states >= p.maxStates {
-			p.haltLocked(StateLimit, nil)
-			break
-		}
-		id := p.states
-		if p.trace != nil {
-			if id >= maxTraced {
-				p.haltLocked(Complete, fmt.Errorf("explore: more than %d states, too many to trace", uint64(maxTraced)))
-				break
+	c, start := 0, 0
+	for _, e := range r.states {
+		p.frontier--
+		p.pruned |= e.pruned
+		for range e.cands {
+			end := r.end[c]
+			if added[c] {
+				if p.discover(r.enc[start:end], r.fps[c], depth, e.id, r.ord[c]); p.halted.Load() {
+					p.transitions += uint64(r.ord[c]) + 1
+					return
+				}
 			}
-			if err := p.trace.add(parent, w.outOrd[i]); err != nil {
-				p.haltLocked(Complete, err)
-				break
-			}
+			c++
+			start = end
 		}
-		if p.ck != nil {
-			p.ck.logFP(w.outFp[i])
+		p.transitions += uint64(e.succs)
+	}
+}
+
+// discover records a new state with fingerprint fp, successor number ord of
+// state parent, and appends it to the next level.
+func (p *par) discover(enc []byte, fp store.Fingerprint, depth int, parent uint64, ord uint32) {
+	if p.maxStates != 0 && p.states >= p.maxStates {
+		p.halt(StateLimit, nil)
+		return
+	}
+	if len(enc) > maxEncoding {
+		p.halt(Complete, fmt.Errorf("explore: successor %d of state %d has a %d-byte encoding; the limit is %d", ord, parent, len(enc), maxEncoding))
+		return
+	}
+	id := p.states
+	if p.trace != nil {
+		if ord > maxOrd {
+			p.halt(Complete, fmt.Errorf("explore: state %d has more than %d successors, too many to trace", parent, maxOrd+1))
+			return
 		}
-		binary.LittleEndian.PutUint64(w.out[off:], id)
-		l := int(binary.LittleEndian.Uint32(w.out[off+8:]))
-		st := w.out[off+entryHeader : off+entryHeader+l]
-		off += entryHeader + l
-		p.states++
-		n++
-		if p.visit != nil && !p.visit(id, st, depth) {
-			p.haltLocked(Stopped, nil)
-			break
+		if id >= maxTraced {
+			p.halt(Complete, fmt.Errorf("explore: more than %d states, too many to trace", uint64(maxTraced)))
+			return
+		}
+		if err := p.trace.add(parent, ord); err != nil {
+			p.halt(Complete, err)
+			return
 		}
 	}
-	if n > 0 {
-		p.maxDepth = max(p.maxDepth, depth)
-		p.frontier += n
-		if err := p.addNextLocked(w.out[:off]); err != nil {
-			p.haltLocked(Complete, err)
-		}
-		w.out = p.getBlockLocked()
-	} else {
-		w.out = w.out[:0]
+	if p.ck != nil {
+		p.ck.logFP(fp)
 	}
-	w.outPar, w.outOrd, w.outFp = w.outPar[:0], w.outOrd[:0], w.outFp[:0]
+	p.states++
+	p.maxDepth = max(p.maxDepth, depth)
+	p.frontier++
+	p.out = binary.LittleEndian.AppendUint64(p.out, id)
+	p.out = binary.LittleEndian.AppendUint32(p.out, uint32(len(enc)))
+	p.out = append(p.out, enc...)
+	p.outStates++
+	if len(p.out) >= blockBytes || p.outStates >= blockStates {
+		if p.closeOut(); p.halted.Load() {
+			return
+		}
+	}
+	if p.visit != nil && !p.visit(id, enc, depth) {
+		p.halt(Stopped, nil)
+	}
+}
+
+// control is what a level's committer watches besides the results: the
+// context, the deadline and the progress ticker, each nil once fired or if
+// unused.
+type control struct {
+	done     <-chan struct{}
+	deadline <-chan time.Time
+	tick     <-chan time.Time
+	progress func()
+}
+
+// expandLevel has the workers expand the level of depth p.depth while the
+// calling goroutine commits their results in order, until the level is
+// committed or the search halts. The workers have stopped when it returns,
+// also when Visit panics.
+func (p *par) expandLevel(workers []*worker, c *control) {
+	nblocks := p.level.len()
+	p.nextBlock.Store(0)
+	p.committed = 0
+	p.tokens = make(chan struct{}, p.window)
+	for range p.window {
+		p.tokens <- struct{}{}
+	}
+	p.stopped = make(chan struct{})
+	clear(p.pending)
+	n := min(len(workers), nblocks)
+	p.wg.Add(n)
+	for _, w := range workers[:n] {
+		go w.run()
+	}
+	defer func() {
+		close(p.stopped)
+		p.wg.Wait()
+		for len(p.results) > 0 {
+			<-p.results // left over by a halt
+		}
+	}()
+	for p.committed < nblocks && !p.halted.Load() {
+		select {
+		case r := <-p.results:
+			p.pending[r.idx%p.window] = r
+			for !p.halted.Load() {
+				r := p.pending[p.committed%p.window]
+				if r == nil || r.idx != p.committed {
+					break
+				}
+				p.pending[p.committed%p.window] = nil
+				p.commit(r)
+				p.committed++
+				p.tokens <- struct{}{}
+				select {
+				case p.free <- r:
+				default:
+				}
+			}
+		case <-p.wake:
+			p.halt(Complete, nil) // Run re-raises the panic
+		case <-c.done:
+			p.halt(Canceled, nil)
+			c.done = nil
+		case <-c.deadline:
+			p.halt(TimeLimit, nil)
+			c.deadline = nil
+		case <-c.tick:
+			c.progress()
+		}
+	}
+	if !p.halted.Load() {
+		p.closeOut()
+	}
 }
 
 // runParallel runs a level-synchronous parallel breadth-first search with
@@ -443,10 +543,15 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 	p := &par{
 		visit:     s.opt.Visit,
 		maxStates: s.opt.MaxStates,
-		levelDone: make(chan struct{}, 1),
 		ck:        ck,
 		workers:   nw,
+		window:    windowPer * nw,
+		wake:      make(chan struct{}, 1),
 	}
+	p.results = make(chan *blockResult, p.window)
+	p.free = make(chan *blockResult, p.window)
+	p.pending = make([]*blockResult, p.window)
+	p.out = p.getBlockLocked()
 	if s.opt.SpillDir != "" && s.opt.FrontierBudget > 0 {
 		p.spillDir, p.budget = s.opt.SpillDir, s.opt.FrontierBudget
 	}
@@ -463,19 +568,14 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 	}
 	set := s.opt.Set
 	if set == nil {
-		// Few shards: each worker's batches then hold many fingerprints
-		// per shard, which lowers the cost of grouping them and overlaps
-		// more cache misses, while two shards per worker keep lock waits
-		// rare.
-		sh := store.NewSharded(2*nw, 0)
-		defer sh.Close()
-		set = sh
+		// Only this goroutine inserts; the workers look up.
+		mem := store.NewMem(0)
+		defer mem.Close()
+		set = mem
 	}
-	p.set.set = set
-	p.set.batcher, _ = set.(store.BatchInserter)
-	if cs, ok := set.(concurrentSet); !ok || !cs.Concurrent() {
-		p.set.mu = new(sync.Mutex)
-	}
+	p.set = set
+	p.batcher, _ = set.(store.BatchInserter)
+	p.shared, _ = set.(store.SharedReader)
 
 	firstDepth := 0
 	if from == nil {
@@ -520,26 +620,24 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 	workers := make([]*worker, nw)
 	for i := range workers {
 		// Every worker has a clone: the original machine is left to
-		// Visit, which may use it (calls are serialized), and to Path.
+		// Visit, which may use it, and to Path.
 		w := &worker{p: p, m: cl.Clone()}
 		w.emit = w.emitSucc
-		w.out = make([]byte, 0, blockBytes+4<<10)
 		workers[i] = w
 	}
 
-	var deadline <-chan time.Time
+	c := &control{done: ctx.Done()}
 	if s.opt.Timeout > 0 {
 		t := time.NewTimer(time.Until(start.Add(s.opt.Timeout)))
 		defer t.Stop()
-		deadline = t.C
+		c.deadline = t.C
 	}
-	var tick <-chan time.Time
 	if s.opt.Progress != nil {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
-		tick = t.C
+		c.tick = t.C
+		c.progress = func() { s.opt.Progress(p.statsLocked(time.Since(start))) }
 	}
-	done := ctx.Done()
 	var snap *snapshot // the state at the start of the current level
 	for depth := firstDepth; p.level.len() > 0 && !p.halted.Load(); depth++ {
 		if ck != nil {
@@ -557,39 +655,16 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 			break
 		}
 		select {
-		case <-deadline:
+		case <-c.deadline:
 			p.halt(TimeLimit, nil)
-			deadline = nil
+			c.deadline = nil
 		default:
 		}
 		if p.halted.Load() {
 			break
 		}
 		p.depth = depth
-		p.nextBlock.Store(0)
-		n := min(nw, p.level.len())
-		p.running.Store(int32(n))
-		for _, w := range workers[:n] {
-			go w.run()
-		}
-		for waiting := true; waiting; {
-			select {
-			case <-p.levelDone:
-				waiting = false
-			case <-done:
-				p.halt(Canceled, nil)
-				done = nil
-			case <-deadline:
-				p.halt(TimeLimit, nil)
-				deadline = nil
-			case <-tick:
-				p.mu.Lock()
-				st := p.statsLocked(time.Since(start))
-				p.mu.Unlock()
-				s.opt.Progress(st)
-			}
-		}
-
+		p.expandLevel(workers, c)
 		if p.panicked != nil {
 			panic(p.panicked)
 		}
@@ -599,11 +674,9 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 
 		// Recycle the blocks of the expanded level, keeping about as
 		// many as the next level holds in memory, and drop its file.
-		p.mu.Lock()
 		err := p.level.reset(p.releaseLocked)
 		p.level, p.next = p.next, p.level
 		p.carried, p.carriedStates = 0, 0
-		p.mu.Unlock()
 		if err != nil {
 			p.halt(Complete, fmt.Errorf("explore: %w", err))
 			break

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -91,9 +90,24 @@ func parallelMachines() []struct {
 	}
 }
 
+// sameRun reports how two searches' results differ, ignoring times and sizes;
+// "" if they do not.
+func sameRun(par, seq Result) string {
+	if par.Stop != seq.Stop || par.States != seq.States || par.Transitions != seq.Transitions ||
+		par.Frontier != seq.Frontier || par.MaxDepth != seq.MaxDepth || par.Pruned != seq.Pruned {
+		return fmt.Sprintf("parallel %+v, sequential %+v", par, seq)
+	}
+	return ""
+}
+
+// TestParallelMatchesSequential checks that a parallel search is the
+// sequential one: same counts, same states visited in the same order with the
+// same ids and depths, and the same runs to them.
 func TestParallelMatchesSequential(t *testing.T) {
 	for _, tt := range parallelMachines() {
-		seq, err := New(tt.m(), Options{}).Run(context.Background())
+		var sv visited
+		seqSearch := New(tt.m(), Options{Trace: true, Visit: sv.visit(t)})
+		seq, err := seqSearch.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,27 +124,15 @@ func TestParallelMatchesSequential(t *testing.T) {
 					if res.Workers != workers || res.Fallback != "" {
 						t.Errorf("Workers, Fallback = %d, %q; want %d, none", res.Workers, res.Fallback, workers)
 					}
-					if res.Stop != Complete || res.States != seq.States || res.Transitions != seq.Transitions ||
-						res.MaxDepth != seq.MaxDepth || res.Pruned != seq.Pruned || res.Frontier != 0 {
-						t.Fatalf("parallel %+v, sequential %+v", res, seq)
+					if d := sameRun(res, seq); d != "" || res.Stop != Complete || res.Frontier != 0 {
+						t.Fatalf("%s", d)
 					}
-					if uint64(len(v.states)) != res.States {
-						t.Fatalf("Visit called %d times, want %d", len(v.states), res.States)
+					if len(v.states) != len(sv.states) {
+						t.Fatalf("Visit called %d times, want %d", len(v.states), len(sv.states))
 					}
-					seen := make(map[string]bool)
-					for id, st := range v.states {
-						if seen[string(st)] {
-							t.Fatalf("state %d (%x) visited twice", id, st)
-						}
-						seen[string(st)] = true
-					}
-					if !slices.IsSorted(v.depths) || v.depths[0] != 0 || !bytes.Equal(v.states[0], m.Initial(nil)) {
-						t.Fatalf("visits not in depth order from the initial state")
-					}
-					d, _ := m.(distancer)
-					for id, st := range v.states {
-						if d != nil && d.dist(st) != v.depths[id] {
-							t.Fatalf("state %d (%x) at depth %d, distance %d", id, st, v.depths[id], d.dist(st))
+					for id := range v.states {
+						if !bytes.Equal(v.states[id], sv.states[id]) || v.depths[id] != sv.depths[id] {
+							t.Fatalf("state %d: %x at depth %d, sequentially %x at depth %d", id, v.states[id], v.depths[id], sv.states[id], sv.depths[id])
 						}
 					}
 					if !trace {
@@ -144,22 +146,68 @@ func TestParallelMatchesSequential(t *testing.T) {
 						if err != nil {
 							t.Fatalf("Path(%d): %v", id, err)
 						}
-						if len(path)-1 != v.depths[id] {
-							t.Fatalf("Path(%d) has %d steps, depth %d", id, len(path)-1, v.depths[id])
+						want, err := seqSearch.Path(id)
+						if err != nil {
+							t.Fatalf("sequential Path(%d): %v", id, err)
 						}
-						if !bytes.Equal(path[0].State, m.Initial(nil)) {
-							t.Fatalf("Path(%d) does not start at the initial state", id)
+						if len(path) != len(want) {
+							t.Fatalf("Path(%d) has %d steps, sequentially %d", id, len(path), len(want))
+						}
+						for i := range path {
+							if path[i].Label != want[i].Label || !bytes.Equal(path[i].State, want[i].State) {
+								t.Fatalf("Path(%d) step %d: %v %x, sequentially %v %x", id, i, path[i].Label, path[i].State, want[i].Label, want[i].State)
+							}
 						}
 						for i := 1; i < len(path); i++ {
 							if !successorOf(m, path[i-1].State, path[i].Label, path[i].State) {
 								t.Fatalf("Path(%d): step %d is not a transition", id, i)
 							}
 						}
-						if !bytes.Equal(path[len(path)-1].State, v.states[id]) {
-							t.Fatalf("Path(%d) ends at %x, want %x", id, path[len(path)-1].State, v.states[id])
-						}
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestParallelStopsLikeSequential checks that a search stopped by MaxStates
+// or by Visit stops where the sequential one does, with the same counts and
+// the same visits.
+func TestParallelStopsLikeSequential(t *testing.T) {
+	for _, tt := range parallelMachines() {
+		total, err := New(tt.m(), Options{}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []uint64{1, 2, 7, total.States / 3, total.States - 1, total.States} {
+			for _, byVisit := range []bool{false, true} {
+				run := func(workers int) (Result, visited) {
+					var v visited
+					record := v.visit(t)
+					opt := Options{Workers: workers, Visit: record}
+					if byVisit {
+						opt.Visit = func(id uint64, s []byte, d int) bool { return record(id, s, d) && id+1 < at }
+					} else {
+						opt.MaxStates = at
+					}
+					res, err := New(tt.m(), opt).Run(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					return res, v
+				}
+				seq, sv := run(1)
+				for _, workers := range []int{2, 3} {
+					res, v := run(workers)
+					if d := sameRun(res, seq); d != "" {
+						t.Fatalf("%s, stop at %d (visit %v), %d workers: %s", tt.name, at, byVisit, workers, d)
+					}
+					for id := range v.states {
+						if !bytes.Equal(v.states[id], sv.states[id]) {
+							t.Fatalf("%s, stop at %d, %d workers: state %d differs", tt.name, at, workers, id)
+						}
+					}
+				}
 			}
 		}
 	}
@@ -297,7 +345,7 @@ func TestParallelBounds(t *testing.T) {
 }
 
 func TestParallelStore(t *testing.T) {
-	for _, set := range []store.Set{store.NewSharded(4, 0), store.NewMem(0), &failingSet{store.NewMem(0), 1 << 30}} {
+	for _, set := range []store.Set{store.NewMem(0), &failingSet{store.NewMem(0), 1 << 30}} {
 		res, err := New(&grid{k: 4, n: 9}, Options{Workers: 4, Set: set}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
