@@ -136,10 +136,10 @@ type Options struct {
 	// and Result.Workers and Result.Fallback say so.
 	//
 	// A parallel search is the sequential breadth-first search, done
-	// faster: the workers expand states and drop the successors the
-	// visited set already holds, and the goroutine that called Run commits
-	// their results in the order the sequential search would, inserting
-	// the rest into the set and calling Visit. So it discovers the same
+	// faster: the workers expand states and fingerprint their successors,
+	// and the goroutine that called Run commits their results in the
+	// order the sequential search would, inserting the successors into
+	// the set and calling Visit. So it discovers the same
 	// states with the same ids, depths and parents (Path returns the same
 	// runs), calls Visit in the same order, from the goroutine that called
 	// Run, and when MaxStates or Visit stops it, it stops at the same
@@ -147,12 +147,8 @@ type Options struct {
 	// clone of the machine; the machine passed to New is never expanded by
 	// a worker, so Visit may call its methods (HasSCCycle, say).
 	//
-	// Only the goroutine that called Run inserts into the visited set. If
-	// the Set implements store.SharedReader (a *store.Mem does), the
-	// workers look successors up in it concurrently, which leaves the
-	// inserting goroutine only the new states and the duplicates among
-	// them; otherwise every successor is inserted by that goroutine. If
-	// Set is nil, a parallel search uses a store.NewMem set.
+	// Only the goroutine that called Run uses the visited set: any Set
+	// will do. If Set is nil, a parallel search uses a store.NewMem set.
 	Workers int
 
 	// Checkpoint, if non-nil, makes the search save checkpoints to a

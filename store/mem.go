@@ -1,7 +1,5 @@
 package store
 
-import "sync/atomic"
-
 // minSlots is the smallest table NewMem allocates.
 const minSlots = 16
 
@@ -18,19 +16,13 @@ const minSlots = 16
 // Fingerprints are placed by their Lo word, which must therefore be well mixed;
 // those returned by Of are.
 //
-// A Mem is not safe for concurrent use, except that any number of goroutines
-// may call ContainsShared while one goroutine inserts. It must not be used
-// after Close.
+// A Mem is not safe for concurrent use, and must not be used after Close.
 type Mem struct {
 	slots []Fingerprint // len(slots) is a power of two; zero value = empty
-	// pub is the table ContainsShared reads: &slots, published after the
-	// table is filled. Inserts write its slots with atomic stores, Hi
-	// before Lo.
-	pub   atomic.Pointer[[]Fingerprint]
-	mask  uint64 // len(slots) - 1
-	used  uint64 // occupied slots
-	limit uint64 // grow when used exceeds limit
-	zero  bool   // whether the zero fingerprint is a member
+	mask  uint64        // len(slots) - 1
+	used  uint64        // occupied slots
+	limit uint64        // grow when used exceeds limit
+	zero  bool          // whether the zero fingerprint is a member
 
 	touched uint64 // sink for the loads of InsertBatch
 }
@@ -44,7 +36,6 @@ func NewMem(capacityHint uint64) *Mem {
 	}
 	m := new(Mem)
 	m.alloc(n)
-	m.publish()
 	return m
 }
 
@@ -52,12 +43,6 @@ func (m *Mem) alloc(n uint64) {
 	m.slots = make([]Fingerprint, n)
 	m.mask = n - 1
 	m.limit = n / 4 * 3
-}
-
-// publish makes the current table the one ContainsShared reads.
-func (m *Mem) publish() {
-	t := m.slots
-	m.pub.Store(&t)
 }
 
 // Insert adds fp to the set and reports whether it was absent before. It never
@@ -78,9 +63,7 @@ func (m *Mem) Insert(fp Fingerprint) (added bool, err error) {
 			return false, nil
 		}
 		if *s == (Fingerprint{}) {
-			// Hi first: a reader that sees Lo sees Hi.
-			atomic.StoreUint64(&s.Hi, fp.Hi)
-			atomic.StoreUint64(&s.Lo, fp.Lo)
+			*s = fp
 			break
 		}
 		i = (i + 1) & mask
@@ -126,33 +109,6 @@ func (m *Mem) Contains(fp Fingerprint) bool {
 	}
 }
 
-// ContainsShared reports whether fp is in the set, like Contains, but it may
-// be called by any number of goroutines at once while one goroutine inserts.
-// It never reports a fingerprint that was not inserted, and reports every
-// fingerprint whose insertion happened before the call, except the few whose
-// Lo word is zero (and the zero fingerprint): for those it reports false.
-// A caller that uses it to skip known states thus only ever skips states
-// that are in the set.
-func (m *Mem) ContainsShared(fp Fingerprint) bool {
-	t := m.pub.Load()
-	if t == nil || fp.Lo == 0 {
-		return false
-	}
-	slots := *t
-	mask := uint64(len(slots) - 1)
-	for i := fp.Lo & mask; ; i = (i + 1) & mask {
-		s := &slots[i]
-		switch atomic.LoadUint64(&s.Lo) {
-		case 0:
-			return false
-		case fp.Lo:
-			if atomic.LoadUint64(&s.Hi) == fp.Hi {
-				return true
-			}
-		}
-	}
-}
-
 // grow doubles the table and rehashes every occupied slot into it.
 func (m *Mem) grow() { m.growTo(2 * uint64(len(m.slots))) }
 
@@ -172,7 +128,6 @@ func (m *Mem) growTo(n uint64) {
 		}
 		slots[i] = fp
 	}
-	m.publish()
 }
 
 // Len returns the number of fingerprints in the set.
@@ -198,5 +153,4 @@ func (m *Mem) Close() error {
 var (
 	_ Set           = (*Mem)(nil)
 	_ BatchInserter = (*Mem)(nil)
-	_ SharedReader  = (*Mem)(nil)
 )

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"sync/atomic"
 	"testing"
 )
 
@@ -270,50 +269,4 @@ func BenchmarkMemInsert(b *testing.B) {
 		}
 		b.ReportMetric(float64(m.Bytes())/float64(m.Len()), "bytes/entry")
 	})
-}
-
-// TestMemContainsShared checks ContainsShared while another goroutine inserts
-// (run it with -race): it finds every fingerprint inserted before it was
-// called, never one that was not inserted, and the table grows under it.
-func TestMemContainsShared(t *testing.T) {
-	const n = 200000
-	m := NewMem(0)
-	var inserted atomic.Uint64 // fingerprints fpN(0..inserted-1) are in m
-	done := make(chan struct{})
-	errs := make(chan string, 4)
-	for r := range 3 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for i := uint64(r); ; i += 7 {
-				k := inserted.Load()
-				if k == n {
-					return
-				}
-				if k > 0 && !m.ContainsShared(fpN(i%k)) && fpN(i%k).Lo != 0 {
-					errs <- fmt.Sprintf("fpN(%d) inserted but not found", i%k)
-					return
-				}
-				if m.ContainsShared(fpN(n + i)) {
-					errs <- fmt.Sprintf("fpN(%d) found but never inserted", n+i)
-					return
-				}
-			}
-		}()
-	}
-	for i := range uint64(n) {
-		if added, _ := m.Insert(fpN(i)); !added {
-			t.Fatalf("fpN(%d) not added", i)
-		}
-		inserted.Store(i + 1)
-	}
-	for range 3 {
-		<-done
-	}
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
-	if m.ContainsShared(Fingerprint{}) {
-		t.Error("the zero fingerprint is found in a set without it")
-	}
 }

@@ -45,20 +45,6 @@ type Set interface {
 	Close() error
 }
 
-// SharedReader is implemented by Sets that other goroutines may look
-// fingerprints up in while one goroutine inserts: a parallel search's workers
-// use it to drop successors already visited before handing the others to the
-// goroutine that inserts them in order.
-type SharedReader interface {
-	// ContainsShared reports whether fp is in the set. Any number of
-	// goroutines may call it at once, concurrently with the inserts of
-	// one other goroutine. It never reports true for a fingerprint that
-	// was not inserted; it may report false for one that was (one being
-	// inserted concurrently, say), so a false answer must be confirmed by
-	// inserting.
-	ContainsShared(fp Fingerprint) bool
-}
-
 // BatchInserter is implemented by Sets that insert a batch of fingerprints
 // faster than one at a time. An explorer that has the fingerprints of all the
 // successors of a state in hand uses it in place of Insert.
