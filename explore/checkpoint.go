@@ -833,76 +833,85 @@ func (r *run) restore(m *manifest) error {
 	return restoreState(r.ck.cfg, m)
 }
 
-// snapshot returns the state of a parallel search at the start of the level
-// of the given depth, with the caller's state, for a checkpoint.
-func (p *par) snapshot(start time.Time, workers, depth int) (*snapshot, error) {
-	p.mu.Lock()
-	s := &snapshot{stats: p.statsLocked(time.Since(start)), pruned: p.pruned, workers: workers,
-		firstDepth: depth, firstLevel: p.frontier - p.carriedStates}
-	p.mu.Unlock()
-	if p.level.len() > 0 {
-		var buf []byte
-		b, err := p.level.block(0, &buf)
-		if err != nil {
-			return nil, fmt.Errorf("explore: checkpoint: %w", err)
-		}
-		s.firstID = binary.LittleEndian.Uint64(b)
+// snapshot returns the state of a parallel search between two commits, for a
+// checkpoint: the states of the first p.committed blocks of the level of depth
+// p.depth are expanded; the rest of the level and the states of the next level
+// found so far make the frontier, whose ids are the last ones given.
+func (p *par) snapshot(workers int) (*snapshot, error) {
+	s := &snapshot{stats: p.statsLocked(time.Since(p.start)), pruned: p.pruned, workers: workers,
+		firstID: p.states - p.frontier, firstDepth: p.depth, firstLevel: p.frontier - p.nextStates}
+	if s.firstLevel == 0 {
+		// The level is all committed: the frontier is the next one.
+		s.firstDepth, s.firstLevel = p.depth+1, p.frontier
 	}
 	var err error
 	s.state, err = saveState(p.ck.cfg)
 	return s, err
 }
 
-// writeLevel writes the frontier of a parallel search at the start of a level,
-// in the format of a checkpoint's frontier: the level, and the states of the
-// next level carried over from the checkpoint it resumed, if any.
-func (p *par) writeLevel(w io.Writer) (uint64, error) {
-	var (
-		n   uint64
-		buf []byte
-	)
-	for i := range p.level.len() + p.carried {
-		var b []byte
-		var err error
-		if i < p.level.len() {
-			b, err = p.level.block(i, &buf)
-		} else {
-			b, err = p.next.block(i-p.level.len(), &buf)
-		}
-		if err != nil {
-			return n, err
-		}
+// checkpoint writes a checkpoint of the parallel search between two commits.
+func (p *par) checkpoint(workers int) error {
+	s, err := p.snapshot(workers)
+	if err != nil {
+		return err
+	}
+	return p.ck.write(s, p.trace, p.writeFrontier)
+}
+
+// writeFrontier writes the frontier of a parallel search between two commits,
+// in the format of a checkpoint's frontier: the blocks of the level not yet
+// committed, and the next level's blocks and the one being filled.
+func (p *par) writeFrontier(w io.Writer) (uint64, error) {
+	var n uint64
+	write := func(b []byte) error {
 		for off := 0; off < len(b); {
 			l := int(binary.LittleEndian.Uint32(b[off+8:]))
 			if err := writeRecord(w, b[off+entryHeader:off+entryHeader+l]); err != nil {
-				return n, err
+				return err
 			}
 			off += entryHeader + l
 			n++
 		}
+		return nil
 	}
-	return n, nil
+	var buf []byte
+	for i := p.committed; i < p.level.len(); i++ {
+		b, err := p.level.block(i, &buf)
+		if err == nil {
+			err = write(b)
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	for i := range p.next.len() {
+		b, err := p.next.block(i, &buf)
+		if err == nil {
+			err = write(b)
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, write(p.out)
 }
 
 // end returns the result of a parallel search, after writing its last
-// checkpoint unless it failed: that of the start of the level being expanded
-// (snap) if it was canceled, a finished one otherwise.
-func (p *par) end(start time.Time, workers int, snap *snapshot) (Result, error) {
-	res, err := p.result(start, workers)
+// checkpoint unless it failed: one that resumes it if it was canceled (which
+// happens between two commits), a finished one otherwise.
+func (p *par) end(workers int) (Result, error) {
+	res, err := p.result(p.start, workers)
 	if err != nil || p.ck == nil {
 		return res, err
 	}
-	if res.Stop == Canceled && snap != nil {
-		if snap.written {
-			return res, nil
-		}
-		return res, p.ck.write(snap, p.trace, p.writeLevel)
+	if res.Stop == Canceled {
+		return res, p.checkpoint(workers)
 	}
-	s := &snapshot{stats: res.Stats, pruned: res.Pruned, workers: workers, finished: res.Stop != Canceled, stop: res.Stop}
+	s := &snapshot{stats: res.Stats, pruned: res.Pruned, workers: workers, finished: true, stop: res.Stop}
 	if s.state, err = saveState(p.ck.cfg); err != nil {
 		return res, err
 	}
-	return res, p.ck.write(s, p.trace, p.writeLevel)
+	return res, p.ck.write(s, p.trace, p.writeFrontier)
 }
 
 // restore restores a parallel search from the checkpoint m: the first
@@ -950,6 +959,6 @@ func (p *par) restore(m *manifest) error {
 	if ferr != nil {
 		return ferr
 	}
-	p.carried, p.carriedStates = p.next.len(), m.Frontier.Count-m.Frontier.FirstLevel
+	p.nextStates = m.Frontier.Count - m.Frontier.FirstLevel
 	return restoreState(p.ck.cfg, m)
 }

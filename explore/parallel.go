@@ -111,16 +111,11 @@ type par struct {
 	next        levelQ   // blocks of the next level
 	out         []byte   // the next level's block being filled
 	outStates   int      // entries in out
+	nextStates  uint64   // states in next and out
 	blocks      [][]byte // recycled blocks
 	pending     []*blockResult
-	committed   int // blocks of the level committed
-
-	// A search resumed from a checkpoint taken in the middle of a level
-	// starts with the rest of that level, and with the first carried
-	// blocks of next (carriedStates states) restored from the checkpoint
-	// too; zero otherwise.
-	carried       int
-	carriedStates uint64
+	committed   int       // blocks of the level committed
+	start       time.Time // when the search started, for Elapsed
 }
 
 // A blockResult is what a worker found expanding one block of the level: the
@@ -411,6 +406,7 @@ func (p *par) discover(enc []byte, fp store.Fingerprint, depth int, parent uint6
 	p.states++
 	p.maxDepth = max(p.maxDepth, depth)
 	p.frontier++
+	p.nextStates++
 	p.out = binary.LittleEndian.AppendUint64(p.out, id)
 	p.out = binary.LittleEndian.AppendUint32(p.out, uint32(len(enc)))
 	p.out = append(p.out, enc...)
@@ -442,7 +438,6 @@ type control struct {
 func (p *par) expandLevel(workers []*worker, c *control) {
 	nblocks := p.level.len()
 	p.nextBlock.Store(0)
-	p.committed = 0
 	p.tokens = make(chan struct{}, p.window)
 	for range p.window {
 		p.tokens <- struct{}{}
@@ -479,6 +474,11 @@ func (p *par) expandLevel(workers []*worker, c *control) {
 				default:
 				}
 			}
+			if p.ck != nil && !p.halted.Load() && p.ck.isDue(time.Now(), p.states) {
+				if err := p.checkpoint(len(workers)); err != nil {
+					p.halt(Complete, err)
+				}
+			}
 		case <-p.wake:
 			p.halt(Complete, nil) // Run re-raises the panic
 		case <-c.done:
@@ -508,6 +508,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		workers:   nw,
 		window:    windowPer * nw,
 		wake:      make(chan struct{}, 1),
+		start:     start,
 	}
 	p.results = make(chan *blockResult, p.window)
 	p.free = make(chan *blockResult, p.window)
@@ -567,7 +568,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		p.level.add(append(root, init...))
 		if p.visit != nil && !p.visit(0, init, 0) {
 			p.halt(Stopped, nil)
-			return p.end(start, nw, nil)
+			return p.end(nw)
 		}
 	} else {
 		if err := p.restore(from); err != nil {
@@ -598,14 +599,10 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		c.tick = t.C
 		c.progress = func() { s.opt.Progress(p.statsLocked(time.Since(start))) }
 	}
-	var snap *snapshot // the state at the start of the current level
 	for depth := firstDepth; p.level.len() > 0 && !p.halted.Load(); depth++ {
-		if ck != nil {
-			var err error
-			if snap, err = p.snapshot(start, nw, depth); err == nil && ck.isDue(time.Now(), snap.stats.States) {
-				err = ck.write(snap, p.trace, p.writeLevel)
-			}
-			if err != nil {
+		p.depth = depth
+		if ck != nil && ck.isDue(time.Now(), p.states) {
+			if err := p.checkpoint(nw); err != nil {
 				p.halt(Complete, err)
 				break
 			}
@@ -623,24 +620,23 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		if p.halted.Load() {
 			break
 		}
-		p.depth = depth
 		p.expandLevel(workers, c)
 		if p.panicked != nil {
 			panic(p.panicked)
 		}
 		if p.halted.Load() {
-			break // keep the level for the checkpoint of its start
+			break // keep the level: a canceled search checkpoints its rest
 		}
 
 		// Recycle the blocks of the expanded level, keeping about as
 		// many as the next level holds in memory, and drop its file.
 		err := p.level.reset(p.releaseLocked)
 		p.level, p.next = p.next, p.level
-		p.carried, p.carriedStates = 0, 0
+		p.nextStates, p.committed = 0, 0
 		if err != nil {
 			p.halt(Complete, fmt.Errorf("explore: %w", err))
 			break
 		}
 	}
-	return p.end(start, nw, snap)
+	return p.end(nw)
 }

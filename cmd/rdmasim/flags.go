@@ -41,6 +41,9 @@ type searchFlags struct {
 	reduce          bool
 }
 
+// maxWorkers bounds --workers.
+const maxWorkers = 256
+
 func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print one JSON object per file on one line")
 	fs.IntVar(&f.unroll, "unroll", 0, "iterations of each loop per entry, 0 = unbounded (loops are explored to a fixpoint)")
@@ -49,7 +52,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop after this long (e.g. 30s, 5m), 0 = no limit")
 	fs.StringVar(&f.order, "order", "bfs", "search order: bfs (shortest witnesses) or dfs")
 	fs.BoolVar(&f.reduce, "reduce", true, "partial-order reduction of the RDMA machine: NIC steps that touch no memory and commute with everything (a get or fence leaving B1, a get request arriving, a put's acknowledgement) are taken alone; outcomes, reachable conditions and bounds are exact, configuration counts smaller (--reduce=false explores every interleaving)")
-	fs.IntVar(&f.workers, "workers", 1, "parallel BFS workers (results are identical for any number)")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines expanding states in a breadth-first search, 0 = one per core (GOMAXPROCS); results are identical for any number")
 	fs.StringVar(&f.store, "store", "mem", "visited set: mem (in memory, spilling to disk beyond --mem-budget) or pebble (on disk, github.com/cockroachdb/pebble)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "directory for the visited set on disk (default: a temporary directory, removed afterwards)")
 	fs.StringVar(&f.memBudget, "mem-budget", "", "memory for the visited set's in-memory tables, e.g. 512MiB, 2GiB, 1G or bytes: with --store mem the set spills to a Pebble database on disk when they are full; with --store pebble, its write buffer (default: a quarter of the machine's memory for mem, 256MiB for pebble)")
@@ -77,6 +80,9 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 		MaxStates: f.maxStates,
 		Timeout:   f.timeout,
 		Workers:   f.workers,
+	}
+	if o.Workers == 0 {
+		o.Workers = min(runtime.GOMAXPROCS(0), maxWorkers)
 	}
 	switch f.order {
 	case "bfs":
@@ -139,8 +145,8 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 			return o, err
 		}
 	}
-	if f.workers < 1 || f.workers > 256 {
-		return o, fmt.Errorf("--workers %d: want 1..256", f.workers)
+	if f.workers < 0 || f.workers > maxWorkers {
+		return o, fmt.Errorf("--workers %d: want 0..%d", f.workers, maxWorkers)
 	}
 	if f.unroll < 0 || f.unroll > 254 {
 		return o, fmt.Errorf("--unroll %d: want 0..254", f.unroll)
