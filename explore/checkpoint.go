@@ -69,13 +69,13 @@ import (
 // The sequential search checkpoints between two expansions, where the visited
 // set holds exactly the states it has discovered, the frontier those not yet
 // expanded, and the caller's state (Save) reflects the Visit calls of exactly
-// those states. The parallel search checkpoints only between two levels (see
-// Options.Workers), where the same holds; it calls Save at the start of every
-// level, and when a search is canceled in the middle of a level it writes the
-// checkpoint of the start of that level, so the work done on it is done again
-// on resume. A periodic checkpoint is therefore delayed to the end of the
-// level being expanded. A search that ends for any reason but a failure (an
-// error) writes a last checkpoint: a finished one unless it was canceled.
+// those states. The parallel search checkpoints between the commits of two
+// blocks of states (see Options.Workers), where the same holds: the states of
+// the committed blocks are expanded, exactly as if the sequential search had
+// expanded them, and the workers' results not yet committed are left out. A
+// search canceled in a level checkpoints there too, so no work is done again
+// on resume. A search that ends for any reason but a failure (an error)
+// writes a last checkpoint: a finished one unless it was canceled.
 //
 // # Resuming
 //
@@ -83,9 +83,8 @@ import (
 // visited set, the parent records, the frontier and the counters, then the
 // caller's state through Restore, and goes on; Visit is not called again for
 // the states it restored. It reports what the uninterrupted search would have
-// reported: the same States, Transitions, MaxDepth and Pruned, and, searching
-// sequentially, the same ids for the same states (so Path and the caller's
-// state agree). Elapsed and Timeout count the time of the earlier runs too. A
+// reported: the same States, Transitions, MaxDepth and Pruned, and the same
+// ids for the same states (so Path and the caller's state agree). Elapsed and Timeout count the time of the earlier runs too. A
 // resumed finished search does no work: it restores the parent records and
 // the caller's state and returns the result it had. The order, MaxStates,
 // Timeout and Meta must be those of the checkpoint, and Trace can only be
@@ -113,8 +112,7 @@ type Checkpoint struct {
 
 	// Save, if non-nil, returns the caller's state that Visit built from
 	// the states visited so far (a JSON value). It is called at each
-	// checkpoint (at each level of a parallel search), never concurrently
-	// with Visit.
+	// checkpoint, never concurrently with Visit.
 	Save func() (json.RawMessage, error)
 
 	// Restore, if non-nil, is called on resume, before the search goes on,

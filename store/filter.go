@@ -98,6 +98,20 @@ func (f *frontFilter) mayContain(fp Fingerprint) bool {
 	return false
 }
 
+// touch loads the word of every fingerprint of fps that mayContain reads
+// first, in every segment, so that the cache misses of a batch of lookups
+// overlap, and returns a sum of what it loaded for the caller to keep.
+func (f *frontFilter) touch(fps []Fingerprint) uint64 {
+	var sum uint64
+	for _, s := range *f.segs.Load() {
+		for _, fp := range fps {
+			blk, _ := bits.Mul64(fp.Hi, s.nblocks)
+			sum += atomic.LoadUint64(&s.words[blk*8+(fp.Lo&511)>>6])
+		}
+	}
+	return sum
+}
+
 // bytes returns the memory the filter occupies.
 func (f *frontFilter) bytes() uint64 {
 	var n uint64
