@@ -75,9 +75,8 @@ func BenchmarkWalk(b *testing.B) {
 
 // BenchmarkBFSWorkers measures complete breadth-first searches of the grid
 // machine with 4 counters in [0, 24) (331,776 states) by 1, 2 and 4 workers,
-// reporting the rate of distinct states. One worker is the sequential search
-// with its store.Mem; more run the level-synchronous parallel search with a
-// store.Sharded set.
+// reporting the rate of distinct states. One worker is the sequential search;
+// more run the level-synchronous parallel search. Both use a store.Mem.
 func BenchmarkBFSWorkers(b *testing.B) {
 	for _, workers := range []int{1, 2, 4} {
 		for _, trace := range []bool{false, true} {

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"rdmasim/explore"
@@ -12,17 +13,22 @@ import (
 // BenchmarkHotPath explores the RDMA machine of a mid-size program with no
 // visitor (every interleaving, then with the partial-order reduction), and
 // its SC machine: successor generation, encoding, fingerprinting and
-// visited-set insertion only. It reports distinct states per second, the visited set's
-// bytes per state and the average encoded state size.
+// visited-set insertion only; with one worker, then (-w2) with two. It
+// reports distinct states per second, the visited set's bytes per state and
+// the average encoded state size.
 func BenchmarkHotPath(b *testing.B) {
 	for _, bc := range []struct {
-		sem    Semantics
-		reduce bool
-	}{{RDMA, false}, {RDMA, true}, {SC, false}} {
+		sem     Semantics
+		reduce  bool
+		workers int
+	}{{RDMA, false, 1}, {RDMA, true, 1}, {SC, false, 1}, {RDMA, false, 2}, {RDMA, true, 2}} {
 		sem := bc.sem
 		name := sem.String()
 		if bc.reduce {
 			name += "-reduce"
+		}
+		if bc.workers > 1 {
+			name += fmt.Sprintf("-w%d", bc.workers)
 		}
 		b.Run(name, func(b *testing.B) {
 			p, err := parse.File("../../corpus/bench/mp3.rdma")
@@ -39,7 +45,10 @@ func BenchmarkHotPath(b *testing.B) {
 					b.Fatal(err)
 				}
 				encBytes = len(m.Initial(nil))
-				r, err := explore.New(m, explore.Options{}).Run(context.Background())
+				r, err := explore.New(parallel{m}, explore.Options{Workers: bc.workers}).Run(context.Background())
+				if r.Workers != bc.workers {
+					b.Fatalf("%d workers searched, want %d (%s)", r.Workers, bc.workers, r.Fallback)
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
