@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -395,6 +396,56 @@ func TestParallelPanic(t *testing.T) {
 	}()
 	New(&panicky{grid{k: 3, n: 5}}, Options{Workers: 2}).Run(context.Background())
 	t.Errorf("Run returned")
+}
+
+// TestParallelVisitPanic checks that a panic in Visit, which runs on the
+// goroutine of Run, leaves Run with the visitor's value after the workers
+// stopped.
+func TestParallelVisitPanic(t *testing.T) {
+	var running atomic.Int32
+	// A level of many blocks: the workers are ahead of the commits.
+	m := &counting{wide: wide{k: 3, depth: 12}, running: &running}
+	before := runtime.NumGoroutine()
+	func() {
+		defer func() {
+			if v := recover(); v != "visit boom" {
+				t.Errorf("recovered %v, want the visitor's panic", v)
+			}
+		}()
+		New(m, Options{Workers: 3, Visit: func(id uint64, _ []byte, _ int) bool {
+			if id == 20000 {
+				panic("visit boom")
+			}
+			return true
+		}}).Run(context.Background())
+		t.Errorf("Run returned")
+	}()
+	if n := running.Load(); n != 0 {
+		t.Errorf("%d workers still expanding states after Run", n)
+	}
+	for i := 0; runtime.NumGoroutine() > before; i++ {
+		if i == 100 {
+			t.Fatalf("%d goroutines after Run, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// counting is a wide machine that counts the calls of Successors in
+// progress, over all its clones.
+type counting struct {
+	wide
+	running *atomic.Int32
+}
+
+func (c *counting) Clone() Machine {
+	return &counting{wide: wide{k: c.k, depth: c.depth}, running: c.running}
+}
+
+func (c *counting) Successors(s []byte, emit func(Label, []byte)) Pruned {
+	c.running.Add(1)
+	defer c.running.Add(-1)
+	return c.wide.Successors(s, emit)
 }
 
 // exclusive is a grid that reports any concurrent use of one instance.
