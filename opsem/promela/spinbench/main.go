@@ -114,8 +114,9 @@ func (b *bench) file(file string) error {
 			times *[]time.Duration
 			res   *checkJSON
 		}{{nil, &checkT, &check}, {[]string{"--reduce=false"}, &fullT, &full}} {
+			// One worker: pan runs on one core.
 			start := time.Now()
-			out, err := exec.Command(b.bin, append(append([]string{"check", "--json"}, c.flags...), file)...).Output()
+			out, err := exec.Command(b.bin, append(append([]string{"check", "--json", "--workers", "1"}, c.flags...), file)...).Output()
 			if err != nil {
 				return fmt.Errorf("rdmasim check %v: %w", c.flags, err)
 			}
@@ -124,7 +125,7 @@ func (b *bench) file(file string) error {
 				return fmt.Errorf("rdmasim check --json: %w", err)
 			}
 		}
-		out, err := exec.Command(b.bin, "explore", "--json", "--reduce=false", "--semantics", "rdma", file).Output()
+		out, err := exec.Command(b.bin, "explore", "--json", "--reduce=false", "--workers", "1", "--semantics", "rdma", file).Output()
 		if err != nil {
 			return fmt.Errorf("rdmasim explore: %w", err)
 		}
