@@ -184,8 +184,9 @@ func Generate(seed uint64) (*prog.Program, string) {
 // DrawConfig draws a generator configuration: mostly small programs (the
 // generator's defaults), also single-node programs, four threads, longer
 // threads under a smaller state budget, more values, loops (a quarter of
-// the programs), no choose, and random instruction mixes (half of the
-// programs) that make some kinds rare and others frequent.
+// the programs), no choose, a message-passing mix (a fifth of the programs:
+// puts, polls and assumes) and random instruction mixes (two fifths) that
+// make some kinds rare and others frequent.
 func DrawConfig(rng *rand.Rand) (gen.Config, string) {
 	c := gen.DefaultConfig()
 	var d []string
@@ -215,7 +216,21 @@ func DrawConfig(rng *rand.Rand) (gen.Config, string) {
 	if !c.Choose {
 		d = append(d, "no choose")
 	}
-	if rng.IntN(2) == 0 {
+	switch {
+	case rng.IntN(5) == 0:
+		// Message passing: puts and polls on one side, assumes on the
+		// other, the shapes where NIC steps must not be reordered
+		// across CPU steps (they expose a wrong partial-order
+		// reduction, which the default mixes rarely do).
+		c.Threads[0] = max(c.Threads[0], 2)
+		c.Threads[1] = max(c.Threads[1], 2)
+		c.Nodes[0] = max(c.Nodes[0], 2)
+		c.Nodes[1] = max(c.Nodes[1], 2)
+		c.MaxOps = max(c.MaxOps, 3)
+		c.Weights = [gen.NumKinds]int{gen.KWrite: 3, gen.KAssumeEq: 3, gen.KAssumeNe: 1, gen.KCAS: 1,
+			gen.KGet: 4, gen.KPut: 5, gen.KRFence: 1, gen.KPoll: 5}
+		d = append(d, "message passing")
+	case rng.IntN(2) == 0:
 		for k := range c.Weights {
 			c.Weights[k] = rng.IntN(7)
 		}

@@ -42,7 +42,7 @@ func TestGenerate(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	var loops, noChoose, weights, oneNode, fourThreads int
+	var loops, noChoose, weights, mp, oneNode, fourThreads int
 	var st Stats
 	for i := range n {
 		seed := ProgramSeed(99, i)
@@ -61,7 +61,13 @@ func TestGenerate(t *testing.T) {
 		if !c.Choose {
 			noChoose++
 		}
-		if c.Weights != gen.DefaultWeights {
+		switch {
+		case strings.Contains(desc, "message passing"):
+			mp++
+			if len(p.Threads) < 2 {
+				t.Fatalf("message passing with %d thread", len(p.Threads))
+			}
+		case c.Weights != gen.DefaultWeights:
 			weights++
 		}
 		if len(p.Nodes) == 1 {
@@ -83,7 +89,8 @@ func TestGenerate(t *testing.T) {
 	}{
 		{"loops", frac(loops), 0.18, 0.32},
 		{"no choose", frac(noChoose), 0.14, 0.26},
-		{"random weights", frac(weights), 0.42, 0.58},
+		{"random weights", frac(weights), 0.32, 0.48},
+		{"message passing", frac(mp), 0.13, 0.27},
 		{"one node", frac(oneNode), 0.005, 0.2},
 		{"four threads", frac(fourThreads), 0.01, 0.2},
 	} {
