@@ -61,9 +61,13 @@ type fifoSpill struct {
 
 // A segment is a file of spilled chunks, one after another.
 type segment struct {
-	path string
-	f    *os.File // open once reading has started
-	lens []int    // the lengths of its chunks
+	path string   // the file's name, for messages
+	f    *os.File // open from its creation
+	// linked says that the file could not be removed from its directory
+	// at creation (where the system does not allow removing an open
+	// file): remove removes it. Elsewhere a kill leaves nothing behind.
+	linked bool
+	lens   []int // the lengths of its chunks
 	next int      // the chunk to read next
 	off  int64    // its offset
 	size int64    // the file's size
@@ -198,9 +202,6 @@ func (q *fifo) writeTo(w io.Writer) error {
 	}
 	for i := range q.spill.segs {
 		sg := &q.spill.segs[i]
-		if err := sg.open(); err != nil {
-			return err
-		}
 		if _, err := io.Copy(w, io.NewSectionReader(sg.f, sg.off, sg.size-sg.off)); err != nil {
 			return fmt.Errorf("reading the frontier segment %s: %w", sg.path, err)
 		}
@@ -250,13 +251,14 @@ func (q *fifo) spillMiddle() error {
 	return nil
 }
 
-// writeSegment writes chunks to a new segment file in dir.
+// writeSegment writes chunks to a new segment file in dir, removed from the
+// directory at once where the system allows, and kept open.
 func writeSegment(dir string, chunks [][]byte) (segment, error) {
 	f, err := os.CreateTemp(dir, "rdmasim-frontier-*.seg")
 	if err != nil {
 		return segment{}, fmt.Errorf("spilling the frontier: %w", err)
 	}
-	sg := segment{path: f.Name()}
+	sg := segment{path: f.Name(), f: f, linked: os.Remove(f.Name()) != nil}
 	for _, c := range chunks {
 		if _, err = f.Write(c); err != nil {
 			break
@@ -264,36 +266,21 @@ func writeSegment(dir string, chunks [][]byte) (segment, error) {
 		sg.lens = append(sg.lens, len(c))
 		sg.size += int64(len(c))
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		os.Remove(sg.path)
+		sg.remove()
 		return segment{}, fmt.Errorf("spilling the frontier to %s: %w", sg.path, err)
 	}
 	return sg, nil
 }
 
-// open opens the segment's file for reading, if it is not open yet.
-func (sg *segment) open() error {
-	if sg.f != nil {
-		return nil
-	}
-	f, err := os.Open(sg.path)
-	if err != nil {
-		return fmt.Errorf("reading the frontier back: %w", err)
-	}
-	sg.f = f
-	return nil
-}
-
-// remove closes and removes the segment's file.
+// remove closes the segment's file and removes it if it is still linked.
 func (sg *segment) remove() error {
-	if sg.f != nil {
-		sg.f.Close()
-		sg.f = nil
+	err := sg.f.Close()
+	if sg.linked {
+		err = errors.Join(err, os.Remove(sg.path))
 	}
-	if err := os.Remove(sg.path); err != nil {
+	sg.f = nil
+	if err != nil {
 		return fmt.Errorf("removing a frontier segment: %w", err)
 	}
 	return nil
@@ -304,9 +291,6 @@ func (sg *segment) remove() error {
 func (q *fifo) load() error {
 	sp := q.spill
 	sg := &sp.segs[0]
-	if err := sg.open(); err != nil {
-		return err
-	}
 	l := sg.lens[sg.next]
 	c := q.alloc(l)[:l]
 	if _, err := sg.f.ReadAt(c, sg.off); err != nil {
