@@ -68,9 +68,9 @@ type segment struct {
 	// file): remove removes it. Elsewhere a kill leaves nothing behind.
 	linked bool
 	lens   []int // the lengths of its chunks
-	next int      // the chunk to read next
-	off  int64    // its offset
-	size int64    // the file's size
+	next   int   // the chunk to read next
+	off    int64 // its offset
+	size   int64 // the file's size
 }
 
 // setSpill gives the fifo a budget of memory, in bytes, beyond which it
