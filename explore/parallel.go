@@ -67,6 +67,16 @@ const (
 	blockStates = 256 // or this many states
 	entryHeader = 12
 	windowPer   = 4 // blocks claimed and not committed, per worker
+
+	// commitBatch is the number of fingerprints the committer inserts
+	// with one InsertBatch. A batch loads every slot it will probe
+	// first, so that the cache misses overlap; a whole block (about 1,500
+	// successors) loads so much that the first slots are evicted before
+	// they are probed. On the reduced mp4y search on Pebble with two
+	// workers, batches of 16, 32, 64, 128, 256 and 512 ran at 0.78-0.87,
+	// 0.93-0.94, 0.97-0.99, 0.91-1.00, 0.87-1.05 and 0.81-0.88 M
+	// configurations/s, whole blocks at 0.75-0.92.
+	commitBatch = 256
 )
 
 // par is the state of a parallel search. Its fields are used by the
@@ -343,7 +353,10 @@ func (p *par) commit(r *blockResult) {
 	added := r.added[:n]
 	var err error
 	if p.batcher != nil {
-		err = p.batcher.InsertBatch(r.fps, added)
+		for i := 0; i < n && err == nil; i += commitBatch {
+			j := min(i+commitBatch, n)
+			err = p.batcher.InsertBatch(r.fps[i:j], added[i:j])
+		}
 	} else {
 		for i, fp := range r.fps {
 			if added[i], err = p.set.Insert(fp); err != nil {
