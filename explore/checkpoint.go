@@ -836,7 +836,7 @@ func (r *run) restore(m *manifest) error {
 // p.depth are expanded; the rest of the level and the states of the next level
 // found so far make the frontier, whose ids are the last ones given.
 func (p *par) snapshot(workers int) (*snapshot, error) {
-	s := &snapshot{stats: p.statsLocked(time.Since(p.start)), pruned: p.pruned, workers: workers,
+	s := &snapshot{stats: p.stats(time.Since(p.start)), pruned: p.pruned, workers: workers,
 		firstID: p.states - p.frontier, firstDepth: p.depth, firstLevel: p.frontier - p.nextStates}
 	if s.firstLevel == 0 {
 		// The level is all committed: the frontier is the next one.
@@ -930,9 +930,9 @@ func (p *par) restore(m *manifest) error {
 			if id <= levelEnd {
 				p.level.add(b)
 				if p.budget > 0 && p.level.mem > p.budget {
-					ferr = p.spillLocked(&p.level)
+					ferr = p.spillLevel(&p.level)
 				}
-			} else if err := p.addNextLocked(b); err != nil {
+			} else if err := p.addNext(b); err != nil {
 				ferr = err
 			}
 			b = nil
@@ -943,7 +943,7 @@ func (p *par) restore(m *manifest) error {
 			flush()
 		}
 		if b == nil {
-			b = p.getBlockLocked()
+			b = p.getBlock()
 		}
 		b = binary.LittleEndian.AppendUint64(b, id)
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(enc)))

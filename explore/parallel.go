@@ -162,7 +162,7 @@ func (p *par) halt(stop Stop, err error) {
 	p.halted.Store(true)
 }
 
-func (p *par) statsLocked(elapsed time.Duration) Stats {
+func (p *par) stats(elapsed time.Duration) Stats {
 	return Stats{
 		States:      p.states,
 		Transitions: p.transitions,
@@ -170,13 +170,13 @@ func (p *par) statsLocked(elapsed time.Duration) Stats {
 		MaxDepth:    p.maxDepth,
 		Elapsed:     elapsed,
 		StoreBytes:  p.set.Bytes(),
-		DiskBytes:   p.diskBytesLocked(),
+		DiskBytes:   p.diskBytes(),
 	}
 }
 
-// diskBytesLocked returns the bytes of the search's files: the levels'
+// diskBytes returns the bytes of the search's files: the levels'
 // segments and the parent records.
-func (p *par) diskBytesLocked() uint64 {
+func (p *par) diskBytes() uint64 {
 	n := uint64(p.level.size + p.next.size)
 	if p.trace != nil {
 		n += p.trace.diskBytes()
@@ -189,11 +189,11 @@ func (p *par) result(start time.Time, workers int) (Result, error) {
 	if p.halted.Load() {
 		stop = p.stop
 	}
-	return Result{Stats: p.statsLocked(time.Since(start)), Stop: stop, Pruned: p.pruned, Workers: workers, FrontierDiskPeak: p.diskPeak}, p.err
+	return Result{Stats: p.stats(time.Since(start)), Stop: stop, Pruned: p.pruned, Workers: workers, FrontierDiskPeak: p.diskPeak}, p.err
 }
 
-// getBlockLocked returns an empty block.
-func (p *par) getBlockLocked() []byte {
+// getBlock returns an empty block.
+func (p *par) getBlock() []byte {
 	if n := len(p.blocks); n > 0 {
 		b := p.blocks[n-1]
 		p.blocks[n-1] = nil
@@ -208,11 +208,11 @@ func (p *par) getBlockLocked() []byte {
 // and allocating (and zeroing) each anew cost 3% of the time.
 const minFreeBlocks = 8
 
-// releaseLocked keeps the buffer of a block that is no longer in use for
+// release keeps the buffer of a block that is no longer in use for
 // reuse, if it is a standard one and no more than the blocks in memory of the
 // next level and minFreeBlocks more are kept; with a budget, no more than fit
 // in what the levels leave of it either (minFreeBlocks at least).
-func (p *par) releaseLocked(b []byte) {
+func (p *par) release(b []byte) {
 	if cap(b) != blockCap {
 		return
 	}
@@ -225,19 +225,19 @@ func (p *par) releaseLocked(b []byte) {
 	}
 }
 
-// addNextLocked appends a block to the next level, spilling the next level's
+// addNext appends a block to the next level, spilling the next level's
 // blocks in memory if the frontier is then over its budget.
-func (p *par) addNextLocked(b []byte) error {
+func (p *par) addNext(b []byte) error {
 	p.next.add(b)
 	if p.budget > 0 && p.level.mem+p.next.mem > p.budget {
-		return p.spillLocked(&p.next)
+		return p.spillLevel(&p.next)
 	}
 	return nil
 }
 
-// spillLocked spills the blocks in memory of l, p.level or p.next.
-func (p *par) spillLocked(l *levelQ) error {
-	if err := l.spill(p.spillDir, p.releaseLocked); err != nil {
+// spillLevel spills the blocks in memory of l, p.level or p.next.
+func (p *par) spillLevel(l *levelQ) error {
+	if err := l.spill(p.spillDir, p.release); err != nil {
 		return fmt.Errorf("explore: %w", err)
 	}
 	p.diskPeak = max(p.diskPeak, uint64(p.level.size+p.next.size))
@@ -250,10 +250,10 @@ func (p *par) closeOut() {
 	if p.outStates == 0 {
 		return
 	}
-	if err := p.addNextLocked(p.out); err != nil {
+	if err := p.addNext(p.out); err != nil {
 		p.halt(Complete, err)
 	}
-	p.out, p.outStates = p.getBlockLocked(), 0
+	p.out, p.outStates = p.getBlock(), 0
 }
 
 // worker is one goroutine of a parallel search, with its own machine.
@@ -531,7 +531,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 	p.results = make(chan *blockResult, p.window)
 	p.free = make(chan *blockResult, p.window)
 	p.pending = make([]*blockResult, p.window)
-	p.out = p.getBlockLocked()
+	p.out = p.getBlock()
 	if s.opt.SpillDir != "" && s.opt.FrontierBudget > 0 {
 		p.spillDir, p.budget = s.opt.SpillDir, s.opt.FrontierBudget
 	}
@@ -615,7 +615,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		c.tick = t.C
-		c.progress = func() { s.opt.Progress(p.statsLocked(time.Since(start))) }
+		c.progress = func() { s.opt.Progress(p.stats(time.Since(start))) }
 	}
 	for depth := firstDepth; p.level.len() > 0 && !p.halted.Load(); depth++ {
 		p.depth = depth
@@ -648,7 +648,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 
 		// Recycle the blocks of the expanded level, keeping about as
 		// many as the next level holds in memory, and drop its file.
-		err := p.level.reset(p.releaseLocked)
+		err := p.level.reset(p.release)
 		p.level, p.next = p.next, p.level
 		p.nextStates, p.committed = 0, 0
 		if err != nil {
