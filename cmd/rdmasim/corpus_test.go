@@ -124,3 +124,42 @@ func TestCorpusJSON(t *testing.T) {
 		t.Errorf("wrong-expect: %+v", r)
 	}
 }
+
+// TestWorkersIdentical checks that check's reports (verdicts, counts,
+// outcomes, witnesses, where a bound stops) on every bundled litmus test are
+// byte for byte the same with one worker and with several.
+func TestWorkersIdentical(t *testing.T) {
+	files, err := filepath.Glob(litmus + "*.rdma")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no litmus files: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"default", nil},
+		{"every-interleaving", []string{"--reduce=false"}},
+		{"cut", []string{"--max-states", "40"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			report := func(workers string) string {
+				var stdout, stderr bytes.Buffer
+				args := append(append([]string{"check", "--json", "-w", "--workers", workers}, tc.flags...), files...)
+				code := run(context.Background(), args, &stdout, &stderr)
+				if code != exitOK && code != exitFailed {
+					t.Fatalf("--workers %s: exit %d\n%s", workers, code, stderr.String())
+				}
+				return stdout.String()
+			}
+			one := report("1")
+			if !strings.Contains(one, `"witness"`) {
+				t.Fatal("no witness in the reports")
+			}
+			for _, w := range []string{"2", "5"} {
+				if got := report(w); got != one {
+					t.Errorf("--workers %s: the reports differ from one worker's", w)
+				}
+			}
+		})
+	}
+}
