@@ -3,7 +3,9 @@
 //
 // A Set knows nothing about what the fingerprints stand for. The in-memory Set
 // returned by NewMem is an open-addressing hash table with no per-insert
-// allocation; disk-backed sets come later behind the same interface.
+// allocation; OpenPebble returns a set on disk (a Pebble database fed with
+// sorted runs from in-memory tables), and NewSpill an in-memory set that
+// spills to such a database beyond a memory budget.
 package store
 
 import farm "github.com/dgryski/go-farm"
