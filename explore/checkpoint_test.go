@@ -232,7 +232,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				checkResumed(t, filepath.Base(cp), c, want, res, &ref, &v, restoredN)
 				if c.trace {
-					checkPaths(t, c, refSearch, rs, &ref, res.States)
+					checkPaths(t, refSearch, rs, res.States)
 				}
 				// A finished checkpoint resumes to the same result.
 				var v2 visitLog
@@ -296,7 +296,7 @@ func checkResumed(t *testing.T, name string, c ckCase, want, got Result, ref, v 
 
 // checkPaths compares the paths of a resumed search with those of the
 // uninterrupted one.
-func checkPaths(t *testing.T, c ckCase, ref, got *Search, log *visitLog, n uint64) {
+func checkPaths(t *testing.T, ref, got *Search, n uint64) {
 	t.Helper()
 	for _, id := range []uint64{0, 1, n / 3, n / 2, n - 1} {
 		if id >= n {
@@ -310,13 +310,8 @@ func checkPaths(t *testing.T, c ckCase, ref, got *Search, log *visitLog, n uint6
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p) != len(q) {
-			t.Fatalf("Path(%d) after resuming has %d steps, uninterrupted %d", id, len(p), len(q))
-		}
-		for i := range p {
-			if p[i].Label != q[i].Label || !bytes.Equal(p[i].State, q[i].State) {
-				t.Fatalf("Path(%d) after resuming: step %d is %v %x, uninterrupted %v %x", id, i, p[i].Label, p[i].State, q[i].Label, q[i].State)
-			}
+		if d := pathDiff(p, q); d != "" {
+			t.Fatalf("Path(%d) after resuming, against the uninterrupted search's: %s", id, d)
 		}
 	}
 }

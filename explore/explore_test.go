@@ -181,6 +181,19 @@ func (v *visited) visit(t *testing.T) func(uint64, []byte, int) bool {
 	}
 }
 
+// pathDiff describes how the run p differs from the run q; "" if it does not.
+func pathDiff(p, q []Step) string {
+	if len(p) != len(q) {
+		return fmt.Sprintf("%d steps, want %d", len(p), len(q))
+	}
+	for i := range p {
+		if p[i].Label != q[i].Label || !bytes.Equal(p[i].State, q[i].State) {
+			return fmt.Sprintf("step %d is %v %x, want %v %x", i, p[i].Label, p[i].State, q[i].Label, q[i].State)
+		}
+	}
+	return ""
+}
+
 // successorOf reports whether next is emitted by m from s with label l.
 func successorOf(m Machine, s []byte, l Label, next []byte) bool {
 	found := false

@@ -151,13 +151,8 @@ func TestParallelMatchesSequential(t *testing.T) {
 						if err != nil {
 							t.Fatalf("sequential Path(%d): %v", id, err)
 						}
-						if len(path) != len(want) {
-							t.Fatalf("Path(%d) has %d steps, sequentially %d", id, len(path), len(want))
-						}
-						for i := range path {
-							if path[i].Label != want[i].Label || !bytes.Equal(path[i].State, want[i].State) {
-								t.Fatalf("Path(%d) step %d: %v %x, sequentially %v %x", id, i, path[i].Label, path[i].State, want[i].Label, want[i].State)
-							}
+						if d := pathDiff(path, want); d != "" {
+							t.Fatalf("Path(%d) against the sequential search's: %s", id, d)
 						}
 						for i := 1; i < len(path); i++ {
 							if !successorOf(m, path[i-1].State, path[i].Label, path[i].State) {

@@ -89,7 +89,7 @@ func TestSpillSameSearch(t *testing.T) {
 					t.Fatal("the states at some depth differ from those of the search in memory")
 				}
 				if vr.trace {
-					checkPaths(t, ckCase{m: mc.m, workers: vr.workers, resumeWorkers: vr.workers}, refSearch, s, &ref, res.States)
+					checkPaths(t, refSearch, s, res.States)
 				}
 				if ents, _ := os.ReadDir(dir); len(ents) > 0 {
 					t.Errorf("%d files left in the spill directory, such as %s", len(ents), ents[0].Name())
@@ -146,13 +146,8 @@ func TestTraceFile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(p) != len(q) {
-					t.Fatalf("Path(%d): %d steps, in memory %d", id, len(p), len(q))
-				}
-				for i := range p {
-					if p[i].Label != q[i].Label || !bytes.Equal(p[i].State, q[i].State) {
-						t.Fatalf("Path(%d): step %d is %d %x, in memory %d %x", id, i, p[i].Label, p[i].State, q[i].Label, q[i].State)
-					}
+				if d := pathDiff(p, q); d != "" {
+					t.Fatalf("Path(%d) against the in-memory trace's: %s", id, d)
 				}
 			}
 			if err := file.Close(); err != nil {
