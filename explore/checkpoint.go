@@ -835,8 +835,8 @@ func (r *run) restore(m *manifest) error {
 // checkpoint: the states of the first p.committed blocks of the level of depth
 // p.depth are expanded; the rest of the level and the states of the next level
 // found so far make the frontier, whose ids are the last ones given.
-func (p *par) snapshot(workers int) (*snapshot, error) {
-	s := &snapshot{stats: p.stats(time.Since(p.start)), pruned: p.pruned, workers: workers,
+func (p *par) snapshot() (*snapshot, error) {
+	s := &snapshot{stats: p.stats(time.Since(p.start)), pruned: p.pruned, workers: p.workers,
 		firstID: p.states - p.frontier, firstDepth: p.depth, firstLevel: p.frontier - p.nextStates}
 	if s.firstLevel == 0 {
 		// The level is all committed: the frontier is the next one.
@@ -848,8 +848,8 @@ func (p *par) snapshot(workers int) (*snapshot, error) {
 }
 
 // checkpoint writes a checkpoint of the parallel search between two commits.
-func (p *par) checkpoint(workers int) error {
-	s, err := p.snapshot(workers)
+func (p *par) checkpoint() error {
+	s, err := p.snapshot()
 	if err != nil {
 		return err
 	}
@@ -897,15 +897,15 @@ func (p *par) writeFrontier(w io.Writer) (uint64, error) {
 // end returns the result of a parallel search, after writing its last
 // checkpoint unless it failed: one that resumes it if it was canceled (which
 // happens between two commits), a finished one otherwise.
-func (p *par) end(workers int) (Result, error) {
-	res, err := p.result(p.start, workers)
+func (p *par) end() (Result, error) {
+	res, err := p.result(p.workers)
 	if err != nil || p.ck == nil {
 		return res, err
 	}
 	if res.Stop == Canceled {
-		return res, p.checkpoint(workers)
+		return res, p.checkpoint()
 	}
-	s := &snapshot{stats: res.Stats, pruned: res.Pruned, workers: workers, finished: true, stop: res.Stop}
+	s := &snapshot{stats: res.Stats, pruned: res.Pruned, workers: p.workers, finished: true, stop: res.Stop}
 	if s.state, err = saveState(p.ck.cfg); err != nil {
 		return res, err
 	}

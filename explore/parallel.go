@@ -184,12 +184,12 @@ func (p *par) diskBytes() uint64 {
 	return n
 }
 
-func (p *par) result(start time.Time, workers int) (Result, error) {
+func (p *par) result(workers int) (Result, error) {
 	stop := Complete
 	if p.halted.Load() {
 		stop = p.stop
 	}
-	return Result{Stats: p.stats(time.Since(start)), Stop: stop, Pruned: p.pruned, Workers: workers, FrontierDiskPeak: p.diskPeak}, p.err
+	return Result{Stats: p.stats(time.Since(p.start)), Stop: stop, Pruned: p.pruned, Workers: workers, FrontierDiskPeak: p.diskPeak}, p.err
 }
 
 // getBlock returns an empty block.
@@ -493,7 +493,7 @@ func (p *par) expandLevel(workers []*worker, c *control) {
 				}
 			}
 			if p.ck != nil && !p.halted.Load() && p.ck.isDue(time.Now(), p.states) {
-				if err := p.checkpoint(len(workers)); err != nil {
+				if err := p.checkpoint(); err != nil {
 					p.halt(Complete, err)
 				}
 			}
@@ -563,15 +563,15 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		fp := store.Of(init)
 		added, err := set.Insert(fp)
 		if err != nil {
-			res, _ := p.result(start, 1)
+			res, _ := p.result(1)
 			return res, fmt.Errorf("explore: inserting the initial state: %w", err)
 		}
 		if !added {
-			res, _ := p.result(start, 1)
+			res, _ := p.result(1)
 			return res, errors.New("explore: the initial state is already in the visited set")
 		}
 		if len(init) > maxEncoding {
-			res, _ := p.result(start, 1)
+			res, _ := p.result(1)
 			return res, fmt.Errorf("explore: the initial state has a %d-byte encoding; the limit is %d", len(init), maxEncoding)
 		}
 		p.states, p.frontier = 1, 1
@@ -586,11 +586,11 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		p.level.add(append(root, init...))
 		if p.visit != nil && !p.visit(0, init, 0) {
 			p.halt(Stopped, nil)
-			return p.end(nw)
+			return p.end()
 		}
 	} else {
 		if err := p.restore(from); err != nil {
-			res, _ := p.result(start, nw)
+			res, _ := p.result(nw)
 			return res, err
 		}
 		firstDepth = from.Frontier.FirstDepth
@@ -620,7 +620,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 	for depth := firstDepth; p.level.len() > 0 && !p.halted.Load(); depth++ {
 		p.depth = depth
 		if ck != nil && ck.isDue(time.Now(), p.states) {
-			if err := p.checkpoint(nw); err != nil {
+			if err := p.checkpoint(); err != nil {
 				p.halt(Complete, err)
 				break
 			}
@@ -656,5 +656,5 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 			break
 		}
 	}
-	return p.end(nw)
+	return p.end()
 }
