@@ -155,6 +155,9 @@ func TestWorkersIdentical(t *testing.T) {
 			if !strings.Contains(one, `"witness"`) {
 				t.Fatal("no witness in the reports")
 			}
+			if cut := strings.Contains(one, `"complete":false`); cut != (tc.name == "cut") {
+				t.Fatalf("a search cut by a bound: %v", cut)
+			}
 			for _, w := range []string{"2", "5"} {
 				if got := report(w); got != one {
 					t.Errorf("--workers %s: the reports differ from one worker's", w)
