@@ -155,8 +155,10 @@ func TestWorkersIdentical(t *testing.T) {
 			if !strings.Contains(one, `"witness"`) {
 				t.Fatal("no witness in the reports")
 			}
-			if cut := strings.Contains(one, `"complete":false`); cut != (tc.name == "cut") {
-				t.Fatalf("a search cut by a bound: %v", cut)
+			// One litmus test has a loop its model search cannot finish;
+			// the state limit cuts many more.
+			if cut := strings.Count(one, `"complete":false`); (cut > 10) != (tc.name == "cut") {
+				t.Fatalf("%d searches cut by a bound", cut)
 			}
 			for _, w := range []string{"2", "5"} {
 				if got := report(w); got != one {
