@@ -155,8 +155,8 @@ func TestWorkersIdentical(t *testing.T) {
 			if !strings.Contains(one, `"witness"`) {
 				t.Fatal("no witness in the reports")
 			}
-			// One litmus test has a loop its model search cannot finish;
-			// the state limit cuts many more.
+			// Without the limit, max-inflight cuts one search (a put
+			// in a loop, ppo-33-LOOP-PUT-POLL); the limit cuts many.
 			if cut := strings.Count(one, `"complete":false`); (cut > 10) != (tc.name == "cut") {
 				t.Fatalf("%d searches cut by a bound", cut)
 			}
