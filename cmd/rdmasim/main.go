@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -42,9 +43,33 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	e := newEnv(os.Stdout, os.Stderr)
 	e.tuneGC = tuneGC
-	code := runEnv(ctx, os.Args[1:], e)
+	code := profiled(os.Getenv("RDMASIM_CPUPROFILE"), e.stderr, func() int {
+		return runEnv(ctx, os.Args[1:], e)
+	})
 	stop()
 	os.Exit(code)
+}
+
+// profiled runs f, writing a CPU profile of it (go tool pprof) to file
+// unless file is empty. The profile is a developer's tool, so it is set by
+// the RDMASIM_CPUPROFILE environment variable rather than by a flag of every
+// command; a profile that cannot be written is reported and f runs anyway.
+func profiled(file string, stderr io.Writer, f func() int) int {
+	if file == "" {
+		return f()
+	}
+	out, err := os.Create(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "rdmasim: RDMASIM_CPUPROFILE: %v\n", err)
+		return f()
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintf(stderr, "rdmasim: RDMASIM_CPUPROFILE: %v\n", err)
+		return f()
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 // command is one subcommand of the CLI.
