@@ -218,6 +218,7 @@ type Pebble struct {
 	spares    int       // tables sent or to be sent on spare
 	seq       int       // spills started
 	stats     SpillStats
+	rest      []Fingerprint // InsertBatch's fingerprints found in no table
 	sorter    fpSorter      // used by spill, which runs one at a time
 	runBuf    []Fingerprint // likewise
 }
@@ -233,6 +234,9 @@ type SpillStats struct {
 	// waited: for a spill to finish (the second table filled first), for
 	// a cleared table, or to open the database.
 	Stalled, MaxStall time.Duration
+	// DiskLookups counts the lookups that reached Pebble (the front filter
+	// said "maybe"), DiskHits those that found the fingerprint there.
+	DiskLookups, DiskHits uint64
 }
 
 type spillResult struct {
@@ -360,6 +364,7 @@ func (p *Pebble) onDisk(fp Fingerprint) (bool, error) {
 	if p.filter != nil && !p.filter.mayContain(fp) {
 		return false, nil
 	}
+	p.stats.DiskLookups++
 	_, closer, err := p.db.Get(keyOf(&p.key, fp))
 	if err != nil {
 		if errors.Is(err, pebble.ErrNotFound) {
@@ -367,6 +372,7 @@ func (p *Pebble) onDisk(fp Fingerprint) (bool, error) {
 		}
 		return false, fmt.Errorf("store: pebble get: %w", err)
 	}
+	p.stats.DiskHits++
 	return true, closer.Close()
 }
 
@@ -414,11 +420,36 @@ func (p *Pebble) InsertBatch(fps []Fingerprint, added []bool) error {
 		if p.frozen != nil {
 			sum += touch(p.frozen, fps)
 		}
-		if p.stored && p.filter != nil {
-			sum += p.filter.touch(fps)
+		if !p.stored || p.filter == nil {
+			a.touched += sum
+			for i, fp := range fps {
+				var err error
+				if added[i], err = p.insertBuffered(fp); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-		a.touched += sum
+		// Most fingerprints of a search are duplicates found in the
+		// tables: only the others need the front filter, whose block
+		// is a cache miss of its own once the filter outgrows the
+		// cache. Find them first, then load their blocks together.
+		// A fingerprint in a table stays in the set, so added[i] =
+		// false is final even if a spill moves the tables meanwhile;
+		// the others (added[i] true for now) take the whole path.
+		rest := p.rest[:0]
 		for i, fp := range fps {
+			added[i] = !p.inTables(fp)
+			if added[i] {
+				rest = append(rest, fp)
+			}
+		}
+		p.rest = rest
+		a.touched += sum + p.filter.touch(rest)
+		for i, fp := range fps {
+			if !added[i] {
+				continue
+			}
 			var err error
 			if added[i], err = p.insertBuffered(fp); err != nil {
 				return err
@@ -476,6 +507,11 @@ func touch(m *Mem, fps []Fingerprint) uint64 {
 		sum += slots[fp.Lo&mask].Lo
 	}
 	return sum
+}
+
+// inTables reports whether fp is in one of the in-memory tables.
+func (p *Pebble) inTables(fp Fingerprint) bool {
+	return p.active.Contains(fp) || p.old != nil && p.old.Contains(fp) || p.frozen != nil && p.frozen.Contains(fp)
 }
 
 // containsFP reports whether fps holds fp. Batches are the successors of one

@@ -99,6 +99,11 @@ func TestPebbleExact(t *testing.T) {
 					if w.n > 0 && p.Bytes() == 0 {
 						t.Errorf("Bytes() = 0 with %d fingerprints", p.Len())
 					}
+					// checkExact reinserts every member: those
+					// spilled are found on disk.
+					if st := p.Stats(); st.DiskHits > st.DiskLookups || st.Spills > 0 && st.DiskHits == 0 {
+						t.Errorf("%d spills, %d lookups on disk, %d hits", st.Spills, st.DiskLookups, st.DiskHits)
+					}
 					if err := p.Close(); err != nil {
 						t.Fatal(err)
 					}
