@@ -1,6 +1,10 @@
 package machine
 
-import "rdmasim/opsem/prog"
+import (
+	"encoding/binary"
+
+	"rdmasim/opsem/prog"
+)
 
 // The successor function of the hot path (every mode but Options.Graph)
 // works on encodings directly: it locates the buffers of every queue pair in
@@ -48,6 +52,13 @@ func (m *Machine) scan(s []byte) {
 			continue
 		}
 		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf : qi*nBuf+nBuf]
+		if i+8 <= len(s) && binary.LittleEndian.Uint64(s[i:])&0xFF_FFFF_FFFF == 0 {
+			// The five buffers are empty, as those of most queue
+			// pairs are: one load instead of a chain of five.
+			bo[bufB1], bo[bufB2], bo[bufB3], bo[bufRW], bo[bufLW] = i, i+1, i+2, i+3, i+4
+			i += nBuf
+			continue
+		}
 		bo[bufB1] = i
 		i += 1 + 5*int(s[i])
 		bo[bufB2] = i
