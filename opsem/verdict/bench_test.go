@@ -8,6 +8,7 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
+	"rdmasim/store"
 )
 
 // BenchmarkHotPath explores the RDMA machine of a mid-size program with no
@@ -120,6 +121,75 @@ func BenchmarkSuccessorsOnly(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(expanded), "ns/config")
 			b.ReportMetric(float64(succs)/float64(expanded), "succs/config")
+		})
+	}
+}
+
+// BenchmarkSetFloor fingerprints and inserts the successors of a sample of
+// mp3's RDMA configurations (the first 200,000 a search visits, every
+// interleaving, and the successors the machine emits for each) into a fresh
+// in-memory visited set, one batch per configuration as the search does, with
+// no machine at all: the fingerprint's and the set's share of the hot path.
+// It reports nanoseconds per configuration for fingerprinting alone
+// (fingerprint) and for fingerprinting and inserting (insert). With the
+// machine's share (BenchmarkSuccessorsOnly) it bounds the configurations per
+// second any search over these encodings can reach on one core.
+func BenchmarkSetFloor(b *testing.B) {
+	p, err := parse.File("../../corpus/bench/mp3.rdma")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := NewMachine(p, RDMA, machine.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sample [][]byte
+	_, err = explore.New(m, explore.Options{MaxStates: 200_000, Visit: func(_ uint64, s []byte, _ int) bool {
+		sample = append(sample, append([]byte(nil), s...))
+		return true
+	}}).Run(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	// succ[i] holds the successors of sample[i], end[i] where each ends.
+	succ := make([][]byte, len(sample))
+	end := make([][]int, len(sample))
+	nsucc := 0
+	for i, s := range sample {
+		m.Successors(s, func(_ uint64, next []byte) {
+			succ[i] = append(succ[i], next...)
+			end[i] = append(end[i], len(succ[i]))
+			nsucc++
+		})
+	}
+	for _, insert := range []bool{false, true} {
+		name := "fingerprint"
+		if insert {
+			name = "insert"
+		}
+		b.Run(name, func(b *testing.B) {
+			fps := make([]store.Fingerprint, 0, 64)
+			added := make([]bool, 64)
+			var expanded uint64
+			for b.Loop() {
+				set := store.NewMem(0)
+				for i := range sample {
+					fps = fps[:0]
+					start := 0
+					for _, e := range end[i] {
+						fps = append(fps, store.Of(succ[i][start:e]))
+						start = e
+					}
+					if insert {
+						if err := set.InsertBatch(fps, added[:len(fps)]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				expanded += uint64(len(sample))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(expanded), "ns/config")
+			b.ReportMetric(float64(nsucc)/float64(len(sample)), "succs/config")
 		})
 	}
 }
