@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run corpus test test-short bench bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build run corpus test test-short bench bench-pebble bench-spin bench-spin-robust lint fuzz clean tools agree
 
 all: build
 
@@ -48,6 +48,14 @@ test-short:
 COUNT ?= 1
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) ./...
+
+# The sustained rate on disk: every configuration of corpus/bench/mp4z.rdma
+# (6.9*10^7 with the reduction) with the visited set in Pebble and 256 MiB
+# of tables, progress once a second on stderr, the peak memory at the end.
+PEBBLE_BENCH ?= corpus/bench/mp4z.rdma
+bench-pebble: build
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	$(BIN) explore --store pebble --store-dir "$$dir/set" --mem-budget 256MiB --progress $(PEBBLE_BENCH)
 
 # rdmasim check against SPIN (export --promela, spin -a, gcc, pan) end to
 # end on mid-size programs, checking equal outcomes; medians of ROUNDS runs.
