@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -181,5 +182,39 @@ func TestPebbleStore(t *testing.T) {
 		if out.States != 60 || out.Transitions != 95 || !out.Complete {
 			t.Fatalf("%v: %+v", args, out)
 		}
+	}
+}
+
+// TestProfiled checks RDMASIM_CPUPROFILE's helper: it writes a profile when it
+// can, reports when it cannot, and runs the command and returns its code
+// either way.
+func TestProfiled(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, file, stderr string
+		wantFile           bool
+	}{
+		{"off", "", "", false},
+		{"written", filepath.Join(dir, "cpu.prof"), "", true},
+		{"unwritable", filepath.Join(dir, "missing", "cpu.prof"), "rdmasim: RDMASIM_CPUPROFILE: open " + filepath.Join(dir, "missing", "cpu.prof") + ": no such file or directory\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			ran := false
+			if code := profiled(tt.file, &stderr, func() int { ran = true; return 3 }); code != 3 || !ran {
+				t.Fatalf("profiled returned %d, ran %v; want 3, true", code, ran)
+			}
+			if stderr.String() != tt.stderr {
+				t.Errorf("stderr %q, want %q", stderr.String(), tt.stderr)
+			}
+			if tt.file == "" {
+				return
+			}
+			fi, err := os.Stat(tt.file)
+			if got := err == nil && fi.Size() > 0; got != tt.wantFile {
+				t.Errorf("profile written: %v, want %v (%v)", got, tt.wantFile, err)
+			}
+		})
 	}
 }
