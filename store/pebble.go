@@ -54,7 +54,9 @@ const defaultJumpSlots = 1 << 22
 type PebbleOptions struct {
 	// Temp makes the set create a fresh directory inside the directory it
 	// is given (inside os.TempDir() if that is empty) and remove it on
-	// Close. Without Temp the directory given is the database directory.
+	// Close. It first removes the directories there that earlier sets
+	// could not (their process was killed), if no open set holds them.
+	// Without Temp the directory given is the database directory.
 	Temp bool
 
 	// BufferBytes bounds the in-memory write buffer: new fingerprints go
@@ -302,7 +304,8 @@ func (p *Pebble) open() error {
 		return errors.New("store: no directory for the pebble set")
 	}
 	if p.opt.Temp {
-		d, err := os.MkdirTemp(p.dir, "pebbleset-")
+		removeStale(p.dir, time.Now())
+		d, err := os.MkdirTemp(p.dir, tempPrefix)
 		if err != nil {
 			return fmt.Errorf("store: %w", err)
 		}

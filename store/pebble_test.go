@@ -3,8 +3,10 @@ package store
 import (
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // checkExact inserts fps into set, in batches of random sizes through
@@ -238,5 +240,64 @@ func TestFrontFilter(t *testing.T) {
 		if bpk == 12 && fp > 3000 {
 			t.Errorf("false positive rate %.4f with 12 bits/key", float64(fp)/100000)
 		}
+	}
+}
+
+// TestRemoveStale leaves behind what a killed process would (an old
+// temporary set directory with and without a LOCK file), next to a set that
+// is open, a directory too young to judge and unrelated entries, and checks
+// that opening a temporary set removes exactly the stale ones.
+func TestRemoveStale(t *testing.T) {
+	parent := t.TempDir()
+	old := time.Now().Add(-2 * staleAge)
+	mkdir := func(name string, lock bool, mtime time.Time) string {
+		d := filepath.Join(parent, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if lock {
+			if err := os.WriteFile(filepath.Join(d, "LOCK"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chtimes(d, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	stale := mkdir(tempPrefix+"killed", true, old)
+	staleNoLock := mkdir(tempPrefix+"killed-early", false, old)
+	young := mkdir(tempPrefix+"young", false, time.Now())
+	other := mkdir("other-killed", true, old)
+	file := filepath.Join(parent, tempPrefix+"file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open, err := OpenPebble(parent, PebbleOptions{Temp: true, BufferBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	if err := os.Chtimes(open.dir, old, old); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{stale, staleNoLock} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("stale %s not removed (%v)", d, err)
+		}
+	}
+	// A second set finds the first one locked: it stays, like the rest.
+	second, err := OpenPebble(parent, PebbleOptions{Temp: true, BufferBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	for _, d := range []string{open.dir, young, other, file} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
+	}
+	if added, err := open.Insert(uniformFP(1)); err != nil || !added {
+		t.Errorf("the open set after another opened: Insert = %v, %v", added, err)
 	}
 }
