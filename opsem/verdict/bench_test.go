@@ -8,6 +8,7 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
 	"rdmasim/store"
 )
 
@@ -99,18 +100,7 @@ func BenchmarkSuccessorsOnly(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			opt := machine.DefaultOptions()
 			opt.Reduce = reduce
-			m, err := NewMachine(p, RDMA, opt)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var sample [][]byte
-			_, err = explore.New(m, explore.Options{MaxStates: 200_000, Visit: func(_ uint64, s []byte, _ int) bool {
-				sample = append(sample, append([]byte(nil), s...))
-				return true
-			}}).Run(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
+			m, sample := sampleConfigs(b, p, opt)
 			var succs, expanded uint64
 			emit := func(uint64, []byte) { succs++ }
 			for b.Loop() {
@@ -139,18 +129,7 @@ func BenchmarkSetFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := NewMachine(p, RDMA, machine.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var sample [][]byte
-	_, err = explore.New(m, explore.Options{MaxStates: 200_000, Visit: func(_ uint64, s []byte, _ int) bool {
-		sample = append(sample, append([]byte(nil), s...))
-		return true
-	}}).Run(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
+	m, sample := sampleConfigs(b, p, machine.DefaultOptions())
 	// succ[i] holds the successors of sample[i], end[i] where each ends.
 	succ := make([][]byte, len(sample))
 	end := make([][]int, len(sample))
@@ -192,4 +171,23 @@ func BenchmarkSetFloor(b *testing.B) {
 			b.ReportMetric(float64(nsucc)/float64(len(sample)), "succs/config")
 		})
 	}
+}
+
+// sampleConfigs returns the RDMA machine of p under opt and the first 200,000
+// configurations a search of it visits.
+func sampleConfigs(b *testing.B, p *prog.Program, opt machine.Options) (*machine.Machine, [][]byte) {
+	b.Helper()
+	m, err := NewMachine(p, RDMA, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sample [][]byte
+	_, err = explore.New(m, explore.Options{MaxStates: 200_000, Visit: func(_ uint64, s []byte, _ int) bool {
+		sample = append(sample, append([]byte(nil), s...))
+		return true
+	}}).Run(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, sample
 }
