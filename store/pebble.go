@@ -423,32 +423,30 @@ func (p *Pebble) InsertBatch(fps []Fingerprint, added []bool) error {
 		if p.frozen != nil {
 			sum += touch(p.frozen, fps)
 		}
-		if !p.stored || p.filter == nil {
-			a.touched += sum
+		if p.stored && p.filter != nil {
+			// Most fingerprints of a search are duplicates found
+			// in the tables: only the others need the front
+			// filter, whose block is a cache miss of its own once
+			// the filter outgrows the cache. Find them first, then
+			// load their blocks together. A fingerprint in a table
+			// stays in the set, so added[i] = false is final even
+			// if a spill moves the tables meanwhile; the others
+			// (added[i] true for now) take the whole path.
+			rest := p.rest[:0]
 			for i, fp := range fps {
-				var err error
-				if added[i], err = p.insertBuffered(fp); err != nil {
-					return err
+				added[i] = !p.inTables(fp)
+				if added[i] {
+					rest = append(rest, fp)
 				}
 			}
-			return nil
-		}
-		// Most fingerprints of a search are duplicates found in the
-		// tables: only the others need the front filter, whose block
-		// is a cache miss of its own once the filter outgrows the
-		// cache. Find them first, then load their blocks together.
-		// A fingerprint in a table stays in the set, so added[i] =
-		// false is final even if a spill moves the tables meanwhile;
-		// the others (added[i] true for now) take the whole path.
-		rest := p.rest[:0]
-		for i, fp := range fps {
-			added[i] = !p.inTables(fp)
-			if added[i] {
-				rest = append(rest, fp)
+			p.rest = rest
+			sum += p.filter.touch(rest)
+		} else {
+			for i := range added {
+				added[i] = true
 			}
 		}
-		p.rest = rest
-		a.touched += sum + p.filter.touch(rest)
+		a.touched += sum
 		for i, fp := range fps {
 			if !added[i] {
 				continue
