@@ -63,13 +63,17 @@ func profiled(file string, stderr io.Writer, f func() int) int {
 		fmt.Fprintf(stderr, "rdmasim: RDMASIM_CPUPROFILE: %v\n", err)
 		return f()
 	}
-	defer out.Close()
 	if err := pprof.StartCPUProfile(out); err != nil {
 		fmt.Fprintf(stderr, "rdmasim: RDMASIM_CPUPROFILE: %v\n", err)
+		out.Close()
 		return f()
 	}
-	defer pprof.StopCPUProfile()
-	return f()
+	code := f()
+	pprof.StopCPUProfile()
+	if err := out.Close(); err != nil {
+		fmt.Fprintf(stderr, "rdmasim: RDMASIM_CPUPROFILE: %v\n", err)
+	}
+	return code
 }
 
 // command is one subcommand of the CLI.
