@@ -51,7 +51,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.maxStates, "max-states", 0, "stop after this many distinct configurations, 0 = no limit")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop after this long (e.g. 30s, 5m), 0 = no limit")
 	fs.StringVar(&f.order, "order", "bfs", "search order: bfs (shortest witnesses) or dfs")
-	fs.BoolVar(&f.reduce, "reduce", true, "partial-order reduction of the RDMA machine: NIC steps that touch no memory and commute with everything (a get or fence leaving B1, a get request arriving, a put's acknowledgement) are taken alone; outcomes, reachable conditions and bounds are exact, configuration counts smaller (--reduce=false explores every interleaving)")
+	fs.BoolVar(&f.reduce, "reduce", true, "partial-order reduction of the RDMA machine: NIC steps that touch no memory and commute with everything (a get or fence leaving B1, a get request arriving, a put's acknowledgement) are taken alone and at once, and configurations where one is enabled are not stored; outcomes, reachable conditions and bounds are exact, configuration counts and depths smaller (--reduce=false explores every interleaving)")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines expanding states in a breadth-first search, 0 = one per core (GOMAXPROCS); results are identical for any number")
 	fs.StringVar(&f.store, "store", "mem", "visited set: mem (in memory, spilling to disk beyond --mem-budget) or pebble (on disk, github.com/cockroachdb/pebble)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "directory for the visited set on disk (default: a temporary directory, removed afterwards; one left by a killed run is removed by the next run that makes one there)")

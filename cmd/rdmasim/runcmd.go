@@ -64,7 +64,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	initial := m.Format(prev)
 	var steps []machine.Transition
 	n, deadEnd, pruned := explore.Walk(m, rng, *maxSteps, func(l explore.Label, next []byte) bool {
-		steps = append(steps, m.Explain(prev, l))
+		steps = append(steps, m.ExplainChain(prev, l)...)
 		prev = append(prev[:0], next...)
 		return ctx.Err() == nil
 	})

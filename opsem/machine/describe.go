@@ -64,6 +64,24 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 	return tr
 }
 
+// ExplainChain describes transition l taken from configuration s and, under
+// Options.Reduce, the invisible steps taken after it to settle the
+// configuration it reaches (see chained): the last Transition's Post is the
+// configuration Successors emitted under l. Without the reduction it is
+// Explain's one Transition.
+func (m *Machine) ExplainChain(s []byte, l uint64) []Transition {
+	tr := m.Explain(s, l)
+	run := []Transition{tr}
+	if m.chain == nil {
+		return run
+	}
+	for cur := tr.Post; m.chain.invisible(cur); cur = tr.Post {
+		tr = m.Explain(cur, m.chain.stepLabel)
+		run = append(run, tr)
+	}
+	return run
+}
+
 func (m *Machine) describeCPU(st *State, t, arg int) string {
 	in := &m.p.Threads[t].Code[st.pc[t]]
 	switch in.Op {

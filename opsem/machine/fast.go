@@ -47,30 +47,37 @@ func (m *Machine) scan(s []byte) {
 	nq := len(m.p.QPs)
 	for qi := 0; qi < nq; qi++ {
 		m.qoff[qi] = i
-		i++
 		if m.sc {
+			i++
 			continue
 		}
-		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf : qi*nBuf+nBuf]
-		if i+8 <= len(s) && binary.LittleEndian.Uint64(s[i:])&0xFF_FFFF_FFFF == 0 {
-			// The five buffers are empty, as those of most queue
-			// pairs are: one load instead of a chain of five.
-			bo[bufB1], bo[bufB2], bo[bufB3], bo[bufRW], bo[bufLW] = i, i+1, i+2, i+3, i+4
-			i += nBuf
-			continue
-		}
-		bo[bufB1] = i
-		i += 1 + 5*int(s[i])
-		bo[bufB2] = i
-		i += 1 + 5*int(s[i])
-		bo[bufB3] = i
-		i += 1 + 5*int(s[i])
-		bo[bufRW] = i
-		i += 1 + 2*int(s[i])
-		bo[bufLW] = i
-		i += 1 + 3*int(s[i])
+		i = m.scanSeg(s, qi, i)
 	}
 	m.qoff[nq] = i
+}
+
+// scanSeg records in m.lay.boff where the buffers of queue pair qi's segment
+// of s, which begins at i, begin, and returns where the segment ends (RDMA
+// only).
+func (m *Machine) scanSeg(s []byte, qi, i int) int {
+	i++
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf : qi*nBuf+nBuf]
+	if i+8 <= len(s) && binary.LittleEndian.Uint64(s[i:])&0xFF_FFFF_FFFF == 0 {
+		// The five buffers are empty, as those of most queue pairs
+		// are: one load instead of a chain of five.
+		bo[bufB1], bo[bufB2], bo[bufB3], bo[bufRW], bo[bufLW] = i, i+1, i+2, i+3, i+4
+		return i + nBuf
+	}
+	bo[bufB1] = i
+	i += 1 + 5*int(s[i])
+	bo[bufB2] = i
+	i += 1 + 5*int(s[i])
+	bo[bufB3] = i
+	i += 1 + 5*int(s[i])
+	bo[bufRW] = i
+	i += 1 + 2*int(s[i])
+	bo[bufLW] = i
+	return i + 1 + 3*int(s[i])
 }
 
 // pcOf decodes thread t's pc and mid-instruction flag from s.
@@ -81,17 +88,22 @@ func (m *Machine) pcOf(s []byte, t int) (int, bool) {
 
 // successorsFast is Successors for machines without event graphs.
 func (m *Machine) successorsFast(s []byte, emit func(l uint64, next []byte)) uint32 {
+	if m.chain != nil {
+		m.chainOut, emit = emit, m.chainFn
+	}
 	m.parent = append(m.parent[:0], s...) // s may change under emit
 	s = m.parent
 	m.scan(s)
 	if m.opt.Reduce && !m.sc {
 		// Options.Reduce: the first enabled invisible, independent NIC
 		// rule is the only successor.
+		m.settled = false
 		for qi := range m.p.QPs {
 			if m.invisibleStep(s, qi, emit) {
 				return 0
 			}
 		}
+		m.settled = true
 	}
 	var pruned uint32
 	for t := range m.p.Threads {
@@ -277,6 +289,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 			canon = true
 		}
 	}
+	m.touched = touched
 	if !canon && !e.dec {
 		if touched >= 0 {
 			// The prefix copied above is copied again: splice writes
@@ -461,6 +474,7 @@ func (m *Machine) nicStep(s []byte, qi int, l uint64, loc int, v uint8, emit fun
 		m.writeAt(out, loc, v)
 	}
 	m.out = out
+	m.touched = qi
 	emit(l, out)
 }
 
@@ -616,4 +630,92 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 	m.edit.reset()
 	m.edit.drop = 1 << bufB3
 	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN7, qi, 0), -1, 0, emit)
+}
+
+// Under Options.Reduce, a configuration in which an invisible step is
+// enabled has that step as its only successor, so the search need not store
+// it: each successor is settled, that is, invisible steps are taken from it
+// as long as one is enabled, and the configuration reached is emitted in its
+// place, under the label of the step that led to it (ExplainChain recovers
+// the steps in between). Invisible steps commute with each other and with
+// every other transition, and each moves an entry down a queue pair's
+// pipeline or out of it, so settling ends, and where it ends does not depend
+// on the order of the steps. They change neither memory nor the threads, so
+// every configuration skipped has the memory and program counters of the one
+// emitted for it, and no final configuration is ever skipped (its buffers
+// are empty). The configurations stored are those of the reduced machine in
+// which no invisible step is enabled; about half of them on the bench
+// programs.
+
+// chained is the emit of successorsFast under Options.Reduce: it passes the
+// settled successor on to m.chainOut.
+func (m *Machine) chained(l uint64, next []byte) {
+	c := m.chain
+	var moved bool
+	switch qi := m.touched; {
+	case !m.settled:
+		moved = c.settle(next)
+	case qi >= 0:
+		// No invisible step is enabled in the parent, and the step
+		// changed the buffers of queue pair qi alone: only there can
+		// one be enabled now, and only there after taking one.
+		moved = c.settleQP(next, qi, m.qoff[qi])
+	}
+	if !moved {
+		m.chainOut(l, next)
+		return
+	}
+	m.chainOut(l, c.parent)
+}
+
+// settleQP is settle for a configuration s in which an invisible step can
+// be enabled only on queue pair qi, whose segment begins at off.
+func (c *Machine) settleQP(s []byte, qi, off int) bool {
+	moved := false
+	for {
+		c.qoff[qi] = off
+		c.qoff[qi+1] = c.scanSeg(s, qi, off)
+		c.qoff[len(c.p.QPs)] = len(s)
+		c.stepped = false
+		if !c.invisibleStep(s, qi, c.captureFn) {
+			return moved
+		}
+		c.parent, c.out = c.out, c.parent
+		s, moved = c.parent, true
+	}
+}
+
+// settle takes invisible steps from s as long as one is enabled, the one on
+// the first queue pair each time, and reports whether it took any; if it
+// did, the configuration reached is in c.parent. c is a machine's chain.
+func (c *Machine) settle(s []byte) bool {
+	moved := false
+	for {
+		if !c.invisible(s) {
+			return moved
+		}
+		// c.out holds the successor: it becomes the configuration to
+		// settle, and the old one's buffer scratch.
+		c.parent, c.out = c.out, c.parent
+		s, moved = c.parent, true
+	}
+}
+
+// invisible writes to c.out the successor of s by the first invisible step
+// enabled on any queue pair, recording its label in c.stepLabel, and reports
+// whether there was one.
+func (c *Machine) invisible(s []byte) bool {
+	c.scan(s)
+	c.stepped = false
+	for qi := range c.p.QPs {
+		if c.invisibleStep(s, qi, c.captureFn) {
+			break
+		}
+	}
+	return c.stepped
+}
+
+// capture is the emit of settle's steps.
+func (c *Machine) capture(l uint64, _ []byte) {
+	c.stepped, c.stepLabel = true, l
 }

@@ -49,6 +49,24 @@ type Machine struct {
 	lay         layout  // offsets in encodings, for successorsFast
 	edit, canon segEdit // successorsFast's edits of the current transition
 	pre         []byte  // scratch: the prefix of a CPU step's successor
+
+	// Options.Reduce on the RDMA machine: chain settles each successor
+	// by its invisible steps (see settle), with scratch space of its own;
+	// chainFn is m.chained and chainOut the emit it passes settled
+	// successors to.
+	chain    *Machine
+	chainFn  func(l uint64, next []byte)
+	chainOut func(l uint64, next []byte)
+	// In chain: captureFn is c.capture, which records in stepped and
+	// stepLabel the invisible step invisibleStep took.
+	captureFn func(l uint64, next []byte)
+	stepped   bool
+	stepLabel uint64
+	// settled: no invisible step is enabled in the configuration
+	// successorsFast expands; touched: the queue pair whose buffers the
+	// successor being emitted changed, or -1 for none.
+	settled bool
+	touched int
 }
 
 // NewRDMA returns the queue-pair buffer machine of p.
@@ -122,6 +140,14 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 	m.lay.boff = make([]int, nBuf*len(p.QPs))
 	m.base = m.newState()
 	m.work = m.newState()
+	if opt.Reduce && !m.sc && !m.graph {
+		c := *m
+		c.chain, c.qoff, c.lay.boff = nil, make([]int, len(m.qoff)), make([]int, len(m.lay.boff))
+		c.base, c.work = nil, nil
+		c.captureFn = c.capture
+		m.chain = &c
+		m.chainFn = m.chained
+	}
 	return m, nil
 }
 

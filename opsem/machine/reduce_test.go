@@ -15,13 +15,16 @@ import (
 // the CPU projections of its reachable configurations (memory, program
 // counters, carried values and loop counters: what the partial-order
 // reduction must keep), its final memories, its state count and the OR of
-// the bounds that cut it.
-func reach(t *testing.T, m *Machine) (proj, finals map[string]bool, states int, pruned uint32) {
+// the bounds that cut it. Under Options.Reduce it also checks that every
+// successor is settled (no invisible step is enabled in it, by a scan of
+// every queue pair) and, if explain, that ExplainChain's steps lead to it.
+func reach(t *testing.T, m *Machine, explain bool) (proj, finals map[string]bool, states int, pruned uint32) {
 	t.Helper()
 	proj, finals = map[string]bool{}, map[string]bool{}
 	seen := map[string]bool{}
 	queue := [][]byte{m.Initial(nil)}
 	seen[string(queue[0])] = true
+	chk := m.Clone() // Successors uses m's chain
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -29,7 +32,10 @@ func reach(t *testing.T, m *Machine) (proj, finals map[string]bool, states int, 
 		if m.FinalEncoded(s) {
 			finals[string(s[:len(m.p.Locs)])] = true
 		}
-		pruned |= m.Successors(s, func(_ uint64, next []byte) {
+		pruned |= m.Successors(s, func(l uint64, next []byte) {
+			if chk.chain != nil {
+				checkSettled(t, chk, s, l, next, explain)
+			}
 			if !seen[string(next)] {
 				seen[string(next)] = true
 				queue = append(queue, bytes.Clone(next))
@@ -40,6 +46,24 @@ func reach(t *testing.T, m *Machine) (proj, finals map[string]bool, states int, 
 		}
 	}
 	return proj, finals, len(seen), pruned
+}
+
+// checkSettled checks that the successor next that the reduced machine of
+// chk emitted under label l from s is settled and, if explain, that
+// ExplainChain leads to it.
+func checkSettled(t *testing.T, chk *Machine, s []byte, l uint64, next []byte, explain bool) {
+	t.Helper()
+	if chk.chain.invisible(next) {
+		t.Fatalf("%s: successor %s of %s under %s is not settled: %s is enabled in it",
+			chk.p.Name, chk.Format(next), chk.Format(s), chk.Explain(s, l).Rule, chk.Explain(next, chk.chain.stepLabel).Rule)
+	}
+	if !explain {
+		return
+	}
+	if run := chk.ExplainChain(s, l); !bytes.Equal(run[len(run)-1].Post, next) {
+		t.Fatalf("%s: ExplainChain from %s under label %x ends at %s, Successors emitted %s",
+			chk.p.Name, chk.Format(s), l, chk.Format(run[len(run)-1].Post), chk.Format(next))
+	}
 }
 
 // TestReduce checks the partial-order reduction (Options.Reduce) on the
@@ -71,8 +95,8 @@ func TestReduce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			pf, ff, nf, cf := reach(t, mf)
-			pr, fr, nr, cr := reach(t, mr)
+			pf, ff, nf, cf := reach(t, mf, false)
+			pr, fr, nr, cr := reach(t, mr, true)
 			full += nf
 			red += nr
 			if nr > nf {
@@ -161,8 +185,8 @@ func TestReduceSmallPrograms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pf, _, nf, cf := reach(t, mf)
-		pr, _, nr, cr := reach(t, mr)
+		pf, _, nf, cf := reach(t, mf, false)
+		pr, _, nr, cr := reach(t, mr, i%10 == 0)
 		full += nf
 		red += nr
 		same := len(pf) == len(pr) && nr <= nf && cr&^cf == 0

@@ -82,12 +82,17 @@ type Options struct {
 	// it and neither disables nor is disabled by any, so when one is
 	// enabled it alone is expanded (an ample set of one transition). Every
 	// reduced step moves an entry down the pipeline or out of it, so no
-	// cycle is made of reduced states only (the cycle proviso). The
-	// reduction keeps every reachable outcome and every reachable value
-	// of a condition over memory and program counters, and every run it
-	// finds is a run of the machine; it explores fewer configurations, so
-	// state counts differ from the full machine's. A bound reported as
-	// cutting the reduced search is one that cuts the full one.
+	// cycle is made of reduced states only (the cycle proviso). Moreover a
+	// configuration in which such a step is enabled is never emitted:
+	// each successor is settled first, by taking these steps until none
+	// is enabled, and the configuration reached is emitted under the
+	// label of the step that led to it (see chained; ExplainChain lists
+	// the steps in between). The reduction keeps every reachable outcome
+	// and every reachable value of a condition over memory and program
+	// counters, and every run it finds is a run of the machine; it
+	// explores fewer configurations, so state counts (and depths) differ
+	// from the full machine's. A bound reported as cutting the reduced
+	// search is one that cuts the full one.
 	Reduce bool
 }
 

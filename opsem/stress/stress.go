@@ -286,9 +286,9 @@ func witness(m *machine.Machine, w *explore.Walker, walk uint64, reach bool) *Wi
 	prev := m.Initial(nil)
 	run := &verdict.Run{Initial: append([]byte(nil), prev...), InitialText: m.Format(prev)}
 	for _, l := range w.Trace() {
-		t := m.Explain(prev, l)
-		run.Steps = append(run.Steps, t)
-		prev = t.Post
+		ts := m.ExplainChain(prev, l)
+		run.Steps = append(run.Steps, ts...)
+		prev = ts[len(ts)-1].Post
 	}
 	end := "final"
 	if reach {

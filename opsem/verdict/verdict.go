@@ -387,7 +387,7 @@ func explain(m *machine.Machine, path []explore.Step) *Run {
 	run := &Run{Initial: append([]byte(nil), path[0].State...), InitialText: m.Format(path[0].State)}
 	prev := path[0].State
 	for _, st := range path[1:] {
-		run.Steps = append(run.Steps, m.Explain(prev, st.Label))
+		run.Steps = append(run.Steps, m.ExplainChain(prev, st.Label)...)
 		prev = st.State
 	}
 	return run
