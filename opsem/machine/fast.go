@@ -103,6 +103,13 @@ func (m *Machine) successorsFast(s []byte, emit func(l uint64, next []byte)) uin
 				return 0
 			}
 		}
+		if m.opt.ControlHidden {
+			for t := range m.p.Threads {
+				if m.submitStep(s, t, emit) {
+					return 0
+				}
+			}
+		}
 		m.settled = true
 	}
 	var pruned uint32
@@ -653,7 +660,7 @@ func (m *Machine) chained(l uint64, next []byte) {
 	c := m.chain
 	var moved bool
 	switch qi := m.touched; {
-	case !m.settled:
+	case !m.settled || m.opt.ControlHidden:
 		moved = c.settle(next)
 	case qi >= 0:
 		// No invisible step is enabled in the parent, and the step
@@ -702,17 +709,39 @@ func (c *Machine) settle(s []byte) bool {
 }
 
 // invisible writes to c.out the successor of s by the first invisible step
-// enabled on any queue pair, recording its label in c.stepLabel, and reports
+// enabled on any queue pair or, under Options.ControlHidden, by the first
+// thread's submission, recording its label in c.stepLabel, and reports
 // whether there was one.
 func (c *Machine) invisible(s []byte) bool {
 	c.scan(s)
 	c.stepped = false
 	for qi := range c.p.QPs {
 		if c.invisibleStep(s, qi, c.captureFn) {
-			break
+			return true
 		}
 	}
-	return c.stepped
+	if c.opt.ControlHidden {
+		for t := range c.p.Threads {
+			if c.submitStep(s, t, c.captureFn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// submitStep emits, under Options.ControlHidden, thread t's submission from
+// s if t is at a put, get or rfence whose submission the bounds allow, and
+// reports whether it did.
+func (m *Machine) submitStep(s []byte, t int, emit func(l uint64, next []byte)) bool {
+	pc, mid := m.pcOf(s, t)
+	switch m.p.Threads[t].Code[pc].Op {
+	case prog.OpGet, prog.OpPut, prog.OpRFence:
+		// fastCPU emits the submission or reports the bound that
+		// disables it.
+		return !mid && m.fastCPU(s, t, emit) == 0
+	}
+	return false
 }
 
 // capture is the emit of settle's steps.

@@ -14,7 +14,7 @@ import (
 // reach explores m completely (breadth-first, no state limit) and returns
 // the CPU projections of its reachable configurations (memory, program
 // counters, carried values and loop counters: what the partial-order
-// reduction must keep), its final memories, its state count and the OR of
+// reduction must keep; memory alone under Options.ControlHidden), its final memories, its state count and the OR of
 // the bounds that cut it. Under Options.Reduce it also checks that every
 // successor is settled (no invisible step is enabled in it, by a scan of
 // every queue pair) and, if explain, that ExplainChain's steps lead to it.
@@ -28,7 +28,11 @@ func reach(t *testing.T, m *Machine, explain bool) (proj, finals map[string]bool
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		proj[string(s[:m.lay.qBase])] = true
+		if m.opt.ControlHidden {
+			proj[string(s[:len(m.p.Locs)])] = true
+		} else {
+			proj[string(s[:m.lay.qBase])] = true
+		}
 		if m.FinalEncoded(s) {
 			finals[string(s[:len(m.p.Locs)])] = true
 		}
@@ -46,6 +50,20 @@ func reach(t *testing.T, m *Machine, explain bool) (proj, finals map[string]bool
 		}
 	}
 	return proj, finals, len(seen), pruned
+}
+
+// project returns the projections proj of a full machine's configurations
+// as reach gives them for a reduced machine: proj itself, or their memories
+// if hidden (Options.ControlHidden) is set. nloc is the count of locations.
+func project(proj map[string]bool, nloc int, hidden bool) map[string]bool {
+	if !hidden {
+		return proj
+	}
+	mem := map[string]bool{}
+	for k := range proj {
+		mem[k[:nloc]] = true
+	}
+	return mem
 }
 
 // checkSettled checks that the successor next that the reduced machine of
@@ -90,33 +108,38 @@ func TestReduce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
+			pc, ff, nf, cf := reach(t, mf, false)
 			opt.Reduce = true
-			mr, err := NewRDMA(p, opt)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			pf, ff, nf, cf := reach(t, mf, false)
-			pr, fr, nr, cr := reach(t, mr, true)
-			full += nf
-			red += nr
-			if nr > nf {
-				t.Errorf("%s: reduced machine reaches %d states, full %d", name, nr, nf)
-			}
-			for k := range pr {
-				if !pf[k] {
-					t.Errorf("%s: reduced machine reaches projection %x, full does not", name, k)
+			for _, hidden := range []bool{false, true} {
+				opt.ControlHidden = hidden
+				pf := project(pc, len(p.Locs), hidden)
+				mr, err := NewRDMA(p, opt)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
-			}
-			if cr&^cf != 0 {
-				t.Errorf("%s: reduced search cut by %b, full by %b", name, cr, cf)
-			}
-			for k := range pf {
-				if !pr[k] {
-					t.Errorf("%s: full machine reaches projection %x, reduced does not", name, k)
+				name := fmt.Sprintf("%s hidden=%v", name, hidden)
+				pr, fr, nr, cr := reach(t, mr, true)
+				full += nf
+				red += nr
+				if nr > nf {
+					t.Errorf("%s: reduced machine reaches %d states, full %d", name, nr, nf)
 				}
-			}
-			if len(ff) != len(fr) {
-				t.Errorf("%s: %d final memories, reduced %d", name, len(ff), len(fr))
+				for k := range pr {
+					if !pf[k] {
+						t.Errorf("%s: reduced machine reaches projection %x, full does not", name, k)
+					}
+				}
+				if cr&^cf != 0 {
+					t.Errorf("%s: reduced search cut by %b, full by %b", name, cr, cf)
+				}
+				for k := range pf {
+					if !pr[k] {
+						t.Errorf("%s: full machine reaches projection %x, reduced does not", name, k)
+					}
+				}
+				if len(ff) != len(fr) {
+					t.Errorf("%s: %d final memories, reduced %d", name, len(ff), len(fr))
+				}
 			}
 		}
 	}
@@ -180,13 +203,17 @@ func TestReduceSmallPrograms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.Reduce = true
+		// Every other program hides control points
+		// (Options.ControlHidden): submissions are settled too, and
+		// only memories are compared.
+		opt.Reduce, opt.ControlHidden = true, i%2 == 1
 		mr, err := NewRDMA(p, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pf, _, nf, cf := reach(t, mf, false)
-		pr, _, nr, cr := reach(t, mr, i%10 == 0)
+		pf = project(pf, len(p.Locs), opt.ControlHidden)
+		pr, _, nr, cr := reach(t, mr, i%10 < 2)
 		full += nf
 		red += nr
 		same := len(pf) == len(pr) && nr <= nf && cr&^cf == 0
@@ -194,8 +221,8 @@ func TestReduceSmallPrograms(t *testing.T) {
 			same = same && pf[k]
 		}
 		if !same {
-			t.Fatalf("max-inflight %d: reduced machine: %d states, %d projections, cut %b; full: %d, %d, cut %b\n%s",
-				opt.MaxInflight, nr, len(pr), cr, nf, len(pf), cf, src.String())
+			t.Fatalf("max-inflight %d, control hidden %v: reduced machine: %d states, %d projections, cut %b; full: %d, %d, cut %b\n%s",
+				opt.MaxInflight, opt.ControlHidden, nr, len(pr), cr, nf, len(pf), cf, src.String())
 		}
 	}
 	t.Logf("%d programs: %d configurations, %d reduced", n, full, red)

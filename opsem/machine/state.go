@@ -94,6 +94,17 @@ type Options struct {
 	// from the full machine's. A bound reported as cutting the reduced
 	// search is one that cuts the full one.
 	Reduce bool
+	// ControlHidden says that nothing reads a thread's control point (its
+	// pc: T@L, T@end) except in final configurations, as with a query on
+	// final outcomes or a reach condition over memory only. Under Reduce a
+	// thread's submission of a put, a get or an rfence is then invisible
+	// too, and settled like the NIC steps: it writes no memory, touches
+	// only its thread and its own queue pair's B1 tail, no other step
+	// disables it (no NIC step raises a queue pair's in-flight count), and
+	// every cycle of a thread passes a branch, which is never settled. The
+	// reduction then keeps every final outcome and every reachable value of
+	// a condition over memory, but no longer every reachable control point.
+	ControlHidden bool
 }
 
 // DeadLocations returns the locations of p that no instruction reads (as

@@ -252,6 +252,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
 	mopt := opt.Machine
 	mopt.Dead = machine.DeadLocations(p, res.Locs)
+	mopt.ControlHidden = q.Kind != prog.QReach || !cond.HasControl()
 	m, err := NewMachine(p, sem, mopt)
 	if err != nil {
 		return nil, err
