@@ -296,7 +296,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 			canon = true
 		}
 	}
-	m.touched = touched
+	m.touched, m.mover = touched, t
 	if !canon && !e.dec {
 		if touched >= 0 {
 			// The prefix copied above is copied again: splice writes
@@ -481,7 +481,7 @@ func (m *Machine) nicStep(s []byte, qi int, l uint64, loc int, v uint8, emit fun
 		m.writeAt(out, loc, v)
 	}
 	m.out = out
-	m.touched = qi
+	m.touched, m.mover = qi, m.p.QPs[qi].Thread
 	emit(l, out)
 }
 
@@ -660,8 +660,12 @@ func (m *Machine) chained(l uint64, next []byte) {
 	c := m.chain
 	var moved bool
 	switch qi := m.touched; {
-	case !m.settled || m.opt.ControlHidden:
+	case !m.settled:
 		moved = c.settle(next)
+	case m.opt.ControlHidden:
+		// As below, and a submission can be enabled only for the
+		// thread that moved or owns queue pair qi.
+		moved = c.settleAt(next, m.mover, qi)
 	case qi >= 0:
 		// No invisible step is enabled in the parent, and the step
 		// changed the buffers of queue pair qi alone: only there can
@@ -673,6 +677,27 @@ func (m *Machine) chained(l uint64, next []byte) {
 		return
 	}
 	m.chainOut(l, c.parent)
+}
+
+// settleAt is settle under Options.ControlHidden for a configuration s in
+// which an invisible step can be enabled only on queue pair qi (none if qi
+// is -1) and a submission only by thread t, the owner of qi. The steps it
+// takes keep it so: a NIC step on qi changes no other queue pair, and t's
+// submission changes only the queue pair it is on.
+func (c *Machine) settleAt(s []byte, t, qi int) bool {
+	moved := false
+	for {
+		c.scan(s)
+		c.stepped = false
+		if qi < 0 || !c.invisibleStep(s, qi, c.captureFn) {
+			if !c.submitStep(s, t, c.captureFn) {
+				return moved
+			}
+			qi = c.touched
+		}
+		c.parent, c.out = c.out, c.parent
+		s, moved = c.parent, true
+	}
 }
 
 // settleQP is settle for a configuration s in which an invisible step can

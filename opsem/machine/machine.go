@@ -64,9 +64,11 @@ type Machine struct {
 	stepLabel uint64
 	// settled: no invisible step is enabled in the configuration
 	// successorsFast expands; touched: the queue pair whose buffers the
-	// successor being emitted changed, or -1 for none.
+	// successor being emitted changed, or -1 for none; mover: the thread
+	// that took the step, or that owns the queue pair of a NIC step.
 	settled bool
 	touched int
+	mover   int
 }
 
 // NewRDMA returns the queue-pair buffer machine of p.
