@@ -40,7 +40,8 @@ func BenchmarkHotPath(b *testing.B) {
 			var states, storeBytes uint64
 			var encBytes int
 			opt := machine.DefaultOptions()
-			opt.Reduce = bc.reduce
+			// As Compute sets them for mp3's final query.
+			opt.Reduce, opt.ControlHidden = bc.reduce, bc.reduce
 			for b.Loop() {
 				m, err := NewMachine(p, sem, opt)
 				if err != nil {
@@ -99,7 +100,7 @@ func BenchmarkSuccessorsOnly(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			opt := machine.DefaultOptions()
-			opt.Reduce = reduce
+			opt.Reduce, opt.ControlHidden = reduce, reduce
 			m, sample := sampleConfigs(b, p, opt)
 			var succs, expanded uint64
 			emit := func(uint64, []byte) { succs++ }
