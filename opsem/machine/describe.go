@@ -65,10 +65,10 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 }
 
 // ExplainChain describes transition l taken from configuration s and, under
-// Options.Reduce, the invisible steps taken after it to settle the
-// configuration it reaches (see chained): the last Transition's Post is the
-// configuration Successors emitted under l. Without the reduction it is
-// Explain's one Transition.
+// Options.Reduce, the invisible steps (and, under Options.ControlHidden, the
+// submissions) taken after it to settle the configuration it reaches (see
+// chained): the last Transition's Post is the configuration Successors
+// emitted under l. Without the reduction it is Explain's one Transition.
 func (m *Machine) ExplainChain(s []byte, l uint64) []Transition {
 	tr := m.Explain(s, l)
 	run := []Transition{tr}

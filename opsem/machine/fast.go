@@ -644,15 +644,18 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 // it: each successor is settled, that is, invisible steps are taken from it
 // as long as one is enabled, and the configuration reached is emitted in its
 // place, under the label of the step that led to it (ExplainChain recovers
-// the steps in between). Invisible steps commute with each other and with
-// every other transition, and each moves an entry down a queue pair's
-// pipeline or out of it, so settling ends, and where it ends does not depend
-// on the order of the steps. They change neither memory nor the threads, so
-// every configuration skipped has the memory and program counters of the one
-// emitted for it, and no final configuration is ever skipped (its buffers
-// are empty). The configurations stored are those of the reduced machine in
-// which no invisible step is enabled; about half of them on the bench
-// programs.
+// the steps in between). The invisible steps are N2, N3, N5 and N7 and,
+// under Options.ControlHidden, submissions (see Options). They commute with
+// each other and with every other transition, none disables another, and
+// each moves an entry down a queue pair's pipeline or out of it, or a thread
+// past a put, get or rfence (every cycle of a thread passes a branch, which
+// is not invisible), so settling ends, and where it ends does not depend on
+// the order of the steps. None writes memory, so every configuration skipped
+// has the memory of the one emitted for it (and its program counters, but
+// for submissions), and no final configuration is ever skipped (its buffers
+// are empty and its threads at their ends). The configurations stored are
+// those of the reduced machine in which no invisible step is enabled: on the
+// bench programs a tenth as many as the reduction stored without settling.
 
 // chained is the emit of successorsFast under Options.Reduce: it passes the
 // settled successor on to m.chainOut.

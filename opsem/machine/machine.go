@@ -58,12 +58,12 @@ type Machine struct {
 	chainFn  func(l uint64, next []byte)
 	chainOut func(l uint64, next []byte)
 	// In chain: captureFn is c.capture, which records in stepped and
-	// stepLabel the invisible step invisibleStep took.
+	// stepLabel the invisible step or submission just taken.
 	captureFn func(l uint64, next []byte)
 	stepped   bool
 	stepLabel uint64
-	// settled: no invisible step is enabled in the configuration
-	// successorsFast expands; touched: the queue pair whose buffers the
+	// settled: no invisible step (nor, under Options.ControlHidden, any
+	// submission) is enabled in the configuration successorsFast expands; touched: the queue pair whose buffers the
 	// successor being emitted changed, or -1 for none; mover: the thread
 	// that took the step, or that owns the queue pair of a NIC step.
 	settled bool
