@@ -112,3 +112,81 @@ func TestWorkersEqualSequential(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceCorpus computes every litmus program's RDMA verdict with and
+// without the partial-order reduction, which settles successors (and, where
+// no reach condition reads a control point, submissions): the reduced search
+// is complete whenever the full one is, and finds the same outcomes and the
+// same answer. Its witness is a run of the machine: each step starts where
+// the last ended, and the last reaches a configuration that decides the
+// query.
+func TestReduceCorpus(t *testing.T) {
+	files, err := filepath.Glob("../../corpus/litmus/*.rdma")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files: %v", err)
+	}
+	hidden := 0
+	for _, f := range files {
+		p, err := parse.File(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res [2]*Result
+		for i, reduce := range []bool{false, true} {
+			opt := Options{Machine: machine.DefaultOptions(), Witness: true}
+			opt.Machine.Reduce = reduce
+			if res[i], err = Compute(context.Background(), p, RDMA, opt); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+		}
+		full, red := res[0], res[1]
+		name := filepath.Base(f)
+		if full.Complete && !red.Complete {
+			t.Errorf("%s: reduced search cut by %s, full search complete", name, red.Bound)
+		}
+		if d := CompareOutcomes(red, full); !d.Empty() {
+			t.Errorf("%s: outcomes only reduced %v, only full %v", name, d.OnlyMachine, d.OnlyModel)
+		}
+		if full.Complete && red.Allowed != full.Allowed {
+			t.Errorf("%s: allowed %v reduced, %v full", name, red.Allowed, full.Allowed)
+		}
+		if red.Search.States > full.Search.States {
+			t.Errorf("%s: %d states reduced, %d full", name, red.Search.States, full.Search.States)
+		}
+		if p.Query.Kind != prog.QReach || !p.Query.Cond.HasControl() {
+			hidden++
+		}
+		w := red.Witness
+		if w == nil {
+			continue
+		}
+		// The full machine Compute searched (Dead as it sets it).
+		mopt := machine.DefaultOptions()
+		mopt.Dead = machine.DeadLocations(p, ShownLocations(p))
+		m, err := NewMachine(p, RDMA, mopt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur := w.Initial
+		for i, st := range w.Steps {
+			found := false
+			m.Successors(cur, func(l uint64, next []byte) {
+				found = found || l == st.Label && string(next) == string(st.Post)
+			})
+			if !found {
+				t.Fatalf("%s: witness step %d (%s %s) is not a step of the full machine", name, i+1, st.Actor, st.What)
+			}
+			cur = st.Post
+		}
+		sat := p.Query.Cond == nil || p.Query.Cond.Eval(p, m.Encoded(cur))
+		if p.Query.Kind == prog.QForall {
+			sat = !sat
+		}
+		if !sat || p.Query.Final() && !m.FinalEncoded(cur) {
+			t.Errorf("%s: the witness ends in %s, which does not decide the query", name, m.Format(cur))
+		}
+	}
+	if hidden == 0 || hidden == len(files) {
+		t.Errorf("%d of %d programs hide control points: want both kinds", hidden, len(files))
+	}
+}
