@@ -668,7 +668,11 @@ func (m *Machine) chained(l uint64, next []byte) {
 	case m.opt.ControlHidden:
 		// As below, and a submission can be enabled only for the
 		// thread that moved or owns queue pair qi.
-		moved = c.settleAt(next, m.mover, qi)
+		off := 0
+		if qi >= 0 {
+			off = m.qoff[qi]
+		}
+		moved = c.settleAt(next, m.mover, qi, off)
 	case qi >= 0:
 		// No invisible step is enabled in the parent, and the step
 		// changed the buffers of queue pair qi alone: only there can
@@ -687,12 +691,28 @@ func (m *Machine) chained(l uint64, next []byte) {
 // is -1) and a submission only by thread t, the owner of qi. The steps it
 // takes keep it so: a NIC step on qi changes no other queue pair, and t's
 // submission changes only the queue pair it is on.
-func (c *Machine) settleAt(s []byte, t, qi int) bool {
+//
+// Its first look needs only qi's segment, which begins at off as in the
+// parent, and a full scan only if t is at a submission; after a step it
+// scans s whole.
+func (c *Machine) settleAt(s []byte, t, qi, off int) bool {
 	moved := false
 	for {
-		c.scan(s)
+		if moved {
+			c.scan(s)
+		} else if qi >= 0 {
+			c.qoff[qi] = off
+			c.qoff[qi+1] = c.scanSeg(s, qi, off)
+			c.qoff[len(c.p.QPs)] = len(s)
+		}
 		c.stepped = false
 		if qi < 0 || !c.invisibleStep(s, qi, c.captureFn) {
+			if !c.atSubmission(s, t) {
+				return moved
+			}
+			if !moved {
+				c.scan(s)
+			}
 			if !c.submitStep(s, t, c.captureFn) {
 				return moved
 			}
@@ -701,6 +721,17 @@ func (c *Machine) settleAt(s []byte, t, qi int) bool {
 		c.parent, c.out = c.out, c.parent
 		s, moved = c.parent, true
 	}
+}
+
+// atSubmission reports whether thread t is at a put, get or rfence in s,
+// not in the middle of one.
+func (m *Machine) atSubmission(s []byte, t int) bool {
+	pc, mid := m.pcOf(s, t)
+	switch m.p.Threads[t].Code[pc].Op {
+	case prog.OpGet, prog.OpPut, prog.OpRFence:
+		return !mid
+	}
+	return false
 }
 
 // settleQP is settle for a configuration s in which an invisible step can
@@ -762,14 +793,9 @@ func (c *Machine) invisible(s []byte) bool {
 // s if t is at a put, get or rfence whose submission the bounds allow, and
 // reports whether it did.
 func (m *Machine) submitStep(s []byte, t int, emit func(l uint64, next []byte)) bool {
-	pc, mid := m.pcOf(s, t)
-	switch m.p.Threads[t].Code[pc].Op {
-	case prog.OpGet, prog.OpPut, prog.OpRFence:
-		// fastCPU emits the submission or reports the bound that
-		// disables it.
-		return !mid && m.fastCPU(s, t, emit) == 0
-	}
-	return false
+	// fastCPU emits the submission or reports the bound that disables
+	// it.
+	return m.atSubmission(s, t) && m.fastCPU(s, t, emit) == 0
 }
 
 // capture is the emit of settle's steps.
