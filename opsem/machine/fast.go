@@ -645,17 +645,18 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 // as long as one is enabled, and the configuration reached is emitted in its
 // place, under the label of the step that led to it (ExplainChain recovers
 // the steps in between). The invisible steps are N2, N3, N5 and N7 and,
-// under Options.ControlHidden, submissions (see Options). They commute with
-// each other and with every other transition, none disables another, and
-// each moves an entry down a queue pair's pipeline or out of it, or a thread
-// past a put, get or rfence (every cycle of a thread passes a branch, which
-// is not invisible), so settling ends, and where it ends does not depend on
-// the order of the steps. None writes memory, so every configuration skipped
-// has the memory of the one emitted for it (and its program counters, but
-// for submissions), and no final configuration is ever skipped (its buffers
-// are empty and its threads at their ends). The configurations stored are
-// those of the reduced machine in which no invisible step is enabled: on the
-// bench programs a tenth as many as the reduction stored without settling.
+// under Options.ControlHidden, submissions and polls (see Options). They
+// commute with each other and with every other transition, none disables
+// another, and each moves an entry down a queue pair's pipeline or out of
+// it, or a thread past a put, get, rfence or poll (every cycle of a thread
+// passes a branch, which is not invisible), so settling ends, and where it
+// ends does not depend on the order of the steps. None writes memory, so
+// every configuration skipped has the memory of the one emitted for it (and
+// its program counters, but for submissions and polls), and no final
+// configuration is ever skipped (its buffers are empty and its threads at
+// their ends). The configurations stored are those of the reduced machine in
+// which no invisible step is enabled: on the bench programs a tenth to a
+// twentieth as many as the reduction stored without settling.
 
 // chained is the emit of successorsFast under Options.Reduce: it passes the
 // settled successor on to m.chainOut.
@@ -723,12 +724,12 @@ func (c *Machine) settleAt(s []byte, t, qi, off int) bool {
 	}
 }
 
-// atSubmission reports whether thread t is at a put, get or rfence in s,
-// not in the middle of one.
+// atSubmission reports whether thread t is at a put, get, rfence or poll in
+// s, not in the middle of one: at a step settleAt may take.
 func (m *Machine) atSubmission(s []byte, t int) bool {
 	pc, mid := m.pcOf(s, t)
 	switch m.p.Threads[t].Code[pc].Op {
-	case prog.OpGet, prog.OpPut, prog.OpRFence:
+	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpPoll:
 		return !mid
 	}
 	return false
@@ -790,12 +791,24 @@ func (c *Machine) invisible(s []byte) bool {
 }
 
 // submitStep emits, under Options.ControlHidden, thread t's submission from
-// s if t is at a put, get or rfence whose submission the bounds allow, and
-// reports whether it did.
+// s if t is at a put, get or rfence whose submission the bounds allow, or at
+// an enabled poll, and reports whether it did.
 func (m *Machine) submitStep(s []byte, t int, emit func(l uint64, next []byte)) bool {
+	if !m.atSubmission(s, t) {
+		return false
+	}
+	pc, _ := m.pcOf(s, t)
+	if in := &m.p.Threads[t].Code[pc]; in.Op == prog.OpPoll {
+		// fastCPU's test: an unpolled operation, the oldest complete.
+		if s[m.qoff[in.QP]] == 0 || m.oldestPendingAt(s, in.QP) {
+			return false
+		}
+		m.cpuStep(s, t, in, false, 0, emit)
+		return true
+	}
 	// fastCPU emits the submission or reports the bound that disables
 	// it.
-	return m.atSubmission(s, t) && m.fastCPU(s, t, emit) == 0
+	return m.fastCPU(s, t, emit) == 0
 }
 
 // capture is the emit of settle's steps.

@@ -97,13 +97,16 @@ type Options struct {
 	// ControlHidden says that nothing reads a thread's control point (its
 	// pc: T@L, T@end) except in final configurations, as with a query on
 	// final outcomes or a reach condition over memory only. Under Reduce a
-	// thread's submission of a put, a get or an rfence is then invisible
-	// too, and settled like the NIC steps: it writes no memory, touches
-	// only its thread and its own queue pair's B1 tail, no other step
-	// disables it (no NIC step raises a queue pair's in-flight count), and
-	// every cycle of a thread passes a branch, which is never settled. The
-	// reduction then keeps every final outcome and every reachable value of
-	// a condition over memory, but no longer every reachable control point.
+	// thread's submission of a put, a get or an rfence, and its poll, are
+	// then invisible too, and settled like the NIC steps. Neither writes
+	// memory or touches another thread or its queue pairs; a submission
+	// appends to its queue pair's B1 and a poll rewrites ranks, which no
+	// NIC step reads; no other step disables either (no NIC step raises a
+	// queue pair's in-flight count, and an operation, once complete, stays
+	// so); and every cycle of a thread passes a branch, which is never
+	// settled. The reduction then keeps every final outcome and every
+	// reachable value of a condition over memory, but no longer every
+	// reachable control point.
 	ControlHidden bool
 }
 
