@@ -165,10 +165,11 @@ type Result struct {
 	// Model: the result comes from the declarative model (Search.States
 	// then counts traces, not configurations).
 	Model bool
-	// Witness is the shortest run (under BFS) to the configuration that
-	// decides the query: one satisfying the condition for exists, ~exists
-	// and reach, one violating it for forall. Nil when there is none or
-	// when Options.Witness is off.
+	// Witness is the shortest run (under BFS; under the reduction, a step
+	// and the invisible steps that settle it count as one) to the
+	// configuration that decides the query: one satisfying the condition
+	// for exists, ~exists and reach, one violating it for forall. Nil when
+	// there is none or when Options.Witness is off.
 	Witness *Run
 }
 
