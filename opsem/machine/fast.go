@@ -452,11 +452,7 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 		case kAck:
 			m.stepN7(s, qi, emit)
 		case kGetRV:
-			e.reset()
-			e.drop = 1 << bufB3
-			e.add[bufLW] = [5]byte{f[1], f[3], f[4]}
-			e.addN = 1 << bufLW
-			m.nicStep(s, qi, label(t, RuleN8, qi, 0), -1, 0, emit)
+			m.stepN8(s, qi, f, emit)
 		}
 	}
 	if nRW > 0 {
@@ -579,7 +575,7 @@ func (m *Machine) FinalEncoded(s []byte) bool {
 
 // invisibleStep emits, if one is enabled on queue pair qi, the successor by
 // a NIC rule that is invisible and independent of every other transition
-// (N2, N3, N5 or N7), and reports whether it did.
+// (N2, N3, N5, N7 or N8), and reports whether it did.
 func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byte)) bool {
 	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
 	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
@@ -598,11 +594,27 @@ func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byt
 		m.stepN5(s, qi, f, emit)
 		return true
 	}
-	if n3 > 0 && s[bo[bufB3]+1] == kAck {
-		m.stepN7(s, qi, emit)
-		return true
+	if n3 > 0 {
+		switch f := s[bo[bufB3]+1:]; f[0] {
+		case kAck:
+			m.stepN7(s, qi, emit)
+			return true
+		case kGetRV:
+			m.stepN8(s, qi, f, emit)
+			return true
+		}
 	}
 	return false
+}
+
+// stepN8 emits N8 on queue pair qi, whose B3 begins with the get response f.
+func (m *Machine) stepN8(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
+	e := &m.edit
+	e.reset()
+	e.drop = 1 << bufB3
+	e.add[bufLW] = [5]byte{f[1], f[3], f[4]}
+	e.addN = 1 << bufLW
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN8, qi, 0), -1, 0, emit)
 }
 
 // stepN2 emits N2 on queue pair qi, whose B1 begins with the get f.
@@ -644,7 +656,7 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 // it: each successor is settled, that is, invisible steps are taken from it
 // as long as one is enabled, and the configuration reached is emitted in its
 // place, under the label of the step that led to it (ExplainChain recovers
-// the steps in between). The invisible steps are N2, N3, N5 and N7 and,
+// the steps in between). The invisible steps are N2, N3, N5, N7 and N8 and,
 // under Options.ControlHidden, submissions and polls (see Options). They
 // commute with each other and with every other transition, none disables
 // another, and each moves an entry down a queue pair's pipeline or out of
