@@ -718,7 +718,6 @@ func (c *Machine) settleAt(s []byte, t, qi, off int) bool {
 			c.qoff[qi+1] = c.scanSeg(s, qi, off)
 			c.qoff[len(c.p.QPs)] = len(s)
 		}
-		c.stepped = false
 		if qi < 0 || !c.invisibleStep(s, qi, c.captureFn) {
 			if !c.atSubmission(s, t) {
 				return moved
@@ -755,7 +754,6 @@ func (c *Machine) settleQP(s []byte, qi, off int) bool {
 		c.qoff[qi] = off
 		c.qoff[qi+1] = c.scanSeg(s, qi, off)
 		c.qoff[len(c.p.QPs)] = len(s)
-		c.stepped = false
 		if !c.invisibleStep(s, qi, c.captureFn) {
 			return moved
 		}
@@ -786,7 +784,6 @@ func (c *Machine) settle(s []byte) bool {
 // whether there was one.
 func (c *Machine) invisible(s []byte) bool {
 	c.scan(s)
-	c.stepped = false
 	for qi := range c.p.QPs {
 		if c.invisibleStep(s, qi, c.captureFn) {
 			return true
@@ -823,7 +820,7 @@ func (m *Machine) submitStep(s []byte, t int, emit func(l uint64, next []byte)) 
 	return m.fastCPU(s, t, emit) == 0
 }
 
-// capture is the emit of settle's steps.
+// capture is the emit of settling's steps: it records the step's label.
 func (c *Machine) capture(l uint64, _ []byte) {
-	c.stepped, c.stepLabel = true, l
+	c.stepLabel = l
 }

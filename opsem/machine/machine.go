@@ -57,10 +57,9 @@ type Machine struct {
 	chain    *Machine
 	chainFn  func(l uint64, next []byte)
 	chainOut func(l uint64, next []byte)
-	// In chain: captureFn is c.capture, which records in stepped and
-	// stepLabel the invisible step or submission just taken.
+	// In chain: captureFn is c.capture, which records in stepLabel the
+	// label of the invisible step or submission just taken.
 	captureFn func(l uint64, next []byte)
-	stepped   bool
 	stepLabel uint64
 	// settled: no invisible step (nor, under Options.ControlHidden, any
 	// submission) is enabled in the configuration successorsFast expands; touched: the queue pair whose buffers the
