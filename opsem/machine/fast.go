@@ -675,22 +675,18 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 func (m *Machine) chained(l uint64, next []byte) {
 	c := m.chain
 	var moved bool
-	switch qi := m.touched; {
-	case !m.settled:
+	if !m.settled {
 		moved = c.settle(next)
-	case m.opt.ControlHidden:
-		// As below, and a submission can be enabled only for the
-		// thread that moved or owns queue pair qi.
-		off := 0
-		if qi >= 0 {
-			off = m.qoff[qi]
-		}
-		moved = c.settleAt(next, m.mover, qi, off)
-	case qi >= 0:
+	} else {
 		// No invisible step is enabled in the parent, and the step
-		// changed the buffers of queue pair qi alone: only there can
-		// one be enabled now, and only there after taking one.
-		moved = c.settleQP(next, qi, m.qoff[qi])
+		// changed the buffers of queue pair m.touched alone and moved
+		// thread m.mover or one of its queue pairs: only there can one
+		// be enabled now.
+		off := 0
+		if m.touched >= 0 {
+			off = m.qoff[m.touched]
+		}
+		moved = c.settleAt(next, m.mover, m.touched, off)
 	}
 	if !moved {
 		m.chainOut(l, next)
@@ -699,36 +695,37 @@ func (m *Machine) chained(l uint64, next []byte) {
 	m.chainOut(l, c.parent)
 }
 
-// settleAt is settle under Options.ControlHidden for a configuration s in
-// which an invisible step can be enabled only on queue pair qi (none if qi
-// is -1) and a submission only by thread t, the owner of qi. The steps it
-// takes keep it so: a NIC step on qi changes no other queue pair, and t's
-// submission changes only the queue pair it is on.
+// settleAt is settle for a configuration s in which an invisible step can
+// be enabled only on queue pair qi (none if qi is -1) and, under
+// Options.ControlHidden, a submission only by thread t, the owner of qi. The
+// steps it takes keep it so: a NIC step on qi changes no other queue pair,
+// and t's submission changes only the queue pair it is on.
 //
-// Its first look needs only qi's segment, which begins at off as in the
-// parent, and a full scan only if t is at a submission; after a step it
-// scans s whole.
+// Until it takes a submission it needs only qi's segment, which begins at off
+// as in the parent (NIC steps on qi leave the segments before it alone), and
+// a full scan only when t is at a submission; after one it scans s whole.
 func (c *Machine) settleAt(s []byte, t, qi, off int) bool {
-	moved := false
+	moved, whole := false, false
 	for {
-		if moved {
+		switch {
+		case whole:
 			c.scan(s)
-		} else if qi >= 0 {
+		case qi >= 0:
 			c.qoff[qi] = off
 			c.qoff[qi+1] = c.scanSeg(s, qi, off)
 			c.qoff[len(c.p.QPs)] = len(s)
 		}
 		if qi < 0 || !c.invisibleStep(s, qi, c.captureFn) {
-			if !c.atSubmission(s, t) {
+			if !c.opt.ControlHidden || !c.atSubmission(s, t) {
 				return moved
 			}
-			if !moved {
+			if !whole {
 				c.scan(s)
 			}
 			if !c.submitStep(s, t, c.captureFn) {
 				return moved
 			}
-			qi = c.touched
+			qi, whole = c.touched, true
 		}
 		c.parent, c.out = c.out, c.parent
 		s, moved = c.parent, true
@@ -744,22 +741,6 @@ func (m *Machine) atSubmission(s []byte, t int) bool {
 		return !mid
 	}
 	return false
-}
-
-// settleQP is settle for a configuration s in which an invisible step can
-// be enabled only on queue pair qi, whose segment begins at off.
-func (c *Machine) settleQP(s []byte, qi, off int) bool {
-	moved := false
-	for {
-		c.qoff[qi] = off
-		c.qoff[qi+1] = c.scanSeg(s, qi, off)
-		c.qoff[len(c.p.QPs)] = len(s)
-		if !c.invisibleStep(s, qi, c.captureFn) {
-			return moved
-		}
-		c.parent, c.out = c.out, c.parent
-		s, moved = c.parent, true
-	}
 }
 
 // settle takes invisible steps from s as long as one is enabled, the one on
