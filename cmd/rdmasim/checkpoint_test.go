@@ -128,55 +128,106 @@ func TestCheckpointKill(t *testing.T) {
 	}()
 	for _, r := range rounds {
 		t.Run(r.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "ck")
-			var kills []string
-			for attempt := 0; ; attempt++ {
-				args := append(append(append([]string{"check", "--checkpoint", dir, "--checkpoint-every", every}, r.flags...), bound...), midProgram)
-				if _, err := os.Stat(filepath.Join(dir, runManifestName)); err == nil {
-					args = []string{"resume", dir}
-					if states, ok := midSearch(dir); ok {
-						midway++
-						kills = append(kills, fmt.Sprintf("(%d states saved)", states))
-					}
-				}
-				cmd, stdout, stderr := rdmasimCmd(args...)
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				killed := false
-				if attempt < 2 {
-					delay := time.Duration(rng.Int64N(int64(took)))
-					timer := time.AfterFunc(delay, func() { cmd.Process.Signal(r.sig) })
-					defer timer.Stop()
-					kills = append(kills, fmt.Sprintf("%s %v after %v", args[0], r.sig, delay.Round(time.Millisecond)))
-					killed = true
-				}
-				err := cmd.Wait()
-				code := exitCode(err)
-				if killed && (code == -1 || code == exitInterrupt) {
-					continue // killed (or interrupted): resume
-				}
-				if code != exitOK {
-					t.Fatalf("after %s: rdmasim %v: %v\n%s", strings.Join(kills, ", "), args, err, stderr)
-				}
-				if got := stdout.String(); got != r.want {
-					t.Fatalf("after %s: the report differs from an uninterrupted run's:\n--- got\n%s\n--- want\n%s",
-						strings.Join(kills, ", "), got, r.want)
-				}
-				t.Logf("%s, then finished", strings.Join(kills, ", "))
-				break
-			}
-			if slices.Contains(r.flags, "--mem-budget") {
-				// The spilled stores and frontiers of the killed runs
-				// are gone.
-				stale, _ := filepath.Glob(filepath.Join(dir, "pebbleset-*"))
-				segs, _ := filepath.Glob(filepath.Join(dir, "rdmasim-frontier-*"))
-				if len(stale)+len(segs) > 0 {
-					t.Errorf("left behind: %v", append(stale, segs...))
-				}
-			}
+			args := append(append(append([]string{"check", "--checkpoint-every", every}, r.flags...), bound...), midProgram)
+			midway += killAndResume(t, rng, args, r.want, took, r.sig)
 		})
 	}
+}
+
+// decideProgram is robust, and its decider's instrumented machine is
+// finite, with 157,173 states.
+const decideProgram = "testdata/checkpoint-decide.rdma"
+
+// TestCheckpointKillDecide is TestCheckpointKill for robust's decider (the
+// search of its instrumented machine), sequential and with two workers: the
+// report of a run killed and resumed, again and again, is that of an
+// uninterrupted one.
+func TestCheckpointKillDecide(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("RDMASIM_CHECKPOINT_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d (set RDMASIM_CHECKPOINT_SEED to repeat)", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	midway := 0
+	for _, workers := range []string{"1", "2"} {
+		t.Run("workers="+workers, func(t *testing.T) {
+			cmd, stdout, stderr := rdmasimCmd("robust", "--workers", workers, decideProgram)
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("rdmasim robust: %v\n%s", err, stderr)
+			}
+			took := time.Since(start)
+			want := stdout.String()
+			if !strings.Contains(want, "157173 states, complete") {
+				t.Fatalf("unexpected reference report:\n%s", want)
+			}
+			every := max(took/10, 5*time.Millisecond).Round(time.Millisecond).String()
+			args := []string{"robust", "--workers", workers, "--checkpoint-every", every, decideProgram}
+			midway += killAndResume(t, rng, args, want, took, syscall.SIGKILL)
+		})
+	}
+	if !t.Failed() && midway == 0 {
+		t.Error("no run was resumed from the middle of a search")
+	}
+}
+
+// killAndResume runs rdmasim with args and --checkpoint, killing it with sig
+// at a random moment within took, then resumes it with rdmasim resume,
+// killing the first resumed run too, and resumes again until a run
+// finishes: its report must be want. It returns how many runs resumed a
+// search from its middle.
+func killAndResume(t *testing.T, rng *rand.Rand, args []string, want string, took time.Duration, sig syscall.Signal) int {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ck")
+	args = append([]string{args[0], "--checkpoint", dir}, args[1:]...)
+	var kills []string
+	midway := 0
+	for attempt := 0; ; attempt++ {
+		args := args
+		if _, err := os.Stat(filepath.Join(dir, runManifestName)); err == nil {
+			args = []string{"resume", dir}
+			if states, ok := midSearch(dir); ok {
+				midway++
+				kills = append(kills, fmt.Sprintf("(%d states saved)", states))
+			}
+		}
+		cmd, stdout, stderr := rdmasimCmd(args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		killed := false
+		if attempt < 2 {
+			delay := time.Duration(rng.Int64N(int64(took)))
+			timer := time.AfterFunc(delay, func() { cmd.Process.Signal(sig) })
+			defer timer.Stop()
+			kills = append(kills, fmt.Sprintf("%s %v after %v", args[0], sig, delay.Round(time.Millisecond)))
+			killed = true
+		}
+		err := cmd.Wait()
+		code := exitCode(err)
+		if killed && (code == -1 || code == exitInterrupt) {
+			continue // killed (or interrupted): resume
+		}
+		if code != exitOK {
+			t.Fatalf("after %s: rdmasim %v: %v\n%s", strings.Join(kills, ", "), args, err, stderr)
+		}
+		if got := stdout.String(); got != want {
+			t.Fatalf("after %s: the report differs from an uninterrupted run's:\n--- got\n%s\n--- want\n%s",
+				strings.Join(kills, ", "), got, want)
+		}
+		t.Logf("%s, then finished", strings.Join(kills, ", "))
+		break
+	}
+	if slices.Contains(args, "--mem-budget") {
+		// The spilled stores and frontiers of the killed runs are gone.
+		stale, _ := filepath.Glob(filepath.Join(dir, "pebbleset-*"))
+		segs, _ := filepath.Glob(filepath.Join(dir, "rdmasim-frontier-*"))
+		if len(stale)+len(segs) > 0 {
+			t.Errorf("left behind: %v", append(stale, segs...))
+		}
+	}
+	return midway
 }
 
 // midSearch reports whether the checkpoint in dir holds a search that
@@ -204,9 +255,10 @@ func TestCheckpointInProcess(t *testing.T) {
 	for _, args := range [][]string{
 		{"explore", "--semantics", "sc", "--order", "dfs"},
 		{"robust", "--method", "enum-machine"},
+		{"robust"}, // the decider, which finds a violation
 		{"check", "--max-states", "5000"},
 	} {
-		t.Run(args[0], func(t *testing.T) {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var want bytes.Buffer
 			if code := run(context.Background(), append(args, midProgram), &want, os.Stderr); code != exitOK {
 				t.Fatalf("exit %d", code)
@@ -342,7 +394,8 @@ func TestGoldenCheckpoint(t *testing.T) {
 		{"flags-checkpoint-two-files", []string{"check", "--checkpoint", "testdata/no-such-dir", litmus + "SB-PUT.rdma", litmus + "LW-PUT.rdma"}, exitUsage},
 		{"flags-checkpoint-exists", []string{"check", "--checkpoint", "testdata/resume-changed", litmus + "SB-PUT.rdma"}, exitUsage},
 		{"flags-checkpoint-axiom", []string{"check", "--semantics", "axiom", "--checkpoint", "testdata/no-such-dir", litmus + "SB-PUT.rdma"}, exitUsage},
-		{"flags-checkpoint-decide", []string{"robust", "--checkpoint", "testdata/no-such-dir", litmus + "SB-PUT.rdma"}, exitUsage},
+		{"flags-checkpoint-karp-miller", []string{"robust", "--checkpoint", "testdata/no-such-dir", litmus + "paper-vass-loop.rdma"}, exitUsage},
+		{"flags-checkpoint-enum-axiom", []string{"robust", "--method", "enum-axiom", "--checkpoint", "testdata/no-such-dir", litmus + "SB-PUT.rdma"}, exitUsage},
 		{"flags-checkpoint-every", []string{"explore", "--checkpoint", "testdata/no-such-dir", "--checkpoint-every", "-1s", litmus + "SB-PUT.rdma"}, exitUsage},
 		{"resume-no-dir", []string{"resume"}, exitUsage},
 		{"resume-no-checkpoint", []string{"resume", "testdata/no-such-dir"}, exitUsage},

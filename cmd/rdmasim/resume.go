@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/decide"
+	"rdmasim/opsem/parse"
 	"rdmasim/opsem/verdict"
 	"rdmasim/store"
 )
@@ -32,7 +34,9 @@ import (
 //     and the parsed search parameters.
 //   - DIR/search-N, for the N-th exploration of a machine that the command
 //     runs (N = 0, 1, ...: check explores the RDMA machine, then the SC one,
-//     then, for an expect robust line, the RDMA machine with event graphs),
+//     then, for an expect robust line, the RDMA machine with event graphs;
+//     robust the decider's instrumented machine, then the RDMA machine with
+//     event graphs, as its --method asks),
 //     the checkpoint of that search in explore's format (see
 //     explore.Checkpoint), with the outcomes, counts and witness collected so
 //     far as the caller's state, and the search's description as its meta.
@@ -48,9 +52,10 @@ import (
 // --resume: each search then continues from its checkpoint (a finished one
 // returns its result at once; one that had not started starts afresh), and
 // the command prints the report that the uninterrupted run would have
-// printed. Work that is not an exploration of a machine (the decider of
-// robust, the declarative model of check --semantics both) is not
-// checkpointed and is done again.
+// printed. Work that is not an exploration of a machine (the declarative
+// model of check --semantics both and robust --method all, and the
+// decider's Karp–Miller search, which a program with a poll on a loop
+// needs) is not checkpointed and is done again.
 
 // runFormat is the version of run.json.
 const runFormat = 1
@@ -219,11 +224,19 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 	}
 	if fl := fs.Lookup("method"); fl != nil {
 		params.Method = fl.Value.String()
-		if command == "robust" && (params.Method == "decide" || params.Method == "enum-axiom") {
-			return fmt.Errorf("--checkpoint saves the explorations of the machine, which --method %s does not run: use enum-machine, both or all", params.Method)
+		if command == "robust" && params.Method == "enum-axiom" {
+			return fmt.Errorf("--checkpoint saves the explorations of machines, which --method %s does not run: use decide, enum-machine, both or all", params.Method)
 		}
 	}
 	file := fs.Arg(0)
+	if command == "robust" && params.Method == "decide" {
+		// A file that does not parse is reported by the command itself.
+		if p, err := parse.File(file); err == nil {
+			if finite, err := decide.Finite(p); err == nil && !finite {
+				return errors.New("--checkpoint: a poll on a loop makes the decider's poll counters unbounded, and its Karp–Miller search is not checkpointed: use --method enum-machine")
+			}
+		}
+	}
 	sum, err := fileSHA256(file)
 	if err != nil {
 		return err

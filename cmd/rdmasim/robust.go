@@ -83,6 +83,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				continue
 			}
 			answers = append(answers, r)
+			if r.KarpMiller && (sf.checkpoint != "" || sf.store != "mem" || sf.memBudget != "" || sf.workers > 1) {
+				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core, without --checkpoint, --store, --mem-budget or --workers\n", file)
+			}
 			ex := robustExpectation(p, r)
 			if ex != nil && ex.Status == expectContradicted {
 				code = max(code, exitFailed)
@@ -133,12 +136,14 @@ func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, met
 		r, t, err := verdict.RobustModel(ctx, p, opt)
 		return r, t, nil, err
 	case "decide":
-		d, err := decide.Decide(ctx, p, decide.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress})
+		d, err := decide.Decide(ctx, p, decide.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress,
+			Order: opt.Order, Workers: opt.Workers, NewSet: opt.NewSet, Checkpoint: opt.Checkpoint,
+			SpillDir: opt.SpillDir, FrontierBudget: opt.FrontierBudget})
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		r := &verdict.RobustResult{Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, Method: "decide",
-			Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: 1}}
+			Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}, KarpMiller: d.KarpMiller}
 		w := d.Witness
 		if w == nil {
 			return r, nil, nil, nil

@@ -134,3 +134,39 @@ func BenchmarkCorpus(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearches compares the decider's two searches on finite
+// instrumented machines, MP(6), MP(7) and F(4): the Karp–Miller
+// construction (in memory, one core) and explore's breadth-first search
+// with one and two workers (go test -run '^$' -bench Searches -benchtime 1x
+// ./opsem/decide/). It reports states per second.
+func BenchmarkSearches(b *testing.B) {
+	ctx := context.Background()
+	for _, pc := range []struct {
+		name string
+		p    *prog.Program
+	}{{"MP(6)", rounds(6)}, {"MP(7)", rounds(7)}, {"F(4)", family(4)}} {
+		for _, sc := range []struct {
+			name string
+			opt  Options
+		}{
+			{"karp-miller", Options{KarpMiller: true}},
+			{"explore-w1", Options{Workers: 1}},
+			{"explore-w2", Options{Workers: 2}},
+		} {
+			b.Run(pc.name+"/"+sc.name, func(b *testing.B) {
+				var states uint64
+				opt := sc.opt
+				opt.NoWitness = true
+				for b.Loop() {
+					r, err := Decide(ctx, pc.p, opt)
+					if err != nil || !r.Robust || !r.Complete {
+						b.Fatalf("%v %+v", err, r)
+					}
+					states += r.Search.States
+				}
+				b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
+			})
+		}
+	}
+}

@@ -1,8 +1,13 @@
 // Package decide decides robustness with the seed paper's instrumentation
 // (section 6): it searches the instrumented SC machine of package
-// opsem/instr for a target state, deciding coverability with Karp–Miller
-// acceleration when poll counters can grow without bound, so that it
-// terminates on every program, loops and polls included.
+// opsem/instr for a target state. When the machine is finite (no poll lies
+// on a loop, so every poll counter has a finite cap), the search is explore's
+// breadth-first search, with everything that search offers: workers, a
+// visited set on disk, a memory budget, a frontier that spills, checkpoints.
+// Otherwise poll counters can grow without bound, and the search is
+// package explore/cover's Karp–Miller construction, which decides
+// coverability, so that the decider terminates on every program, loops and
+// polls included; it runs in memory on one core.
 //
 // A violation found is turned into a witness: the violating trace τ = τ1 τ2
 // with its values, rf, mo, nfo and pf, which is checked against the
@@ -12,6 +17,7 @@ package decide
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -19,6 +25,7 @@ import (
 	"rdmasim/explore/cover"
 	"rdmasim/opsem/instr"
 	"rdmasim/opsem/prog"
+	"rdmasim/store"
 )
 
 // Options configure a decision.
@@ -34,6 +41,33 @@ type Options struct {
 	Progress func(explore.Stats)
 	// NoWitness skips rebuilding, checking and replaying the violation.
 	NoWitness bool
+
+	// KarpMiller makes the decider use the Karp–Miller search even when
+	// the instrumented machine is finite (to compare the two).
+	KarpMiller bool
+
+	// The rest apply to the search of a finite machine, as those of
+	// explore.Options; the Karp–Miller search ignores them.
+
+	// Order is the search order; depth-first search finds a violation
+	// with less memory, breadth-first search (the default) a shortest one.
+	Order explore.Order
+	// Workers is the number of goroutines expanding states (0 or 1:
+	// sequential); the result is the same for any number.
+	Workers int
+	// NewSet, when non-nil, makes the visited set, which the search
+	// closes. Nil: in memory.
+	NewSet func() (store.Set, error)
+	// Checkpoint, when non-nil, is called once, before the search, and
+	// returns the search's checkpoint settings (Dir, Every, Resume), or
+	// nil for none; Decide fills in Meta, Save and Restore. A resumed
+	// decision gives the result of an uninterrupted one.
+	Checkpoint func() *explore.Checkpoint
+	// SpillDir and FrontierBudget: where the search keeps its parent
+	// records and the part of its frontier beyond FrontierBudget bytes
+	// (see explore.Options). Empty: in memory.
+	SpillDir       string
+	FrontierBudget int64
 }
 
 // Result is the decider's answer.
@@ -45,6 +79,12 @@ type Result struct {
 	// Bound names what cut an incomplete search.
 	Bound  string
 	Search cover.Result
+	// KarpMiller: the search was the Karp–Miller construction (the
+	// machine is infinite, or Options.KarpMiller), which runs on one core
+	// in memory and is not checkpointed; else explore's search.
+	KarpMiller bool
+	// Workers is the number of goroutines that expanded states.
+	Workers int
 	// Counters is the number of poll counters of the instrumented program.
 	Counters int
 	// Witness is the violation, when not robust (and not NoWitness).
@@ -60,12 +100,28 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress})
-	sr, err := s.Run(ctx, m.Target)
+	var (
+		sr   cover.Result
+		path func(int64) ([]explore.Step, error)
+		res  = &Result{Counters: m.Counters(), Workers: 1}
+	)
+	if m.Finite() && !opt.KarpMiller {
+		var s *explore.Search
+		s, sr, res.Workers, err = search(ctx, p, m, opt)
+		if s != nil {
+			defer s.Close()
+		}
+		path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
+	} else {
+		res.KarpMiller = true
+		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress})
+		sr, err = s.Run(ctx, m.Target)
+		path = s.Path
+	}
 	if err != nil {
 		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
 	}
-	res := &Result{Robust: sr.Found < 0, Search: sr, Counters: m.Counters()}
+	res.Robust, res.Search = sr.Found < 0, sr
 	switch sr.Stop {
 	case explore.Complete:
 		res.Complete = true
@@ -80,24 +136,110 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	if res.Robust || opt.NoWitness {
 		return res, nil
 	}
-	path, err := s.Path(sr.Found)
+	steps, err := path(sr.Found)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
 	}
-	if hasOmega(m, path) {
+	if hasOmega(m, steps) {
 		// The abstract run pumps counters; find a concrete one.
-		path, err = concrete(ctx, m, opt)
+		steps, err = concrete(ctx, m, opt)
 		if err != nil {
 			return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
 		}
 	}
-	w, err := buildWitness(m, path)
+	w, err := buildWitness(m, steps)
 	if err != nil {
 		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
 	}
 	res.Witness = w
 	return res, nil
 }
+
+// Finite reports whether the instrumented machine of p is finite, so that
+// Decide searches it with explore's search (workers, visited sets on disk,
+// checkpoints) rather than the Karp–Miller construction: no poll of p lies
+// on a loop.
+func Finite(p *prog.Program) (bool, error) {
+	m, err := instr.New(p, instr.Options{})
+	if err != nil {
+		return false, err
+	}
+	return m.Finite(), nil
+}
+
+// searchMeta describes the decider's search in its checkpoint.
+type searchMeta struct {
+	Search     string `json:"search"` // "decide"
+	Program    string `json:"program"`
+	EagerGuess bool   `json:"eager_guess,omitempty"`
+	Witness    bool   `json:"witness"`
+}
+
+// search runs explore's search of the finite instrumented machine m until a
+// target state: Found in the result is its id, or -1. It also returns the
+// number of workers that expanded states. The caller closes the returned
+// search (when not nil) once it no longer needs its paths.
+func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options) (*explore.Search, cover.Result, int, error) {
+	res := cover.Result{Found: -1}
+	var set store.Set
+	if opt.NewSet != nil {
+		var err error
+		if set, err = opt.NewSet(); err != nil {
+			return nil, res, 0, fmt.Errorf("opening the visited set: %w", err)
+		}
+		defer set.Close()
+	}
+	var ck *explore.Checkpoint
+	if opt.Checkpoint != nil {
+		if ck = opt.Checkpoint(); ck != nil {
+			meta, err := json.Marshal(searchMeta{Search: "decide", Program: p.Name, EagerGuess: opt.EagerGuess, Witness: !opt.NoWitness})
+			if err != nil {
+				return nil, res, 0, fmt.Errorf("describing the search: %w", err)
+			}
+			ck.Meta = meta
+			ck.Save = func() (json.RawMessage, error) { return json.Marshal(res.Found) }
+			ck.Restore = func(b json.RawMessage) error { return json.Unmarshal(b, &res.Found) }
+		}
+	}
+	target := m.Clone() // Visit may run while m expands a state
+	s := explore.New(parallel{m}, explore.Options{
+		Set:            set,
+		Workers:        opt.Workers,
+		Order:          opt.Order,
+		MaxStates:      opt.MaxStates,
+		Timeout:        opt.Timeout,
+		Trace:          !opt.NoWitness,
+		Progress:       opt.Progress,
+		Checkpoint:     ck,
+		SpillDir:       opt.SpillDir,
+		FrontierBudget: opt.FrontierBudget,
+		Visit: func(id uint64, st []byte, _ int) bool {
+			if target.Target(st) {
+				res.Found = int64(id)
+				return false
+			}
+			return true
+		},
+	})
+	r, err := s.Run(ctx)
+	if err != nil {
+		s.Close()
+		return nil, res, 0, err
+	}
+	res.Stats, res.Stop = r.Stats, r.Stop
+	if res.Found >= 0 {
+		// A resumed search that had found its target ends at once.
+		res.Stop = explore.Stopped
+	}
+	return s, res, r.Workers, nil
+}
+
+// parallel adapts the instrumented machine to explore.Cloner, so that each
+// worker of a parallel search expands states on a machine of its own.
+type parallel struct{ *instr.Machine }
+
+// Clone returns an independent copy for another worker.
+func (p parallel) Clone() explore.Machine { return parallel{p.Machine.Clone()} }
 
 // hasOmega reports whether a state of path has an ω counter.
 func hasOmega(m *instr.Machine, path []explore.Step) bool {

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -110,4 +111,66 @@ func run(ctx context.Context, p *prog.Program, o instr.Options) (cover.Result, e
 		return cover.Result{}, err
 	}
 	return cover.New(m, cover.Options{}).Run(ctx, m.Target)
+}
+
+// TestSearchesAgree: on finite instrumented machines, explore's search
+// (sequential, and with two workers) and the Karp–Miller search give the
+// same answer; without accelerations they visit the same states in the
+// same order, so the counts and the witnesses' τ are equal too. Programs
+// with a poll on a loop go to the Karp–Miller search.
+func TestSearchesAgree(t *testing.T) {
+	ctx := context.Background()
+	finite, same := 0, 0
+	for _, p := range corpus(t) {
+		t.Run(p.Name, func(t *testing.T) {
+			km, err := Decide(ctx, p, Options{KarpMiller: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !km.KarpMiller {
+				t.Fatal("Options.KarpMiller ignored")
+			}
+			m, err := instr.New(p, instr.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{1, 2} {
+				r, err := Decide(ctx, p, Options{Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.KarpMiller == m.Finite() {
+					t.Fatalf("finite machine %v, Karp–Miller search %v", m.Finite(), r.KarpMiller)
+				}
+				if r.KarpMiller {
+					return
+				}
+				if workers == 1 {
+					finite++
+				}
+				if r.Workers != workers {
+					t.Errorf("%d workers expanded states, want %d", r.Workers, workers)
+				}
+				if r.Robust != km.Robust || r.Complete != km.Complete {
+					t.Fatalf("workers %d: robust %v complete %v; Karp–Miller: robust %v complete %v",
+						workers, r.Robust, r.Complete, km.Robust, km.Complete)
+				}
+				if km.Search.Accelerations > 0 {
+					continue
+				}
+				same++
+				if r.Search.States != km.Search.States || r.Search.Found != km.Search.Found {
+					t.Errorf("workers %d: %d states, target %d; Karp–Miller: %d states, target %d",
+						workers, r.Search.States, r.Search.Found, km.Search.States, km.Search.Found)
+				}
+				if !r.Robust && fmt.Sprint(r.Witness.Tau) != fmt.Sprint(km.Witness.Tau) {
+					t.Errorf("workers %d: witness τ %v; Karp–Miller: %v", workers, r.Witness.Tau, km.Witness.Tau)
+				}
+			}
+		})
+	}
+	if finite == 0 || same == 0 {
+		t.Errorf("%d finite instrumented machines in the corpus, %d searched without accelerations", finite, same)
+	}
+	t.Logf("%d programs decided by both searches, %d of them without accelerations (counts compared)", finite, same/2)
 }

@@ -660,6 +660,25 @@ func (m *Machine) Program() *prog.Program { return m.p }
 // 4 bytes each, big-endian, Omega for ω. Two per queue pair with polls.
 func (m *Machine) Counters() int { return m.nctr }
 
+// Finite reports whether the machine has finitely many states: every
+// counter is capped by a finite number of polls still possible, as no poll
+// of its queue pair lies on a loop (Instr.PollsLeft at its thread's entry is
+// finite). Every other component of a state is finite, so then a plain
+// exhaustive search decides the target, with no Karp–Miller acceleration.
+func (m *Machine) Finite() bool {
+	for q, c := range m.ctr {
+		if c < 0 {
+			continue
+		}
+		qp := m.p.QPs[q]
+		th := &m.p.Threads[qp.Thread]
+		if th.Code[th.Entry].PollsLeft[qp.Local] == prog.Unbounded {
+			return false
+		}
+	}
+	return true
+}
+
 // Domain returns the values location l can hold.
 func (m *Machine) Domain(l int) []uint8 { return m.domain[l] }
 

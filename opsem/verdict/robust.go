@@ -18,6 +18,10 @@ type RobustResult struct {
 	Bound    string // what cut an incomplete search
 	Method   string
 	Search   explore.Result
+	// KarpMiller (method decide): the decider's search was the Karp–Miller
+	// construction, as a poll lies on a loop; it ran in memory on one core
+	// and was not checkpointed.
+	KarpMiller bool
 	// Witness is the shortest run to a configuration whose event graph has
 	// an sc cycle, and Graph that graph; nil when robust.
 	Witness *Run
