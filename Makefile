@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run corpus test test-short bench bench-pebble bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build run corpus test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
 
 all: build
 
@@ -56,6 +56,14 @@ PEBBLE_BENCH ?= corpus/bench/mp5.rdma
 bench-pebble: build
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	$(BIN) explore --store pebble --store-dir "$$dir/set" --mem-budget 256MiB --progress $(PEBBLE_BENCH)
+
+# The decider on disk: robust on corpus/bench/f5.rdma, whose instrumented
+# machine (finite: no poll on a loop) has 3.98*10^7 states, with the visited
+# set in Pebble and 256 MiB of tables, progress on stderr.
+DECIDE_BENCH ?= corpus/bench/f5.rdma
+bench-decide: build
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	$(BIN) robust --store pebble --store-dir "$$dir/set" --mem-budget 256MiB --progress $(DECIDE_BENCH)
 
 # rdmasim check against SPIN (export --promela, spin -a, gcc, pan) end to
 # end on mid-size programs, checking equal outcomes; medians of ROUNDS runs.
