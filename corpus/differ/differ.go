@@ -68,7 +68,9 @@ const (
 	// RobustEnum: robustness by enumeration on the machine and of the
 	// model's traces give different certain answers.
 	RobustEnum Kind = "robust-enum"
-	// RobustDecide: the decider contradicts an enumeration.
+	// RobustDecide: the decider contradicts an enumeration, or, on a
+	// finite instrumented machine, its search and the Karp–Miller search
+	// give different certain answers.
 	RobustDecide Kind = "robust-decide"
 	// DeciderError: the decider failed, e.g. its witness is not a
 	// violation of the model or does not replay on the machine ("decider
@@ -469,6 +471,19 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 	if !rd.Certain() {
 		r.Skipped = append(r.Skipped, Skip{"decider", "decider cut by " + rd.Bound})
 		return nil
+	}
+	if !rd.KarpMiller {
+		// The instrumented machine is finite: the Karp–Miller search of it
+		// must give explore's answer.
+		km, err := decide.Decide(ctx, r.Program, decide.Options{MaxStates: opt.MaxStates, KarpMiller: true, NoWitness: true})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			r.Problems = append(r.Problems, Problem{DeciderError, fmt.Sprintf("decider, Karp–Miller search: %v", err)})
+		case km.Certain() && km.Robust != rd.Robust:
+			r.Problems = append(r.Problems, Problem{RobustDecide, fmt.Sprintf("robustness: the decider's search says robust=%v, its Karp–Miller search robust=%v", rd.Robust, km.Robust)})
+		}
 	}
 	for _, e := range []*verdict.RobustResult{r.RobustMachine, r.RobustModel} {
 		switch {
