@@ -182,6 +182,10 @@ type State struct {
 	ent       []byte   // per thread, entBytes: classes of its candidate entries in τ2
 	c         []uint32 // per counted queue pair: c1, c2
 	guessed   int      // eager mode: locations guessed so far
+	// bytes backs m1, m2, g and ent, and bools w2 and gset, so that
+	// copyFrom copies each in one go.
+	bytes []uint8
+	bools []bool
 }
 
 // Machine is the instrumented machine of one program. It implements
@@ -684,23 +688,23 @@ func (m *Machine) Domain(l int) []uint8 { return m.domain[l] }
 
 // NewState returns a zero State sized for m.
 func (m *Machine) NewState() *State {
+	nl, ne := m.nl, m.nt*m.entBytes
+	b, f := make([]uint8, 3*nl+ne), make([]bool, 2*nl)
 	return &State{
 		th: make([]thread, m.nt), q: make([]queue, m.nq),
-		m1: make([]uint8, m.nl), m2: make([]uint8, m.nl), g: make([]uint8, m.nl),
-		w2: make([]bool, m.nl), gset: make([]bool, m.nl), c: make([]uint32, m.nctr), ent: make([]byte, m.nt*m.entBytes),
+		m1: b[:nl:nl], m2: b[nl : 2*nl : 2*nl], g: b[2*nl : 3*nl : 3*nl], ent: b[3*nl:],
+		w2: f[:nl:nl], gset: f[nl:],
+		c: make([]uint32, m.nctr), bytes: b, bools: f,
 	}
 }
 
+// copyFrom makes s a copy of o, a state of the same machine.
 func (s *State) copyFrom(o *State) {
 	copy(s.th, o.th)
 	copy(s.q, o.q)
-	copy(s.m1, o.m1)
-	copy(s.m2, o.m2)
-	copy(s.g, o.g)
-	copy(s.w2, o.w2)
-	copy(s.gset, o.gset)
+	copy(s.bytes, o.bytes)
+	copy(s.bools, o.bools)
 	copy(s.c, o.c)
-	copy(s.ent, o.ent)
 	s.guessed = o.guessed
 }
 
@@ -1219,6 +1223,17 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 // Target reports whether s is a target state: every fixed boundary guess
 // equals τ1's memory, and the recorded SC-cycle edges form a cycle.
 func (m *Machine) Target(s []byte) bool {
+	// Without SC-cycle edges there is no cycle: look at the threads'
+	// edge bytes (see encode) before decoding anything.
+	edges := false
+	for t := 0; t < m.nt && !edges; t++ {
+		for _, b := range s[t*m.thLen+5 : t*m.thLen+5+m.succN] {
+			edges = edges || b != 0
+		}
+	}
+	if !edges {
+		return false
+	}
 	st := m.st
 	m.Decode(s, st)
 	return m.target(st)
