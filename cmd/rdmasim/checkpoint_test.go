@@ -409,3 +409,38 @@ func TestGoldenCheckpoint(t *testing.T) {
 		t.Error("a failed command created its checkpoint directory")
 	}
 }
+
+// TestRobustStores: the decider's search gives the same report, witness
+// included, whatever holds its visited set, frontier and parent records
+// and however many workers expand states.
+func TestRobustStores(t *testing.T) {
+	for _, prog := range []string{decideProgram, midProgram} {
+		var want string
+		for i, flags := range [][]string{
+			{"--workers", "1"},
+			{"--mem-budget", "256KiB", "--store-dir", t.TempDir()},
+			{"--mem-budget", "256KiB", "--workers", "2"},
+			{"--store", "pebble", "--mem-budget", "512KiB"},
+			{"--frontier-budget", "16KiB", "--store-dir", t.TempDir(), "--workers", "2"},
+		} {
+			args := append(append([]string{"robust", "--json"}, flags...), prog)
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("%v: stderr: %s", args, stderr.String())
+			}
+			if i == 0 {
+				want = stdout.String()
+				if !strings.Contains(want, `"robust"`) {
+					t.Fatalf("%v: no answer: %s", args, want)
+				}
+				continue
+			}
+			if got := stdout.String(); got != want {
+				t.Errorf("%v:\n%s\nwant (one worker, in memory):\n%s", args, got, want)
+			}
+		}
+	}
+}
