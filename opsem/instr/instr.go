@@ -101,6 +101,7 @@ package instr
 
 import (
 	"fmt"
+	"slices"
 
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/prog"
@@ -231,6 +232,7 @@ type Machine struct {
 	// still read/write (see canonCycle).
 	liveR, liveW []uint64
 	scr          []uint64
+	entKeep      []byte // entBytes of scratch for canonCycle
 }
 
 // New builds the instrumented machine of p.
@@ -360,6 +362,7 @@ func accesses(p *prog.Program) (markable, read []bool) {
 func (m *Machine) futureAccesses() {
 	m.words = (m.nl + 63) / 64
 	m.liveR, m.liveW = make([]uint64, m.words), make([]uint64, m.words)
+	m.entKeep = make([]byte, m.entBytes)
 	for t := range m.p.Threads {
 		code := m.p.Threads[t].Code
 		n := len(code)
@@ -452,35 +455,55 @@ func bit(b []uint64, l int) bool { return b[l/64]&(1<<(l%64)) != 0 }
 // yet, no CPU event in τ2 and a future access there (a write for a read
 // entry, any access for a write entry). Dead bits are cleared.
 func (m *Machine) canonCycle(s *State) {
+	// The accesses of the threads that can still generate entry
+	// candidates (exR, exW: no exit yet, not ended) and of those among
+	// them that can still mark a τ1 exit (liveR, liveW: no CPU event in
+	// τ2 either). Both are the same for every thread t below: t's own
+	// accesses count in liveR and liveW (a cycle may visit one thread),
+	// and exR and exW matter only for a t whose exit is set, which is not
+	// among those threads.
+	for i := range m.liveR {
+		m.liveR[i], m.liveW[i] = 0, 0
+	}
+	exR, exW := m.scratch2()
+	any1, anyEnt := false, false
+	for u := range s.th {
+		if s.th[u].exit.set || m.ended(s, u) {
+			continue
+		}
+		r, w := m.future(s, u)
+		for i := range exR {
+			exR[i] |= r[i]
+			exW[i] |= w[i]
+		}
+		anyEnt = true
+		if !s.th[u].cpu2 {
+			any1 = true
+			for i := range m.liveR {
+				m.liveR[i] |= r[i]
+				m.liveW[i] |= w[i]
+			}
+		}
+	}
+	// keep: the entry classes some thread can still link to, per location
+	// a read entry (bit 2l) if it may be written, a write entry (bit 2l+1)
+	// if it may be accessed.
+	keep := m.entKeep
+	for i := range keep {
+		keep[i] = 0
+	}
+	if any1 {
+		for l := 0; l < m.nl; l++ {
+			rb, wb := 2*l, 2*l+1
+			if bit(m.liveW, l) {
+				keep[rb/8] |= 1 << (rb % 8)
+			}
+			if bit(m.liveW, l) || bit(m.liveR, l) {
+				keep[wb/8] |= 1 << (wb % 8)
+			}
+		}
+	}
 	for t := range s.th {
-		// Accesses by the other threads that can still generate entry
-		// candidates (for t's exit) or τ1 exits (for t's entries).
-		for i := range m.liveR {
-			m.liveR[i], m.liveW[i] = 0, 0
-		}
-		any1, anyEnt := false, false
-		var exR, exW []uint64 // accesses of entry-collecting threads
-		exR, exW = m.scratch2()
-		for u := range s.th {
-			if s.th[u].exit.set || m.ended(s, u) {
-				continue
-			}
-			r, w := m.future(s, u)
-			if u != t {
-				for i := range exR {
-					exR[i] |= r[i]
-					exW[i] |= w[i]
-				}
-				anyEnt = true
-			}
-			if !s.th[u].cpu2 {
-				any1 = true
-				for i := range m.liveR {
-					m.liveR[i] |= r[i]
-					m.liveW[i] |= w[i]
-				}
-			}
-		}
 		if x := &s.th[t].exit; x.set {
 			l := int(x.loc)
 			if !anyEnt || !(bit(exW, l) || x.w && bit(exR, l)) {
@@ -488,37 +511,30 @@ func (m *Machine) canonCycle(s *State) {
 			}
 		}
 		ent := s.ent[t*m.entBytes : (t+1)*m.entBytes]
-		if !any1 {
-			for i := range ent {
-				ent[i] = 0
-			}
-			continue
-		}
-		for l := 0; l < m.nl; l++ {
-			rb, wb := 2*l, 2*l+1
-			if !bit(m.liveW, l) {
-				ent[rb/8] &^= 1 << (rb % 8)
-			}
-			if !bit(m.liveW, l) && !bit(m.liveR, l) {
-				ent[wb/8] &^= 1 << (wb % 8)
-			}
+		for i := range ent {
+			ent[i] &= keep[i]
 		}
 	}
 	// A thread that can never again have both an incoming and an outgoing
 	// edge is on no cycle, now or later: drop its edges and entries.
+	// Dropping a thread's edges only takes edges away from the others, so
+	// the threads dropped do not depend on the order: the in-edges read
+	// at the start of a round may be stale, which only leaves a drop to
+	// the next round.
 	for changed := true; changed; {
 		changed = false
+		var inEdges uint64 // bit t: some edge ends at thread t
+		for u := range s.th {
+			inEdges |= s.th[u].succ
+		}
 		for t := range s.th {
 			th := &s.th[t]
 			open := !th.exit.set && !m.ended(s, t) // may still add entries and mark an exit
 			out := open || th.succ != 0 || th.exit.r || th.exit.w
-			in := open
+			in := open || inEdges&(1<<t) != 0
 			ent := s.ent[t*m.entBytes : (t+1)*m.entBytes]
 			for _, b := range ent {
 				in = in || b != 0
-			}
-			for u := range s.th {
-				in = in || s.th[u].succ&(1<<t) != 0
 			}
 			if in && out {
 				continue
@@ -741,24 +757,34 @@ func b2u(b bool) uint8 {
 }
 
 func (m *Machine) encode(dst []byte, s *State) []byte {
+	n := len(dst)
+	size := m.nt*m.thLen + len(s.ent) + m.nq + 4*m.nl + 4*m.nctr
+	dst = slices.Grow(dst, size)[:n+size]
+	e := dst[n:]
+	i := 0
 	for t := range s.th {
 		th := &s.th[t]
-		f1 := b2u(th.mid) | b2u(th.cpu2)<<1 | b2u(th.exit.set)<<2 | b2u(th.exit.r)<<3 | b2u(th.exit.w)<<4 |
+		e[i], e[i+1] = uint8(th.pc>>8), uint8(th.pc)
+		e[i+2] = b2u(th.mid) | b2u(th.cpu2)<<1 | b2u(th.exit.set)<<2 | b2u(th.exit.r)<<3 | b2u(th.exit.w)<<4 |
 			b2u(th.exit.part2)<<5
-		dst = append(dst, uint8(th.pc>>8), uint8(th.pc), f1, th.val, th.exit.loc)
-		for i := 0; i < m.succN; i++ {
-			dst = append(dst, uint8(th.succ>>(8*i)))
+		e[i+3], e[i+4] = th.val, th.exit.loc
+		for k := 0; k < m.succN; k++ {
+			e[i+5+k] = uint8(th.succ >> (8 * k))
 		}
+		i += m.thLen
 	}
-	dst = append(dst, s.ent...)
+	i += copy(e[i:], s.ent)
 	for q := range s.q {
-		dst = append(dst, s.q[q].in2|b2u(s.q[q].fence)<<6|b2u(s.q[q].forced)<<7)
+		e[i] = s.q[q].in2 | b2u(s.q[q].fence)<<6 | b2u(s.q[q].forced)<<7
+		i++
 	}
 	for l := range s.m1 {
-		dst = append(dst, s.m1[l], s.m2[l], s.g[l], b2u(s.w2[l])|b2u(s.gset[l])<<1)
+		e[i], e[i+1], e[i+2], e[i+3] = s.m1[l], s.m2[l], s.g[l], b2u(s.w2[l])|b2u(s.gset[l])<<1
+		i += 4
 	}
 	for _, c := range s.c {
-		dst = append(dst, uint8(c>>24), uint8(c>>16), uint8(c>>8), uint8(c))
+		e[i], e[i+1], e[i+2], e[i+3] = uint8(c>>24), uint8(c>>16), uint8(c>>8), uint8(c)
+		i += 4
 	}
 	return dst
 }
@@ -1314,5 +1340,6 @@ func (m *Machine) Clone() *Machine {
 	c.st, c.nx, c.cn = m.NewState(), m.NewState(), m.NewState()
 	c.buf = nil
 	c.liveR, c.liveW, c.scr = make([]uint64, m.words), make([]uint64, m.words), nil
+	c.entKeep = make([]byte, m.entBytes)
 	return &c
 }
