@@ -116,6 +116,7 @@ func TestGoldenRobust(t *testing.T) {
 		{"robust-sb-put-json", []string{"robust", "--json", litmus + "SB-PUT.rdma"}, exitOK},
 		{"robust-robust-and-bounded", []string{"robust", litmus + "PUT-PUT-MP.rdma", litmus + "paper-vass-loop.rdma"}, exitOK},
 		{"robust-wrong-expect", []string{"robust", "testdata/wrong-robust.rdma"}, exitFailed},
+		{"robust-decide-cut", []string{"robust", "--max-states", "50", "testdata/checkpoint-decide.rdma"}, exitOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

@@ -240,9 +240,9 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 	case r.Complete:
 		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete)\n", p.Name, r.Method, r.Search.States)
 	case r.Coverage() == verdict.WithinBounds:
-		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %d configurations, cut by %s)\n", p.Name, r.Method, r.Search.States, r.Bound)
+		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %d %s, cut by %s)\n", p.Name, r.Method, r.Search.States, searched(r.Method), r.Bound)
 	default:
-		fmt.Fprintf(w, "Robust %s: unknown (%s, %d configurations, stopped by %s)\n", p.Name, r.Method, r.Search.States, r.Bound)
+		fmt.Fprintf(w, "Robust %s: unknown (%s, %d %s, stopped by %s)\n", p.Name, r.Method, r.Search.States, searched(r.Method), r.Bound)
 	}
 	if ex != nil {
 		line := fmt.Sprintf("Expect robust %s: %s", ex.Expected, ex.Status)
@@ -251,6 +251,19 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// searched names what a robustness method counts: the decider states of
+// its instrumented machine, enum-axiom candidate traces, enum-machine
+// configurations of the RDMA machine.
+func searched(method string) string {
+	switch method {
+	case "decide":
+		return "states"
+	case "enum-axiom":
+		return "candidate traces"
+	}
+	return "configurations"
 }
 
 // traceCycleLines prints the sc cycle of a model trace.
