@@ -50,14 +50,19 @@ const (
 	Canceled
 	// Stopped means Options.Visit returned false.
 	Stopped
+	// MemoryLimit means the memory a search must keep in memory reached
+	// its bound (used by searches that keep every state, such as
+	// explore/cover's).
+	MemoryLimit
 )
 
 var stopNames = [...]string{
-	Complete:   "complete",
-	StateLimit: "state limit",
-	TimeLimit:  "time limit",
-	Canceled:   "canceled",
-	Stopped:    "stopped",
+	Complete:    "complete",
+	StateLimit:  "state limit",
+	TimeLimit:   "time limit",
+	Canceled:    "canceled",
+	Stopped:     "stopped",
+	MemoryLimit: "memory limit",
 }
 
 // String returns a short lower-case description of s, such as "state limit".

@@ -130,7 +130,7 @@ func fileExpectations(ctx context.Context, p *prog.Program, opt verdict.Options,
 	if _, ok := p.Expectation(prog.Robust); !ok || method == "" {
 		return exps, nil
 	}
-	rr, _, _, err := decideRobust(ctx, p, opt, method)
+	rr, _, _, err := decideRobust(ctx, p, opt, method, 0) // no memory bound on a Karp–Miller search: check runs enum-machine
 	if err != nil {
 		return nil, err
 	}

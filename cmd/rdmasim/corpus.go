@@ -100,6 +100,7 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim corpus: %v\n", err)
 		return exitUsage
 	}
+	kmBytes, _ := sf.budget() // checked by options
 	files, err := rdmaFiles(flags.Args())
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim corpus: %v\n", err)
@@ -124,7 +125,7 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	counts := map[string]int{}
 	var notes []string
 	for _, file := range files {
-		row := corpusFile(ctx, file, opt)
+		row := corpusFile(ctx, file, opt, kmBytes)
 		counts[row.Result]++
 		if sf.json {
 			writeJSON(e.stdout, row)
@@ -214,7 +215,7 @@ func rdmaFiles(args []string) ([]string, error) {
 }
 
 // corpusFile checks one file through every applicable semantics.
-func corpusFile(ctx context.Context, file string, opt verdict.Options) *corpusRow {
+func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes uint64) *corpusRow {
 	start := time.Now()
 	row := &corpusRow{File: file, Cells: map[string]string{}, Expect: []corpusExpect{}}
 	defer func() { row.Seconds = time.Since(start).Seconds() }()
@@ -279,7 +280,7 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options) *corpusRo
 				row.Cells[col] = cellNA
 				continue
 			}
-			r, _, _, err := decideRobust(ctx, p, opt, col)
+			r, _, _, err := decideRobust(ctx, p, opt, col, kmBytes)
 			if err != nil {
 				fail(col, err)
 				continue

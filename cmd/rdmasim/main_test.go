@@ -117,6 +117,7 @@ func TestGoldenRobust(t *testing.T) {
 		{"robust-robust-and-bounded", []string{"robust", litmus + "PUT-PUT-MP.rdma", litmus + "paper-vass-loop.rdma"}, exitOK},
 		{"robust-wrong-expect", []string{"robust", "testdata/wrong-robust.rdma"}, exitFailed},
 		{"robust-decide-cut", []string{"robust", "--max-states", "50", "testdata/checkpoint-decide.rdma"}, exitOK},
+		{"robust-karp-miller-mem-budget", []string{"robust", "--mem-budget", "256KiB", litmus + "paper-vass-loop.rdma"}, exitOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

@@ -50,6 +50,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	if code >= 0 {
 		return code
 	}
+	// The decider's Karp–Miller search keeps every state in memory: it
+	// stops, cut, at the visited set's budget (parseSearch checked it).
+	kmBytes, _ := sf.budget()
 	var methods []string
 	switch *method {
 	case "decide", "enum-machine", "enum-axiom":
@@ -76,15 +79,15 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		}
 		var answers []*verdict.RobustResult
 		for _, m := range methods {
-			r, trace, w, err := decideRobust(ctx, p, opt, m)
+			r, trace, w, err := decideRobust(ctx, p, opt, m, kmBytes)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: %v\n", file, err)
 				code = max(code, exitUsage)
 				continue
 			}
 			answers = append(answers, r)
-			if r.KarpMiller && (sf.checkpoint != "" || sf.store != "mem" || sf.memBudget != "" || sf.workers > 1) {
-				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core, without --checkpoint, --store, --mem-budget or --workers\n", file)
+			if r.KarpMiller && (sf.checkpoint != "" || sf.store != "mem" || sf.workers > 1) {
+				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core (within --mem-budget), without --checkpoint, --store or --workers\n", file)
 			}
 			ex := robustExpectation(p, r)
 			if ex != nil && ex.Status == expectContradicted {
@@ -130,7 +133,8 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 
 // decideRobust runs one method; for enum-axiom and decide it also returns
 // the violating trace, and for decide the decider's witness.
-func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, method string) (*verdict.RobustResult, *axiom.Trace, *decide.Witness, error) {
+// kmBytes bounds the memory of the decider's Karp–Miller search.
+func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, method string, kmBytes uint64) (*verdict.RobustResult, *axiom.Trace, *decide.Witness, error) {
 	switch method {
 	case "enum-axiom":
 		r, t, err := verdict.RobustModel(ctx, p, opt)
@@ -138,7 +142,7 @@ func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, met
 	case "decide":
 		d, err := decide.Decide(ctx, p, decide.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress,
 			Order: opt.Order, Workers: opt.Workers, NewSet: opt.NewSet, Checkpoint: opt.Checkpoint,
-			SpillDir: opt.SpillDir, FrontierBudget: opt.FrontierBudget})
+			SpillDir: opt.SpillDir, FrontierBudget: opt.FrontierBudget, MaxBytes: kmBytes})
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -240,9 +244,9 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 	case r.Complete:
 		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete)\n", p.Name, r.Method, r.Search.States)
 	case r.Coverage() == verdict.WithinBounds:
-		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %d %s, cut by %s)\n", p.Name, r.Method, r.Search.States, searched(r.Method), r.Bound)
+		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound)
 	default:
-		fmt.Fprintf(w, "Robust %s: unknown (%s, %d %s, stopped by %s)\n", p.Name, r.Method, r.Search.States, searched(r.Method), r.Bound)
+		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound)
 	}
 	if ex != nil {
 		line := fmt.Sprintf("Expect robust %s: %s", ex.Expected, ex.Status)
@@ -253,17 +257,18 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 	}
 }
 
-// searched names what a robustness method counts: the decider states of
-// its instrumented machine, enum-axiom candidate traces, enum-machine
+// searched counts what a robustness method searched: the decider states
+// of its instrumented machine, enum-axiom candidate traces, enum-machine
 // configurations of the RDMA machine.
-func searched(method string) string {
+func searched(method string, n uint64) string {
+	word := "configuration"
 	switch method {
 	case "decide":
-		return "states"
+		word = "state"
 	case "enum-axiom":
-		return "candidate traces"
+		word = "candidate trace"
 	}
-	return "configurations"
+	return plural(int(n), word)
 }
 
 // traceCycleLines prints the sc cycle of a model trace.

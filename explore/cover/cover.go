@@ -54,6 +54,10 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, if non-nil, is called about once a second.
 	Progress func(explore.Stats)
+	// MaxBytes bounds the memory of the tree (every state's encoding and
+	// node) and of the visited set; when they reach it, the search stops
+	// with explore.MemoryLimit. Zero means no bound.
+	MaxBytes uint64
 }
 
 // Result describes a finished search.
@@ -72,20 +76,31 @@ type Result struct {
 type node struct {
 	parent int32
 	depth  int32
-	off    uint64 // its encoding is arena[off:off+n]
+	chunk  uint32 // its encoding is arena[chunk][off:off+n]
+	off    uint32
 	n      uint32
 	ctrl   uint64 // hash of the control part
 	label  explore.Label
 }
 
+// The tree is kept in chunks that are never moved or copied, so that it
+// grows without the transient doubling of a slice's reallocation.
+const (
+	nodeChunk  = 1 << 12 // nodes per chunk
+	arenaChunk = 1 << 18 // bytes per chunk of encodings (more for a larger state)
+	nodeBytes  = 40      // unsafe.Sizeof(node{}), which TestNodeBytes checks
+)
+
 // Search is one coverability search. It is not safe for concurrent use.
 type Search struct {
-	m     Machine
-	opt   Options
-	k     int // counters
-	nodes []node
-	arena []byte
-	ran   bool
+	m      Machine
+	opt    Options
+	k      int      // counters
+	nodes  [][]node // node i is nodes[i/nodeChunk][i%nodeChunk]
+	nnodes int
+	arena  [][]byte
+	bytes  uint64 // the capacity of the chunks
+	ran    bool
 }
 
 // New returns a search over m.
@@ -93,9 +108,34 @@ func New(m Machine, opt Options) *Search {
 	return &Search{m: m, opt: opt, k: m.Counters()}
 }
 
+// node returns node i.
+func (s *Search) node(i int) *node { return &s.nodes[i/nodeChunk][i%nodeChunk] }
+
+// enc returns the encoding of node i.
 func (s *Search) enc(i int) []byte {
-	n := &s.nodes[i]
-	return s.arena[n.off : n.off+uint64(n.n)]
+	n := s.node(i)
+	return s.arena[n.chunk][n.off : n.off+n.n]
+}
+
+// push appends a node for st to the tree and returns its index.
+func (s *Search) push(st []byte, nd node) int {
+	last := len(s.arena) - 1
+	if last < 0 || cap(s.arena[last])-len(s.arena[last]) < len(st) {
+		s.arena = append(s.arena, make([]byte, 0, max(arenaChunk, len(st))))
+		last++
+		s.bytes += uint64(cap(s.arena[last]))
+	}
+	a := &s.arena[last]
+	nd.chunk, nd.off, nd.n = uint32(last), uint32(len(*a)), uint32(len(st))
+	*a = append(*a, st...)
+	if s.nnodes%nodeChunk == 0 {
+		s.nodes = append(s.nodes, make([]node, 0, nodeChunk))
+		s.bytes += nodeChunk * nodeBytes
+	}
+	c := &s.nodes[len(s.nodes)-1]
+	*c = append(*c, nd)
+	s.nnodes++
+	return s.nnodes - 1
 }
 
 func counter(b []byte, j int) uint32 {
@@ -127,8 +167,8 @@ func (s *Search) accelerate(st []byte, parent int) (uint64, int) {
 		return h, 0
 	}
 	acc := 0
-	for a := parent; a >= 0; a = int(s.nodes[a].parent) {
-		if s.nodes[a].ctrl != h {
+	for a := parent; a >= 0; a = int(s.node(a).parent) {
+		if s.node(a).ctrl != h {
 			continue
 		}
 		e := s.enc(a)
@@ -181,10 +221,9 @@ func (s *Search) Run(ctx context.Context, target func(st []byte) bool) (Result, 
 		}
 		d := int32(0)
 		if parent >= 0 {
-			d = s.nodes[parent].depth + 1
+			d = s.node(parent).depth + 1
 		}
-		s.nodes = append(s.nodes, node{parent: int32(parent), depth: d, off: uint64(len(s.arena)), n: uint32(len(st)), ctrl: h, label: label})
-		s.arena = append(s.arena, st...)
+		s.push(st, node{parent: int32(parent), depth: d, ctrl: h, label: label})
 		res.States++
 		res.MaxDepth = max(res.MaxDepth, int(d))
 		return true, nil
@@ -192,8 +231,8 @@ func (s *Search) Run(ctx context.Context, target func(st []byte) bool) (Result, 
 	finish := func(stop explore.Stop, next int) (Result, error) {
 		res.Stop = stop
 		res.Elapsed = time.Since(start)
-		res.Frontier = uint64(len(s.nodes) - next)
-		res.StoreBytes = set.Bytes() + uint64(len(s.arena)) + uint64(len(s.nodes))*40
+		res.Frontier = uint64(s.nnodes - next)
+		res.StoreBytes = set.Bytes() + s.bytes
 		return res, nil
 	}
 	init := s.m.Initial(nil)
@@ -211,10 +250,13 @@ func (s *Search) Run(ctx context.Context, target func(st []byte) bool) (Result, 
 	var succs []succ
 	var buf []byte
 	lastCheck := time.Now()
-	for next := 0; next < len(s.nodes); next++ {
+	for next := 0; next < s.nnodes; next++ {
 		if next%256 == 0 {
 			if ctx.Err() != nil {
 				return finish(explore.Canceled, next)
+			}
+			if s.opt.MaxBytes > 0 && set.Bytes()+s.bytes >= s.opt.MaxBytes {
+				return finish(explore.MemoryLimit, next)
 			}
 			now := time.Now()
 			if s.opt.Timeout > 0 && now.Sub(start) > s.opt.Timeout {
@@ -224,8 +266,8 @@ func (s *Search) Run(ctx context.Context, target func(st []byte) bool) (Result, 
 				lastCheck = now
 				st := res.Stats
 				st.Elapsed = now.Sub(start)
-				st.Frontier = uint64(len(s.nodes) - next)
-				st.StoreBytes = set.Bytes() + uint64(len(s.arena)) + uint64(len(s.nodes))*40
+				st.Frontier = uint64(s.nnodes - next)
+				st.StoreBytes = set.Bytes() + s.bytes
 				s.opt.Progress(st)
 			}
 		}
@@ -248,24 +290,24 @@ func (s *Search) Run(ctx context.Context, target func(st []byte) bool) (Result, 
 			if err != nil {
 				return res, fmt.Errorf("cover: %w", err)
 			}
-			if added && target(s.enc(len(s.nodes)-1)) {
-				res.Found = int64(len(s.nodes) - 1)
+			if added && target(s.enc(s.nnodes-1)) {
+				res.Found = int64(s.nnodes - 1)
 				return finish(explore.Stopped, next+1)
 			}
 		}
 	}
-	return finish(explore.Complete, len(s.nodes))
+	return finish(explore.Complete, s.nnodes)
 }
 
 // Path returns the steps from the initial state to state id (whose
 // encodings may hold ω counters).
 func (s *Search) Path(id int64) ([]explore.Step, error) {
-	if id < 0 || id >= int64(len(s.nodes)) {
+	if id < 0 || id >= int64(s.nnodes) {
 		return nil, fmt.Errorf("cover: no state %d", id)
 	}
 	var path []explore.Step
-	for i := int(id); i >= 0; i = int(s.nodes[i].parent) {
-		path = append(path, explore.Step{Label: s.nodes[i].label, State: append([]byte(nil), s.enc(i)...)})
+	for i := int(id); i >= 0; i = int(s.node(i).parent) {
+		path = append(path, explore.Step{Label: s.node(i).label, State: append([]byte(nil), s.enc(i)...)})
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]

@@ -1,8 +1,10 @@
 package cover
 
 import (
+	"bytes"
 	"context"
 	"testing"
+	"unsafe"
 
 	"rdmasim/explore"
 )
@@ -92,4 +94,65 @@ func TestCoverability(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNodeBytes: the memory bound counts nodes at their size.
+func TestNodeBytes(t *testing.T) {
+	if got := unsafe.Sizeof(node{}); got != nodeBytes {
+		t.Errorf("a node takes %d bytes, nodeBytes says %d", got, nodeBytes)
+	}
+}
+
+// TestChunksAndMemoryLimit: a search whose tree spans several chunks of
+// nodes and encodings gives the answer of one that fits in a chunk, and
+// MaxBytes stops it with MemoryLimit once the tree outgrows the bound.
+func TestChunksAndMemoryLimit(t *testing.T) {
+	m := grid{}
+	r, err := New(m, Options{}).Run(context.Background(), func(st []byte) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stop != explore.Complete || r.States != 1<<17 {
+		t.Fatalf("%v after %d states, want complete after %d", r.Stop, r.States, 1<<17)
+	}
+	if r.StoreBytes < 4*nodeChunk*nodeBytes {
+		t.Errorf("%d bytes for %d nodes: fewer than the chunks hold", r.StoreBytes, r.States)
+	}
+	s := New(m, Options{MaxBytes: 2 * nodeChunk * nodeBytes})
+	r, err = s.Run(context.Background(), func(st []byte) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stop != explore.MemoryLimit || r.Found >= 0 {
+		t.Fatalf("%v after %d states (found %d), want a memory limit", r.Stop, r.States, r.Found)
+	}
+	// Every node of every chunk is where it was put.
+	for i := 0; i < s.nnodes; i += 997 {
+		path, err := s.Path(int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(path) != int(s.node(i).depth)+1 || !bytes.Equal(path[len(path)-1].State, s.enc(i)) {
+			t.Fatalf("node %d: path of %d steps to %x, depth %d", i, len(path), path[len(path)-1].State, s.node(i).depth)
+		}
+	}
+}
+
+// grid is a machine without counters whose states are the 17-bit numbers,
+// each with the successors n+1 and 2n+1 (below 2^17), encoded in three
+// bytes.
+type grid struct{}
+
+func (grid) Counters() int { return 0 }
+
+func (grid) Initial(dst []byte) []byte { return append(dst, 0, 0, 0) }
+
+func (grid) Successors(s []byte, emit func(explore.Label, []byte)) explore.Pruned {
+	n := int(s[0])<<16 | int(s[1])<<8 | int(s[2])
+	for i, next := range []int{n + 1, 2*n + 1} {
+		if next < 1<<17 {
+			emit(explore.Label(i), []byte{uint8(next >> 16), uint8(next >> 8), uint8(next)})
+		}
+	}
+	return 0
 }

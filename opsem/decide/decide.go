@@ -45,6 +45,11 @@ type Options struct {
 	// KarpMiller makes the decider use the Karp–Miller search even when
 	// the instrumented machine is finite (to compare the two).
 	KarpMiller bool
+	// MaxBytes bounds the memory of the Karp–Miller search, which keeps
+	// every state it finds: when its tree and visited set reach it, the
+	// search stops, cut (Bound "mem-budget=..."). Zero means no bound.
+	// explore's search keeps within NewSet's budget instead.
+	MaxBytes uint64
 
 	// The rest apply to the search of a finite machine, as those of
 	// explore.Options; the Karp–Miller search ignores them.
@@ -114,7 +119,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
 	} else {
 		res.KarpMiller = true
-		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress})
+		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress, MaxBytes: opt.MaxBytes})
 		sr, err = s.Run(ctx, m.Target)
 		path = s.Path
 	}
@@ -130,6 +135,8 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		res.Bound = fmt.Sprintf("max-states=%d", opt.MaxStates)
 	case explore.TimeLimit:
 		res.Bound = fmt.Sprintf("timeout=%s", opt.Timeout)
+	case explore.MemoryLimit:
+		res.Bound = "mem-budget=" + sizeString(opt.MaxBytes)
 	default:
 		res.Bound = sr.Stop.String()
 	}
@@ -240,6 +247,20 @@ type parallel struct{ *instr.Machine }
 
 // Clone returns an independent copy for another worker.
 func (p parallel) Clone() explore.Machine { return parallel{p.Machine.Clone()} }
+
+// sizeString writes a size in bytes as KiB, MiB or GiB when it is a whole
+// number of them.
+func sizeString(n uint64) string {
+	for _, u := range []struct {
+		name string
+		size uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d%s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
+}
 
 // hasOmega reports whether a state of path has an ω counter.
 func hasOmega(m *instr.Machine, path []explore.Step) bool {
