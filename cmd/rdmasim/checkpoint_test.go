@@ -74,12 +74,7 @@ const midProgram = "testdata/checkpoint-mid.rdma" // 57,863 RDMA states with --r
 // uninterrupted run. Rounds vary the workers, the visited set (a memory
 // budget small enough to spill to disk) and SIGINT in place of SIGKILL.
 func TestCheckpointKill(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("RDMASIM_CHECKPOINT_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	t.Logf("seed %d (set RDMASIM_CHECKPOINT_SEED to repeat)", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rng := killRNG(t, 1)
 
 	// Every interleaving (--reduce=false) keeps the search long enough to
 	// be killed in the middle, also under the race detector.
@@ -143,12 +138,7 @@ const decideProgram = "testdata/checkpoint-decide.rdma"
 // report of a run killed and resumed, again and again, is that of an
 // uninterrupted one.
 func TestCheckpointKillDecide(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("RDMASIM_CHECKPOINT_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	t.Logf("seed %d (set RDMASIM_CHECKPOINT_SEED to repeat)", seed)
-	rng := rand.New(rand.NewPCG(seed, 2))
+	rng := killRNG(t, 2)
 	midway := 0
 	for _, workers := range []string{"1", "2"} {
 		t.Run("workers="+workers, func(t *testing.T) {
@@ -170,6 +160,19 @@ func TestCheckpointKillDecide(t *testing.T) {
 	if !t.Failed() && midway == 0 {
 		t.Error("no run was resumed from the middle of a search")
 	}
+}
+
+// killRNG returns the random source of the moments a kill test kills at:
+// seeded from the clock, or from RDMASIM_CHECKPOINT_SEED to repeat a run,
+// and stream, one per test.
+func killRNG(t *testing.T, stream uint64) *rand.Rand {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("RDMASIM_CHECKPOINT_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d (set RDMASIM_CHECKPOINT_SEED to repeat)", seed)
+	return rand.New(rand.NewPCG(seed, stream))
 }
 
 // killAndResume runs rdmasim with args and --checkpoint, killing it with sig
