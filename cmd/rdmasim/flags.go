@@ -76,10 +76,8 @@ func (f *searchFlags) interrupted(e *env, cmd, covers string) {
 
 func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	o := verdict.Options{
-		Machine:   machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce},
-		MaxStates: f.maxStates,
-		Timeout:   f.timeout,
-		Workers:   f.workers,
+		Machine:  machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce},
+		Settings: explore.Settings{MaxStates: f.maxStates, Timeout: f.timeout, Workers: f.workers},
 	}
 	if o.Workers == 0 {
 		o.Workers = min(runtime.GOMAXPROCS(0), maxWorkers)

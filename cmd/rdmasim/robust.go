@@ -140,9 +140,7 @@ func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, met
 		r, t, err := verdict.RobustModel(ctx, p, opt)
 		return r, t, nil, err
 	case "decide":
-		d, err := decide.Decide(ctx, p, decide.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress,
-			Order: opt.Order, Workers: opt.Workers, NewSet: opt.NewSet, Checkpoint: opt.Checkpoint,
-			SpillDir: opt.SpillDir, FrontierBudget: opt.FrontierBudget, MaxBytes: kmBytes})
+		d, err := decide.Decide(ctx, p, decide.Options{MaxBytes: kmBytes, Settings: opt.Settings})
 		if err != nil {
 			return nil, nil, nil, err
 		}

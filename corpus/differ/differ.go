@@ -298,7 +298,7 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 	}
 	p = ShowAll(p)
 	unroll := verdict.LoopBound(p, opt.Unroll)
-	vopt := verdict.Options{Machine: machine.DefaultOptions(), MaxStates: opt.MaxStates}
+	vopt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{MaxStates: opt.MaxStates}}
 	vopt.Machine.Unroll = unroll
 	if opt.MaxInflight > 0 {
 		vopt.Machine.MaxInflight = opt.MaxInflight
@@ -452,7 +452,7 @@ func unrollOnly(rm, ra *verdict.RobustResult) bool {
 }
 
 func (r *Report) decide(ctx context.Context, opt Options) error {
-	rd, err := decide.Decide(ctx, r.Program, decide.Options{MaxStates: opt.MaxStates})
+	rd, err := decide.Decide(ctx, r.Program, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -475,7 +475,7 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 	if !rd.KarpMiller {
 		// The instrumented machine is finite: the Karp–Miller search of it
 		// must give explore's answer.
-		km, err := decide.Decide(ctx, r.Program, decide.Options{MaxStates: opt.MaxStates, KarpMiller: true, NoWitness: true})
+		km, err := decide.Decide(ctx, r.Program, decide.Options{KarpMiller: true, NoWitness: true, Settings: explore.Settings{MaxStates: opt.MaxStates}})
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()

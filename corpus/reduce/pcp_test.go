@@ -335,7 +335,7 @@ func TestPCPUnsolvableBounded(t *testing.T) {
 				}
 			}
 			res, err := verdict.Compute(context.Background(), pr, verdict.RDMA,
-				verdict.Options{Machine: machine.Options{MaxInflight: 2, Unroll: 1}, MaxStates: 30000})
+				verdict.Options{Machine: machine.Options{MaxInflight: 2, Unroll: 1}, Settings: explore.Settings{MaxStates: 30000}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -191,7 +191,7 @@ func TestVASSRobustMachine(t *testing.T) {
 			// Depth first: the search stops at the first violation, which
 			// breadth first reaches only after every shorter run (20 s for
 			// transfer3, against milliseconds).
-			opt := verdict.Options{Machine: machine.Options{MaxInflight: mif, Unroll: unroll}, Order: explore.DFS}
+			opt := verdict.Options{Machine: machine.Options{MaxInflight: mif, Unroll: unroll}, Settings: explore.Settings{Order: explore.DFS}}
 			r, err := verdict.RobustMachine(context.Background(), vassProgram(t, v), opt)
 			if err != nil {
 				t.Fatal(err)
@@ -226,7 +226,7 @@ func TestVASSReach(t *testing.T) {
 			p := vassProgram(t, v)
 			for _, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
 				r, err := verdict.Compute(context.Background(), p, sem,
-					verdict.Options{Machine: machine.Options{MaxInflight: mif}, MaxStates: 200000})
+					verdict.Options{Machine: machine.Options{MaxInflight: mif}, Settings: explore.Settings{MaxStates: 200000}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"rdmasim/corpus/gen"
+	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -94,7 +95,7 @@ func TestMachineAgreesRandom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, p)
 		}
-		mr, err := verdict.RobustMachine(ctx, p, verdict.Options{Machine: mopt, MaxStates: 1 << 21})
+		mr, err := verdict.RobustMachine(ctx, p, verdict.Options{Machine: mopt, Settings: explore.Settings{MaxStates: 1 << 21}})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, p)
 		}
@@ -112,7 +113,7 @@ func TestMachineAgreesRandom(t *testing.T) {
 			t.Fatalf("%v\n%s", err, p)
 		}
 		for k, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
-			res, err := verdict.Compute(ctx, p, sem, verdict.Options{Machine: mopt, MaxStates: 1 << 21})
+			res, err := verdict.Compute(ctx, p, sem, verdict.Options{Machine: mopt, Settings: explore.Settings{MaxStates: 1 << 21}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
@@ -151,8 +152,8 @@ func BenchmarkSearches(b *testing.B) {
 			opt  Options
 		}{
 			{"karp-miller", Options{KarpMiller: true}},
-			{"explore-w1", Options{Workers: 1}},
-			{"explore-w2", Options{Workers: 2}},
+			{"explore-w1", Options{Settings: explore.Settings{Workers: 1}}},
+			{"explore-w2", Options{Settings: explore.Settings{Workers: 2}}},
 		} {
 			b.Run(pc.name+"/"+sc.name, func(b *testing.B) {
 				var states uint64

@@ -19,26 +19,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"rdmasim/explore"
 	"rdmasim/explore/cover"
 	"rdmasim/opsem/instr"
 	"rdmasim/opsem/prog"
-	"rdmasim/store"
 )
 
 // Options configure a decision.
 type Options struct {
 	// EagerGuess guesses the boundary memory up front (see instr.Options).
 	EagerGuess bool
-	// MaxStates bounds the states of the instrumented search; zero means
-	// no bound. A search cut by it answers nothing certain.
-	MaxStates uint64
-	// Timeout bounds the search; zero means none.
-	Timeout time.Duration
-	// Progress, if non-nil, is called about once a second.
-	Progress func(explore.Stats)
 	// NoWitness skips rebuilding, checking and replaying the violation.
 	NoWitness bool
 
@@ -51,28 +42,13 @@ type Options struct {
 	// explore's search keeps within NewSet's budget instead.
 	MaxBytes uint64
 
-	// The rest apply to the search of a finite machine, as those of
-	// explore.Options; the Karp–Miller search ignores them.
-
-	// Order is the search order; depth-first search finds a violation
-	// with less memory, breadth-first search (the default) a shortest one.
-	Order explore.Order
-	// Workers is the number of goroutines expanding states (0 or 1:
-	// sequential); the result is the same for any number.
-	Workers int
-	// NewSet, when non-nil, makes the visited set, which the search
-	// closes. Nil: in memory.
-	NewSet func() (store.Set, error)
-	// Checkpoint, when non-nil, is called once, before the search, and
-	// returns the search's checkpoint settings (Dir, Every, Resume), or
-	// nil for none; Decide fills in Meta, Save and Restore. A resumed
-	// decision gives the result of an uninterrupted one.
-	Checkpoint func() *explore.Checkpoint
-	// SpillDir and FrontierBudget: where the search keeps its parent
-	// records and the part of its frontier beyond FrontierBudget bytes
-	// (see explore.Options). Empty: in memory.
-	SpillDir       string
-	FrontierBudget int64
+	// Settings are those of the search. MaxStates and Timeout cut it (a
+	// search cut by them answers nothing certain); Progress is called
+	// about once a second. The Karp–Miller search ignores the others: it
+	// runs in memory on one core, breadth-first, without checkpoints.
+	// A checkpointed decision saves the target found, so that a resumed
+	// one gives the result of an uninterrupted one.
+	explore.Settings
 }
 
 // Result is the decider's answer.
@@ -111,12 +87,11 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		res  = &Result{Counters: m.Counters(), Workers: 1}
 	)
 	if m.Finite() && !opt.KarpMiller {
-		var s *explore.Search
-		s, sr, res.Workers, err = search(ctx, p, m, opt)
-		if s != nil {
-			defer s.Close()
+		var closeSearch func()
+		sr, res.Workers, path, closeSearch, err = search(ctx, p, m, opt)
+		if err == nil {
+			defer closeSearch()
 		}
-		path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
 	} else {
 		res.KarpMiller = true
 		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress, MaxBytes: opt.MaxBytes})
@@ -184,42 +159,14 @@ type searchMeta struct {
 
 // search runs explore's search of the finite instrumented machine m until a
 // target state: Found in the result is its id, or -1. It also returns the
-// number of workers that expanded states. The caller closes the returned
-// search (when not nil) once it no longer needs its paths.
-func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options) (*explore.Search, cover.Result, int, error) {
-	res := cover.Result{Found: -1}
-	var set store.Set
-	if opt.NewSet != nil {
-		var err error
-		if set, err = opt.NewSet(); err != nil {
-			return nil, res, 0, fmt.Errorf("opening the visited set: %w", err)
-		}
-		defer set.Close()
-	}
-	var ck *explore.Checkpoint
-	if opt.Checkpoint != nil {
-		if ck = opt.Checkpoint(); ck != nil {
-			meta, err := json.Marshal(searchMeta{Search: "decide", Program: p.Name, EagerGuess: opt.EagerGuess, Witness: !opt.NoWitness})
-			if err != nil {
-				return nil, res, 0, fmt.Errorf("describing the search: %w", err)
-			}
-			ck.Meta = meta
-			ck.Save = func() (json.RawMessage, error) { return json.Marshal(res.Found) }
-			ck.Restore = func(b json.RawMessage) error { return json.Unmarshal(b, &res.Found) }
-		}
-	}
+// number of workers that expanded states, the paths to the states found,
+// and release, which releases the search once its paths are no longer
+// needed.
+func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), err error) {
+	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
-	s := explore.New(parallel{m}, explore.Options{
-		Set:            set,
-		Workers:        opt.Workers,
-		Order:          opt.Order,
-		MaxStates:      opt.MaxStates,
-		Timeout:        opt.Timeout,
-		Trace:          !opt.NoWitness,
-		Progress:       opt.Progress,
-		Checkpoint:     ck,
-		SpillDir:       opt.SpillDir,
-		FrontierBudget: opt.FrontierBudget,
+	s, closeSearch, err := opt.Open(parallel{m}, explore.Caller{
+		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {
 			if target.Target(st) {
 				res.Found = int64(id)
@@ -227,18 +174,25 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 			}
 			return true
 		},
+		Meta:    searchMeta{Search: "decide", Program: p.Name, EagerGuess: opt.EagerGuess, Witness: !opt.NoWitness},
+		Save:    func() (json.RawMessage, error) { return json.Marshal(res.Found) },
+		Restore: func(b json.RawMessage) error { return json.Unmarshal(b, &res.Found) },
 	})
+	if err != nil {
+		return res, 0, nil, nil, err
+	}
 	r, err := s.Run(ctx)
 	if err != nil {
-		s.Close()
-		return nil, res, 0, err
+		closeSearch()
+		return res, 0, nil, nil, err
 	}
 	res.Stats, res.Stop = r.Stats, r.Stop
 	if res.Found >= 0 {
 		// A resumed search that had found its target ends at once.
 		res.Stop = explore.Stopped
 	}
-	return s, res, r.Workers, nil
+	path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
+	return res, r.Workers, path, closeSearch, nil
 }
 
 // parallel adapts the instrumented machine to explore.Cloner, so that each

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"rdmasim/explore"
 	"rdmasim/explore/cover"
 	"rdmasim/opsem/instr"
 	"rdmasim/opsem/machine"
@@ -135,7 +136,7 @@ func TestSearchesAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, workers := range []int{1, 2} {
-				r, err := Decide(ctx, p, Options{Workers: workers})
+				r, err := Decide(ctx, p, Options{Settings: explore.Settings{Workers: workers}})
 				if err != nil {
 					t.Fatal(err)
 				}

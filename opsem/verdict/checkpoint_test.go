@@ -28,7 +28,7 @@ func TestCheckpointResume(t *testing.T) {
 					continue
 				}
 				t.Run(fmt.Sprintf("%s/w%d/%v", f, workers, delay), func(t *testing.T) {
-					opt := Options{Machine: machine.DefaultOptions(), Witness: true, Workers: workers}
+					opt := Options{Machine: machine.DefaultOptions(), Witness: true, Settings: explore.Settings{Workers: workers}}
 					dir := t.TempDir()
 					withCheckpoints := func(resume bool) Options {
 						o := opt

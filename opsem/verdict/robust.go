@@ -72,10 +72,12 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		}
 		return true
 	}
-	st := searchState{
-		meta: searchMeta{Search: "robust", Program: p.Name, Semantics: RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},
-		save: func() (json.RawMessage, error) { return json.Marshal(robustState{Violation: violation}) },
-		restore: func(data json.RawMessage) error {
+	c := explore.Caller{
+		Trace: true,
+		Visit: visit,
+		Meta:  searchMeta{Search: "robust", Program: p.Name, Semantics: RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},
+		Save:  func() (json.RawMessage, error) { return json.Marshal(robustState{Violation: violation}) },
+		Restore: func(data json.RawMessage) error {
 			var rs robustState
 			if err := json.Unmarshal(data, &rs); err != nil {
 				return err
@@ -84,7 +86,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 			return nil
 		},
 	}
-	search, closeSet, err := newSearch(m, opt, true, visit, st)
+	search, closeSet, err := opt.Open(parallel{m}, c)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 )
@@ -23,7 +24,7 @@ func TestSpill(t *testing.T) {
 		}
 		for _, workers := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/w%d", f, workers), func(t *testing.T) {
-				opt := Options{Machine: machine.DefaultOptions(), Witness: true, Workers: workers}
+				opt := Options{Machine: machine.DefaultOptions(), Witness: true, Settings: explore.Settings{Workers: workers}}
 				dir := t.TempDir()
 				spill := opt
 				spill.SpillDir, spill.FrontierBudget = dir, 1

@@ -14,12 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"time"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
-	"rdmasim/store"
 )
 
 // Semantics selects a machine.
@@ -39,41 +37,13 @@ func (s Semantics) String() string {
 	return "rdma"
 }
 
-// Options configure a verdict run.
+// Options configure a verdict run. The search settings apply to each
+// exploration of a machine that Compute and RobustMachine run; their
+// checkpoints save the outcomes, counts and witness collected so far.
 type Options struct {
-	Machine   machine.Options
-	Order     explore.Order
-	MaxStates uint64
-	Timeout   time.Duration
-	Witness   bool // rebuild the witness run (keeps a parent record per state)
-	Progress  func(explore.Stats)
-	Workers   int // parallel BFS workers (0 or 1: sequential)
-	// NewSet, when non-nil, makes the visited set of each search (e.g. a
-	// Pebble set on disk); the search closes it. Nil: in memory.
-	NewSet func() (store.Set, error)
-	// Checkpoint, when non-nil, makes each exploration of a machine
-	// (Compute, RobustMachine) checkpoint itself: it is called once per
-	// search, in the order the searches run, and returns the checkpoint's
-	// directory, period and whether to resume (Dir, Every, Resume);
-	// verdict fills in the rest: the search's description (Meta) and the
-	// state its visitor collects (Save, Restore: outcomes, counts and
-	// witness), so that a resumed search gives the result of an
-	// uninterrupted one. Nil: no checkpoints.
-	Checkpoint func() *explore.Checkpoint
-	// SpillDir and FrontierBudget are those of explore.Options: a
-	// directory where each search keeps its parent records (for the
-	// witness) and the part of its breadth-first frontier beyond
-	// FrontierBudget bytes. Empty: both in memory.
-	SpillDir       string
-	FrontierBudget int64
-}
-
-// searchState is what the visitor of a search collects, for checkpoints:
-// meta describes the search, save and restore save and restore the state.
-type searchState struct {
-	meta    any
-	save    func() (json.RawMessage, error)
-	restore func(json.RawMessage) error
+	Machine machine.Options
+	Witness bool // rebuild the witness run (keeps a parent record per state)
+	explore.Settings
 }
 
 // searchMeta describes a search in its checkpoint.
@@ -85,50 +55,6 @@ type searchMeta struct {
 	Unroll      int    `json:"unroll"`
 	Graph       bool   `json:"graph,omitempty"`
 	Reduce      bool   `json:"reduce,omitempty"`
-}
-
-// newSearch sets up a search of m as opt asks (visited set, workers, order,
-// limits, progress, checkpoints of the state st, spilling); closeSet releases
-// the search's files and the visited set afterwards.
-func newSearch(m *machine.Machine, opt Options, trace bool, visit func(uint64, []byte, int) bool, st searchState) (s *explore.Search, closeSet func(), err error) {
-	var set store.Set
-	closeSet = func() {}
-	if opt.NewSet != nil {
-		if set, err = opt.NewSet(); err != nil {
-			return nil, nil, fmt.Errorf("opening the visited set: %w", err)
-		}
-		closeSet = func() { set.Close() }
-	}
-	var ck *explore.Checkpoint
-	if opt.Checkpoint != nil {
-		if ck = opt.Checkpoint(); ck != nil {
-			meta, err := json.Marshal(st.meta)
-			if err != nil {
-				closeSet()
-				return nil, nil, fmt.Errorf("describing the search: %w", err)
-			}
-			ck.Meta, ck.Save, ck.Restore = meta, st.save, st.restore
-		}
-	}
-	s = explore.New(parallel{m}, explore.Options{
-		Set:            set,
-		Workers:        opt.Workers,
-		Order:          opt.Order,
-		MaxStates:      opt.MaxStates,
-		Timeout:        opt.Timeout,
-		Trace:          trace,
-		Visit:          visit,
-		Progress:       opt.Progress,
-		Checkpoint:     ck,
-		SpillDir:       opt.SpillDir,
-		FrontierBudget: opt.FrontierBudget,
-	})
-	closeStore := closeSet
-	closeSet = func() {
-		s.Close()
-		closeStore()
-	}
-	return s, closeSet, nil
 }
 
 // parallel adapts a machine to explore.Cloner, so that each search worker
@@ -305,9 +231,11 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		return true
 	}
 	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Reduce: mopt.Reduce && sem == RDMA}
-	ss := searchState{
-		meta: meta,
-		save: func() (json.RawMessage, error) {
+	c := explore.Caller{
+		Trace: opt.Witness,
+		Visit: visit,
+		Meta:  meta,
+		Save: func() (json.RawMessage, error) {
 			cs := computeState{Positive: res.Positive, Negative: res.Negative, Witness: witness}
 			for k, sat := range outcomes {
 				cs.Outcomes = append(cs.Outcomes, outcomeState{Values: hex.EncodeToString([]byte(k)), Satisfies: sat})
@@ -315,7 +243,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 			sort.Slice(cs.Outcomes, func(i, j int) bool { return cs.Outcomes[i].Values < cs.Outcomes[j].Values })
 			return json.Marshal(cs)
 		},
-		restore: func(data json.RawMessage) error {
+		Restore: func(data json.RawMessage) error {
 			var cs computeState
 			if err := json.Unmarshal(data, &cs); err != nil {
 				return err
@@ -332,7 +260,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 			return nil
 		},
 	}
-	search, closeSet, err := newSearch(m, opt, opt.Witness, visit, ss)
+	search, closeSet, err := opt.Open(parallel{m}, c)
 	if err != nil {
 		return nil, err
 	}

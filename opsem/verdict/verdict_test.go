@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
@@ -97,7 +98,7 @@ func TestWorkersEqualSequential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			par, err := Compute(context.Background(), p, sem, Options{Machine: machine.DefaultOptions(), Workers: 2, Witness: true})
+			par, err := Compute(context.Background(), p, sem, Options{Machine: machine.DefaultOptions(), Witness: true, Settings: explore.Settings{Workers: 2}})
 			if err != nil {
 				t.Fatal(err)
 			}
