@@ -21,7 +21,14 @@ const (
 	expectConfirmed    expectStatus = "ok"
 	expectContradicted expectStatus = "fail"
 	expectUnknown      expectStatus = "unknown" // the search was cut: no certain verdict
+	// expectVacuous: the line is about final configurations and no run of
+	// the program ends (each deadlocks or is filtered out): "forbidden"
+	// would hold only because nothing is allowed. It fails like fail.
+	expectVacuous expectStatus = "vacuous"
 )
+
+// failed reports whether s makes the command fail (exit 1).
+func (s expectStatus) failed() bool { return s == expectContradicted || s == expectVacuous }
 
 // expectation is one checked expect line.
 type expectation struct {
@@ -36,6 +43,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	var sf searchFlags
 	sf.register(fs)
 	witness := fs.BoolP("witness", "w", false, "print the shortest witness run of each verdict, step by step")
+	strict := fs.Bool("strict", false, "exit 1 also when an expect line stays unknown (a bound cut the search) or a run deadlocks")
 	semFlag := fs.String("semantics", "machine", "machine (explore the RDMA and SC machines), axiom (enumerate the declarative model's traces) or both (compare their outcome sets; exit 1 on any difference)")
 	opt, code := parseSearch(fs, &sf, args, e, "check")
 	if code >= 0 {
@@ -95,7 +103,10 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		}
 		failed := false
 		for _, x := range exps {
-			failed = failed || x.Status == expectContradicted
+			failed = failed || x.Status.failed() || *strict && x.Status == expectUnknown
+		}
+		for _, r := range results {
+			failed = failed || *strict && r.Deadlocks > 0
 		}
 		if sf.json {
 			writeCheckJSON(e.stdout, file, p, results, exps, agreement)
@@ -158,6 +169,8 @@ func checkExpectations(p *prog.Program, results [2]*verdict.Result) []expectatio
 		switch {
 		case !r.Certain():
 			ex.Status, ex.Why = expectUnknown, "no configuration found, but the search was cut by "+r.Bound
+		case r.Vacuous():
+			ex.Status, ex.Why = expectVacuous, "no run of the program ends: "+stuckText(r)
 		case r.Allowed == x.Yes:
 			ex.Status = expectConfirmed
 		default:
@@ -198,6 +211,9 @@ func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, ex
 		if witness && r.Witness != nil {
 			writeRun(w, p, r)
 		}
+		if witness && r.DeadlockRun != nil {
+			writeRunAs(w, "Deadlock run", r.Semantics, r.DeadlockRun)
+		}
 	}
 	for _, line := range agreement {
 		fmt.Fprintln(w, line)
@@ -236,6 +252,28 @@ func writeResultText(w io.Writer, p *prog.Program, r *verdict.Result) {
 	fmt.Fprintf(w, "Condition %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond))
 	fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, observation(r), r.Positive, r.Negative)
 	fmt.Fprintln(w, completeness(r))
+	writeEnds(w, r)
+}
+
+// writeEnds prints how the runs of a machine search ended when some did not
+// reach a final configuration: the counts, where the first deadlock waits,
+// and, when no run ends at all, that the verdicts are vacuous.
+func writeEnds(w io.Writer, r *verdict.Result) {
+	if r.Model || r.Filtered == 0 && r.Deadlocks == 0 && (r.Finals > 0 || !r.Complete) {
+		return
+	}
+	fmt.Fprintf(w, "Ends %d final, %d filtered by an assume, %d deadlocked\n", r.Finals, r.Filtered, r.Deadlocks)
+	if r.Deadlocks > 0 {
+		fmt.Fprintf(w, "Deadlock %s: waits for ever, nothing left to complete\n", r.DeadlockAt)
+	}
+	if r.Vacuous() {
+		fmt.Fprintln(w, "Vacuous: no run of the program ends and some deadlock, so every verdict on final configurations holds vacuously")
+	}
+}
+
+// stuckText summarises the stuck configurations of r.
+func stuckText(r *verdict.Result) string {
+	return fmt.Sprintf("%s, %s", plural(int(r.Deadlocks), "deadlocked configuration"), plural(int(r.Filtered), "filtered configuration"))
 }
 
 func outcomeText(p *prog.Program, locs []int, vals []uint8) string {
@@ -252,9 +290,15 @@ func outcomeText(p *prog.Program, locs []int, vals []uint8) string {
 	})
 }
 
-// observation is herd7's Never / Sometimes / Always.
+// observation is herd7's Never / Sometimes / Always. Never and Always claim
+// that every configuration was seen, so a search cut by a bound says
+// Unknown instead (Sometimes, having seen both, is certain).
 func observation(r *verdict.Result) string {
 	switch {
+	case r.Positive > 0 && r.Negative > 0:
+		return "Sometimes"
+	case !r.Complete:
+		return "Unknown"
 	case r.Positive == 0:
 		return "Never"
 	case r.Negative == 0:
@@ -278,8 +322,12 @@ func completeness(r *verdict.Result) string {
 }
 
 func writeRun(w io.Writer, p *prog.Program, r *verdict.Result) {
-	run := r.Witness
-	fmt.Fprintf(w, "Witness (%s, %s):\n", r.Semantics, plural(len(run.Steps), "step"))
+	writeRunAs(w, "Witness", r.Semantics, r.Witness)
+}
+
+// writeRunAs prints run under a title ("Witness", "Deadlock run").
+func writeRunAs(w io.Writer, title string, sem verdict.Semantics, run *verdict.Run) {
+	fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, plural(len(run.Steps), "step"))
 	for _, line := range strings.Split(strings.TrimSuffix(run.InitialText, "\n"), "\n") {
 		fmt.Fprintf(w, "  | %s\n", line)
 	}
@@ -315,7 +363,8 @@ type checkJSON struct {
 }
 
 type semJSON struct {
-	Allowed     bool               `json:"allowed"`
+	// Allowed is null when the search was cut before it found a witness.
+	Allowed     *bool              `json:"allowed"`
 	Complete    bool               `json:"complete"`
 	Coverage    verdict.Coverage   `json:"coverage"`
 	Bound       string             `json:"bound"`
@@ -326,6 +375,15 @@ type semJSON struct {
 	Negative    uint64             `json:"negative"`
 	Outcomes    []map[string]uint8 `json:"outcomes"`
 	Witness     []string           `json:"witness,omitempty"`
+	// How the runs ended: final configurations, stuck ones filtered out
+	// by an assume, deadlocks (with where the first waits and, with a
+	// witness, the run to it); vacuous when no run ends.
+	Finals      uint64   `json:"finals"`
+	Filtered    uint64   `json:"filtered"`
+	Deadlocks   uint64   `json:"deadlocks"`
+	DeadlockAt  string   `json:"deadlock_at,omitempty"`
+	DeadlockRun []string `json:"deadlock_run,omitempty"`
+	Vacuous     bool     `json:"vacuous"`
 }
 
 func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdict.Result, exps []expectation, agreement []string) {
@@ -338,8 +396,12 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 	}
 	sems := [2]*semJSON{}
 	for i, r := range results {
-		s := &semJSON{Allowed: r.Allowed, Complete: r.Complete, Coverage: r.Coverage(), Bound: r.Bound, States: r.Search.States,
-			Transitions: r.Search.Transitions, Positive: r.Positive, Negative: r.Negative, Outcomes: []map[string]uint8{}}
+		s := &semJSON{Complete: r.Complete, Coverage: r.Coverage(), Bound: r.Bound, States: r.Search.States,
+			Transitions: r.Search.Transitions, Positive: r.Positive, Negative: r.Negative, Outcomes: []map[string]uint8{},
+			Finals: r.Finals, Filtered: r.Filtered, Deadlocks: r.Deadlocks, DeadlockAt: r.DeadlockAt, Vacuous: r.Vacuous()}
+		if r.Certain() {
+			s.Allowed = &r.Allowed
+		}
 		if holds, certain := r.Holds(); certain && r.Query.Kind != prog.QNone {
 			s.Holds = &holds
 		}
@@ -350,18 +412,8 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 			}
 			s.Outcomes = append(s.Outcomes, m)
 		}
-		if r.Witness != nil {
-			for _, st := range r.Witness.Steps {
-				line := st.Actor + ": " + st.What
-				if st.Rule != "step" {
-					line = st.Actor + ": " + st.Rule + " " + st.What
-				}
-				if st.Event != "" {
-					line += " " + st.Event
-				}
-				s.Witness = append(s.Witness, line)
-			}
-		}
+		s.Witness = runLines(r.Witness)
+		s.DeadlockRun = runLines(r.DeadlockRun)
 		sems[i] = s
 	}
 	out.RDMA, out.SC = sems[0], sems[1]
@@ -372,7 +424,7 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 		switch x.Status {
 		case expectConfirmed:
 			decided = true
-		case expectContradicted:
+		case expectContradicted, expectVacuous:
 			decided, ok = true, false
 		case expectUnknown:
 			unknown = true
@@ -382,6 +434,25 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 		out.ExpectOK = &ok
 	}
 	writeJSON(w, out)
+}
+
+// runLines is run as one line per step, for JSON; nil for no run.
+func runLines(run *verdict.Run) []string {
+	if run == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range run.Steps {
+		line := st.Actor + ": " + st.What
+		if st.Rule != "step" {
+			line = st.Actor + ": " + st.Rule + " " + st.What
+		}
+		if st.Event != "" {
+			line += " " + st.Event
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // plural prints "1 step", "2 steps".

@@ -312,7 +312,7 @@ func cellOf(s expectStatus) string {
 	switch s {
 	case expectConfirmed:
 		return cellOK
-	case expectContradicted:
+	case expectContradicted, expectVacuous:
 		return cellFail
 	}
 	return cellCut

@@ -22,6 +22,12 @@ type exploreJSON struct {
 	StatesPerSec float64 `json:"states_per_sec"`
 	PeakMemory   uint64  `json:"peak_memory_bytes"`
 	StoreBytes   uint64  `json:"store_bytes"`
+	// Final, filtered (stuck at a failing assume) and deadlocked
+	// configurations, and where the first deadlock waits.
+	Finals     uint64 `json:"finals"`
+	Filtered   uint64 `json:"filtered"`
+	Deadlocks  uint64 `json:"deadlocks"`
+	DeadlockAt string `json:"deadlock_at,omitempty"`
 }
 
 func cmdExplore(ctx context.Context, args []string, e *env) int {
@@ -58,7 +64,8 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 		}
 		out := exploreJSON{File: file, Name: p.Name, Semantics: s.String(), States: st.States, Transitions: st.Transitions,
 			MaxDepth: st.MaxDepth, Complete: r.Complete, Bound: r.Bound, Seconds: st.Elapsed.Seconds(),
-			StatesPerSec: rate, PeakMemory: peakRSS(), StoreBytes: st.StoreBytes}
+			StatesPerSec: rate, PeakMemory: peakRSS(), StoreBytes: st.StoreBytes,
+			Finals: r.Finals, Filtered: r.Filtered, Deadlocks: r.Deadlocks, DeadlockAt: r.DeadlockAt}
 		if sf.json {
 			writeJSON(e.stdout, out)
 		} else {
@@ -71,6 +78,10 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 			fmt.Fprintf(e.stdout, "  transitions  %s\n", count(st.Transitions))
 			fmt.Fprintf(e.stdout, "  max depth    %d\n", st.MaxDepth)
 			fmt.Fprintf(e.stdout, "  complete     %s\n", complete)
+			fmt.Fprintf(e.stdout, "  ends         %s final, %s filtered by an assume, %s deadlocked\n", count(r.Finals), count(r.Filtered), count(r.Deadlocks))
+			if r.Deadlocks > 0 {
+				fmt.Fprintf(e.stdout, "  deadlock     %s\n", r.DeadlockAt)
+			}
 			fmt.Fprintf(e.stdout, "  seconds      %.3f\n", st.Elapsed.Seconds())
 			fmt.Fprintf(e.stdout, "  states/s     %s\n", count(uint64(rate)))
 			fmt.Fprintf(e.stdout, "  peak memory  %s\n", bytesize(out.PeakMemory))

@@ -30,6 +30,12 @@ func TestGolden(t *testing.T) {
 		{"check-wrong-expect", []string{"check", "testdata/wrong-expect.rdma"}, exitFailed},
 		{"check-unbounded", []string{"check", "--max-inflight", "2", "testdata/unbounded.rdma"}, exitOK},
 		{"check-state-limit", []string{"check", "--max-states", "20", litmus + "SB-PUT.rdma"}, exitOK},
+		{"check-state-limit-strict", []string{"check", "--strict", "--max-states", "20", litmus + "SB-PUT.rdma"}, exitFailed},
+		{"check-state-limit-json", []string{"check", "--json", "--max-states", "20", litmus + "SB-PUT.rdma"}, exitOK},
+		{"check-deadlock", []string{"check", "-w", "testdata/deadlock.rdma"}, exitFailed},
+		{"check-deadlock-json", []string{"check", "--json", "testdata/deadlock.rdma"}, exitFailed},
+		{"check-deadlock-some", []string{"check", "-w", "testdata/deadlock-some.rdma"}, exitOK},
+		{"check-deadlock-some-strict", []string{"check", "--strict", "testdata/deadlock-some.rdma"}, exitFailed},
 		{"check-bad-syntax", []string{"check", "testdata/bad-syntax.rdma"}, exitUsage},
 		{"check-missing-file", []string{"check", "testdata/no-such-file.rdma"}, exitUsage},
 		{"check-no-files", []string{"check"}, exitUsage},
@@ -219,5 +225,34 @@ func TestProfiled(t *testing.T) {
 				t.Errorf("profile written: %v, want %v (%v)", got, tt.wantFile, err)
 			}
 		})
+	}
+}
+
+// TestExploreDeadlock: explore counts the final, filtered and deadlocked
+// configurations (its golden would hold timings).
+func TestExploreDeadlock(t *testing.T) {
+	for _, tc := range []struct {
+		file                       string
+		finals, filtered, deadlock uint64
+	}{
+		{"testdata/deadlock.rdma", 0, 0, 1},
+		{"testdata/deadlock-some.rdma", 1, 0, 1},
+		{litmus + "SB-PUT.rdma", 1, 3, 0},
+	} {
+		var out, errOut bytes.Buffer
+		e := newEnv(&out, &errOut)
+		if code := runEnv(context.Background(), []string{"explore", "--json", tc.file}, e); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", tc.file, code, errOut.String())
+		}
+		var got exploreJSON
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if got.Finals != tc.finals || got.Filtered != tc.filtered || got.Deadlocks != tc.deadlock {
+			t.Errorf("%s: finals %d, filtered %d, deadlocks %d; want %d, %d, %d", tc.file, got.Finals, got.Filtered, got.Deadlocks, tc.finals, tc.filtered, tc.deadlock)
+		}
+		if (got.DeadlockAt != "") != (tc.deadlock > 0) {
+			t.Errorf("%s: deadlock_at %q", tc.file, got.DeadlockAt)
+		}
 	}
 }

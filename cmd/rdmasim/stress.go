@@ -26,10 +26,12 @@ type stressJSON struct {
 	Steps     uint64  `json:"steps"`
 	Final     uint64  `json:"final"`
 	Blocked   uint64  `json:"blocked"`
-	CutDepth  uint64  `json:"cut_depth"`
-	CutBound  uint64  `json:"cut_bound"`
-	Stopped   uint64  `json:"stopped"` // reach --first: stopped at the condition
-	Bound     string  `json:"bound"`   // machine bounds that cut some transition
+	// Deadlocked counts the blocked walks that ended in a deadlock.
+	Deadlocked uint64 `json:"deadlocked"`
+	CutDepth   uint64 `json:"cut_depth"`
+	CutBound   uint64 `json:"cut_bound"`
+	Stopped    uint64 `json:"stopped"` // reach --first: stopped at the condition
+	Bound      string `json:"bound"`   // machine bounds that cut some transition
 	// Interrupted: Ctrl-C stopped the test before every walk was taken.
 	Interrupted bool                `json:"interrupted"`
 	Positive    uint64              `json:"positive"`
@@ -177,7 +179,7 @@ func writeStressText(w io.Writer, p *prog.Program, opt stress.Options, r *stress
 		fmt.Fprintf(w, "Condition %s %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond), validated)
 		fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, observationOf(r.Positive, r.Negative), r.Positive, r.Negative)
 	}
-	ends := []string{fmt.Sprintf("%d final", r.Final), fmt.Sprintf("%d blocked", r.Blocked), fmt.Sprintf("%d cut by depth", r.CutDepth)}
+	ends := []string{fmt.Sprintf("%d final", r.Final), blockedText(r), fmt.Sprintf("%d cut by depth", r.CutDepth)}
 	if r.CutBound > 0 {
 		ends = append(ends, fmt.Sprintf("%d cut by %s", r.CutBound, r.Bound))
 	}
@@ -222,15 +224,17 @@ func percent(n, of uint64) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
-// observationOf is herd7's Never / Sometimes / Always over walks.
+// observationOf is litmus7's Never / Sometimes / Always over walks: what
+// the walks observed, which the report says is sampling ("validated", "NOT
+// validated"), never a proof.
 func observationOf(pos, neg uint64) string {
-	return observation(&verdict.Result{Positive: pos, Negative: neg})
+	return observation(&verdict.Result{Positive: pos, Negative: neg, Complete: true})
 }
 
 func writeStressJSON(w io.Writer, file string, p *prog.Program, opt stress.Options, r *stress.Result) {
 	out := stressJSON{
 		File: file, Name: p.Name, Semantics: r.Semantics.String(), Seed: opt.Seed, Depth: opt.Depth, Bias: opt.Bias,
-		Walks: r.Walks, Steps: r.Steps, Final: r.Final, Blocked: r.Blocked, CutDepth: r.CutDepth, CutBound: r.CutBound,
+		Walks: r.Walks, Steps: r.Steps, Final: r.Final, Blocked: r.Blocked, Deadlocked: r.Deadlocked, CutDepth: r.CutDepth, CutBound: r.CutBound,
 		Stopped: r.Stopped, Bound: r.Bound, Interrupted: r.Interrupted, Positive: r.Positive, Negative: r.Negative,
 		Outcomes: []stressOutcomeJSON{},
 	}
@@ -254,4 +258,13 @@ func writeStressJSON(w io.Writer, file string, p *prog.Program, opt stress.Optio
 		out.First = f
 	}
 	writeJSON(w, out)
+}
+
+// blockedText counts the walks that ended with no step enabled, and among
+// them the deadlocks.
+func blockedText(r *stress.Result) string {
+	if r.Deadlocked == 0 {
+		return fmt.Sprintf("%d blocked", r.Blocked)
+	}
+	return fmt.Sprintf("%d blocked (%d deadlocked)", r.Blocked, r.Deadlocked)
 }

@@ -378,6 +378,13 @@ func (r *Report) reduced() {
 	if d := verdict.CompareOutcomes(red, full); !d.Empty() {
 		r.Problems = append(r.Problems, Problem{OutcomesReduced, fmt.Sprintf("rdma outcomes: only reduced machine %v, only full machine %v", d.OnlyMachine, d.OnlyModel)})
 	}
+	// The reduction expands a step alone only when it is enabled, so a
+	// configuration with no step enabled is never passed over: both
+	// searches see the same final and stuck configurations.
+	if red.Finals != full.Finals || red.Filtered != full.Filtered || red.Deadlocks != full.Deadlocks {
+		r.Problems = append(r.Problems, Problem{OutcomesReduced, fmt.Sprintf("rdma ends (final, filtered, deadlocked): reduced machine %d, %d, %d; full machine %d, %d, %d",
+			red.Finals, red.Filtered, red.Deadlocks, full.Finals, full.Filtered, full.Deadlocks)})
+	}
 }
 
 func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {

@@ -36,15 +36,17 @@ type Machine struct {
 
 	graph bool // Options.Graph, on the RDMA machine
 
-	base, work *State
-	labels     []uint64
-	out        []byte
-	parent     []byte  // Successors' copy of the state it expands
-	qoff       []int   // offsets of parent's queue-pair segments (decodeOff)
-	thrQPs     [][]int // per thread: the queue pairs a CPU step may touch, ascending
-	oneQP      [1]int
-	cyc        cycleScratch
-	gst        *State // scratch for HasSCCycle, apart from Successors' own
+	base, work  *State
+	labels      []uint64
+	out         []byte
+	parent      []byte  // Successors' copy of the state it expands
+	qoff        []int   // offsets of parent's queue-pair segments (decodeOff)
+	thrQPs      [][]int // per thread: the queue pairs a CPU step may touch, ascending
+	oneQP       [1]int
+	cyc         cycleScratch
+	gst         *State // scratch for HasSCCycle, apart from Successors' own
+	sst         *State // scratch for StuckEncoded, made on first use
+	stuckLabels []uint64
 
 	lay         layout  // offsets in encodings, for successorsFast
 	edit, canon segEdit // successorsFast's edits of the current transition

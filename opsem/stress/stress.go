@@ -98,7 +98,11 @@ type Result struct {
 	// unroll) that disabled every transition, or (Options.First on a reach
 	// query) at the first configuration satisfying the condition.
 	Walks, Final, Blocked, CutDepth, CutBound, Stopped uint64
-	Steps                                              uint64 // transitions taken in all
+	// Deadlocked counts the Blocked walks that ended in a deadlock (a
+	// thread waits at a poll with nothing left to complete, see
+	// machine.Deadlock) rather than at an assume whose test fails.
+	Deadlocked uint64
+	Steps      uint64 // transitions taken in all
 	// Positive and Negative count walks: for exists, ~exists and forall,
 	// the walks ending in a final configuration that satisfies the
 	// condition, and those ending in one that does not; for reach, the
@@ -257,6 +261,9 @@ walks:
 				res.CutBound++
 			default:
 				res.Blocked++
+				if m.StuckEncoded(w.State()) == machine.Deadlock {
+					res.Deadlocked++
+				}
 			}
 		}
 		if opt.First && decides {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -97,6 +98,36 @@ type Result struct {
 	// for exists, ~exists and reach, one violating it for forall. Nil when
 	// there is none or when Options.Witness is off.
 	Witness *Run
+
+	// Finals counts the distinct final configurations explored: every
+	// thread ended, every queue pair drained.
+	Finals uint64
+	// Filtered counts the distinct stuck configurations in which a thread
+	// waits at an assume whose test fails: runs the program filters out
+	// (machine.Filtered).
+	Filtered uint64
+	// Deadlocks counts the distinct stuck configurations in which every
+	// thread that has not ended waits at a poll with nothing left to
+	// complete (machine.Deadlock).
+	Deadlocks uint64
+	// DeadlockAt says where the threads of the first deadlock found wait
+	// (machine.Machine.Waiting); empty when there is none.
+	DeadlockAt string
+	// DeadlockRun is the shortest run to a deadlock, as Witness is to the
+	// query's configuration; nil when there is none or when
+	// Options.Witness is off.
+	DeadlockRun *Run
+}
+
+// Vacuous reports whether every verdict of r about final configurations is
+// vacuous: the query is about final configurations, the search was
+// complete, no run of the program ends, and some run deadlocks.
+// "Forbidden" then holds only because the program never terminates. Runs
+// that an assume filters out do not count: a litmus test that encodes its
+// condition in assumes and whose every run is filtered out under SC
+// rightly has its condition forbidden there.
+func (r *Result) Vacuous() bool {
+	return r.Complete && r.Finals == 0 && r.Deadlocks > 0 && r.Query.Kind != prog.QReach && !r.Model
 }
 
 // Coverage is how much of the state space a search covered.
@@ -186,12 +217,26 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 	}
 	outcomes := map[string]bool{}
 	key := make([]byte, len(res.Locs))
-	witness := int64(-1)
+	witness, deadlock := int64(-1), int64(-1)
 	visit := func(id uint64, s []byte, depth int) bool {
 		// The visitor reads states in place: decoding every one would
 		// cost as much as generating it.
 		st := m.Encoded(s)
 		final := m.FinalEncoded(s)
+		if final {
+			res.Finals++
+		} else {
+			switch m.StuckEncoded(s) {
+			case machine.Filtered:
+				res.Filtered++
+			case machine.Deadlock:
+				if res.Deadlocks == 0 {
+					deadlock = int64(id)
+					res.DeadlockAt = m.Waiting(s)
+				}
+				res.Deadlocks++
+			}
+		}
 		if q.Kind == prog.QReach {
 			sat := cond.Eval(p, st)
 			if sat {
@@ -236,7 +281,10 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		Visit: visit,
 		Meta:  meta,
 		Save: func() (json.RawMessage, error) {
-			cs := computeState{Positive: res.Positive, Negative: res.Negative, Witness: witness}
+			cs := computeState{
+				Positive: res.Positive, Negative: res.Negative, Witness: witness,
+				Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Deadlock: &deadlock, DeadlockAt: res.DeadlockAt,
+			}
 			for k, sat := range outcomes {
 				cs.Outcomes = append(cs.Outcomes, outcomeState{Values: hex.EncodeToString([]byte(k)), Satisfies: sat})
 			}
@@ -257,6 +305,13 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 				outcomes[string(k)] = o.Satisfies
 			}
 			res.Positive, res.Negative, witness = cs.Positive, cs.Negative, cs.Witness
+			res.Finals, res.Filtered, res.Deadlocks, res.DeadlockAt = cs.Finals, cs.Filtered, cs.Deadlocks, cs.DeadlockAt
+			if cs.Deadlock == nil {
+				// Its final and stuck configurations were never
+				// counted: resuming would report a vacuous verdict.
+				return errors.New("the checkpoint was written by an older rdmasim, which did not count final and stuck configurations: run the search again")
+			}
+			deadlock = *cs.Deadlock
 			return nil
 		},
 	}
@@ -294,6 +349,13 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		}
 		res.Witness = explain(m, path)
 	}
+	if opt.Witness && deadlock >= 0 {
+		path, err := search.Path(uint64(deadlock))
+		if err != nil {
+			return nil, fmt.Errorf("rebuilding the run to a deadlock of %s under %s: %w", p.Name, sem, err)
+		}
+		res.DeadlockRun = explain(m, path)
+	}
 	return res, nil
 }
 
@@ -303,6 +365,13 @@ type computeState struct {
 	Positive uint64         `json:"positive"`
 	Negative uint64         `json:"negative"`
 	Witness  int64          `json:"witness"` // the id of the witness, or -1
+	// Since the deadlock report; a checkpoint without them was written by
+	// a search that did not count them (Deadlock nil).
+	Finals     uint64 `json:"finals,omitempty"`
+	Filtered   uint64 `json:"filtered,omitempty"`
+	Deadlocks  uint64 `json:"deadlocks,omitempty"`
+	Deadlock   *int64 `json:"deadlock,omitempty"` // the id of the first deadlock, or -1
+	DeadlockAt string `json:"deadlock_at,omitempty"`
 }
 
 // outcomeState is one distinct final outcome in a checkpoint: the values of

@@ -151,6 +151,10 @@ func TestReduceCorpus(t *testing.T) {
 		if full.Complete && red.Allowed != full.Allowed {
 			t.Errorf("%s: allowed %v reduced, %v full", name, red.Allowed, full.Allowed)
 		}
+		if full.Complete && (red.Finals != full.Finals || red.Filtered != full.Filtered || red.Deadlocks != full.Deadlocks) {
+			t.Errorf("%s: ends (final, filtered, deadlocked) reduced %d, %d, %d; full %d, %d, %d", name,
+				red.Finals, red.Filtered, red.Deadlocks, full.Finals, full.Filtered, full.Deadlocks)
+		}
 		if red.Search.States > full.Search.States {
 			t.Errorf("%s: %d states reduced, %d full", name, red.Search.States, full.Search.States)
 		}

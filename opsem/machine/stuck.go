@@ -1,0 +1,110 @@
+package machine
+
+import (
+	"fmt"
+	"strings"
+
+	"rdmasim/opsem/prog"
+)
+
+// Stuck classifies a configuration from which no transition is enabled
+// although not every thread has ended: the end of a run that is not a run
+// of the whole program.
+//
+// Two kinds differ in what they mean. A thread waiting at an assume whose
+// test fails ends a run that the program filters out, as a litmus test
+// filters the executions it does not ask about: such a run was never an
+// execution, and herd7 and SPIN ignore it alike. A thread waiting at a poll
+// with nothing left to complete waits for ever: the program deadlocks, which
+// SPIN reports as an invalid end state. When both happen in one
+// configuration, the failing assume wins: the run is filtered out whatever
+// else holds in it.
+//
+// A configuration in which a bound of the machine (max-inflight, unroll, an
+// event graph's size) disables the only steps left is neither: the bound
+// cut the run, and the search reports the bound.
+type Stuck uint8
+
+// Kinds of stuck configurations.
+const (
+	// NotStuck: a transition is enabled, a bound disabled one, or every
+	// thread has ended and every queue pair is drained (final).
+	NotStuck Stuck = iota
+	// Filtered: a thread waits at an assume whose test fails.
+	Filtered
+	// Deadlock: every thread that has not ended waits at a poll with no
+	// operation left to complete.
+	Deadlock
+)
+
+// String returns "not stuck", "filtered" or "deadlock".
+func (k Stuck) String() string {
+	switch k {
+	case NotStuck:
+		return "not stuck"
+	case Filtered:
+		return "filtered"
+	case Deadlock:
+		return "deadlock"
+	}
+	return fmt.Sprintf("Stuck(%d)", uint8(k))
+}
+
+// StuckEncoded classifies the configuration encoded in s (see Stuck). It
+// reads the program counters in place and returns at once unless every
+// thread has ended or waits at an assume or a poll, which few
+// configurations do; only those it decodes, into scratch space of its own,
+// to look at every transition. It may be called between calls of
+// Successors, not during one.
+func (m *Machine) StuckEncoded(s []byte) Stuck {
+	waiting := false
+	for t := range m.p.Threads {
+		pc, mid := m.pcOf(s, t)
+		if mid {
+			return NotStuck
+		}
+		switch m.p.Threads[t].Code[pc].Op {
+		case prog.OpEnd:
+		case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpPoll:
+			waiting = true
+		default:
+			return NotStuck
+		}
+	}
+	if !waiting {
+		return NotStuck // every thread has ended: final, or the NIC moves
+	}
+	if m.sst == nil {
+		m.sst = m.newState()
+	}
+	st := m.sst
+	m.decode(s, st)
+	var pruned uint32
+	if m.stuckLabels, pruned = m.enabled(st, m.stuckLabels[:0]); len(m.stuckLabels) > 0 || pruned != 0 {
+		return NotStuck
+	}
+	for t := range m.p.Threads {
+		switch in := &m.p.Threads[t].Code[st.pc[t]]; in.Op {
+		case prog.OpAssumeEq, prog.OpAssumeNe:
+			return Filtered
+		}
+	}
+	return Deadlock
+}
+
+// Waiting describes where the threads of a stuck configuration wait, in the
+// program's own terms: "T0 at poll(B) (line 4)", one clause per thread that
+// has not ended, joined by "; ".
+func (m *Machine) Waiting(s []byte) string {
+	var parts []string
+	for t := range m.p.Threads {
+		pc, _ := m.pcOf(s, t)
+		th := &m.p.Threads[t]
+		in := &th.Code[pc]
+		if in.Op == prog.OpEnd {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s at %s (line %d)", th.Name, m.p.StmtString(in.Stmt), in.Stmt.Pos.Line))
+	}
+	return strings.Join(parts, "; ")
+}
