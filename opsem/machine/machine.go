@@ -47,6 +47,7 @@ type Machine struct {
 	gst         *State // scratch for HasSCCycle, apart from Successors' own
 	sst         *State // scratch for StuckEncoded, made on first use
 	stuckLabels []uint64
+	npend       []uint8 // StuckEncoded's unpolled operations per queue pair
 
 	lay         layout  // offsets in encodings, for successorsFast
 	edit, canon segEdit // successorsFast's edits of the current transition
@@ -137,6 +138,7 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 		}
 	}
 	m.qoff = make([]int, len(p.QPs)+1)
+	m.npend = make([]uint8, len(p.QPs))
 	m.lay.thOff = len(p.Locs)
 	m.lay.ctrOff = m.lay.thOff + 3*len(p.Threads)
 	m.lay.qBase = m.lay.ctrOff + m.nctr

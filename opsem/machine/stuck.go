@@ -51,11 +51,10 @@ func (k Stuck) String() string {
 }
 
 // StuckEncoded classifies the configuration encoded in s (see Stuck). It
-// reads the program counters in place and returns at once unless every
-// thread has ended or waits at an assume or a poll, which few
-// configurations do; only those it decodes, into scratch space of its own,
-// to look at every transition. It may be called between calls of
-// Successors, not during one.
+// reads s in place and returns at once when a thread can move or a queue
+// pair is not drained, as in almost every configuration; only the rest it
+// decodes, into scratch space of its own, to look at every transition. It
+// may be called between calls of Successors, not during one.
 func (m *Machine) StuckEncoded(s []byte) Stuck {
 	waiting := false
 	for t := range m.p.Threads {
@@ -63,9 +62,19 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 		if mid {
 			return NotStuck
 		}
-		switch m.p.Threads[t].Code[pc].Op {
+		switch in := &m.p.Threads[t].Code[pc]; in.Op {
 		case prog.OpEnd:
-		case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpPoll:
+		case prog.OpAssumeEq:
+			if s[in.X] == in.A {
+				return NotStuck
+			}
+			waiting = true
+		case prog.OpAssumeNe:
+			if s[in.X] != in.A {
+				return NotStuck
+			}
+			waiting = true
+		case prog.OpPoll:
 			waiting = true
 		default:
 			return NotStuck
@@ -73,6 +82,32 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 	}
 	if !waiting {
 		return NotStuck // every thread has ended: final, or the NIC moves
+	}
+	if !m.graph {
+		// A queue pair that is not drained has a NIC step enabled; in
+		// drained ones every operation is complete, so a poll with an
+		// unpolled operation can go.
+		i := m.lay.qBase
+		for qi := range m.p.QPs {
+			if m.sc {
+				m.npend[qi] = s[i]
+				i++
+				continue
+			}
+			for b := 1; b <= nBuf; b++ {
+				if s[i+b] != 0 {
+					return NotStuck
+				}
+			}
+			m.npend[qi] = s[i]
+			i += 1 + nBuf
+		}
+		for t := range m.p.Threads {
+			pc, _ := m.pcOf(s, t)
+			if in := &m.p.Threads[t].Code[pc]; in.Op == prog.OpPoll && m.npend[in.QP] > 0 {
+				return NotStuck
+			}
+		}
 	}
 	if m.sst == nil {
 		m.sst = m.newState()
