@@ -169,6 +169,9 @@ type Options struct {
 
 // Stats describe the progress of a search.
 type Stats struct {
+	// Search names the search in progress reports (Caller.Name); empty
+	// unless the search was opened with a name.
+	Search string
 	// States is the number of distinct states discovered, the initial
 	// state included.
 	States uint64

@@ -42,6 +42,9 @@ type Settings struct {
 // description (Meta, any JSON value) and the state its visitor builds (Save,
 // Restore; see Checkpoint).
 type Caller struct {
+	// Name says which search this is in progress reports (Stats.Search),
+	// e.g. "SB-PUT rdma".
+	Name    string
 	Trace   bool
 	Visit   func(id uint64, s []byte, depth int) bool
 	Meta    any
@@ -80,7 +83,7 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 		Timeout:        st.Timeout,
 		Trace:          c.Trace,
 		Visit:          c.Visit,
-		Progress:       st.Progress,
+		Progress:       st.named(c.Name),
 		Checkpoint:     ck,
 		SpillDir:       st.SpillDir,
 		FrontierBudget: st.FrontierBudget,
@@ -89,4 +92,17 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 		s.Close()
 		closeSet()
 	}, nil
+}
+
+// named returns the Progress of these settings with the search's name filled
+// in, or nil when there is none.
+func (st *Settings) named(name string) func(Stats) {
+	if st.Progress == nil {
+		return nil
+	}
+	progress := st.Progress
+	return func(s Stats) {
+		s.Search = name
+		progress(s)
+	}
 }

@@ -150,7 +150,7 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 		return o, fmt.Errorf("--unroll %d: want 0..254", f.unroll)
 	}
 	if f.progress || e.isTerminal && !f.json {
-		o.Progress = func(s explore.Stats) { printProgress(e, s) }
+		o.Progress = e.progress.search
 	}
 	return o, nil
 }
@@ -178,19 +178,6 @@ func parseFlags(fs *pflag.FlagSet, args []string, e *env, synopsis string) int {
 		return exitUsage
 	}
 	return -1
-}
-
-func printProgress(e *env, s explore.Stats) {
-	rate := 0.0
-	if s.Elapsed > 0 {
-		rate = float64(s.States) / s.Elapsed.Seconds()
-	}
-	disk := ""
-	if s.DiskBytes > 0 {
-		disk = ", frontier and parents on disk " + bytesize(s.DiskBytes)
-	}
-	fmt.Fprintf(e.stderr, "rdmasim: %s states, %s states/s, frontier %s, depth %d, memory %s, store %s%s\n",
-		count(s.States), count(uint64(rate)), count(s.Frontier), s.MaxDepth, bytesize(peakRSS()), bytesize(s.StoreBytes), disk)
 }
 
 // count prints n with thousands separators.

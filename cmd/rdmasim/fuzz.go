@@ -150,8 +150,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		opt.Progress = func(p fuzz.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(e.stderr, "rdmasim fuzz: %s programs, %.1f programs/s, %d disagreements\n",
-				count(uint64(p.Programs)), float64(p.Programs)/p.Elapsed.Seconds(), p.Disagreements)
+			e.progress.work("fuzz", "programs", uint64(p.Programs), uint64(opt.Count), p.Elapsed, plural(p.Disagreements, "disagreement"))
 		}
 	}
 	if len(opt.ProgramSeeds) > 0 && !*jsonOut {

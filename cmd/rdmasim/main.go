@@ -88,6 +88,9 @@ type env struct {
 	stdout, stderr io.Writer
 	// isTerminal reports whether stderr is a terminal (for progress).
 	isTerminal bool
+	// progress prints progress reports on stderr (in place on a
+	// terminal, where stdout and stderr end its pending line first).
+	progress *progress
 	// tuneGC, if set, is called when a command is given a memory budget
 	// (--mem-budget). main sets it to tuneGC; tests leave it nil, so that
 	// a command run in the test process does not change its collector.
@@ -95,7 +98,12 @@ type env struct {
 }
 
 func newEnv(stdout, stderr io.Writer) *env {
-	return &env{stdout: stdout, stderr: stderr, isTerminal: isTerminal(stderr)}
+	e := &env{stdout: stdout, stderr: stderr, isTerminal: isTerminal(stderr)}
+	e.progress = newProgress(stderr, e.isTerminal)
+	if e.isTerminal {
+		e.stdout, e.stderr = ending{stdout, e.progress}, ending{stderr, e.progress}
+	}
+	return e
 }
 
 // gcPercent is the garbage collector's target (GOGC) of a run with a memory

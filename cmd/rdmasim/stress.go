@@ -90,10 +90,10 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 		First:     *first,
 	}
 	showProgress := *progress || e.isTerminal && !*jsonOut
+	current := "" // the program being stressed, for progress
 	if showProgress {
 		opt.Progress = func(p stress.Progress) {
-			fmt.Fprintf(e.stderr, "rdmasim: %s walks, %s steps, %s steps/s\n",
-				count(p.Walks), count(p.Steps), count(uint64(float64(p.Steps)/p.Elapsed.Seconds())))
+			e.progress.work(current+" stress", "walks", p.Walks, uint64(opt.Walks), p.Elapsed, count(p.Steps)+" steps")
 		}
 	}
 	code := exitOK
@@ -104,6 +104,7 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 			code = max(code, exitUsage)
 			continue
 		}
+		current = p.Name
 		r, err := stress.Run(ctx, p, opt)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "rdmasim stress: %v\n", err)

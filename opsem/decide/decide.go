@@ -94,7 +94,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		}
 	} else {
 		res.KarpMiller = true
-		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: opt.Progress, MaxBytes: opt.MaxBytes})
+		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: named(opt.Progress, p.Name+" decider (Karp–Miller)"), MaxBytes: opt.MaxBytes})
 		sr, err = s.Run(ctx, m.Target)
 		path = s.Path
 	}
@@ -166,6 +166,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
 	s, closeSearch, err := opt.Open(parallel{m}, explore.Caller{
+		Name:  p.Name + " decider",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {
 			if target.Target(st) {
@@ -252,4 +253,16 @@ func concrete(ctx context.Context, m *instr.Machine, opt Options) ([]explore.Ste
 		return nil, fmt.Errorf("no concrete run to the violation found by the accelerated search (%s after %d states)", r.Stop, r.States)
 	}
 	return s.Path(uint64(found))
+}
+
+// named fills in the search's name in the progress reports of the
+// Karp–Miller search, as explore.Settings.Open does for explore's.
+func named(progress func(explore.Stats), name string) func(explore.Stats) {
+	if progress == nil {
+		return nil
+	}
+	return func(s explore.Stats) {
+		s.Search = name
+		progress(s)
+	}
 }

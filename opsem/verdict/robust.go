@@ -73,6 +73,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		return true
 	}
 	c := explore.Caller{
+		Name:  p.Name + " robust enum-machine",
 		Trace: true,
 		Visit: visit,
 		Meta:  searchMeta{Search: "robust", Program: p.Name, Semantics: RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},

@@ -277,6 +277,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 	}
 	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Reduce: mopt.Reduce && sem == RDMA}
 	c := explore.Caller{
+		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,
 		Visit: visit,
 		Meta:  meta,
