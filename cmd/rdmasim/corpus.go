@@ -67,10 +67,10 @@ type corpusExpect struct {
 // walked recursively; other files are ignored) through every semantics that
 // applies: the RDMA and SC machines and the declarative model (not for
 // reach queries) against the rdma and sc expect lines, the decider and, on
-// loop-free programs, both enumerations against the robust line. It prints
-// one row per file: per semantics ok, FAIL, cut (a bound cut its search
-// before it could confirm a line), - (no line for it) or n/a, then the time
-// and the file's result:
+// loop-free programs, both enumerations against the robust line. A row of
+// its table gives a file's status per semantics: ok, FAIL, cut (a bound cut
+// its search before it could confirm a line), - (no line for it) or n/a,
+// then the time and the file's result:
 //   - pass: every expect line is confirmed by at least one semantics whose
 //     answer is certain, and contradicted by none;
 //   - FAIL: a certain answer contradicts a line, or a semantics failed;
@@ -79,10 +79,15 @@ type corpusExpect struct {
 //     --max-states or --timeout, or the expectation cannot be established);
 //   - no-expect: nothing to check; error: the file does not parse.
 //
-// The exit code is 1 when a file is FAIL, cut or error.
+// By default only the rows of files that did not pass (FAIL, cut, error)
+// are printed, as each is checked, then why each did not pass, and the
+// totals last: a run over the whole corpus that passes prints one line.
+// -v prints the row of every file. The exit code is 1 when a file is FAIL,
+// cut or error.
 func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	flags := newFlagSet("corpus", e)
 	var sf searchFlags
+	verbose := flags.BoolP("verbose", "v", false, "print the row of every file (default: only those that FAIL, are cut or do not parse)")
 	sf.register(flags)
 	setDefault(flags, "max-states", "5000000")
 	setDefault(flags, "timeout", "60s")
@@ -114,22 +119,26 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	for _, f := range files {
 		width = max(width, len(f))
 	}
-	if !sf.json {
-		fmt.Fprintf(e.stdout, "%-*s", width, "FILE")
-		for _, c := range corpusColumns {
-			fmt.Fprintf(e.stdout, "  %-*s", colWidth(c), strings.ToUpper(c))
-		}
-		fmt.Fprintf(e.stdout, "  %7s  %s\n", "TIME", "RESULT")
-	}
+	header := false // printed before the first row
 	start := time.Now()
 	counts := map[string]int{}
 	var notes []string
 	for _, file := range files {
 		row := corpusFile(ctx, file, opt, kmBytes)
 		counts[row.Result]++
-		if sf.json {
+		passed := row.Result == filePass || row.Result == fileNoExpect
+		switch {
+		case sf.json:
 			writeJSON(e.stdout, row)
-		} else {
+		case *verbose || !passed:
+			if !header {
+				fmt.Fprintf(e.stdout, "%-*s", width, "FILE")
+				for _, c := range corpusColumns {
+					fmt.Fprintf(e.stdout, "  %-*s", colWidth(c), strings.ToUpper(c))
+				}
+				fmt.Fprintf(e.stdout, "  %7s  %s\n", "TIME", "RESULT")
+				header = true
+			}
 			fmt.Fprintf(e.stdout, "%-*s", width, file)
 			for _, c := range corpusColumns {
 				fmt.Fprintf(e.stdout, "  %-*s", colWidth(c), row.Cells[c])
@@ -146,8 +155,8 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 			fmt.Fprintln(e.stdout, n)
 		}
 		var parts []string
-		for _, r := range []string{filePass, fileFail, fileCut, fileNoExpect, fileBadSyntax} {
-			if counts[r] > 0 || r == filePass || r == fileFail {
+		for _, r := range []string{filePass, fileFail, fileCut, fileBadSyntax, fileNoExpect} {
+			if counts[r] > 0 || r == filePass || r == fileFail || r == fileCut {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[r], r))
 			}
 		}

@@ -5,16 +5,20 @@ import (
 	"fmt"
 	"strings"
 
-	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
+	"rdmasim/opsem/draw"
 	"rdmasim/opsem/parse"
-	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
 
+// cmdGraph draws executions of the declarative model as Graphviz DOT:
+// those that satisfy the query's condition (--show cond), every consistent
+// one (all) or the RDMA-consistent ones with an sc cycle (violation); the
+// choosing and drawing is package draw's.
 func cmdGraph(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("graph", e)
-	all := fs.Bool("all", false, "draw every consistent execution that satisfies the condition (default: the first)")
+	show := fs.String("show", "cond", "which executions: cond (those that satisfy the condition; for forall, those that violate it), all (every consistent execution) or violation (RDMA-consistent with an sc cycle, drawn bold)")
+	all := fs.Bool("all", false, "draw every selected execution (default: the first)")
 	out := fs.StringP("output", "o", "", "write the DOT to this file (with --all: PREFIX-1.dot, PREFIX-2.dot, ...); default stdout")
 	svg := fs.Bool("svg", false, "also render SVG beside each DOT file (needs -o and Graphviz)")
 	sem := fs.String("semantics", "rdma", "rdma (RDMA-consistent traces) or sc (SC-consistent traces)")
@@ -30,8 +34,19 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim graph: --svg needs -o")
 		return exitUsage
 	}
-	if *sem != "rdma" && *sem != "sc" {
+	opt := draw.Options{Unroll: *unroll, Every: *all}
+	switch *sem {
+	case "rdma":
+		opt.Semantics = verdict.RDMA
+	case "sc":
+		opt.Semantics = verdict.SC
+	default:
 		fmt.Fprintf(e.stderr, "rdmasim graph: --semantics %q: want rdma or sc\n", *sem)
+		return exitUsage
+	}
+	var err error
+	if opt.Show, err = draw.ParseShow(*show); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage
 	}
 	p, err := parse.File(fs.Arg(0))
@@ -39,50 +54,21 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, errorText(err))
 		return exitUsage
 	}
-	if p.Query.Kind == prog.QReach {
-		fmt.Fprintln(e.stderr, "rdmasim graph: reach queries look inside runs; graph draws complete executions (use exists)")
-		return exitUsage
-	}
-	cond := p.Query.Cond
-	if cond == nil {
-		cond = &prog.Cond{Op: prog.CTrue}
-	}
-	want := func(t *axiom.Trace) bool {
-		sat := cond.Eval(p, verdict.FinalConfig{P: p, Memory: t.Memory(len(p.Locs))})
-		if p.Query.Kind == prog.QForall {
-			return !sat // counterexamples are what a forall user wants to see
-		}
-		return sat
-	}
-	var drawings []*dot.Graph
-	seen := map[string]bool{}
-	_, err = axiom.Enumerate(ctx, p, axiom.Options{Unroll: *unroll}, false, func(t *axiom.Trace, rdma, sc bool) bool {
-		ok := rdma
-		if *sem == "sc" {
-			ok = sc
-		}
-		if !ok || !t.Complete || !want(t) {
-			return true
-		}
-		key := t.Format(p)
-		if seen[key] {
-			return true
-		}
-		seen[key] = true
-		title := fmt.Sprintf("%s: %s execution %d", p.Name, *sem, len(drawings)+1)
-		drawings = append(drawings, traceDrawing(p, t, t.SCCycle(), title))
-		return *all
-	})
+	res, err := draw.Executions(ctx, p, opt)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage
 	}
-	if len(drawings) == 0 {
-		fmt.Fprintf(e.stderr, "rdmasim graph: no %s-consistent execution of %s satisfies %s %s\n", *sem, p.Name, p.Query.Kind, p.CondString(cond))
+	if len(res.Graphs) == 0 {
+		msg := opt.Nothing(p)
+		if res.Bounded {
+			msg += fmt.Sprintf(" with its loops unrolled %d times (--unroll)", *unroll)
+		}
+		fmt.Fprintf(e.stderr, "rdmasim graph: %s\n", msg)
 		return exitFailed
 	}
 	if *out == "" {
-		for _, d := range drawings {
+		for _, d := range res.Graphs {
 			if err := dot.Write(e.stdout, d); err != nil {
 				fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 				return exitUsage
@@ -90,16 +76,16 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		}
 		return exitOK
 	}
-	for i, d := range drawings {
+	for i, d := range res.Graphs {
 		path := *out
 		if *all {
 			path = fmt.Sprintf("%s-%d.dot", strings.TrimSuffix(*out, ".dot"), i+1)
 		}
-		if err := writeDot(path, d, *svg); err != nil {
+		if err := dot.WriteFile(path, d, *svg); err != nil {
 			fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 			return exitUsage
 		}
 	}
-	fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(drawings), "execution"))
+	fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(res.Graphs), "execution"))
 	return exitOK
 }

@@ -10,6 +10,7 @@ import (
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/decide"
 	"rdmasim/opsem/dot"
+	"rdmasim/opsem/draw"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
@@ -96,15 +97,15 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			if *dotFile != "" && !r.Robust {
 				var d *dot.Graph
 				if trace != nil {
-					d = traceDrawing(p, trace, trace.SCCycle(), p.Name+": an RDMA-consistent trace with an sc cycle")
+					d = draw.Trace(p, trace, trace.SCCycle(), p.Name+": an RDMA-consistent trace with an sc cycle")
 				} else {
 					g := r.Graph
 					if r.Full != nil {
 						g = r.Full
 					}
-					d = machineDrawing(p, g, p.Name+": an RDMA execution with an sc cycle")
+					d = draw.Machine(p, g, p.Name+": an RDMA execution with an sc cycle")
 				}
-				if err := writeDot(*dotFile, d, *svg); err != nil {
+				if err := dot.WriteFile(*dotFile, d, *svg); err != nil {
 					fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
 					code = max(code, exitUsage)
 				}
@@ -275,7 +276,7 @@ func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 	r := t.Relations()
 	var out []string
 	for k, a := range cyc {
-		rel := traceRel(r, a, cyc[(k+1)%len(cyc)])
+		rel := r.EdgeKind(a, cyc[(k+1)%len(cyc)])
 		ev := t.Events[a]
 		who := "init"
 		if ev.Thread >= 0 {

@@ -214,6 +214,12 @@ func TestPaper51(t *testing.T) {
 	// the sc cycle goes nlR(x,2) -po-> lW(x,2) -rf-> nlR(x,2)
 	if c := w.SCCycle(); len(c) != 2 {
 		t.Errorf("sc cycle %v, want the 2-cycle nlR -po-> lW -rf-> nlR\n%s", c, w.Format(p))
+	} else {
+		r := w.Relations()
+		got := map[string]bool{r.EdgeKind(c[0], c[1]): true, r.EdgeKind(c[1], c[0]): true}
+		if !got["po"] || !got["rf"] {
+			t.Errorf("sc cycle %v: edges %v, want po and rf", c, got)
+		}
 	}
 	t.Logf("witness:\n%s", w.Format(p))
 }

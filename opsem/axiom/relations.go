@@ -113,6 +113,24 @@ func (r *Relations) SCConsistent() bool { return !r.SC.Reflexive() }
 // cyclic" holds on these relations.
 func (r *Relations) IBCycleImpliesOBCycle() bool { return !r.IB.Reflexive() || r.OB.Reflexive() }
 
+// EdgeKind names the relation of sc = po ∪ rf ∪ rb ∪ mo that relates
+// event a to event b: po, rf, rb or mo, in that order of preference, or
+// "sc" when none does directly (b follows a in sc by transitivity only).
+// It names the steps of a cycle such as Trace.SCCycle returns.
+func (r *Relations) EdgeKind(a, b int) string {
+	switch {
+	case r.PO.Has(a, b):
+		return "po"
+	case r.RF.Has(a, b):
+		return "rf"
+	case r.RB.Has(a, b):
+		return "rb"
+	case r.MO.Has(a, b):
+		return "mo"
+	}
+	return "sc"
+}
+
 // RDMAConsistent reports whether t is RDMA-consistent (ib and ob acyclic).
 func (t *Trace) RDMAConsistent() bool { return t.Relations().RDMAConsistent() }
 

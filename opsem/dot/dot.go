@@ -6,7 +6,12 @@ package dot
 
 import (
 	"fmt"
+	"html"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -29,16 +34,33 @@ type Graph struct {
 	Threads []string // column titles
 	Events  []Event
 	Edges   []Edge
+	// Legend adds a box that names each relation drawn, in its colour,
+	// and says what bold edges are when some are: a reader of the picture
+	// needs no other key.
+	Legend bool
 }
 
-// relation colours, as in the paper's figures.
-var colours = map[string]string{
-	"po":  "black",
-	"rf":  "red",
-	"mo":  "blue",
-	"rb":  "darkorange",
-	"nfo": "darkgreen",
-	"pf":  "purple",
+// relations lists the relations an execution graph draws, in the order a
+// legend shows them, each with its colour (as in the paper's figures) and
+// what it means. Any other relation name is drawn grey.
+var relations = []struct{ name, colour, meaning string }{
+	{"po", "black", "program order"},
+	{"rf", "red", "reads-from: a write → the read that takes its value"},
+	{"mo", "blue", "modification order: the order of the writes to one location"},
+	{"rb", "darkorange", "reads-before: a read → the write after the one it read, in mo"},
+	{"nfo", "darkgreen", "NIC flush order: between NIC events of one queue pair"},
+	{"pf", "purple", "polls-from: a NIC write → the poll that waits for it"},
+}
+
+// colour returns the colour of relation rel, grey for one Write does not
+// know.
+func colour(rel string) string {
+	for _, r := range relations {
+		if r.name == rel {
+			return r.colour
+		}
+	}
+	return "grey"
 }
 
 // Write prints g as a DOT digraph.
@@ -79,10 +101,7 @@ func Write(w io.Writer, g *Graph) error {
 		b.WriteString("  }\n")
 	}
 	for _, e := range g.Edges {
-		colour, ok := colours[e.Rel]
-		if !ok {
-			colour = "grey"
-		}
+		colour := colour(e.Rel)
 		attrs := fmt.Sprintf("label=%q, color=%s, fontcolor=%s", e.Rel, colour, colour)
 		if e.Rel != "po" {
 			attrs += ", constraint=false"
@@ -92,7 +111,90 @@ func Write(w io.Writer, g *Graph) error {
 		}
 		fmt.Fprintf(&b, "  e%d -> e%d [%s];\n", e.From, e.To, attrs)
 	}
+	if g.Legend {
+		writeLegend(&b, g)
+	}
 	b.WriteString("}\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeLegend adds the legend of g: a dashed box holding one node whose
+// HTML-like label is a table with a row per relation g draws (its name in
+// its colour, what it means) and, when an edge is bold, a row saying that
+// the bold edges form a cycle of sc = po ∪ rf ∪ rb ∪ mo. The node has no
+// edges, so it does not disturb the columns.
+func writeLegend(b *strings.Builder, g *Graph) {
+	drawn := map[string]bool{}
+	bold := false
+	for _, e := range g.Edges {
+		drawn[e.Rel] = true
+		bold = bold || e.Bold
+	}
+	type row struct{ name, colour, meaning string }
+	var rows []row
+	for _, r := range relations {
+		if drawn[r.name] {
+			rows = append(rows, row(r))
+			delete(drawn, r.name)
+		}
+	}
+	var others []string
+	for name := range drawn {
+		others = append(others, name)
+	}
+	sort.Strings(others)
+	for _, name := range others {
+		rows = append(rows, row{name, colour(name), ""})
+	}
+	if len(rows) == 0 && !bold {
+		return
+	}
+	b.WriteString("  subgraph cluster_legend {\n    label=\"legend\"; style=dashed; color=grey; fontsize=10;\n")
+	b.WriteString("    legend [fontsize=10, label=<<table border=\"0\" cellspacing=\"0\" cellpadding=\"2\">\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "      <tr><td align=\"left\"><font color=\"%s\">%s</font></td><td align=\"left\">%s</td></tr>\n",
+			r.colour, html.EscapeString(r.name), html.EscapeString(r.meaning))
+	}
+	if bold {
+		fmt.Fprintf(b, "      <tr><td align=\"left\"><b>bold</b></td><td align=\"left\">%s</td></tr>\n",
+			html.EscapeString("a cycle of sc = po ∪ rf ∪ rb ∪ mo: the execution is not SC-consistent"))
+	}
+	b.WriteString("    </table>>];\n  }\n")
+}
+
+// WriteFile writes g as DOT to the file path and, with svg, renders it
+// with Graphviz to an .svg file beside it (path with its extension
+// replaced).
+func WriteFile(path string, g *Graph, svg bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the graph: %w", err)
+	}
+	if err := Write(f, g); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if svg {
+		return RenderSVG(path)
+	}
+	return nil
+}
+
+// RenderSVG runs Graphviz's dot program on the DOT file path, writing the
+// SVG beside it. It fails with advice when dot is not installed.
+func RenderSVG(path string) error {
+	exe, err := exec.LookPath("dot")
+	if err != nil {
+		return fmt.Errorf("--svg needs Graphviz's dot program on the PATH (apt-get install graphviz)")
+	}
+	out := strings.TrimSuffix(path, filepath.Ext(path)) + ".svg"
+	cmd := exec.Command(exe, "-Tsvg", "-o", out, path)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("dot -Tsvg %s: %v: %s", path, err, msg)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,9 +46,112 @@ func TestWrite(t *testing.T) {
 	}
 }
 
-// TestRenders runs Graphviz on the output. The Makefile installs graphviz;
-// under CI its absence is a failure, elsewhere the test is skipped.
+// TestLegend: the legend names the relations drawn, in the legend's order
+// and their colours, says what bold edges are only when some are, and is
+// left out when not asked for (robust --dot draws without one).
+func TestLegend(t *testing.T) {
+	plain := sample()
+	for i := range plain.Edges {
+		plain.Edges[i].Bold = false
+	}
+	plain.Edges = append(plain.Edges, Edge{From: 0, To: 1, Rel: "odd"})
+	tests := []struct {
+		name        string
+		g           *Graph
+		legend      bool
+		want, avoid []string
+	}{
+		{"off", sample(), false, nil, []string{"cluster_legend", "<table"}},
+		{"bold", sample(), true, []string{
+			"subgraph cluster_legend {",
+			`<tr><td align="left"><font color="black">po</font></td><td align="left">program order</td></tr>`,
+			`<font color="red">rf</font>`,
+			`<font color="blue">mo</font>`,
+			`<b>bold</b></td><td align="left">a cycle of sc = po ∪ rf ∪ rb ∪ mo`,
+		}, []string{">rb<", ">nfo<", ">pf<"}},
+		{"no-bold-unknown-relation", plain, true, []string{
+			`<tr><td align="left"><font color="grey">odd</font></td><td align="left"></td></tr>`,
+		}, []string{"<b>bold</b>"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.g.Legend = tc.legend
+			var b bytes.Buffer
+			if err := Write(&b, tc.g); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("missing %s in\n%s", want, out)
+				}
+			}
+			for _, avoid := range tc.avoid {
+				if strings.Contains(out, avoid) {
+					t.Errorf("unexpected %s in\n%s", avoid, out)
+				}
+			}
+			if tc.legend && strings.Index(out, ">po<") > strings.Index(out, ">rf<") {
+				t.Errorf("po after rf in the legend:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestRenders runs Graphviz on the output, with and without a legend. The
+// Makefile installs graphviz; under CI its absence is a failure, elsewhere
+// the test is skipped.
 func TestRenders(t *testing.T) {
+	exe := needDot(t)
+	for _, legend := range []bool{false, true} {
+		g := sample()
+		g.Legend = legend
+		var b bytes.Buffer
+		if err := Write(&b, g); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, "-Tsvg")
+		cmd.Stdin = &b
+		svg, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("legend %v: dot failed: %v", legend, err)
+		}
+		if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("nlR(x,2,n2)")) ||
+			bytes.Contains(svg, []byte("program order")) != legend {
+			t.Fatalf("legend %v: unexpected SVG:\n%s", legend, svg)
+		}
+	}
+}
+
+// TestWriteFile writes the DOT file and renders the SVG beside it.
+func TestWriteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.dot")
+	if err := WriteFile(path, sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, b.Bytes()) {
+		t.Fatalf("%s: %v\n%s", path, err, got)
+	}
+	if err := WriteFile(filepath.Join(t.TempDir(), "missing", "g.dot"), sample(), false); err == nil {
+		t.Fatal("no error writing into a missing directory")
+	}
+	needDot(t)
+	if err := WriteFile(path, sample(), true); err != nil {
+		t.Fatal(err)
+	}
+	if svg, err := os.ReadFile(strings.TrimSuffix(path, ".dot") + ".svg"); err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Fatalf("no SVG beside %s: %v", path, err)
+	}
+}
+
+// needDot returns the path of Graphviz's dot program, skipping the test
+// when it is not installed (failing it under CI).
+func needDot(t *testing.T) string {
+	t.Helper()
 	exe, err := exec.LookPath("dot")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -55,17 +159,5 @@ func TestRenders(t *testing.T) {
 		}
 		t.Skip("graphviz not installed; run make tools")
 	}
-	var b bytes.Buffer
-	if err := Write(&b, sample()); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-Tsvg")
-	cmd.Stdin = &b
-	svg, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("dot failed: %v", err)
-	}
-	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("nlR(x,2,n2)")) {
-		t.Fatalf("unexpected SVG:\n%s", svg)
-	}
+	return exe
 }

@@ -1,11 +1,14 @@
-package main
+// Package draw turns executions into pictures: it chooses which executions
+// of a program to draw (those of the declarative model that satisfy the
+// query's condition, all of them, or those that break SC; see Executions)
+// and turns a model trace (Trace) or a machine's event graph (Machine) into
+// a dot.Graph: one column per thread in program order, the initial writes
+// the execution uses, one colour per relation and the edges of an sc cycle
+// bold.
+package draw
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
@@ -13,11 +16,13 @@ import (
 	"rdmasim/opsem/prog"
 )
 
-// machineDrawing turns a machine event graph into a drawing: the initial
-// writes of the locations involved, each thread's events in program order,
-// and the po, rf, mo and rb edges (rb to the next write in mo only, as the
-// rest follows by mo), the sc cycle bold.
-func machineDrawing(p *prog.Program, g *machine.Graph, title string) *dot.Graph {
+// Machine turns a machine event graph into a drawing: the initial writes
+// of the locations involved, each thread's events in program order, and
+// the po, rf, mo and rb edges (rb to the next write in mo only, as the rest
+// follows by mo), the edges of g.Cycle bold. Edges the cycle takes by
+// transitivity (po over skipped events, mo over several writes) are drawn
+// too, so that the bold cycle closes.
+func Machine(p *prog.Program, g *machine.Graph, title string) *dot.Graph {
 	d := &dot.Graph{Title: title}
 	for _, t := range p.Threads {
 		d.Threads = append(d.Threads, t.Name)
@@ -101,45 +106,12 @@ func isRead(k prog.EventKind) bool {
 	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR
 }
 
-// writeDot writes a drawing to path ("-" for stdout is not supported here:
-// pictures go to files), and also an SVG beside it when svg is set and the
-// dot program is installed.
-func writeDot(path string, d *dot.Graph, svg bool) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing the graph: %w", err)
-	}
-	if err := dot.Write(f, d); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if svg {
-		return renderSVG(path)
-	}
-	return nil
-}
-
-// renderSVG runs Graphviz on a .dot file, writing the .svg beside it.
-func renderSVG(path string) error {
-	exe, err := exec.LookPath("dot")
-	if err != nil {
-		return fmt.Errorf("--svg needs Graphviz's dot program on the PATH (apt-get install graphviz)")
-	}
-	out := strings.TrimSuffix(path, filepath.Ext(path)) + ".svg"
-	cmd := exec.Command(exe, "-Tsvg", "-o", out, path)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("dot -Tsvg %s: %v: %s", path, err, msg)
-	}
-	return nil
-}
-
-// traceDrawing turns a declarative-model trace into a drawing with every
-// relation of the trace: po (immediate), rf, mo (immediate), rb (to the next
-// write in mo), nfo and pf, the edges of cycle bold.
-func traceDrawing(p *prog.Program, t *axiom.Trace, cycle []int, title string) *dot.Graph {
+// Trace turns a declarative-model trace into a drawing with every relation
+// of the trace: po (immediate), rf, mo (immediate), rb (to the next write in
+// mo), nfo and pf, the edges of cycle (events of t, each related to the
+// next, the last to the first; t.SCCycle gives one) bold. Initial writes
+// that nothing reads and no other write follows are left out.
+func Trace(p *prog.Program, t *axiom.Trace, cycle []int, title string) *dot.Graph {
 	d := &dot.Graph{Title: title}
 	for _, th := range p.Threads {
 		d.Threads = append(d.Threads, th.Name)
@@ -222,23 +194,8 @@ func traceDrawing(p *prog.Program, t *axiom.Trace, cycle []int, title string) *d
 			}
 		}
 		if !found {
-			add(a, b, traceRel(r, a, b))
+			add(a, b, r.EdgeKind(a, b))
 		}
 	}
 	return d
-}
-
-// traceRel names the sc relation between events a and b of a trace.
-func traceRel(r *axiom.Relations, a, b int) string {
-	switch {
-	case r.PO.Has(a, b):
-		return "po"
-	case r.RF.Has(a, b):
-		return "rf"
-	case r.RB.Has(a, b):
-		return "rb"
-	case r.MO.Has(a, b):
-		return "mo"
-	}
-	return "sc"
 }
