@@ -18,12 +18,12 @@ build:
 # last (`rdmasim corpus -v corpus/` prints the row of every file).
 run: build
 	./$(BIN) check -w corpus/litmus/PUT-LW.rdma
-	./$(BIN) corpus corpus/
+	./$(BIN) corpus --strict corpus/
 
 # Every .rdma file under corpus/ through every semantics, against its expect
 # lines (exit 1 on a failure, or on an expectation no complete search confirmed).
 corpus: build
-	./$(BIN) corpus corpus/
+	./$(BIN) corpus --strict corpus/
 
 # Graphviz renders execution graphs (the tests check that the DOT output
 # renders); SPIN checks the exported Promela models (the opsem/promela tests

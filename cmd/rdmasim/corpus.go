@@ -82,11 +82,13 @@ type corpusExpect struct {
 // By default only the rows of files that did not pass (FAIL, cut, error)
 // are printed, as each is checked, then why each did not pass, and the
 // totals last: a run over the whole corpus that passes prints one line.
-// -v prints the row of every file. The exit code is 1 when a file is FAIL,
-// cut or error.
+// -v prints the row of every file. The exit code is 1 when a file is FAIL
+// or does not parse, and with --strict also when one is cut (an expect line
+// no complete search confirmed), as for check.
 func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	flags := newFlagSet("corpus", e)
 	var sf searchFlags
+	strict := flags.Bool("strict", false, "exit 1 also when a file is cut (an expect line that no complete search confirmed)")
 	verbose := flags.BoolP("verbose", "v", false, "print the row of every file (default: only those that FAIL, are cut or do not parse)")
 	sf.register(flags)
 	setDefault(flags, "max-states", "5000000")
@@ -166,7 +168,7 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	case ctx.Err() != nil:
 		fmt.Fprintln(e.stderr, "rdmasim corpus: interrupted; the table covers the files checked")
 		return exitInterrupt
-	case counts[fileFail]+counts[fileCut]+counts[fileBadSyntax] > 0:
+	case counts[fileFail]+counts[fileBadSyntax] > 0, *strict && counts[fileCut] > 0:
 		return exitFailed
 	}
 	return exitOK
