@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run corpus test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build run corpus fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
 
 all: build
 
@@ -37,8 +37,7 @@ tools:
 	  echo "warning: could not install spin; SPIN comparison tests will be skipped outside CI"; }
 
 # The full suite, as CI runs it.
-test: tools
-	$(GO) vet ./...
+test: tools vet
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'Reduce' ./opsem/machine/
 	$(GO) test -count=1 -tags rdmasim_broken -run Broken ./corpus/fuzz/
@@ -85,9 +84,15 @@ MAX_COUNTER ?= 3
 bench-spin-robust: build tools
 	$(GO) run ./opsem/promela/spinbench -robustness -max-counter $(MAX_COUNTER) -rdmasim $(BIN) -rounds $(ROUNDS) -cflags '$(SPIN_CFLAGS)' $(CORPUS)
 
-lint:
+lint: fmt vet staticcheck
+
+fmt:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: run gofmt -w'; exit 1; }
+
+vet:
 	$(GO) vet ./...
+
+staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
 # Machine = model agreement on N generated programs (outcomes under RDMA and
