@@ -11,6 +11,7 @@ import (
 
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -209,10 +210,10 @@ func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, ex
 	for _, r := range results {
 		writeResultText(w, p, r)
 		if witness && r.Witness != nil {
-			writeRun(w, p, r)
+			report.WriteRun(w, "Witness", r.Semantics, r.Witness)
 		}
 		if witness && r.DeadlockRun != nil {
-			writeRunAs(w, "Deadlock run", r.Semantics, r.DeadlockRun)
+			report.WriteRun(w, "Deadlock run", r.Semantics, r.DeadlockRun)
 		}
 	}
 	for _, line := range agreement {
@@ -321,35 +322,6 @@ func completeness(r *verdict.Result) string {
 	return s + "unknown, stopped by " + r.Bound
 }
 
-func writeRun(w io.Writer, p *prog.Program, r *verdict.Result) {
-	writeRunAs(w, "Witness", r.Semantics, r.Witness)
-}
-
-// writeRunAs prints run under a title ("Witness", "Deadlock run").
-func writeRunAs(w io.Writer, title string, sem verdict.Semantics, run *verdict.Run) {
-	fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, plural(len(run.Steps), "step"))
-	for _, line := range strings.Split(strings.TrimSuffix(run.InitialText, "\n"), "\n") {
-		fmt.Fprintf(w, "  | %s\n", line)
-	}
-	width := 0
-	for _, s := range run.Steps {
-		width = max(width, len(s.Actor))
-	}
-	for i, s := range run.Steps {
-		line := fmt.Sprintf("  %3d. %-*s  %s", i+1, width, s.Actor, s.What)
-		if s.Rule != "step" {
-			line = fmt.Sprintf("  %3d. %-*s  %s %s", i+1, width, s.Actor, s.Rule, s.What)
-		}
-		if s.Event != "" {
-			line += "  " + s.Event
-		}
-		if len(s.Changes) > 0 {
-			line += "  {" + strings.Join(s.Changes, "; ") + "}"
-		}
-		fmt.Fprintln(w, line)
-	}
-}
-
 // checkJSON is the JSON form of a check result.
 type checkJSON struct {
 	Agreement []string      `json:"agreement,omitempty"`
@@ -374,16 +346,16 @@ type semJSON struct {
 	Positive    uint64             `json:"positive"`
 	Negative    uint64             `json:"negative"`
 	Outcomes    []map[string]uint8 `json:"outcomes"`
-	Witness     []string           `json:"witness,omitempty"`
+	Witness     *report.Run        `json:"witness,omitempty"`
 	// How the runs ended: final configurations, stuck ones filtered out
 	// by an assume, deadlocks (with where the first waits and, with a
 	// witness, the run to it); vacuous when no run ends.
-	Finals      uint64   `json:"finals"`
-	Filtered    uint64   `json:"filtered"`
-	Deadlocks   uint64   `json:"deadlocks"`
-	DeadlockAt  string   `json:"deadlock_at,omitempty"`
-	DeadlockRun []string `json:"deadlock_run,omitempty"`
-	Vacuous     bool     `json:"vacuous"`
+	Finals      uint64      `json:"finals"`
+	Filtered    uint64      `json:"filtered"`
+	Deadlocks   uint64      `json:"deadlocks"`
+	DeadlockAt  string      `json:"deadlock_at,omitempty"`
+	DeadlockRun *report.Run `json:"deadlock_run,omitempty"`
+	Vacuous     bool        `json:"vacuous"`
 }
 
 func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdict.Result, exps []expectation, agreement []string) {
@@ -412,8 +384,8 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 			}
 			s.Outcomes = append(s.Outcomes, m)
 		}
-		s.Witness = runLines(r.Witness)
-		s.DeadlockRun = runLines(r.DeadlockRun)
+		s.Witness = report.NewRun(r.Witness, p.ThreadName)
+		s.DeadlockRun = report.NewRun(r.DeadlockRun, p.ThreadName)
 		sems[i] = s
 	}
 	out.RDMA, out.SC = sems[0], sems[1]
@@ -434,25 +406,6 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 		out.ExpectOK = &ok
 	}
 	writeJSON(w, out)
-}
-
-// runLines is run as one line per step, for JSON; nil for no run.
-func runLines(run *verdict.Run) []string {
-	if run == nil {
-		return nil
-	}
-	var out []string
-	for _, st := range run.Steps {
-		line := st.Actor + ": " + st.What
-		if st.Rule != "step" {
-			line = st.Actor + ": " + st.Rule + " " + st.What
-		}
-		if st.Event != "" {
-			line += " " + st.Event
-		}
-		out = append(out, line)
-	}
-	return out
 }
 
 // plural prints "1 step", "2 steps".

@@ -9,17 +9,22 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
 // runJSON is the JSON form of a random run.
 type runJSON struct {
-	File      string           `json:"file"`
-	Name      string           `json:"name"`
-	Semantics string           `json:"semantics"`
-	Seed      uint64           `json:"seed"`
-	Steps     []string         `json:"steps"`
-	End       string           `json:"end"` // final, blocked, cut (bound), or step-limit
+	File      string      `json:"file"`
+	Name      string      `json:"name"`
+	Semantics string      `json:"semantics"`
+	Seed      uint64      `json:"seed"`
+	Run       *report.Run `json:"run"`
+	// End is final, deadlock, filtered (an assume failed), cut (a
+	// bound), step-limit or interrupted.
+	End string `json:"end"`
+	// Waiting says where the threads of a deadlock wait.
+	Waiting   string           `json:"waiting,omitempty"`
 	Satisfies *bool            `json:"satisfies"`
 	Memory    map[string]uint8 `json:"memory"`
 }
@@ -70,14 +75,17 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	})
 	st := m.NewState()
 	m.Decode(prev, st)
-	end := "step-limit"
+	end, waiting := "step-limit", ""
 	switch {
 	case deadEnd && m.Final(st):
 		end = "final"
 	case deadEnd && pruned != 0:
 		end = "cut by " + machine.PrunedString(pruned, m.Options())
+	case deadEnd && m.StuckEncoded(prev) == machine.Deadlock:
+		end = "deadlock"
+		waiting = m.Waiting(prev)
 	case deadEnd:
-		end = "blocked"
+		end = "filtered (an assume failed)"
 	case ctx.Err() != nil:
 		end = "interrupted"
 	}
@@ -87,21 +95,17 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		satisfies = &sat
 	}
 	if *jsonOut {
-		out := runJSON{File: file, Name: p.Name, Semantics: s.String(), Seed: *seed, End: end, Satisfies: satisfies, Memory: map[string]uint8{}}
-		for _, t := range steps {
-			out.Steps = append(out.Steps, stepLine(t))
-		}
+		out := runJSON{File: file, Name: p.Name, Semantics: s.String(), Seed: *seed, End: end, Waiting: waiting, Satisfies: satisfies, Memory: map[string]uint8{},
+			Run: report.NewRun(&verdict.Run{InitialText: initial, Steps: steps}, p.ThreadName)}
 		for l, loc := range p.Locs {
 			out.Memory[loc.Name] = st.Mem(l)
 		}
 		writeJSON(e.stdout, out)
 	} else {
 		fmt.Fprintf(e.stdout, "Run %s (%s, seed %d): %d steps, %s\n", p.Name, s, *seed, n, end)
-		for _, line := range strings.Split(strings.TrimSuffix(initial, "\n"), "\n") {
-			fmt.Fprintf(e.stdout, "  | %s\n", line)
-		}
-		for i, t := range steps {
-			fmt.Fprintf(e.stdout, "  %3d. %s\n", i+1, stepLine(t))
+		report.WriteRun(e.stdout, "", s, &verdict.Run{InitialText: initial, Steps: steps})
+		if waiting != "" {
+			fmt.Fprintf(e.stdout, "Deadlock %s: waits for ever, nothing left to complete\n", waiting)
 		}
 		fmt.Fprintln(e.stdout, "End configuration:")
 		for _, line := range strings.Split(strings.TrimSuffix(m.Format(prev), "\n"), "\n") {

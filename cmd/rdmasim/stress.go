@@ -9,6 +9,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/stress"
 	"rdmasim/opsem/verdict"
 )
@@ -49,9 +50,9 @@ type stressOutcomeJSON struct {
 }
 
 type stressFirstJSON struct {
-	Walk  uint64   `json:"walk"`
-	End   string   `json:"end"` // final, or reach
-	Steps []string `json:"steps"`
+	Walk uint64      `json:"walk"`
+	End  string      `json:"end"` // final, or reach
+	Run  *report.Run `json:"run"`
 }
 
 func cmdStress(ctx context.Context, args []string, e *env) int {
@@ -198,10 +199,7 @@ func writeStressText(w io.Writer, p *prog.Program, opt stress.Options, r *stress
 	switch {
 	case r.First != nil:
 		fmt.Fprintf(w, "First witness: walk %d, %s, %s\n", r.First.Walk, plural(len(r.First.Run.Steps), "step"), r.First.End)
-		writeIndented(w, r.First.Run.InitialText)
-		for i, t := range r.First.Run.Steps {
-			fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(t))
-		}
+		report.WriteRun(w, "", r.Semantics, r.First.Run)
 		fmt.Fprintln(w, "End configuration:")
 		writeIndented(w, r.First.FinalText)
 	case opt.First && !r.Interrupted:
@@ -252,11 +250,7 @@ func writeStressJSON(w io.Writer, file string, p *prog.Program, opt stress.Optio
 		out.Outcomes = append(out.Outcomes, stressOutcomeJSON{Values: vals, Count: o.Count, Frequency: percent(o.Count, r.Final) / 100, Satisfies: o.Satisfies})
 	}
 	if r.First != nil {
-		f := &stressFirstJSON{Walk: r.First.Walk, End: r.First.End, Steps: []string{}}
-		for _, t := range r.First.Run.Steps {
-			f.Steps = append(f.Steps, stepLine(t))
-		}
-		out.First = f
+		out.First = &stressFirstJSON{Walk: r.First.Walk, End: r.First.End, Run: report.NewRun(r.First.Run, p.ThreadName)}
 	}
 	writeJSON(w, out)
 }

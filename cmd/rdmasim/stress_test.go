@@ -137,7 +137,7 @@ func TestStressFirst(t *testing.T) {
 		t.Fatalf("no walk satisfies the condition: %+v", all)
 	}
 	out := stressJSONOf(t, "--walks", "5000", "--first", file)
-	if out.First == nil || out.Walks >= 5000 || out.First.Walk != out.Walks || out.Positive != 1 || len(out.First.Steps) == 0 {
+	if out.First == nil || out.Walks >= 5000 || out.First.Walk != out.Walks || out.Positive != 1 || out.First.Run == nil || len(out.First.Run.Steps) == 0 {
 		t.Fatalf("--first did not stop at the first witness: %+v", out)
 	}
 	_, text, _ := stressRun(context.Background(), "--walks", "5000", "--first", file)

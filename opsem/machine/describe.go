@@ -9,14 +9,36 @@ import (
 
 // Transition is a readable account of one transition, for traces.
 type Transition struct {
-	Actor   string   // the thread ("p") or the NIC of a queue pair ("NIC p->n2")
+	Actor  string // the thread ("p") or the NIC of a queue pair ("NIC p->n2")
+	Thread int    // the thread that steps, or whose queue pair's NIC steps
+	// Line is the source line of the statement a CPU step executes; 0
+	// for NIC steps.
+	Line    int
 	Rule    string   // "step" for CPU steps, else N1..N8, F1, F2
 	What    string   // the instruction or the rule, in words
 	Step    Step     // the event, if any
 	Event   string   // the event in the paper's notation, "" for silent steps
 	Changes []string // memory and buffer changes, e.g. "z: 0 -> 2"
-	Post    []byte   // the configuration reached
-	Label   uint64   // the transition label
+	// Memory and Buffers are Changes, structured.
+	Memory  []MemChange
+	Buffers []BufChange
+	Post    []byte // the configuration reached
+	Label   uint64 // the transition label
+}
+
+// MemChange is a location whose value a transition changed.
+type MemChange struct {
+	Loc  string `json:"loc"`
+	From uint8  `json:"from"`
+	To   uint8  `json:"to"`
+}
+
+// BufChange is a buffer of a queue pair that a transition changed, with
+// its entries after the transition.
+type BufChange struct {
+	Buf     string `json:"buffer"`     // B1, B2, B3, RW or LW
+	QP      string `json:"queue_pair"` // "T0->B"
+	Entries string `json:"entries"`    // as printed, e.g. "[PUT(z,x)]"
 }
 
 var ruleWhat = [...]string{
@@ -41,12 +63,13 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 	t, rule, qi, arg := unlabel(l)
 	tr := Transition{Label: l}
 	if rule == RuleStep {
-		tr.Actor, tr.Rule = m.p.Threads[t].Name, "step"
+		tr.Actor, tr.Rule, tr.Thread = m.p.Threads[t].Name, "step", t
 		tr.What = m.describeCPU(pre, t, arg)
+		tr.Line = m.p.Threads[t].Code[pre.pc[t]].Stmt.Pos.Line
 	} else {
 		qp := m.p.QPs[qi]
 		tr.Actor = fmt.Sprintf("NIC %s->%s", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
-		tr.Rule, tr.What = ruleNames[rule], ruleWhat[rule]
+		tr.Rule, tr.What, tr.Thread = ruleNames[rule], ruleWhat[rule], qp.Thread
 	}
 	tr.Step = m.apply(post, l)
 	if tr.Step.Event.Kind != prog.EvNone {
@@ -59,7 +82,13 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 			}
 		}
 	}
-	tr.Changes = m.diff(pre, post)
+	tr.Memory, tr.Buffers = m.diff(pre, post)
+	for _, c := range tr.Memory {
+		tr.Changes = append(tr.Changes, fmt.Sprintf("%s: %d -> %d", c.Loc, c.From, c.To))
+	}
+	for _, c := range tr.Buffers {
+		tr.Changes = append(tr.Changes, fmt.Sprintf("%s[%s] = %s", c.Buf, c.QP, c.Entries))
+	}
 	tr.Post = m.encode(nil, post)
 	return tr
 }
@@ -114,37 +143,29 @@ func (m *Machine) describeCPU(st *State, t, arg int) string {
 }
 
 // diff lists the memory cells and buffers that differ between two
-// configurations.
-func (m *Machine) diff(a, b *State) []string {
-	var out []string
+// configurations. Buffers are compared as printed: a poll re-ranks the
+// unpolled operations, which changes their entries but nothing a reader
+// sees, so it is no change.
+func (m *Machine) diff(a, b *State) ([]MemChange, []BufChange) {
+	var mem []MemChange
 	for l := range a.mem {
 		if a.mem[l] != b.mem[l] {
-			out = append(out, fmt.Sprintf("%s: %d -> %d", m.p.Locs[l].Name, a.mem[l], b.mem[l]))
+			mem = append(mem, MemChange{Loc: m.p.Locs[l].Name, From: a.mem[l], To: b.mem[l]})
 		}
 	}
 	if m.sc {
-		return out
+		return mem, nil
 	}
+	var bufs []BufChange
 	for qi := range a.q {
 		for bi := 0; bi < nBuf; bi++ {
-			if !sameEntries(a.q[qi].buf[bi], b.q[qi].buf[bi]) {
-				out = append(out, fmt.Sprintf("%s%s = %s", bufNames[bi], m.qpName(qi), m.bufString(bi, b.q[qi].buf[bi])))
+			if after := m.bufString(bi, b.q[qi].buf[bi]); after != m.bufString(bi, a.q[qi].buf[bi]) {
+				qp := m.p.QPs[qi]
+				bufs = append(bufs, BufChange{Buf: bufNames[bi], QP: m.p.Threads[qp.Thread].Name + "->" + m.p.Nodes[qp.Remote].Name, Entries: after})
 			}
 		}
 	}
-	return out
-}
-
-func sameEntries(a, b []entry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return mem, bufs
 }
 
 func (m *Machine) qpName(qi int) string {

@@ -169,3 +169,6 @@ func (p *Program) Outcome(locs []int, mem func(int) uint8) string {
 	}
 	return b.String()
 }
+
+// ThreadName returns the name of thread t.
+func (p *Program) ThreadName(t int) string { return p.Threads[t].Name }

@@ -1,0 +1,129 @@
+// Package report renders what rdmasim finds in the program's own terms:
+// runs of a machine (witnesses, runs to a deadlock, violations replayed on
+// the RDMA machine) step by step, and sc cycles, as text and as JSON. Every
+// command renders through it, so that a run or a cycle reads the same
+// whichever command found it.
+//
+// A run prints as its initial configuration, each line after "  | ", then
+// one numbered line per step: the actor (a thread, or the NIC of a queue
+// pair) in a column as wide as the run's widest, what it did (the statement,
+// or the NIC rule and what it does), the event in the paper's notation, and
+// in braces the memory and buffers the step changed:
+//
+//	| A { x=1 }
+//	| T0: at z := x (line 5)
+//	  1. T0         z := x (submit)  {B1[T0->B] = [PUT(z,x)]}
+//	  2. NIC T0->B  N1 put reads its source (B1 -> B2)  nlR(x,2,B)  {...}
+//
+// A cycle prints as one line per event, each followed by the relation that
+// leads to the next (the last one's to the first): "T0 nlR(x,2,B) -po->".
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/verdict"
+)
+
+// Step is one step of a run, as JSON.
+type Step struct {
+	Actor   string              `json:"actor"`  // "T0", or "NIC T0->B"
+	Thread  string              `json:"thread"` // the thread, or the owner of the queue pair
+	Line    int                 `json:"line,omitempty"`
+	Rule    string              `json:"rule"` // "step", or N1..N8, F1, F2
+	What    string              `json:"what"`
+	Event   string              `json:"event,omitempty"`
+	Memory  []machine.MemChange `json:"memory,omitempty"`
+	Buffers []machine.BufChange `json:"buffers,omitempty"`
+}
+
+// Run is a run as JSON: its initial configuration, one line per node,
+// thread and non-empty buffer, and its steps.
+type Run struct {
+	Initial []string `json:"initial"`
+	Steps   []Step   `json:"steps"`
+}
+
+// NewRun returns run as JSON, with thread names from names; nil for a nil
+// run.
+func NewRun(run *verdict.Run, names func(t int) string) *Run {
+	if run == nil {
+		return nil
+	}
+	out := &Run{Initial: lines(run.InitialText), Steps: []Step{}}
+	for _, t := range run.Steps {
+		out.Steps = append(out.Steps, Step{Actor: t.Actor, Thread: names(t.Thread), Line: t.Line, Rule: t.Rule,
+			What: t.What, Event: t.Event, Memory: t.Memory, Buffers: t.Buffers})
+	}
+	return out
+}
+
+// WriteRun prints run under a title line "TITLE (SEMANTICS, N steps):",
+// or with no title line when title is empty.
+func WriteRun(w io.Writer, title string, sem verdict.Semantics, run *verdict.Run) {
+	if title != "" {
+		fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, plural(len(run.Steps), "step"))
+	}
+	for _, line := range lines(run.InitialText) {
+		fmt.Fprintf(w, "  | %s\n", line)
+	}
+	WriteSteps(w, run.Steps)
+}
+
+// WriteSteps prints steps, numbered from 1, the actors in one column.
+func WriteSteps(w io.Writer, steps []machine.Transition) {
+	width := 0
+	for _, s := range steps {
+		width = max(width, len(s.Actor))
+	}
+	for i, s := range steps {
+		fmt.Fprintf(w, "  %3d. %-*s  %s\n", i+1, width, s.Actor, StepText(s))
+	}
+}
+
+// StepText is what a step did, without its actor: the statement or the
+// rule, the event, the changes.
+func StepText(s machine.Transition) string {
+	line := s.What
+	if s.Rule != "step" {
+		line = s.Rule + " " + s.What
+	}
+	if s.Event != "" {
+		line += "  " + s.Event
+	}
+	if len(s.Changes) > 0 {
+		line += "  {" + strings.Join(s.Changes, "; ") + "}"
+	}
+	return line
+}
+
+// CycleEvent is one event of an sc cycle and the relation from it to the
+// next event of the cycle.
+type CycleEvent struct {
+	Thread string `json:"thread"` // "init" for an initial write
+	Event  string `json:"event"`  // in the paper's notation, e.g. nlR(x,2,B)
+	Rel    string `json:"rel"`    // po, rf, rb or mo
+}
+
+// CycleLines prints a cycle, one line per event.
+func CycleLines(cycle []CycleEvent) []string {
+	out := make([]string, len(cycle))
+	for i, e := range cycle {
+		out[i] = fmt.Sprintf("%s %s -%s->", e.Thread, e.Event, e.Rel)
+	}
+	return out
+}
+
+func lines(text string) []string {
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
