@@ -309,9 +309,9 @@ func observation(r *verdict.Result) string {
 }
 
 func completeness(r *verdict.Result) string {
-	s := fmt.Sprintf("Explored %d configurations, %d transitions, depth %d: ", r.Search.States, r.Search.Transitions, r.Search.MaxDepth)
+	s := fmt.Sprintf("Explored %s configurations, %s transitions, depth %d: ", count(r.Search.States), count(r.Search.Transitions), r.Search.MaxDepth)
 	if r.Model {
-		s = fmt.Sprintf("Enumerated %d candidate traces (declarative model): ", r.Search.States)
+		s = fmt.Sprintf("Enumerated %s candidate traces (declarative model): ", count(r.Search.States))
 	}
 	switch r.Coverage() {
 	case verdict.Complete:
@@ -413,7 +413,7 @@ func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return fmt.Sprintf("%s %ss", count(uint64(n)), word)
 }
 
 // compareWithModel compares the machines' outcome sets with the declarative

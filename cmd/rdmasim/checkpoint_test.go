@@ -93,7 +93,7 @@ func TestCheckpointKill(t *testing.T) {
 		t.Fatalf("check: exit %d", code)
 	}
 	refPlain := plain.String()
-	if !strings.Contains(refPlain, "Explored 57863 configurations") {
+	if !strings.Contains(refPlain, "Explored 57,863 configurations") {
 		t.Fatalf("unexpected reference report:\n%s", refPlain)
 	}
 	// About ten checkpoints in a run, however fast the machine.
