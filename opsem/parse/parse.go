@@ -63,6 +63,7 @@ type rawFile struct {
 	threads   []*rawThread
 	query     *rawQuery
 	expects   []*rawExpect
+	end       prog.Pos // where the file ends
 }
 
 type rawNode struct {
@@ -300,6 +301,7 @@ func (p *parser) parseFile() *rawFile {
 			p.errorf(t.pos, "expected node, thread, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
 		}
 	}
+	f.end = p.tok.pos
 	return f
 }
 
@@ -756,6 +758,14 @@ func (r *resolver) resolve(f *rawFile) *prog.Program {
 		}
 		yes := e.word.text == "allowed" || e.word.text == "yes"
 		p.Expects = append(p.Expects, prog.Expect{Sem: sem, Yes: yes, Pos: e.pos})
+	}
+	if len(f.threads) == 0 && r.errs == nil {
+		// Without a thread nothing runs: the only outcome is the initial
+		// memory, and every query would be answered about a program the
+		// user did not mean to write (an empty file, or threads commented
+		// out). Reported only when nothing else is wrong, at the end of the
+		// file, where a thread would go.
+		r.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
 	}
 	return p
 }

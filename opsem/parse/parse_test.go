@@ -304,7 +304,7 @@ var goodCases = []struct {
 	{
 		name:     "default name from the file name",
 		filename: "some/dir/my-test.v2.rdma",
-		src:      "node n { x }\n",
+		src:      "node n { x }\nthread p on n { skip }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "my-test.v2")
 			want(t, "file", p.File, "some/dir/my-test.v2.rdma")
@@ -313,14 +313,14 @@ var goodCases = []struct {
 	{
 		name:     "litmus name overrides the file name",
 		filename: "other.rdma",
-		src:      "litmus paper-5.1 # comment\n",
+		src:      "litmus paper-5.1 # comment\nnode n { }\nthread p on n { }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "paper-5.1")
 		},
 	},
 	{
 		name: "free-form name and escaped doc string",
-		src:  "litmus a/b\\c{d}\"e//f\n\"say \\\"hi\\\" \\\\ bye\"\n",
+		src:  "litmus a/b\\c{d}\"e//f\n\"say \\\"hi\\\" \\\\ bye\"\nnode n { }\nthread p on n { }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, `a/b\c{d}"e`)
 			want(t, "doc", p.Doc, `say "hi" \ bye`)
@@ -398,7 +398,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "condition spanning lines inside parentheses",
-		src:  twoNodes + "exists (\n  x = 1 /\\\n  y == 0\n  \\/\n  ~(z = 0\n  )\n)\nexpect sc forbidden\n",
+		src:  twoNodes + "thread p on n1 { skip }\nexists (\n  x = 1 /\\\n  y == 0\n  \\/\n  ~(z = 0\n  )\n)\nexpect sc forbidden\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "cond", condString(p.Query.Cond), "or(and(eq(0,1),eq(1,0)),not(eq(2,0)))")
 			want(t, "expects", len(p.Expects), 1)
@@ -406,7 +406,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "precedence and associativity",
-		src:  twoNodes + "forall ~x = 1 /\\ y != 0 \\/ z = 1 /\\ (w = 1 \\/ true) \\/ x = 0 /\\ y = 0 /\\ z = 0\n",
+		src:  twoNodes + "thread p on n1 { skip }\nforall ~x = 1 /\\ y != 0 \\/ z = 1 /\\ (w = 1 \\/ true) \\/ x = 0 /\\ y = 0 /\\ z = 0\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "kind", p.Query.Kind, prog.QForall)
 			want(t, "cond", condString(p.Query.Cond),
@@ -415,7 +415,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "not exists",
-		src:  twoNodes + "~exists x = 1\n",
+		src:  twoNodes + "thread p on n1 { skip }\n~exists x = 1\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "kind", p.Query.Kind, prog.QNotExists)
 			want(t, "printed", strings.Contains(p.String(), "\n~exists x = 1\n"), true)
@@ -472,20 +472,13 @@ var goodCases = []struct {
 		},
 	},
 	{
-		name: "empty file is an empty program",
-		src:  "",
+		name: "an empty thread is a program",
+		src:  "node n { }\nthread p on n { }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "t")
-			want(t, "threads", len(p.Threads), 0)
+			want(t, "threads", len(p.Threads), 1)
 			want(t, "query", p.Query.Kind, prog.QNone)
-			want(t, "printed", p.String(), "litmus t\n")
-		},
-	},
-	{
-		name: "only comments and blank lines",
-		src:  "\n# nothing\n\n  // here\r\n\t\n",
-		check: func(t *testing.T, p *prog.Program) {
-			want(t, "nodes", len(p.Nodes), 0)
+			want(t, "printed", p.String(), "litmus t\nnode n { }\nthread p on n {\n}\n")
 		},
 	},
 	{
@@ -509,7 +502,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "expect robust without a query",
-		src:  "node n { x }\nexpect robust no\n",
+		src:  "node n { x }\nthread p on n { skip }\nexpect robust no\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "expects", len(p.Expects), 1)
 			want(t, "word", p.Expects[0].Word(), "no")
@@ -518,7 +511,7 @@ var goodCases = []struct {
 	{
 		name:     "name from a file name that is no word",
 		filename: "dir/my test#1.rdma",
-		src:      "node n { x }\n",
+		src:      "node n { x }\nthread p on n { skip }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "my test#1")
 			want(t, "printed", strings.HasPrefix(p.String(), "node n"), true)
@@ -547,7 +540,7 @@ func TestNestingLimit(t *testing.T) {
 		"exists " + strings.Repeat("~", maxDepth-1) + "x = 0\n"
 	p := mustParse(t, "t.rdma", deep)
 	checkRoundTrip(t, "t.rdma", p)
-	right := "node n { x }\nexists x = 0" + strings.Repeat(` \/ (x = 1 /\ ~(x = 2`, (maxDepth-1)/3) + strings.Repeat("))", (maxDepth-1)/3)
+	right := "node n { x }\nthread p on n { }\nexists x = 0" + strings.Repeat(` \/ (x = 1 /\ ~(x = 2`, (maxDepth-1)/3) + strings.Repeat("))", (maxDepth-1)/3)
 	checkRoundTrip(t, "t.rdma", mustParse(t, "t.rdma", right))
 
 	// Far past it: megabytes of nesting end in an error, not a stack
@@ -746,6 +739,15 @@ var badCases = []struct {
 		`t.rdma:3:23: expected a value, a location or cas(z, a, b) after ':=', found keyword "skip"`},
 	{"statement keyword out of place", twoNodes + "thread p on n1 { exists }",
 		`t.rdma:3:18: expected a statement, found keyword "exists"`},
+	// A program without a thread.
+	{"empty file", "",
+		"t.rdma:1:1: no thread: a program needs at least one thread (thread T on N { ... })"},
+	{"only comments and blank lines", "\n# nothing\n\n  // here\r\n\t\n",
+		"t.rdma:6:1: no thread: a program needs at least one thread (thread T on N { ... })"},
+	{"nodes, a query and expect lines but no thread", twoNodes + "exists x = 1\nexpect rdma allowed",
+		"t.rdma:4:20: no thread: a program needs at least one thread (thread T on N { ... })"},
+	{"threads commented out", twoNodes + "# thread p on n1 { z := x }\n",
+		"t.rdma:4:1: no thread: a program needs at least one thread (thread T on N { ... })"},
 	// Several errors: the first is shown, and how many follow.
 	{"two errors", twoNodes + "thread p on n1 { x := q; r := y }",
 		"t.rdma:3:23: unknown location q (declare it in a node: node N { q = 0 }) (and 1 more error)"},

@@ -1,0 +1,20 @@
+package main
+
+import "testing"
+
+// TestGoldenFirstUse holds what a new user meets first: programs that are
+// not programs, misspelt statements and conditions, bad flag values, the
+// model's size limit, help and the version.
+func TestGoldenFirstUse(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"check-empty", []string{"check", "testdata/empty.rdma"}, exitUsage},
+		{"check-no-thread", []string{"check", "testdata/no-thread.rdma"}, exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
+	}
+}
