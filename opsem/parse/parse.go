@@ -473,7 +473,11 @@ func (p *parser) parseStmt() *rawStmt {
 			p.errorf(p.tok.pos, "expected ':=' in an assignment, found '=' (write %s := ...)", t.text)
 			return s
 		}
-		p.expect(tAssign, "':=' after "+t.text)
+		if p.tok.kind != tAssign {
+			p.unknownStatement(t)
+			return s
+		}
+		p.next()
 		switch {
 		case p.tok.kind == tInt:
 			s.kind = rAssignValue
@@ -496,12 +500,37 @@ func (p *parser) parseStmt() *rawStmt {
 		default:
 			p.errorf(p.tok.pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
 		}
+	case t.kind == tKeyword && t.text == "cas":
+		p.errorf(t.pos, "cas is not a statement: its old value goes to a location of the thread's node (x := cas(z, a, b))")
 	case t.kind == tKeyword:
 		p.errorf(t.pos, "expected a statement, found keyword %q", t.text)
 	default:
 		p.errorf(t.pos, "expected a statement, found %s", t.describe())
 	}
 	return s
+}
+
+// unknownStatement reports name t, at the start of a statement but not
+// followed by ':=' (the current token): no statement starts so. When a
+// statement is near it (statementHint), the message names it, with the
+// node written in parentheses after t if any: flush(B) gets "did you mean
+// rfence(B) or poll(B)?".
+func (p *parser) unknownStatement(t token) {
+	arg := ""
+	if p.tok.kind == tLParen {
+		if next := p.peek(); next.kind == tIdent {
+			arg = next.text
+		}
+	}
+	if hint := statementHint(t.text, arg); hint != "" {
+		p.errorf(t.pos, "unknown statement %s; %s", t.text, hint)
+		return
+	}
+	if p.tok.kind == tLParen {
+		p.errorf(t.pos, "unknown statement %s (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)", t.text)
+		return
+	}
+	p.errorf(p.tok.pos, "expected ':=' after %s, found %s", t.text, p.tok.describe())
 }
 
 func (p *parser) parseQuery() *rawQuery {

@@ -748,6 +748,25 @@ var badCases = []struct {
 		"t.rdma:4:20: no thread: a program needs at least one thread (thread T on N { ... })"},
 	{"threads commented out", twoNodes + "# thread p on n1 { z := x }\n",
 		"t.rdma:4:1: no thread: a program needs at least one thread (thread T on N { ... })"},
+	// Unknown statements: the nearest real one is named.
+	{"flush with a node", twoNodes + "thread p on n1 { flush(n2) }",
+		"t.rdma:3:18: unknown statement flush; did you mean rfence(n2) or poll(n2)?"},
+	{"fence alone", twoNodes + "thread p on n1 {\n  fence\n}",
+		"t.rdma:4:3: unknown statement fence; did you mean rfence(m)?"},
+	{"misspelt poll", twoNodes + "thread p on n1 { z := x; pol(n2) }",
+		"t.rdma:3:26: unknown statement pol; did you mean poll(n2)?"},
+	{"capitalised skip", twoNodes + "thread p on n1 { Skip }",
+		"t.rdma:3:18: unknown statement Skip; did you mean skip?"},
+	{"assert", twoNodes + "thread p on n1 { assert(x == 1) }",
+		"t.rdma:3:18: unknown statement assert; did you mean assume(x == v)?"},
+	{"write as a call", twoNodes + "thread p on n1 { write(z, x) }",
+		"t.rdma:3:18: unknown statement write; did you mean a put y := x (y on the remote node, x on the thread's)?"},
+	{"unknown call", twoNodes + "thread p on n1 { frobnicate(n2) }",
+		"t.rdma:3:18: unknown statement frobnicate (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)"},
+	{"location alone", twoNodes + "thread p on n1 { x }",
+		"t.rdma:3:20: expected ':=' after x, found '}'"},
+	{"cas as a statement", twoNodes + "thread p on n1 { cas(x, 0, 1) }",
+		"t.rdma:3:18: cas is not a statement: its old value goes to a location of the thread's node (x := cas(z, a, b))"},
 	// Several errors: the first is shown, and how many follow.
 	{"two errors", twoNodes + "thread p on n1 { x := q; r := y }",
 		"t.rdma:3:23: unknown location q (declare it in a node: node N { q = 0 }) (and 1 more error)"},
@@ -834,4 +853,56 @@ func TestErrorFormat(t *testing.T) {
 	e.File = "f.rdma"
 	want(t, "with file", e.Error(), "f.rdma:2:3: m")
 	want(t, "empty list", ErrorList(nil).Error(), "no errors")
+}
+
+// TestStatementHint: words of other tools and misspelt keywords find the
+// statements they stand for; other names find none.
+func TestStatementHint(t *testing.T) {
+	tests := []struct{ word, arg, want string }{
+		{"flush", "B", "did you mean rfence(B) or poll(B)?"},
+		{"fence", "", "did you mean rfence(m)?"},
+		{"MFENCE", "n2", "did you mean rfence(n2)?"},
+		{"wait", "B", "did you mean poll(B)?"},
+		{"poll_cq", "", "did you mean poll(m)?"},
+		{"nop", "", "did you mean skip?"},
+		{"while", "", "did you mean loop { A }?"},
+		{"select", "", "did you mean choose { A } or { B }?"},
+		{"read", "", "did you mean a get x := y (x on the thread's node, y on the remote one)?"},
+		{"cmpxchg", "", "did you mean x := cas(z, a, b)?"},
+		// Misspellings: one edit up to four letters, two beyond.
+		{"pol", "B", "did you mean poll(B)?"},
+		{"Poll", "B", "did you mean poll(B)?"},
+		{"rfense", "B", "did you mean rfence(B)?"},
+		{"asume", "", "did you mean assume(x == v)?"},
+		{"chose", "", "did you mean choose { A } or { B }?"},
+		{"lop", "", "did you mean loop { A }?"},
+		{"skp", "", "did you mean skip?"},
+		// Equally near two keywords: both.
+		{"choop", "B", "did you mean choose { A } or { B } or loop { A }?"},
+		// Nothing near.
+		{"x", "", ""},
+		{"foo", "", ""},
+		{"frobnicate", "B", ""},
+		{"pl", "", ""},
+	}
+	for _, tc := range tests {
+		if got := statementHint(tc.word, tc.arg); got != tc.want {
+			t.Errorf("statementHint(%q, %q) = %q, want %q", tc.word, tc.arg, got, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"", "poll", 4}, {"poll", "", 4}, {"poll", "poll", 0},
+		{"pol", "poll", 1}, {"pool", "poll", 1}, {"fence", "rfence", 1}, {"kitten", "sitting", 3},
+	}
+	for _, tc := range tests {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
 }
