@@ -13,6 +13,8 @@ func TestGoldenFirstUse(t *testing.T) {
 	}{
 		{"check-empty", []string{"check", "testdata/empty.rdma"}, exitUsage},
 		{"check-no-thread", []string{"check", "testdata/no-thread.rdma"}, exitUsage},
+		{"check-flush", []string{"check", "testdata/flush.rdma"}, exitUsage},
+		{"check-cond-eqeq", []string{"check", "testdata/cond-eqeq.rdma"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

@@ -613,8 +613,13 @@ func (p *parser) parseUnary() *rawCond {
 		p.next()
 		c := &rawCond{pos: t.pos, height: 1}
 		switch p.tok.kind {
-		case tEq, tEqEq:
+		case tEq:
 			c.op, c.loc = prog.CEq, t
+		case tEqEq:
+			// herd7's conditions, and FORMAT.md's, compare with '='; '=='
+			// is assume's (a statement's) comparison.
+			p.errorf(p.tok.pos, "conditions compare with '=', not '==' (write %s = v)", t.text)
+			return c
 		case tNe:
 			c.op, c.loc = prog.CNe, t
 		case tAt:

@@ -398,7 +398,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "condition spanning lines inside parentheses",
-		src:  twoNodes + "thread p on n1 { skip }\nexists (\n  x = 1 /\\\n  y == 0\n  \\/\n  ~(z = 0\n  )\n)\nexpect sc forbidden\n",
+		src:  twoNodes + "thread p on n1 { skip }\nexists (\n  x = 1 /\\\n  y = 0\n  \\/\n  ~(z = 0\n  )\n)\nexpect sc forbidden\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "cond", condString(p.Query.Cond), "or(and(eq(0,1),eq(1,0)),not(eq(2,0)))")
 			want(t, "expects", len(p.Expects), 1)
@@ -666,6 +666,12 @@ var badCases = []struct {
 		"t.rdma:3:7: expected a condition (x = v, x != v, T@L, true, ~, '('), found newline"},
 	{"label after @ missing", twoNodes + "reach p@",
 		"t.rdma:3:9: expected a label or end after p@, found end of file"},
+	{"== in exists", twoNodes + "exists (z == 1)",
+		"t.rdma:3:11: conditions compare with '=', not '==' (write z = v)"},
+	{"== in reach", twoNodes + "thread p on n1 { L: skip }\nreach p@L /\\ ~(x == 2)",
+		"t.rdma:4:18: conditions compare with '=', not '==' (write x = v)"},
+	{"== in forall", twoNodes + "forall x != 1 \\/ y == 0",
+		"t.rdma:3:20: conditions compare with '=', not '==' (write y = v)"},
 	{"location without comparison", twoNodes + "exists x",
 		"t.rdma:3:9: expected '=', '!=' or '@' after x in the condition, found end of file"},
 	// Keywords and punctuation.
