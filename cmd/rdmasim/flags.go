@@ -177,7 +177,30 @@ func parseFlags(fs *pflag.FlagSet, args []string, e *env, synopsis string) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if err := negativeDuration(fs); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", fs.Name(), err)
+		return exitUsage
+	}
 	return -1
+}
+
+// negativeDuration rejects a negative value given to a duration flag of fs.
+// time.ParseDuration, and so pflag, accepts "-1s", but every duration of
+// the CLI is a time limit or a period, where it means nothing: a negative
+// --timeout would otherwise pass for "no limit". (Counts are unsigned flags,
+// which pflag rejects negative, or are checked against their range by their
+// command.)
+func negativeDuration(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if err != nil || f.Value.Type() != "duration" {
+			return
+		}
+		if d, derr := fs.GetDuration(f.Name); derr == nil && d < 0 {
+			err = fmt.Errorf("--%s %s: want a duration of 0 or more", f.Name, f.Value)
+		}
+	})
+	return err
 }
 
 func printProgress(e *env, s explore.Stats) {

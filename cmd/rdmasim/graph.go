@@ -30,6 +30,10 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim graph: --svg needs -o")
 		return exitUsage
 	}
+	if *unroll < 0 || *unroll > 254 {
+		fmt.Fprintf(e.stderr, "rdmasim graph: --unroll %d: want 0..254\n", *unroll)
+		return exitUsage
+	}
 	if *sem != "rdma" && *sem != "sc" {
 		fmt.Fprintf(e.stderr, "rdmasim graph: --semantics %q: want rdma or sc\n", *sem)
 		return exitUsage
