@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -77,6 +78,11 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		drawings = append(drawings, traceDrawing(p, t, t.SCCycle(), title))
 		return *all
 	})
+	var limit *axiom.LimitError
+	if errors.As(err, &limit) {
+		fmt.Fprintf(e.stderr, "rdmasim graph: %s: unknown (%s)\n", fs.Arg(0), verdict.LimitBound(limit))
+		return exitLimit
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage

@@ -16,8 +16,11 @@
 //	rdmasim corpus DIR...           every .rdma file under DIR through every semantics, against its expect lines
 //
 // Exit status: 0 when everything checked out, 1 when a complete verdict
-// contradicts an expect line, 2 on a usage or input error, 130 when
-// interrupted.
+// contradicts an expect line (or semantics disagree), 2 on a usage or input
+// error, 3 when nothing failed but the declarative model could not answer
+// a valid program because its traces exceed the model's limit (64 events;
+// check --semantics axiom|both, robust --method enum-axiom|both|all,
+// graph), 130 when interrupted.
 package main
 
 import (
@@ -36,6 +39,7 @@ const (
 	exitOK        = 0
 	exitFailed    = 1
 	exitUsage     = 2
+	exitLimit     = 3 // only the declarative model's size limit kept a semantics from answering
 	exitInterrupt = 130
 )
 
