@@ -58,6 +58,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	code = exitOK
+	limited := false // the model's size limit kept it from answering some file
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
@@ -70,6 +71,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		switch *semFlag {
 		case "axiom":
 			rdma, sc, err := verdict.ComputeModel(ctx, p, opt)
+			if lr, ls, ok := verdict.ModelLimited(p, err); ok {
+				rdma, sc, err, limited = lr, ls, nil, true
+			}
 			if err != nil {
 				fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
 				code = max(code, exitUsage)
@@ -90,11 +94,12 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 				results[i] = r
 			}
 			if *semFlag == "both" {
-				var disagree bool
-				agreement, disagree = compareWithModel(ctx, p, mopt, results)
+				var disagree, unknown bool
+				agreement, disagree, unknown = compareWithModel(ctx, p, mopt, results)
 				if disagree {
 					code = max(code, exitFailed)
 				}
+				limited = limited || unknown
 			}
 		}
 		exps, err := fileExpectations(ctx, p, opt, results, "enum-machine")
@@ -121,6 +126,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			sf.interrupted(e, "check", "the verdicts above cover what was explored")
 			return exitInterrupt
 		}
+	}
+	if code == exitOK && limited {
+		return exitLimit
 	}
 	return code
 }
@@ -168,6 +176,8 @@ func checkExpectations(p *prog.Program, results [2]*verdict.Result) []expectatio
 			r = results[1]
 		}
 		switch {
+		case r.Limit != nil:
+			ex.Status, ex.Why = expectUnknown, r.Bound
 		case !r.Certain():
 			ex.Status, ex.Why = expectUnknown, "no configuration found, but the search was cut by "+r.Bound
 		case r.Vacuous():
@@ -231,6 +241,10 @@ func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, ex
 
 func writeResultText(w io.Writer, p *prog.Program, r *verdict.Result) {
 	fmt.Fprintf(w, "Semantics %s\n", r.Semantics)
+	if r.Limit != nil {
+		fmt.Fprintf(w, "Unknown (%s)\n", r.Bound) // no trace was enumerated
+		return
+	}
 	fmt.Fprintf(w, "States %d\n", len(r.Outcomes))
 	for _, o := range r.Outcomes {
 		fmt.Fprintln(w, outcomeText(p, r.Locs, o.Values))
@@ -417,20 +431,23 @@ func plural(n int, word string) string {
 }
 
 // compareWithModel compares the machines' outcome sets with the declarative
-// model's and returns one line per semantics, and whether they disagree.
-// Sets are compared only when the machine search covered everything the
-// model covers (no max-inflight cut, not stopped); reach queries have no
-// model answer.
-func compareWithModel(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result) ([]string, bool) {
+// model's and returns one line per semantics, whether they disagree, and
+// whether the model's size limit kept it from answering (then nothing is
+// compared: "Model: unknown (model limit: 70 events > 64)"). Sets are
+// compared only when the machine search covered everything the model
+// covers (no max-inflight cut, not stopped); reach queries have no model
+// answer.
+func compareWithModel(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result) (lines []string, disagree, limited bool) {
 	if p.Query.Kind == prog.QReach {
-		return []string{"Model: not compared (reach queries are answered by the machines only)"}, false
+		return []string{"Model: not compared (reach queries are answered by the machines only)"}, false, false
 	}
 	mr, ms, err := verdict.ComputeModel(ctx, p, opt)
-	if err != nil {
-		return []string{"Model: " + err.Error()}, true
+	if lr, _, ok := verdict.ModelLimited(p, err); ok {
+		return []string{"Model: unknown (" + lr.Bound + ")"}, false, true
 	}
-	var lines []string
-	disagree := false
+	if err != nil {
+		return []string{"Model: " + err.Error()}, true, false
+	}
 	for i, model := range []*verdict.Result{mr, ms} {
 		mach := results[i]
 		sem := mach.Semantics
@@ -453,5 +470,5 @@ func compareWithModel(ctx context.Context, p *prog.Program, opt verdict.Options,
 		}
 		lines = append(lines, line)
 	}
-	return lines, disagree
+	return lines, disagree, false
 }

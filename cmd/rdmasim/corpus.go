@@ -39,6 +39,10 @@ const (
 	cellNA    = "n/a"  // the semantics does not apply (reach query for the model, loops for enumerations)
 	cellError = "error"
 
+	// cellLimit: the program is too large for the declarative model (a
+	// trace of more than 64 events), which could not confirm a line.
+	cellLimit = "limit"
+
 	filePass      = "pass"
 	fileFail      = "FAIL"
 	fileCut       = "cut"       // some expect line no complete search confirmed
@@ -67,10 +71,11 @@ type corpusExpect struct {
 // walked recursively; other files are ignored) through every semantics that
 // applies: the RDMA and SC machines and the declarative model (not for
 // reach queries) against the rdma and sc expect lines, the decider and, on
-// loop-free programs, both enumerations against the robust line. A row of
-// its table gives a file's status per semantics: ok, FAIL, cut (a bound cut
-// its search before it could confirm a line), - (no line for it) or n/a,
-// then the time and the file's result:
+// loop-free programs, both enumerations against the robust line. It prints
+// one row per file: per semantics ok, FAIL, cut (a bound cut its search
+// before it could confirm a line), limit (the program is too large for the
+// declarative model: a trace of more than 64 events), - (no line for it)
+// or n/a, then the time and the file's result:
 //   - pass: every expect line is confirmed by at least one semantics whose
 //     answer is certain, and contradicted by none;
 //   - FAIL: a certain answer contradicts a line, or a semantics failed;
@@ -273,14 +278,23 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 		}
 		split(exps, colRDMA, colSC, add)
 	}
-	// The declarative model (not for reach queries).
+	// The declarative model (not for reach queries). A program too large
+	// for it gets unknown expectations, and limit cells.
+	limited := map[string]bool{}
 	if p.Query.Kind == prog.QReach {
 		row.Cells[colModelRDMA], row.Cells[colModelSC] = cellNA, cellNA
-	} else if mr, ms, err := verdict.ComputeModel(ctx, p, opt); err != nil {
-		fail(colModelRDMA, err)
 	} else {
-		exps, _ := fileExpectations(ctx, p, opt, [2]*verdict.Result{mr, ms}, "")
-		split(exps, colModelRDMA, colModelSC, add)
+		mr, ms, err := verdict.ComputeModel(ctx, p, opt)
+		if lr, ls, ok := verdict.ModelLimited(p, err); ok {
+			mr, ms, err = lr, ls, nil
+			limited[colModelRDMA], limited[colModelSC] = true, true
+		}
+		if err != nil {
+			fail(colModelRDMA, err)
+		} else {
+			exps, _ := fileExpectations(ctx, p, opt, [2]*verdict.Result{mr, ms}, "")
+			split(exps, colModelRDMA, colModelSC, add)
+		}
 	}
 	// Robustness: the decider always, the enumerations on loop-free
 	// programs (with loops they bound the iterations and cannot confirm
@@ -296,11 +310,17 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 				fail(col, err)
 				continue
 			}
+			limited[col] = r.Limit != nil
 			add(col, []expectation{*robustExpectation(p, r)})
 		}
 	}
 	for _, x := range row.Expect {
 		row.Cells[x.By] = worse(row.Cells[x.By], cellOf(x.Status))
+	}
+	for col := range limited {
+		if limited[col] && row.Cells[col] == cellCut {
+			row.Cells[col] = cellLimit
+		}
 	}
 	row.Result = fileResult(p, row)
 	return row
@@ -332,7 +352,7 @@ func cellOf(s expectStatus) string {
 // worse combines two cell statuses: error and FAIL win over cut, cut over
 // ok, ok over none.
 func worse(a, b string) string {
-	rank := map[string]int{cellNone: 0, cellNA: 0, cellOK: 1, cellCut: 2, cellFail: 3, cellError: 4}
+	rank := map[string]int{cellNone: 0, cellNA: 0, cellOK: 1, cellCut: 2, cellLimit: 2, cellFail: 3, cellError: 4}
 	if rank[b] > rank[a] {
 		return b
 	}

@@ -85,7 +85,7 @@ func TestCorpusFiles(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte("node n { x }\n"), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte("node n { x }\nthread t on n { }\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

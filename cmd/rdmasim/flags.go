@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -164,20 +165,46 @@ func newFlagSet(name string, e *env) *pflag.FlagSet {
 }
 
 // parseFlags parses args, returning the exit code to use when parsing ends
-// the command (help or error), or -1 to go on.
+// the command (help or error), or -1 to go on. Help that was asked for
+// (--help, -h) goes to stdout, exit 0; after a bad flag, to stderr, exit 2;
+// either way wrapped to e's columns.
 func parseFlags(fs *pflag.FlagSet, args []string, e *env, synopsis string) int {
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: rdmasim %s\n\nflags:\n%s", synopsis, fs.FlagUsages())
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "usage: rdmasim %s\n\nflags:\n%s", synopsis, fs.FlagUsagesWrapped(e.columns()))
 	}
+	fs.Usage = func() { usage(e.stdout) } // pflag calls it for --help only
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
 		fmt.Fprintf(e.stderr, "rdmasim: %v\n", err)
-		fs.Usage()
+		usage(e.stderr)
+		return exitUsage
+	}
+	if err := negativeDuration(fs); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", fs.Name(), err)
 		return exitUsage
 	}
 	return -1
+}
+
+// negativeDuration rejects a negative value given to a duration flag of fs.
+// time.ParseDuration, and so pflag, accepts "-1s", but every duration of
+// the CLI is a time limit or a period, where it means nothing: a negative
+// --timeout would otherwise pass for "no limit". (Counts are unsigned flags,
+// which pflag rejects negative, or are checked against their range by their
+// command.)
+func negativeDuration(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if err != nil || f.Value.Type() != "duration" {
+			return
+		}
+		if d, derr := fs.GetDuration(f.Name); derr == nil && d < 0 {
+			err = fmt.Errorf("--%s %s: want a duration of 0 or more", f.Name, f.Value)
+		}
+	})
+	return err
 }
 
 // count prints n with thousands separators.

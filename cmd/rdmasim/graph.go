@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
 	"rdmasim/opsem/parse"
@@ -34,6 +36,10 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim graph: --svg needs -o")
 		return exitUsage
 	}
+	if *unroll < 0 || *unroll > 254 {
+		fmt.Fprintf(e.stderr, "rdmasim graph: --unroll %d: want 0..254\n", *unroll)
+		return exitUsage
+	}
 	opt := draw.Options{Unroll: *unroll, Every: *all}
 	switch *sem {
 	case "rdma":
@@ -55,6 +61,11 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	res, err := draw.Executions(ctx, p, opt)
+	var limit *axiom.LimitError
+	if errors.As(err, &limit) {
+		fmt.Fprintf(e.stderr, "rdmasim graph: %s: unknown (%s)\n", fs.Arg(0), verdict.LimitBound(limit))
+		return exitLimit
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage

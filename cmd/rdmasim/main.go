@@ -14,10 +14,18 @@
 //	rdmasim resume [flags] DIR      continue a run saved with --checkpoint DIR
 //	rdmasim fuzz [flags]            differential fuzzing of the semantics on random programs
 //	rdmasim corpus DIR...           every .rdma file under DIR through every semantics, against its expect lines
+//	rdmasim help [COMMAND]          the commands, or a command's flags (as COMMAND --help)
+//	rdmasim version                 the version (also --version)
+//
+// Help is wrapped to $COLUMNS, else to the terminal's width, else to 80
+// columns.
 //
 // Exit status: 0 when everything checked out, 1 when a complete verdict
-// contradicts an expect line, 2 on a usage or input error, 130 when
-// interrupted.
+// contradicts an expect line (or semantics disagree), 2 on a usage or input
+// error, 3 when nothing failed but the declarative model could not answer
+// a valid program because its traces exceed the model's limit (64 events;
+// check --semantics axiom|both, robust --method enum-axiom|both|all,
+// graph), 130 when interrupted.
 package main
 
 import (
@@ -36,6 +44,7 @@ const (
 	exitOK        = 0
 	exitFailed    = 1
 	exitUsage     = 2
+	exitLimit     = 3 // only the declarative model's size limit kept a semantics from answering
 	exitInterrupt = 130
 )
 
@@ -43,6 +52,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	e := newEnv(os.Stdout, os.Stderr)
 	e.tuneGC = tuneGC
+	e.cols = helpColumns(os.Getenv("COLUMNS"), os.Stdout, os.Stderr)
 	code := profiled(os.Getenv("RDMASIM_CPUPROFILE"), e.stderr, func() int {
 		return runEnv(ctx, os.Args[1:], e)
 	})
@@ -95,6 +105,9 @@ type env struct {
 	// (--mem-budget). main sets it to tuneGC; tests leave it nil, so that
 	// a command run in the test process does not change its collector.
 	tuneGC func()
+	// cols is the width help is wrapped to; 0 means defaultColumns (see
+	// columns).
+	cols int
 }
 
 func newEnv(stdout, stderr io.Writer) *env {
@@ -138,16 +151,9 @@ func commands() []command {
 		{"resume", "resume [flags] DIR      continue the check, explore or robust run saved with --checkpoint DIR", cmdResume},
 		{"fuzz", "fuzz [flags]            compare every semantics on random programs, minimise and keep disagreements", cmdFuzz},
 		{"corpus", "corpus DIR...           check every .rdma file under DIR against its expect lines under every semantics", cmdCorpus},
+		{"help", "help [COMMAND]          print the commands, or one command's flags", cmdHelp},
+		{"version", "version                 print rdmasim's version (also --version)", cmdVersion},
 	}
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: rdmasim COMMAND [flags] FILE...")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %s\n", c.usage)
-	}
-	fmt.Fprintln(w, "\nrun 'rdmasim COMMAND --help' for the flags of a command")
 }
 
 // run executes the command line args and returns the exit status.
@@ -158,13 +164,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runEnv executes the command line args in e and returns the exit status.
 func runEnv(ctx context.Context, args []string, e *env) int {
 	if len(args) == 0 {
-		usage(e.stderr)
+		usage(e.stderr, e.columns())
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
-		usage(e.stdout)
+	case "-h", "--help":
+		usage(e.stdout, e.columns())
 		return exitOK
+	case "--version", "-version":
+		return cmdVersion(ctx, args[1:], e)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -172,7 +180,7 @@ func runEnv(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	fmt.Fprintf(e.stderr, "rdmasim: unknown command %q\n", args[0])
-	usage(e.stderr)
+	usage(e.stderr, e.columns())
 	return exitUsage
 }
 

@@ -71,6 +71,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	code = exitOK
+	limited := false // the model's size limit kept enum-axiom from answering some file
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
@@ -87,6 +88,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				continue
 			}
 			answers = append(answers, r)
+			limited = limited || r.Limit != nil
 			if r.KarpMiller && (sf.checkpoint != "" || sf.store != "mem" || sf.workers > 1) {
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core (within --mem-budget), without --checkpoint, --store or --workers\n", file)
 			}
@@ -129,16 +131,24 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			return exitInterrupt
 		}
 	}
+	if code == exitOK && limited {
+		return exitLimit
+	}
 	return code
 }
 
 // decideRobust runs one method; for enum-axiom and decide it also returns
 // the violating trace, and for decide the decider's witness.
-// kmBytes bounds the memory of the decider's Karp–Miller search.
+// kmBytes bounds the memory of the decider's Karp–Miller search. A program
+// too large for the model gets enum-axiom's answer "unknown", with Limit
+// set, not an error.
 func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, method string, kmBytes uint64) (*verdict.RobustResult, *axiom.Trace, *decide.Witness, error) {
 	switch method {
 	case "enum-axiom":
 		r, t, err := verdict.RobustModel(ctx, p, opt)
+		if lr, ok := verdict.RobustLimited(err); ok {
+			return lr, nil, nil, nil
+		}
 		return r, t, nil, err
 	case "decide":
 		d, err := decide.Decide(ctx, p, decide.Options{MaxBytes: kmBytes, Settings: opt.Settings})
@@ -171,6 +181,8 @@ func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expectation {
 	}
 	ex := &expectation{Sem: "robust", Expected: x.Word()}
 	switch {
+	case r.Limit != nil:
+		ex.Status, ex.Why = expectUnknown, r.Bound
 	case !r.Certain():
 		ex.Status, ex.Why = expectUnknown, "no violation found, but the search was cut by "+r.Bound
 	case r.Robust == x.Yes:
@@ -202,6 +214,8 @@ func cycleLines(p *prog.Program, g *machine.Graph) []string {
 
 func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
 	switch {
+	case r.Limit != nil:
+		fmt.Fprintf(w, "Robust %s: unknown (%s, %s)\n", p.Name, r.Method, r.Bound)
 	case !r.Robust && dw != nil:
 		fmt.Fprintf(w, "Robust %s: no (%s, %d states)\n", p.Name, r.Method, r.Search.States)
 		fmt.Fprintln(w, "Violation: τ = τ1 τ2, an RDMA-consistent trace (every ob edge forward in τ) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")

@@ -177,8 +177,8 @@ func TestStressBadFlags(t *testing.T) {
 			}
 		})
 	}
-	if code, _, stderr := stressRun(context.Background(), "--help"); code != exitOK || !strings.Contains(stderr, "--bias") {
-		t.Fatalf("--help: exit %d, %q", code, stderr)
+	if code, stdout, _ := stressRun(context.Background(), "--help"); code != exitOK || !strings.Contains(stdout, "--bias") {
+		t.Fatalf("--help: exit %d, %q", code, stdout)
 	}
 }
 

@@ -263,7 +263,7 @@ func TestModelCost(t *testing.T) {
 		unroll int
 		want   float64
 	}{
-		{"node n { x }\n", 0, 0},
+		{"node n { x }\nthread t on n { }\n", 0, 0},
 		// x: 2 reads (assume, cas), 5 writes (init, two writes, the cas
 		// and its write of the old value to x).
 		{"node n { x }\nthread t on n { x := 1; x := 2; assume(x == 1); x := cas(x, 0, 1) }\n", 0, 2 * math.Log2(5)},

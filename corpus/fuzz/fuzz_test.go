@@ -297,7 +297,7 @@ func TestRegression(t *testing.T) {
 		})
 	}
 	if _, err := WriteRegression(context.Background(), filepath.Join(dir, "fuzz-robust-enum-0000000000000abc.rdma", "sub"), &Disagreement{Kind: differ.RobustEnum,
-		Program: mustParse(t, "node n { x }\n")}, RegressionInfo{}); err == nil {
+		Program: mustParse(t, "node n { x }\nthread t on n { }\n")}, RegressionInfo{}); err == nil {
 		t.Error("writing under a file: no error")
 	}
 }

@@ -49,7 +49,9 @@ type MinimizeStats struct {
 // follows when it keeps.
 //
 // A candidate is tested only if its printed text parses back (package
-// opsem/parse validates it), and keep gets the parsed program. keep is
+// opsem/parse validates it), and keep gets the parsed program: so a
+// candidate left without a thread (dropping a node drops its threads) is
+// never tested, the parser rejecting it like an empty file. keep is
 // assumed to hold for p.
 func Minimize(ctx context.Context, p *prog.Program, keep func(context.Context, *prog.Program) bool, opt MinimizeOptions) (*prog.Program, MinimizeStats) {
 	return MinimizeUnroll(ctx, p, keep, opt, 2)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"rdmasim/corpus/gen"
 	"rdmasim/opsem/machine"
@@ -163,6 +164,36 @@ expect rdma allowed
 				t.Errorf("result does not parse: %v", err)
 			}
 		})
+	}
+}
+
+// TestMinimizeKeepsAThread: a candidate without a thread is no program
+// (the parser rejects it), so keep never sees one, even a keep that
+// accepts anything.
+func TestMinimizeKeepsAThread(t *testing.T) {
+	p := mustParse(t, "node a { x }\nnode b { y }\nthread t1 on a { y := x }\n")
+	var kept []*prog.Program
+	keep := func(_ context.Context, q *prog.Program) bool {
+		kept = append(kept, q)
+		return true
+	}
+	m := &minimizer{ctx: context.Background(), keep: keep, opt: MinimizeOptions{MaxChecks: 100, Time: time.Minute},
+		deadline: time.Now().Add(time.Minute), tried: map[string]bool{}, cur: p}
+	noThreads := clone(p)
+	noThreads.Threads = nil
+	for name, c := range map[string]*prog.Program{"threads removed": noThreads, "node of the only thread dropped": dropNode(p, 0)} {
+		if m.try(c) || len(kept) > 0 {
+			t.Errorf("%s: tested as a candidate:\n%s", name, c)
+		}
+	}
+	got, _ := Minimize(context.Background(), p, keep, MinimizeOptions{})
+	for _, q := range append(kept, got) {
+		if len(q.Threads) == 0 {
+			t.Fatalf("a program without a thread was tested or returned:\n%s", q)
+		}
+	}
+	if len(got.Threads) != 1 || CountStatements(got) != 0 {
+		t.Errorf("minimal program:\n%s", got)
 	}
 }
 

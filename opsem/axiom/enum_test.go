@@ -2,6 +2,7 @@ package axiom
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -145,27 +146,70 @@ thread T0 on A { y := x; poll(B); poll(B); x := 2 }
 	}
 }
 
-// TestLimits: too many events and bad options are errors, not panics.
+// TestLimits: a program whose traces are too large for the model gets a
+// *LimitError that matches ErrTooLarge and says by how much (every entry
+// point, every way of exceeding); bad options are plain errors.
 func TestLimits(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("node A { x = 0 }\nthread T0 on A {")
-	for i := 0; i < 70; i++ {
-		b.WriteString(" x := 1;")
+	repeat := func(s string, n int) string { return strings.Repeat(s, n) }
+	var locs strings.Builder
+	for i := range 70 {
+		fmt.Fprintf(&locs, " l%d;", i)
 	}
-	b.WriteString(" }\n")
-	p := mustParse(t, "big", b.String())
-	if _, _, _, err := Outcomes(context.Background(), p, Options{}); err == nil || !strings.Contains(err.Error(), "limit") {
-		t.Errorf("70 events: err %v", err)
+	type entry func(*prog.Program, Options) error
+	outcomes := func(p *prog.Program, o Options) error {
+		_, _, _, err := Outcomes(context.Background(), p, o)
+		return err
+	}
+	robust := func(p *prog.Program, o Options) error {
+		_, _, _, err := Robust(context.Background(), p, o)
+		return err
+	}
+	enumerate := func(p *prog.Program, o Options) error {
+		_, err := Enumerate(context.Background(), p, o, false, func(*Trace, bool, bool) bool { return true })
+		return err
+	}
+	tests := []struct {
+		name, src string
+		opt       Options
+		run       entry
+		want      LimitError
+		summary   string
+	}{
+		{"70 writes", "node A { x = 0 }\nthread T0 on A {" + repeat(" x := 1;", 70) + " }\n", Options{}, outcomes,
+			LimitError{Program: "t", What: LimitEvents, N: 71, Limit: 64}, "71 events > 64"},
+		{"a loop unrolled 100 times", "node A { x = 0 }\nthread T0 on A { loop { x := 1 } }\n", Options{Unroll: 100}, robust,
+			LimitError{Program: "t", What: LimitEvents, N: 101, Limit: 64, Unroll: 100}, "101 events > 64"},
+		{"MaxEvents 2 with 3-event traces", "node A { x = 0 }\nthread T0 on A { loop { x := 1 } }\n", Options{Unroll: 2, MaxEvents: 2}, robust,
+			LimitError{Program: "t", What: LimitEvents, N: 3, Limit: 2, Unroll: 2}, "3 events > 2"},
+		{"two threads that fit alone", "node A { x = 0 }\nnode B { y = 0 }\n" +
+			"thread T0 on A {" + repeat(" y := x;", 20) + " }\nthread T1 on B {" + repeat(" x := y;", 20) + " }\n", Options{}, enumerate,
+			LimitError{Program: "t", What: LimitEvents, N: 82, Limit: 64}, "82 events > 64"},
+		{"70 locations", "node A {" + locs.String() + " }\nthread T0 on A { l0 := 1 }\n", Options{}, outcomes,
+			LimitError{Program: "t", What: LimitEvents, N: 71, Limit: 64}, "71 events > 64"},
+		{"a trie of more than 2^20 prefixes", "node A { x = 0 }\nthread T0 on A {" + repeat(" choose { x := 1 } or { x := 2 };", 21) + " }\n", Options{}, outcomes,
+			LimitError{Program: "t", What: LimitPrefixes, Thread: "T0", N: maxTreeNodes + 1, AtLeast: true, Limit: maxTreeNodes},
+			"more than 1048576 label-sequence prefixes of thread T0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run(mustParse(t, "t.rdma", tc.src), tc.opt)
+			var le *LimitError
+			if !errors.Is(err, ErrTooLarge) || !errors.As(err, &le) {
+				t.Fatalf("err %v (%T), want a *LimitError", err, err)
+			}
+			if *le != tc.want {
+				t.Errorf("got %+v, want %+v", *le, tc.want)
+			}
+			if le.Summary() != tc.summary || !strings.Contains(err.Error(), tc.summary) {
+				t.Errorf("summary %q, error %q, want %q", le.Summary(), err, tc.summary)
+			}
+		})
 	}
 	q := mustParse(t, "loop", "node A { x = 0 }\nthread T0 on A { loop { x := 1 } }\n")
-	if _, _, _, err := Robust(context.Background(), q, Options{Unroll: 100}); err == nil {
-		t.Error("unroll 100 of a write: no error")
-	}
-	if _, _, _, err := Robust(context.Background(), q, Options{Unroll: 2, MaxEvents: 65}); err == nil {
-		t.Error("MaxEvents 65 accepted")
-	}
-	if _, _, _, err := Robust(context.Background(), q, Options{Unroll: 2, MaxEvents: 2}); err == nil {
-		t.Error("MaxEvents 2 with 3-event traces accepted")
+	for _, o := range []Options{{Unroll: 2, MaxEvents: 65}, {Unroll: -1}} {
+		if _, _, _, err := Robust(context.Background(), q, o); err == nil || errors.Is(err, ErrTooLarge) {
+			t.Errorf("options %+v: err %v, want an error other than ErrTooLarge", o, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package axiom
 
 import (
+	"errors"
 	"fmt"
 
 	"rdmasim/opsem/prog"
@@ -59,6 +60,10 @@ func (tr *threadTree) events(i int) []skel {
 // maxTreeNodes bounds a thread's trie: beyond, the unrolled program is far
 // too large for trace enumeration anyway.
 const maxTreeNodes = 1 << 20
+
+// errTooLong stops buildTree at a label sequence longer than its maxLen;
+// newProblem then measures the traces and reports a LimitError.
+var errTooLong = errors.New("a label sequence longer than the limit")
 
 type treeGen struct {
 	p       *prog.Program
@@ -122,11 +127,11 @@ func (g *treeGen) emit(node int, e skel) int {
 	}
 	d := nodes[node].depth + 1
 	if d > g.maxLen && g.err == nil {
-		g.err = fmt.Errorf("thread %s has a label sequence of more than %d events (with unroll %d): traces would exceed the event limit",
-			g.p.Threads[g.t].Name, g.maxLen, g.unroll)
+		g.err = errTooLong
 	}
 	if len(nodes) >= maxTreeNodes && g.err == nil {
-		g.err = fmt.Errorf("thread %s has more than %d label-sequence prefixes (with unroll %d)", g.p.Threads[g.t].Name, maxTreeNodes, g.unroll)
+		g.err = &LimitError{Program: g.p.Name, What: LimitPrefixes, Thread: g.p.Threads[g.t].Name,
+			N: maxTreeNodes + 1, AtLeast: true, Limit: maxTreeNodes, Unroll: g.unroll}
 	}
 	g.tree.nodes = append(nodes, tnode{ev: e, parent: node, depth: d})
 	c := len(g.tree.nodes) - 1

@@ -2,7 +2,9 @@ package axiom
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"rdmasim/opsem/prog"
@@ -31,28 +33,58 @@ func newProblem(p *prog.Program, opt Options) (*problem, error) {
 	}
 	nlocs := len(p.Locs)
 	if nlocs > maxEv {
-		return nil, fmt.Errorf("axiom: %d locations (one initial write each) exceed the limit of %d events", nlocs, maxEv)
+		return nil, eventLimit(p, opt.Unroll, maxEv)
 	}
 	pr := &problem{p: p, opt: opt, maxEv: maxEv}
 	total := nlocs
 	for t := range p.Threads {
 		tr, b, err := buildTree(p, t, opt.Unroll, maxEv-nlocs)
+		if err == errTooLong {
+			return nil, eventLimit(p, opt.Unroll, maxEv)
+		}
+		var limit *LimitError
+		if errors.As(err, &limit) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("axiom: %w", err)
 		}
 		pr.trees = append(pr.trees, tr)
 		pr.bounded = pr.bounded || b
-		m := 0
-		for i := range tr.nodes {
-			m = max(m, tr.nodes[i].depth)
-		}
-		total += m
+		total += tr.longest()
 	}
 	if total > maxEv {
-		return nil, fmt.Errorf("axiom: traces of %s have up to %d events (%d initial writes; unroll %d), more than the limit of %d",
-			p.Name, total, nlocs, opt.Unroll, maxEv)
+		return nil, &LimitError{Program: p.Name, What: LimitEvents, N: total, Limit: maxEv, Unroll: opt.Unroll}
 	}
 	return pr, nil
+}
+
+// longest returns the number of events of the trie's longest sequence.
+func (tr *threadTree) longest() int {
+	m := 0
+	for i := range tr.nodes {
+		m = max(m, tr.nodes[i].depth)
+	}
+	return m
+}
+
+// eventLimit returns the LimitError of a program whose traces have more
+// than maxEv events, with their number measured: the locations (one
+// initial write each) plus each thread's longest label sequence, its trie
+// now built without a length limit (only the limit of its size, past which
+// the number is reported as a lower bound). It runs only on the way to an
+// error, so the cost of a trie longer than usual does not matter.
+func eventLimit(p *prog.Program, unroll, maxEv int) error {
+	e := &LimitError{Program: p.Name, What: LimitEvents, N: len(p.Locs), Limit: maxEv, Unroll: unroll}
+	for t := range p.Threads {
+		tr, _, err := buildTree(p, t, unroll, math.MaxInt)
+		if err != nil {
+			e.N, e.AtLeast = max(e.N, maxEv+1), true
+			return e
+		}
+		e.N += tr.longest()
+	}
+	return e
 }
 
 // choices returns, per thread, the trie nodes a trace may stop at: the
@@ -285,7 +317,7 @@ func (e *engine) run(sel []int) {
 	n := len(e.ev)
 	e.n = n
 	if n > e.pr.maxEv {
-		e.err = fmt.Errorf("axiom: a trace of %d events exceeds the limit of %d", n, e.pr.maxEv)
+		e.err = &LimitError{Program: e.pr.p.Name, What: LimitEvents, N: n, Limit: e.pr.maxEv, Unroll: e.pr.opt.Unroll}
 		e.stop = true
 		return
 	}

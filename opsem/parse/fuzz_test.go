@@ -336,7 +336,11 @@ func (g *gen) cond(threads []string, labels [][]string, depth int) {
 	}
 	switch k {
 	case 0, 1:
-		g.w(g.locs[g.n(len(g.locs))], g.pick(" = ", " != ", " == "), g.value())
+		op := g.pick(" = ", " != ")
+		if g.rare() {
+			op = " == " // assume's comparison, not a condition's
+		}
+		g.w(g.locs[g.n(len(g.locs))], op, g.value())
 	case 2:
 		if len(threads) > 0 {
 			i := g.n(len(threads))

@@ -63,6 +63,7 @@ type rawFile struct {
 	threads   []*rawThread
 	query     *rawQuery
 	expects   []*rawExpect
+	end       prog.Pos // where the file ends
 }
 
 type rawNode struct {
@@ -300,6 +301,7 @@ func (p *parser) parseFile() *rawFile {
 			p.errorf(t.pos, "expected node, thread, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
 		}
 	}
+	f.end = p.tok.pos
 	return f
 }
 
@@ -471,7 +473,11 @@ func (p *parser) parseStmt() *rawStmt {
 			p.errorf(p.tok.pos, "expected ':=' in an assignment, found '=' (write %s := ...)", t.text)
 			return s
 		}
-		p.expect(tAssign, "':=' after "+t.text)
+		if p.tok.kind != tAssign {
+			p.unknownStatement(t)
+			return s
+		}
+		p.next()
 		switch {
 		case p.tok.kind == tInt:
 			s.kind = rAssignValue
@@ -494,12 +500,37 @@ func (p *parser) parseStmt() *rawStmt {
 		default:
 			p.errorf(p.tok.pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
 		}
+	case t.kind == tKeyword && t.text == "cas":
+		p.errorf(t.pos, "cas is not a statement: its old value goes to a location of the thread's node (x := cas(z, a, b))")
 	case t.kind == tKeyword:
 		p.errorf(t.pos, "expected a statement, found keyword %q", t.text)
 	default:
 		p.errorf(t.pos, "expected a statement, found %s", t.describe())
 	}
 	return s
+}
+
+// unknownStatement reports name t, at the start of a statement but not
+// followed by ':=' (the current token): no statement starts so. When a
+// statement is near it (statementHint), the message names it, with the
+// node written in parentheses after t if any: flush(B) gets "did you mean
+// rfence(B) or poll(B)?".
+func (p *parser) unknownStatement(t token) {
+	arg := ""
+	if p.tok.kind == tLParen {
+		if next := p.peek(); next.kind == tIdent {
+			arg = next.text
+		}
+	}
+	if hint := statementHint(t.text, arg); hint != "" {
+		p.errorf(t.pos, "unknown statement %s; %s", t.text, hint)
+		return
+	}
+	if p.tok.kind == tLParen {
+		p.errorf(t.pos, "unknown statement %s (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)", t.text)
+		return
+	}
+	p.errorf(p.tok.pos, "expected ':=' after %s, found %s", t.text, p.tok.describe())
 }
 
 func (p *parser) parseQuery() *rawQuery {
@@ -582,8 +613,13 @@ func (p *parser) parseUnary() *rawCond {
 		p.next()
 		c := &rawCond{pos: t.pos, height: 1}
 		switch p.tok.kind {
-		case tEq, tEqEq:
+		case tEq:
 			c.op, c.loc = prog.CEq, t
+		case tEqEq:
+			// herd7's conditions, and FORMAT.md's, compare with '='; '=='
+			// is assume's (a statement's) comparison.
+			p.errorf(p.tok.pos, "conditions compare with '=', not '==' (write %s = v)", t.text)
+			return c
 		case tNe:
 			c.op, c.loc = prog.CNe, t
 		case tAt:
@@ -756,6 +792,14 @@ func (r *resolver) resolve(f *rawFile) *prog.Program {
 		}
 		yes := e.word.text == "allowed" || e.word.text == "yes"
 		p.Expects = append(p.Expects, prog.Expect{Sem: sem, Yes: yes, Pos: e.pos})
+	}
+	if len(f.threads) == 0 && r.errs == nil {
+		// Without a thread nothing runs: the only outcome is the initial
+		// memory, and every query would be answered about a program the
+		// user did not mean to write (an empty file, or threads commented
+		// out). Reported only when nothing else is wrong, at the end of the
+		// file, where a thread would go.
+		r.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
 	}
 	return p
 }

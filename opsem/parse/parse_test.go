@@ -304,7 +304,7 @@ var goodCases = []struct {
 	{
 		name:     "default name from the file name",
 		filename: "some/dir/my-test.v2.rdma",
-		src:      "node n { x }\n",
+		src:      "node n { x }\nthread p on n { skip }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "my-test.v2")
 			want(t, "file", p.File, "some/dir/my-test.v2.rdma")
@@ -313,14 +313,14 @@ var goodCases = []struct {
 	{
 		name:     "litmus name overrides the file name",
 		filename: "other.rdma",
-		src:      "litmus paper-5.1 # comment\n",
+		src:      "litmus paper-5.1 # comment\nnode n { }\nthread p on n { }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "paper-5.1")
 		},
 	},
 	{
 		name: "free-form name and escaped doc string",
-		src:  "litmus a/b\\c{d}\"e//f\n\"say \\\"hi\\\" \\\\ bye\"\n",
+		src:  "litmus a/b\\c{d}\"e//f\n\"say \\\"hi\\\" \\\\ bye\"\nnode n { }\nthread p on n { }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, `a/b\c{d}"e`)
 			want(t, "doc", p.Doc, `say "hi" \ bye`)
@@ -398,7 +398,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "condition spanning lines inside parentheses",
-		src:  twoNodes + "exists (\n  x = 1 /\\\n  y == 0\n  \\/\n  ~(z = 0\n  )\n)\nexpect sc forbidden\n",
+		src:  twoNodes + "thread p on n1 { skip }\nexists (\n  x = 1 /\\\n  y = 0\n  \\/\n  ~(z = 0\n  )\n)\nexpect sc forbidden\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "cond", condString(p.Query.Cond), "or(and(eq(0,1),eq(1,0)),not(eq(2,0)))")
 			want(t, "expects", len(p.Expects), 1)
@@ -406,7 +406,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "precedence and associativity",
-		src:  twoNodes + "forall ~x = 1 /\\ y != 0 \\/ z = 1 /\\ (w = 1 \\/ true) \\/ x = 0 /\\ y = 0 /\\ z = 0\n",
+		src:  twoNodes + "thread p on n1 { skip }\nforall ~x = 1 /\\ y != 0 \\/ z = 1 /\\ (w = 1 \\/ true) \\/ x = 0 /\\ y = 0 /\\ z = 0\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "kind", p.Query.Kind, prog.QForall)
 			want(t, "cond", condString(p.Query.Cond),
@@ -415,7 +415,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "not exists",
-		src:  twoNodes + "~exists x = 1\n",
+		src:  twoNodes + "thread p on n1 { skip }\n~exists x = 1\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "kind", p.Query.Kind, prog.QNotExists)
 			want(t, "printed", strings.Contains(p.String(), "\n~exists x = 1\n"), true)
@@ -472,20 +472,13 @@ var goodCases = []struct {
 		},
 	},
 	{
-		name: "empty file is an empty program",
-		src:  "",
+		name: "an empty thread is a program",
+		src:  "node n { }\nthread p on n { }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "t")
-			want(t, "threads", len(p.Threads), 0)
+			want(t, "threads", len(p.Threads), 1)
 			want(t, "query", p.Query.Kind, prog.QNone)
-			want(t, "printed", p.String(), "litmus t\n")
-		},
-	},
-	{
-		name: "only comments and blank lines",
-		src:  "\n# nothing\n\n  // here\r\n\t\n",
-		check: func(t *testing.T, p *prog.Program) {
-			want(t, "nodes", len(p.Nodes), 0)
+			want(t, "printed", p.String(), "litmus t\nnode n { }\nthread p on n {\n}\n")
 		},
 	},
 	{
@@ -509,7 +502,7 @@ var goodCases = []struct {
 	},
 	{
 		name: "expect robust without a query",
-		src:  "node n { x }\nexpect robust no\n",
+		src:  "node n { x }\nthread p on n { skip }\nexpect robust no\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "expects", len(p.Expects), 1)
 			want(t, "word", p.Expects[0].Word(), "no")
@@ -518,7 +511,7 @@ var goodCases = []struct {
 	{
 		name:     "name from a file name that is no word",
 		filename: "dir/my test#1.rdma",
-		src:      "node n { x }\n",
+		src:      "node n { x }\nthread p on n { skip }\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "name", p.Name, "my test#1")
 			want(t, "printed", strings.HasPrefix(p.String(), "node n"), true)
@@ -547,7 +540,7 @@ func TestNestingLimit(t *testing.T) {
 		"exists " + strings.Repeat("~", maxDepth-1) + "x = 0\n"
 	p := mustParse(t, "t.rdma", deep)
 	checkRoundTrip(t, "t.rdma", p)
-	right := "node n { x }\nexists x = 0" + strings.Repeat(` \/ (x = 1 /\ ~(x = 2`, (maxDepth-1)/3) + strings.Repeat("))", (maxDepth-1)/3)
+	right := "node n { x }\nthread p on n { }\nexists x = 0" + strings.Repeat(` \/ (x = 1 /\ ~(x = 2`, (maxDepth-1)/3) + strings.Repeat("))", (maxDepth-1)/3)
 	checkRoundTrip(t, "t.rdma", mustParse(t, "t.rdma", right))
 
 	// Far past it: megabytes of nesting end in an error, not a stack
@@ -673,6 +666,12 @@ var badCases = []struct {
 		"t.rdma:3:7: expected a condition (x = v, x != v, T@L, true, ~, '('), found newline"},
 	{"label after @ missing", twoNodes + "reach p@",
 		"t.rdma:3:9: expected a label or end after p@, found end of file"},
+	{"== in exists", twoNodes + "exists (z == 1)",
+		"t.rdma:3:11: conditions compare with '=', not '==' (write z = v)"},
+	{"== in reach", twoNodes + "thread p on n1 { L: skip }\nreach p@L /\\ ~(x == 2)",
+		"t.rdma:4:18: conditions compare with '=', not '==' (write x = v)"},
+	{"== in forall", twoNodes + "forall x != 1 \\/ y == 0",
+		"t.rdma:3:20: conditions compare with '=', not '==' (write y = v)"},
 	{"location without comparison", twoNodes + "exists x",
 		"t.rdma:3:9: expected '=', '!=' or '@' after x in the condition, found end of file"},
 	// Keywords and punctuation.
@@ -746,6 +745,34 @@ var badCases = []struct {
 		`t.rdma:3:23: expected a value, a location or cas(z, a, b) after ':=', found keyword "skip"`},
 	{"statement keyword out of place", twoNodes + "thread p on n1 { exists }",
 		`t.rdma:3:18: expected a statement, found keyword "exists"`},
+	// A program without a thread.
+	{"empty file", "",
+		"t.rdma:1:1: no thread: a program needs at least one thread (thread T on N { ... })"},
+	{"only comments and blank lines", "\n# nothing\n\n  // here\r\n\t\n",
+		"t.rdma:6:1: no thread: a program needs at least one thread (thread T on N { ... })"},
+	{"nodes, a query and expect lines but no thread", twoNodes + "exists x = 1\nexpect rdma allowed",
+		"t.rdma:4:20: no thread: a program needs at least one thread (thread T on N { ... })"},
+	{"threads commented out", twoNodes + "# thread p on n1 { z := x }\n",
+		"t.rdma:4:1: no thread: a program needs at least one thread (thread T on N { ... })"},
+	// Unknown statements: the nearest real one is named.
+	{"flush with a node", twoNodes + "thread p on n1 { flush(n2) }",
+		"t.rdma:3:18: unknown statement flush; did you mean rfence(n2) or poll(n2)?"},
+	{"fence alone", twoNodes + "thread p on n1 {\n  fence\n}",
+		"t.rdma:4:3: unknown statement fence; did you mean rfence(m)?"},
+	{"misspelt poll", twoNodes + "thread p on n1 { z := x; pol(n2) }",
+		"t.rdma:3:26: unknown statement pol; did you mean poll(n2)?"},
+	{"capitalised skip", twoNodes + "thread p on n1 { Skip }",
+		"t.rdma:3:18: unknown statement Skip; did you mean skip?"},
+	{"assert", twoNodes + "thread p on n1 { assert(x == 1) }",
+		"t.rdma:3:18: unknown statement assert; did you mean assume(x == v)?"},
+	{"write as a call", twoNodes + "thread p on n1 { write(z, x) }",
+		"t.rdma:3:18: unknown statement write; did you mean a put y := x (y on the remote node, x on the thread's)?"},
+	{"unknown call", twoNodes + "thread p on n1 { frobnicate(n2) }",
+		"t.rdma:3:18: unknown statement frobnicate (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)"},
+	{"location alone", twoNodes + "thread p on n1 { x }",
+		"t.rdma:3:20: expected ':=' after x, found '}'"},
+	{"cas as a statement", twoNodes + "thread p on n1 { cas(x, 0, 1) }",
+		"t.rdma:3:18: cas is not a statement: its old value goes to a location of the thread's node (x := cas(z, a, b))"},
 	// Several errors: the first is shown, and how many follow.
 	{"two errors", twoNodes + "thread p on n1 { x := q; r := y }",
 		"t.rdma:3:23: unknown location q (declare it in a node: node N { q = 0 }) (and 1 more error)"},
@@ -832,4 +859,56 @@ func TestErrorFormat(t *testing.T) {
 	e.File = "f.rdma"
 	want(t, "with file", e.Error(), "f.rdma:2:3: m")
 	want(t, "empty list", ErrorList(nil).Error(), "no errors")
+}
+
+// TestStatementHint: words of other tools and misspelt keywords find the
+// statements they stand for; other names find none.
+func TestStatementHint(t *testing.T) {
+	tests := []struct{ word, arg, want string }{
+		{"flush", "B", "did you mean rfence(B) or poll(B)?"},
+		{"fence", "", "did you mean rfence(m)?"},
+		{"MFENCE", "n2", "did you mean rfence(n2)?"},
+		{"wait", "B", "did you mean poll(B)?"},
+		{"poll_cq", "", "did you mean poll(m)?"},
+		{"nop", "", "did you mean skip?"},
+		{"while", "", "did you mean loop { A }?"},
+		{"select", "", "did you mean choose { A } or { B }?"},
+		{"read", "", "did you mean a get x := y (x on the thread's node, y on the remote one)?"},
+		{"cmpxchg", "", "did you mean x := cas(z, a, b)?"},
+		// Misspellings: one edit up to four letters, two beyond.
+		{"pol", "B", "did you mean poll(B)?"},
+		{"Poll", "B", "did you mean poll(B)?"},
+		{"rfense", "B", "did you mean rfence(B)?"},
+		{"asume", "", "did you mean assume(x == v)?"},
+		{"chose", "", "did you mean choose { A } or { B }?"},
+		{"lop", "", "did you mean loop { A }?"},
+		{"skp", "", "did you mean skip?"},
+		// Equally near two keywords: both.
+		{"choop", "B", "did you mean choose { A } or { B } or loop { A }?"},
+		// Nothing near.
+		{"x", "", ""},
+		{"foo", "", ""},
+		{"frobnicate", "B", ""},
+		{"pl", "", ""},
+	}
+	for _, tc := range tests {
+		if got := statementHint(tc.word, tc.arg); got != tc.want {
+			t.Errorf("statementHint(%q, %q) = %q, want %q", tc.word, tc.arg, got, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"", "poll", 4}, {"poll", "", 4}, {"poll", "poll", 0},
+		{"pol", "poll", 1}, {"pool", "poll", 1}, {"fence", "rfence", 1}, {"kitten", "sitting", 3},
+	}
+	for _, tc := range tests {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package verdict
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -107,6 +108,39 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 	}
 	return build(RDMA, rm), build(SC, sm), nil
 }
+
+// ModelLimited turns an error of ComputeModel that says p is too large for
+// the declarative model (it matches axiom.ErrTooLarge) into the results the
+// model gives: unknown under both semantics, nothing found, with Limit and
+// Bound ("model limit: 70 events > 64") saying why. The program is valid
+// and other semantics may answer it, so a caller reports these rather than
+// an error. ok is false, and the results nil, for any other error.
+func ModelLimited(p *prog.Program, err error) (rdma, sc *Result, ok bool) {
+	var limit *axiom.LimitError
+	if !errors.As(err, &limit) {
+		return nil, nil, false
+	}
+	build := func(sem Semantics) *Result {
+		return &Result{Semantics: sem, Query: p.Query, Locs: ShownLocations(p), Model: true,
+			Bound: LimitBound(limit), Limit: limit}
+	}
+	return build(RDMA), build(SC), true
+}
+
+// RobustLimited is ModelLimited for RobustModel: the enum-axiom answer
+// "unknown" of a program too large for the model (Robust is true, as for
+// any search that found no violation, and not Complete).
+func RobustLimited(err error) (*RobustResult, bool) {
+	var limit *axiom.LimitError
+	if !errors.As(err, &limit) {
+		return nil, false
+	}
+	return &RobustResult{Robust: true, Method: "enum-axiom", Bound: LimitBound(limit), Limit: limit}, true
+}
+
+// LimitBound names a limit of the model as the bound that cut a search:
+// "model limit: 70 events > 64".
+func LimitBound(limit *axiom.LimitError) string { return "model limit: " + limit.Summary() }
 
 // Disagreement lists the outcomes one side has and the other lacks.
 type Disagreement struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 )
@@ -30,6 +31,9 @@ type RobustResult struct {
 	// (when one is reachable by letting every thread and NIC go on), for
 	// pictures of the whole trace; it contains Graph's cycle.
 	Full *machine.Graph
+	// Limit (method enum-axiom): the limit of the model that kept it from
+	// answering at all (see RobustLimited); Bound then says it too.
+	Limit *axiom.LimitError
 }
 
 // Certain reports whether Robust is certain: a violation was found, or the
@@ -41,6 +45,8 @@ func (r *RobustResult) Coverage() Coverage {
 	switch {
 	case r.Complete:
 		return Complete
+	case r.Limit != nil:
+		return Unknown
 	case r.Search.Stop == explore.Complete || r.Search.Stop == explore.Stopped:
 		return WithinBounds
 	}

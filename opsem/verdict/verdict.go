@@ -17,6 +17,7 @@ import (
 	"sort"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 )
@@ -92,6 +93,9 @@ type Result struct {
 	// Model: the result comes from the declarative model (Search.States
 	// then counts traces, not configurations).
 	Model bool
+	// Limit, for a model result: the limit of the model that kept it from
+	// answering at all (see ModelLimited); Bound then says it too.
+	Limit *axiom.LimitError
 	// Witness is the shortest run (under BFS; under the reduction, a step
 	// and the invisible steps that settle it count as one) to the
 	// configuration that decides the query: one satisfying the condition
@@ -149,7 +153,7 @@ func (r *Result) Coverage() Coverage {
 	switch {
 	case r.Complete:
 		return Complete
-	case r.Search.Stop == explore.Complete:
+	case r.Limit == nil && r.Search.Stop == explore.Complete:
 		return WithinBounds
 	}
 	return Unknown

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+// Help and version: `rdmasim help [COMMAND]`, `rdmasim version` (and
+// --version), and the width help text is wrapped to.
+
+// defaultColumns is the width help is wrapped to when neither $COLUMNS nor
+// a terminal says otherwise.
+const defaultColumns = 80
+
+// helpColumns returns the width to wrap help to: $COLUMNS (columnsEnv)
+// when it is a positive number, else the width of the first of files that
+// is a terminal, else defaultColumns. Shells set COLUMNS but rarely export
+// it, hence the terminal's own width.
+func helpColumns(columnsEnv string, files ...*os.File) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(columnsEnv)); err == nil && n > 0 {
+		return n
+	}
+	for _, f := range files {
+		if w := terminalWidth(f); w > 0 {
+			return w
+		}
+	}
+	return defaultColumns
+}
+
+// terminalWidth returns the number of columns of terminal f, or 0 when f is
+// not a terminal (the TIOCGWINSZ ioctl fails).
+func terminalWidth(f *os.File) int {
+	if f == nil {
+		return 0
+	}
+	var ws struct{ row, col, xpixel, ypixel uint16 }
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), uintptr(syscall.TIOCGWINSZ), uintptr(unsafe.Pointer(&ws)))
+	if errno != 0 {
+		return 0
+	}
+	return int(ws.col)
+}
+
+// columns returns the width e's help is wrapped to (main sets it from the
+// environment; tests leave it 0, which means defaultColumns, so that their
+// output does not depend on the terminal they run in).
+func (e *env) columns() int {
+	if e.cols > 0 {
+		return e.cols
+	}
+	return defaultColumns
+}
+
+// usageColumn is where each command's summary starts in its usage line
+// (command.usage): the synopsis before it is padded to this width.
+const usageColumn = 24
+
+// usage prints the top-level help: every command with its summary, wrapped
+// to cols columns under the summaries' column.
+func usage(w io.Writer, cols int) {
+	fmt.Fprintln(w, "usage: rdmasim COMMAND [flags] FILE...")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		synopsis, summary := c.usage[:usageColumn], c.usage[usageColumn:]
+		fmt.Fprintf(w, "  %s%s\n", synopsis, wrapText(summary, cols-2-usageColumn, 2+usageColumn))
+	}
+	fmt.Fprintln(w, "\nrun 'rdmasim help COMMAND' for the flags of a command")
+}
+
+// wrapText breaks s at spaces into lines of at most width bytes (a word
+// longer than width gets a line of its own), joined by newlines followed
+// by indent spaces. A width under 20 leaves s whole: wrapping into so
+// narrow a column would be harder to read than a long line.
+func wrapText(s string, width, indent int) string {
+	words := strings.Fields(s)
+	if width < 20 || len(words) == 0 {
+		return s
+	}
+	var b strings.Builder
+	n := 0 // bytes on the current line
+	for _, word := range words {
+		switch {
+		case n == 0:
+		case n+1+len(word) > width:
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}
+
+// cmdHelp prints help: alone, the list of commands; with a command, that
+// command's flags, exactly as COMMAND --help does.
+func cmdHelp(ctx context.Context, args []string, e *env) int {
+	fs := newFlagSet("help", e)
+	if code := parseFlags(fs, args, e, "help [COMMAND]"); code >= 0 {
+		return code
+	}
+	switch fs.NArg() {
+	case 0:
+		usage(e.stdout, e.columns())
+		return exitOK
+	case 1:
+		for _, c := range commands() {
+			if c.name == fs.Arg(0) {
+				return c.run(ctx, []string{"--help"}, e)
+			}
+		}
+		fmt.Fprintf(e.stderr, "rdmasim help: unknown command %q\n", fs.Arg(0))
+		usage(e.stderr, e.columns())
+		return exitUsage
+	}
+	fmt.Fprintln(e.stderr, "rdmasim help: want at most one command")
+	return exitUsage
+}
+
+// cmdVersion prints "rdmasim VERSION (GO VERSION)".
+func cmdVersion(_ context.Context, args []string, e *env) int {
+	fs := newFlagSet("version", e)
+	if code := parseFlags(fs, args, e, "version"); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(e.stderr, "rdmasim version: takes no arguments")
+		return exitUsage
+	}
+	bi, ok := debug.ReadBuildInfo()
+	fmt.Fprintln(e.stdout, versionLine(bi, ok))
+	return exitOK
+}
+
+// versionLine says which rdmasim bi describes: the module's version when
+// it was built as a versioned module (go install ...@v1.2.3), else the
+// revision of the repository it was built from (12 hex digits, "-dirty"
+// with uncommitted changes), else "devel" (a build with -buildvcs=false, as
+// the Makefile's GOFLAGS may give, or a test); then the Go version that
+// built it, which decides much of the performance.
+func versionLine(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
+		return "rdmasim devel"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			v = rev[:min(12, len(rev))]
+			if dirty {
+				v += "-dirty"
+			}
+		}
+	}
+	return fmt.Sprintf("rdmasim %s (%s)", v, bi.GoVersion)
+}
