@@ -37,13 +37,16 @@ tools:
 	  echo "warning: could not install spin; SPIN comparison tests will be skipped outside CI"; }
 
 # The full suite, as CI runs it.
-test: tools vet
+test: vet
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'Reduce' ./opsem/machine/
 	$(GO) test -count=1 -tags rdmasim_broken -run Broken ./corpus/fuzz/
 
+# The edit-test loop: every package without the race detector, and with
+# -short, which leaves out the long fuzz, kill and scale tests (about a
+# minute; make test stays the whole suite).
 test-short:
-	$(GO) test -count=1 ./...
+	$(GO) test -short -count=1 ./...
 
 # Hot-path and explorer benchmarks; medians over 5 runs with `make bench COUNT=5`.
 COUNT ?= 1
