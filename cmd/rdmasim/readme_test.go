@@ -111,4 +111,3 @@ func TestReadmeTour(t *testing.T) {
 		}
 	}
 }
-
