@@ -271,8 +271,7 @@ func plural(n uint64, word string) string {
 // prefixed with -, lines only in got with +. Reports are short, so the
 // quadratic table is cheap.
 func lineDiff(want, got string) string {
-	a := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
-	c := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	a, c := lines(want), lines(got)
 	// lcs[i][j] is the length of a longest common subsequence of a[i:]
 	// and c[j:].
 	lcs := make([][]int, len(a)+1)
@@ -295,13 +294,37 @@ func lineDiff(want, got string) string {
 		case i < len(a) && j < len(c) && a[i] == c[j]:
 			fmt.Fprintf(&b, "  %s\n", a[i])
 			i, j = i+1, j+1
-		case j < len(c) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			fmt.Fprintf(&b, "+ %s\n", c[j])
-			j++
-		default:
+		case i < len(a) && (j == len(c) || lcs[i+1][j] >= lcs[i][j+1]):
 			fmt.Fprintf(&b, "- %s\n", a[i])
 			i++
+		default:
+			fmt.Fprintf(&b, "+ %s\n", c[j])
+			j++
 		}
 	}
 	return b.String()
+}
+
+// lines splits s into its lines, without their newlines.
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// TestLineDiff checks the diff that TestLitmusExpected prints on a
+// mismatch: removed lines before added ones, common lines as context.
+func TestLineDiff(t *testing.T) {
+	for _, c := range []struct{ name, want, got, diff string }{
+		{"equal", "a\nb\n", "a\nb\n", "  a\n  b\n"},
+		{"changed", "a\nb\nc\n", "a\nB\nc\n", "  a\n- b\n+ B\n  c\n"},
+		{"added", "a\n", "a\nb\n", "  a\n+ b\n"},
+		{"removed", "a\nb\n", "b\n", "- a\n  b\n"},
+		{"new file", "", "a\n", "+ a\n"},
+	} {
+		if d := lineDiff(c.want, c.got); d != c.diff {
+			t.Errorf("%s: lineDiff(%q, %q) = %q, want %q", c.name, c.want, c.got, d, c.diff)
+		}
+	}
 }
