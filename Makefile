@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run corpus fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
 
 all: build
 
@@ -24,6 +24,12 @@ run: build
 # lines (exit 1 on a failure, or on an expectation no complete search confirmed).
 corpus: build
 	./$(BIN) corpus --strict corpus/
+
+# Rewrite the golden report beside each litmus test (corpus/litmus/NAME.expected:
+# outcomes, counts, completeness, robustness), which TestLitmusExpected compares
+# with; review the change with git diff corpus/litmus/.
+expected:
+	$(GO) test -count=1 ./corpus -run TestLitmusExpected -update-expected
 
 # Graphviz renders execution graphs (the tests check that the DOT output
 # renders); SPIN checks the exported Promela models (the opsem/promela tests
