@@ -142,7 +142,7 @@ func TestCheckpointKillDecide(t *testing.T) {
 	midway := 0
 	for _, workers := range []string{"1", "2"} {
 		t.Run("workers="+workers, func(t *testing.T) {
-			cmd, stdout, stderr := rdmasimCmd("robust", "--workers", workers, decideProgram)
+			cmd, stdout, stderr := rdmasimCmd("robust", "--method", "decide", "--workers", workers, decideProgram)
 			start := time.Now()
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("rdmasim robust: %v\n%s", err, stderr)
@@ -153,7 +153,7 @@ func TestCheckpointKillDecide(t *testing.T) {
 				t.Fatalf("unexpected reference report:\n%s", want)
 			}
 			every := max(took/10, 5*time.Millisecond).Round(time.Millisecond).String()
-			args := []string{"robust", "--workers", workers, "--checkpoint-every", every, decideProgram}
+			args := []string{"robust", "--method", "decide", "--workers", workers, "--checkpoint-every", every, decideProgram}
 			midway += killAndResume(t, rng, args, want, took, syscall.SIGKILL)
 		})
 	}
@@ -258,7 +258,7 @@ func TestCheckpointInProcess(t *testing.T) {
 	for _, args := range [][]string{
 		{"explore", "--semantics", "sc", "--order", "dfs"},
 		{"robust", "--method", "enum-machine"},
-		{"robust"}, // the decider, which finds a violation
+		{"robust", "--method", "decide"}, // the decider, which finds a violation
 		{"check", "--max-states", "5000"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -426,7 +426,7 @@ func TestRobustStores(t *testing.T) {
 			{"--store", "pebble", "--mem-budget", "512KiB"},
 			{"--frontier-budget", "16KiB", "--store-dir", t.TempDir(), "--workers", "2"},
 		} {
-			args := append(append([]string{"robust", "--json"}, flags...), prog)
+			args := append(append([]string{"robust", "--method", "decide", "--json"}, flags...), prog)
 			var stdout, stderr bytes.Buffer
 			if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 				t.Fatalf("%v: exit %d: %s", args, code, stderr.String())

@@ -229,7 +229,7 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 		}
 	}
 	file := fs.Arg(0)
-	if command == "robust" && params.Method == "decide" {
+	if command == "robust" && (params.Method == "decide" || params.Method == "auto") {
 		// A file that does not parse is reported by the command itself.
 		if p, err := parse.File(file); err == nil {
 			if finite, err := decide.Finite(p); err == nil && !finite {

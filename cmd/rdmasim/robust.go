@@ -13,6 +13,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -24,10 +25,13 @@ type robustJSON struct {
 	Complete bool             `json:"complete"` // the verdict is certain: a violation, or a complete search
 	Coverage verdict.Coverage `json:"coverage"`
 	Bound    string           `json:"bound"`
-	Method   string           `json:"method"`
-	States   uint64           `json:"states"`
-	Witness  *witnessJSON     `json:"witness"`
-	Expect   *expectation     `json:"expect"`
+	Method   string           `json:"method"` // the method that answered (with auto: decide or enum-machine)
+	// Stopped (method auto): the method that raced the one that answered,
+	// and what cut it when neither answer was certain.
+	Stopped []verdict.StoppedMethod `json:"stopped,omitempty"`
+	States  uint64                  `json:"states"`
+	Witness *witnessJSON            `json:"witness"`
+	Expect  *expectation            `json:"expect"`
 }
 
 type witnessJSON struct {
@@ -42,7 +46,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("robust", e)
 	var sf searchFlags
 	sf.register(fs)
-	method := fs.String("method", "decide", "how to decide: decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
+	method := fs.String("method", "auto", "how to decide: auto (on a loop-free program, decide and enum-machine race, each on half the workers, and the first certain answer wins; with loops, or with --checkpoint, decide alone), decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").Usage = fmt.Sprintf("iterations of each loop per entry; 0 = %d for programs with loops (event graphs and traces need a bound)", verdict.DefaultModelUnroll)
@@ -55,14 +59,14 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	kmBytes, _ := sf.budget()
 	var methods []string
 	switch *method {
-	case "decide", "enum-machine", "enum-axiom":
+	case "auto", "decide", "enum-machine", "enum-axiom":
 		methods = []string{*method}
 	case "both":
 		methods = []string{"enum-machine", "enum-axiom"}
 	case "all":
 		methods = []string{"decide", "enum-machine", "enum-axiom"}
 	default:
-		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want decide, enum-machine, enum-axiom, both or all\n", *method)
+		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want auto, decide, enum-machine, enum-axiom, both or all\n", *method)
 		return exitUsage
 	}
 	if *dotFile != "" && fs.NArg() != 1 {
@@ -76,6 +80,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			fmt.Fprintln(e.stderr, errorText(err))
 			code = max(code, exitUsage)
 			continue
+		}
+		if *method == "auto" && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
+			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto races it against enum-machine only without checkpoints)\n", file)
 		}
 		var answers []*verdict.RobustResult
 		for _, m := range methods {
@@ -132,7 +139,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 }
 
 // decideRobust runs one method; for enum-axiom and decide it also returns
-// the violating trace, and for decide the decider's witness.
+// the violating trace, and for decide the decider's witness. Method auto is
+// robust.Auto: the decider and enum-machine raced on a loop-free program,
+// the decider alone otherwise; the answer is the method's that answered.
 // kmBytes bounds the memory of the decider's Karp–Miller search.
 func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, method string, kmBytes uint64) (*verdict.RobustResult, *axiom.Trace, *decide.Witness, error) {
 	switch method {
@@ -144,23 +153,41 @@ func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, met
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		r := &verdict.RobustResult{Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, Method: "decide",
-			Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}, KarpMiller: d.KarpMiller}
-		w := d.Witness
-		if w == nil {
-			return r, nil, nil, nil
+		r, trace, w := decided(d)
+		return r, trace, w, nil
+	case "auto":
+		a, err := robust.Auto(ctx, p, robust.Options{Verdict: opt, MaxBytes: kmBytes})
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		if rp := w.Replay; rp != nil {
-			run := &verdict.Run{Initial: rp.Path[0].State, InitialText: rp.Machine.Format(rp.Path[0].State)}
-			for i := 1; i < len(rp.Path); i++ {
-				run.Steps = append(run.Steps, rp.Machine.Explain(rp.Path[i-1].State, rp.Path[i].Label))
-			}
-			r.Witness, r.Graph = run, rp.Graph
+		r, trace, w := a.Machine, (*axiom.Trace)(nil), (*decide.Witness)(nil)
+		if a.Decide != nil {
+			r, trace, w = decided(a.Decide)
 		}
-		return r, w.Trace, w, nil
+		r.Stopped = a.Stopped
+		return r, trace, w, nil
 	}
 	r, err := verdict.RobustMachine(ctx, p, opt)
 	return r, nil, nil, err
+}
+
+// decided turns the decider's answer into a robustness verdict, with the
+// violating trace and the decider's witness when it found a violation.
+func decided(d *decide.Result) (*verdict.RobustResult, *axiom.Trace, *decide.Witness) {
+	r := &verdict.RobustResult{Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, Method: "decide",
+		Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}, KarpMiller: d.KarpMiller}
+	w := d.Witness
+	if w == nil {
+		return r, nil, nil
+	}
+	if rp := w.Replay; rp != nil {
+		run := &verdict.Run{Initial: rp.Path[0].State, InitialText: rp.Machine.Format(rp.Path[0].State)}
+		for i := 1; i < len(rp.Path); i++ {
+			run.Steps = append(run.Steps, rp.Machine.Explain(rp.Path[i-1].State, rp.Path[i].Label))
+		}
+		r.Witness, r.Graph = run, rp.Graph
+	}
+	return r, w.Trace, w
 }
 
 func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expectation {
@@ -202,7 +229,7 @@ func cycleLines(p *prog.Program, g *machine.Graph) []string {
 func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
 	switch {
 	case !r.Robust && dw != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d states)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: no (%s, %d states%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 		fmt.Fprintln(w, "Violation: τ = τ1 τ2, an RDMA-consistent trace (every ob edge forward in τ) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range strings.Split(strings.TrimSuffix(dw.Format(p), "\n"), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -218,7 +245,7 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			}
 		}
 	case !r.Robust && trace != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d candidate traces)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: no (%s, %d candidate traces%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA-consistent trace (ob acyclic) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range traceCycleLines(p, trace) {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -228,7 +255,7 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	case !r.Robust:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d configurations)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: no (%s, %d configurations%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA execution whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range cycleLines(p, r.Graph) {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -238,13 +265,13 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(s))
 		}
 	case r.Complete && r.Method == "decide":
-		fmt.Fprintf(w, "Robust %s: yes (%s, %d states, complete)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: yes (%s, %d states, complete%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 	case r.Complete:
-		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 	case r.Coverage() == verdict.WithinBounds:
-		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound)
+		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s%s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound, raceNote(r))
 	default:
-		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound)
+		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s%s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound, raceNote(r))
 	}
 	if ex != nil {
 		line := fmt.Sprintf("Expect robust %s: %s", ex.Expected, ex.Status)
@@ -253,6 +280,21 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// raceNote is what the headline of an answer of method auto says about the
+// method that raced the one that answered: "; decide stopped", or, when
+// neither answer was certain, what cut it ("; enum-machine stopped by
+// max-states=5"). Empty for a method that ran alone.
+func raceNote(r *verdict.RobustResult) string {
+	var b strings.Builder
+	for _, st := range r.Stopped {
+		b.WriteString("; " + st.Method + " stopped")
+		if st.Bound != "" {
+			b.WriteString(" by " + st.Bound)
+		}
+	}
+	return b.String()
 }
 
 // searched counts what a robustness method searched: the decider states
@@ -288,7 +330,7 @@ func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 
 func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
 	out := robustJSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
-		Method: r.Method, States: r.Search.States, Expect: ex}
+		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: ex}
 	if r.Certain() {
 		robust := r.Robust
 		out.Robust = &robust
