@@ -52,7 +52,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fmt.Fprintln(e.stderr, errorText(err))
+			fileFailed(e, sf.json, file, errorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}
@@ -62,7 +62,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		case "axiom":
 			rdma, sc, err := verdict.ComputeModel(ctx, p, opt)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
+				fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err)
 				code = max(code, exitUsage)
 				continue
 			}
@@ -75,7 +75,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
 				r, err := verdict.Compute(ctx, p, sem, mopt)
 				if err != nil {
-					fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
+					fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err)
 					return exitUsage
 				}
 				results[i] = r
@@ -90,7 +90,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		}
 		exps, err := fileExpectations(ctx, p, opt, results, "enum-machine")
 		if err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim check: %s: %v\n", file, err)
+			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err)
 			return exitUsage
 		}
 		failed := false

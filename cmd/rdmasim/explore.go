@@ -42,13 +42,13 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fmt.Fprintln(e.stderr, errorText(err))
+			fileFailed(e, sf.json, file, errorText(err), err)
 			code = exitUsage
 			continue
 		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
+			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err)
 			return exitUsage
 		}
 		st := r.Search

@@ -31,6 +31,7 @@ func TestGolden(t *testing.T) {
 		{"check-unbounded", []string{"check", "--max-inflight", "2", "testdata/unbounded.rdma"}, exitOK},
 		{"check-state-limit", []string{"check", "--max-states", "20", litmus + "SB-PUT.rdma"}, exitOK},
 		{"check-bad-syntax", []string{"check", "testdata/bad-syntax.rdma"}, exitUsage},
+		{"check-bad-syntax-json", []string{"check", "--json", "testdata/bad-syntax.rdma", "testdata/no-such-file.rdma", litmus + "PUT-LW.rdma"}, exitUsage},
 		{"check-missing-file", []string{"check", "testdata/no-such-file.rdma"}, exitUsage},
 		{"check-no-files", []string{"check"}, exitUsage},
 		{"check-bad-order", []string{"check", "--order", "random", litmus + "SB-PUT.rdma"}, exitUsage},
@@ -132,6 +133,7 @@ func TestGoldenRobust(t *testing.T) {
 		{"robust-auto-json", []string{"robust", "--json", "--max-states", "10000", "testdata/checkpoint-decide.rdma"}, exitOK},
 		{"robust-auto-cut", []string{"robust", "--max-states", "5", litmus + "paper-5.1.rdma"}, exitOK},
 		{"robust-auto-loops", []string{"robust", litmus + "paper-vass-loop.rdma"}, exitOK},
+		{"robust-bad-syntax-json", []string{"robust", "--json", "--method", "enum-machine", "testdata/bad-syntax.rdma", litmus + "PUT-LW.rdma"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

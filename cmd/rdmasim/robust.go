@@ -77,7 +77,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fmt.Fprintln(e.stderr, errorText(err))
+			fileFailed(e, sf.json, file, errorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}
@@ -88,7 +88,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		for _, m := range methods {
 			r, trace, w, err := decideRobust(ctx, p, opt, m, kmBytes)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "rdmasim robust: %s: %v\n", file, err)
+				fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim robust: %s: %v", file, err), err)
 				code = max(code, exitUsage)
 				continue
 			}
