@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -133,6 +136,7 @@ func TestGoldenRobust(t *testing.T) {
 		{"robust-auto-json", []string{"robust", "--json", "--max-states", "10000", "testdata/checkpoint-decide.rdma"}, exitOK},
 		{"robust-auto-cut", []string{"robust", "--max-states", "5", litmus + "paper-5.1.rdma"}, exitOK},
 		{"robust-auto-loops", []string{"robust", litmus + "paper-vass-loop.rdma"}, exitOK},
+		{"robust-all-json", []string{"robust", "--json", "--method", "all", litmus + "paper-5.1.rdma"}, exitOK},
 		{"robust-bad-syntax-json", []string{"robust", "--json", "--method", "enum-machine", "testdata/bad-syntax.rdma", litmus + "PUT-LW.rdma"}, exitUsage},
 	}
 	for _, tc := range tests {
@@ -233,6 +237,40 @@ func TestProfiled(t *testing.T) {
 			fi, err := os.Stat(tt.file)
 			if got := err == nil && fi.Size() > 0; got != tt.wantFile {
 				t.Errorf("profile written: %v, want %v (%v)", got, tt.wantFile, err)
+			}
+		})
+	}
+}
+
+// TestRobustMethodsJSON: the overall answer of several robustness methods
+// is their certain answer when they agree, none when none is certain or
+// they disagree, and the expect line is checked against it.
+func TestRobustMethodsJSON(t *testing.T) {
+	p, err := parse.File(litmus + "PUT-LW.rdma") // expect robust no
+	if err != nil {
+		t.Fatal(err)
+	}
+	violation := &verdict.RobustResult{Method: "enum-machine"}
+	proof := &verdict.RobustResult{Robust: true, Complete: true, Method: "decide"}
+	cut := &verdict.RobustResult{Robust: true, Bound: "max-states=5", Method: "decide"}
+	for _, tt := range []struct {
+		name     string
+		answers  []*verdict.RobustResult
+		agree    bool
+		robust   *bool
+		complete bool
+		status   expectStatus
+	}{
+		{"agree", []*verdict.RobustResult{violation, violation}, true, new(false), true, expectConfirmed},
+		{"one certain", []*verdict.RobustResult{cut, violation}, true, new(false), true, expectConfirmed},
+		{"none certain", []*verdict.RobustResult{cut, cut}, true, nil, false, expectUnknown},
+		{"disagree", []*verdict.RobustResult{proof, violation}, false, nil, false, expectContradicted},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := newRobustMethodsJSON("f", p, tt.answers, nil, tt.agree)
+			if (got.Robust == nil) != (tt.robust == nil) || got.Robust != nil && *got.Robust != *tt.robust ||
+				got.Complete != tt.complete || got.Agree != tt.agree || got.Expect == nil || got.Expect.Status != tt.status {
+				t.Errorf("got robust %v, complete %v, agree %v, expect %+v", got.Robust, got.Complete, got.Agree, got.Expect)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"rdmasim/explore"
@@ -19,8 +20,8 @@ import (
 
 // robustJSON is the JSON form of a robustness verdict.
 type robustJSON struct {
-	File     string           `json:"file"`
-	Name     string           `json:"name"`
+	File     string           `json:"file,omitempty"`
+	Name     string           `json:"name,omitempty"`
 	Robust   *bool            `json:"robust"`   // null when unknown
 	Complete bool             `json:"complete"` // the verdict is certain: a violation, or a complete search
 	Coverage verdict.Coverage `json:"coverage"`
@@ -32,6 +33,8 @@ type robustJSON struct {
 	States  uint64                  `json:"states"`
 	Witness *witnessJSON            `json:"witness"`
 	Expect  *expectation            `json:"expect"`
+	// Error is why the method gave no answer (with several methods).
+	Error *errorJSON `json:"error,omitempty"`
 }
 
 type witnessJSON struct {
@@ -85,10 +88,18 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto races it against enum-machine only without checkpoints)\n", file)
 		}
 		var answers []*verdict.RobustResult
+		var reports []robustJSON // --json with several methods: each method's object
 		for _, m := range methods {
 			r, trace, w, err := decideRobust(ctx, p, opt, m, kmBytes)
 			if err != nil {
-				fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim robust: %s: %v", file, err), err)
+				msg := fmt.Sprintf("rdmasim robust: %s: %v", file, err)
+				switch {
+				case sf.json && len(methods) > 1:
+					fmt.Fprintln(e.stderr, msg)
+					reports = append(reports, robustJSON{Method: m, Error: &errorJSON{Message: err.Error()}})
+				default:
+					fileFailed(e, sf.json, file, msg, err)
+				}
 				code = max(code, exitUsage)
 				continue
 			}
@@ -116,19 +127,28 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 					code = max(code, exitUsage)
 				}
 			}
-			if sf.json {
-				writeRobustJSON(e.stdout, file, p, r, trace, w, ex)
-			} else {
+			switch {
+			case sf.json && len(methods) > 1:
+				reports = append(reports, newRobustJSON(file, p, r, trace, w, ex))
+			case sf.json:
+				writeJSON(e.stdout, newRobustJSON(file, p, r, trace, w, ex))
+			default:
 				writeRobustText(e.stdout, p, r, trace, w, ex)
 			}
 		}
-		for i := 1; i < len(answers); i++ {
-			a, b := answers[0], answers[i]
-			if a.Certain() && b.Certain() && a.Robust != b.Robust {
+		agree := true
+		first := slices.IndexFunc(answers, (*verdict.RobustResult).Certain)
+		for i := first + 1; first >= 0 && i < len(answers); i++ {
+			a, b := answers[first], answers[i]
+			if b.Certain() && a.Robust != b.Robust {
+				agree = false
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: the methods disagree: %s says %s, %s says %s\n",
 					file, a.Method, robustWord(a.Robust), b.Method, robustWord(b.Robust))
 				code = max(code, exitFailed)
 			}
+		}
+		if sf.json && len(methods) > 1 {
+			writeJSON(e.stdout, newRobustMethodsJSON(file, p, answers, reports, agree))
 		}
 		if ctx.Err() != nil {
 			sf.interrupted(e, "robust", "the verdicts above cover what was explored")
@@ -328,7 +348,8 @@ func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 	return out
 }
 
-func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
+// newRobustJSON is the JSON form of one method's answer for file.
+func newRobustJSON(file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) robustJSON {
 	out := robustJSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: ex}
 	if r.Certain() {
@@ -361,5 +382,55 @@ func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.Robus
 			out.Witness.Run = append(out.Witness.Run, stepLine(s))
 		}
 	}
-	writeJSON(w, out)
+	return out
+}
+
+// robustMethodsJSON is the JSON form of robust with several methods
+// (--method both or all): one object per file, with each method's answer.
+type robustMethodsJSON struct {
+	File string `json:"file"`
+	Name string `json:"name"`
+	// Robust is the methods' certain answer: null when none is certain,
+	// or when they disagree.
+	Robust *bool `json:"robust"`
+	// Complete: Robust is certain.
+	Complete bool `json:"complete"`
+	// Agree: no two certain answers differ (when false, the exit code is
+	// 1).
+	Agree bool `json:"agree"`
+	// Methods holds each method's answer, in the order they ran, as robust
+	// --json prints it with that method alone (without file and name),
+	// or the method and its error.
+	Methods []robustJSON `json:"methods"`
+	// Expect is the expect robust line checked against Robust: fail when
+	// the methods disagree.
+	Expect *expectation `json:"expect"`
+}
+
+// newRobustMethodsJSON is the JSON form of the answers of several methods
+// for one file; reports are their JSON forms (or errors).
+func newRobustMethodsJSON(file string, p *prog.Program, answers []*verdict.RobustResult, reports []robustJSON, agree bool) robustMethodsJSON {
+	out := robustMethodsJSON{File: file, Name: p.Name, Agree: agree, Methods: reports}
+	for i := range out.Methods {
+		out.Methods[i].File, out.Methods[i].Name = "", ""
+	}
+	if len(answers) == 0 {
+		return out
+	}
+	best := answers[0]
+	for _, a := range answers {
+		if a.Certain() {
+			best = a
+			break
+		}
+	}
+	if agree && best.Certain() {
+		yes := best.Robust
+		out.Robust, out.Complete = &yes, true
+	}
+	out.Expect = robustExpectation(p, best)
+	if out.Expect != nil && !agree {
+		out.Expect.Status, out.Expect.Why = expectContradicted, "the methods disagree"
+	}
+	return out
 }
