@@ -404,6 +404,7 @@ func TestGoldenCheckpoint(t *testing.T) {
 		{"resume-no-checkpoint", []string{"resume", "testdata/no-such-dir"}, exitUsage},
 		{"resume-changed", []string{"resume", "testdata/resume-changed"}, exitUsage},
 		{"resume-bad-format", []string{"resume", "testdata/resume-bad-format"}, exitUsage},
+		{"resume-changed-json", []string{"resume", "--json", "testdata/resume-changed"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
@@ -411,6 +412,23 @@ func TestGoldenCheckpoint(t *testing.T) {
 	if _, err := os.Stat("testdata/no-such-dir"); err == nil {
 		t.Error("a failed command created its checkpoint directory")
 	}
+}
+
+// TestGoldenResumeJSON: resume --json prints the object that the resumed
+// command prints with --json, although the interrupted run had none. The
+// run is robust's default method, which runs the decider alone under
+// --checkpoint and says so. The checkpoint directory, a temporary one, reads
+// DIR in the golden file.
+func TestGoldenResumeJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ck")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"robust", "--checkpoint", dir, litmus + "PUT-PUT-MP.rdma"}, &stdout, &stderr); code != exitInterrupt {
+		t.Fatalf("interrupted run: exit %d, want %d\n%s", code, exitInterrupt, stderr.String())
+	}
+	goldenNormalized(t, "resume-json", []string{"resume", "--json", dir}, exitOK,
+		func(s string) string { return strings.ReplaceAll(s, dir, "DIR") })
 }
 
 // TestRobustStores: the decider's search gives the same report, witness

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,6 +13,20 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
+// graphJSON is the JSON form of graph's answer for its file.
+type graphJSON struct {
+	File      string `json:"file"`
+	Name      string `json:"name"`
+	Semantics string `json:"semantics"`
+	// Executions is the number of executions drawn: 0 when none
+	// satisfies the condition (exit code 1).
+	Executions int `json:"executions"`
+	// DOT holds each drawing's Graphviz text, without -o.
+	DOT []string `json:"dot,omitempty"`
+	// Files are the DOT files written, with -o.
+	Files []string `json:"files,omitempty"`
+}
+
 func cmdGraph(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("graph", e)
 	all := fs.Bool("all", false, "draw every consistent execution that satisfies the condition (default: the first)")
@@ -19,6 +34,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	svg := fs.Bool("svg", false, "also render SVG beside each DOT file (needs -o and Graphviz)")
 	sem := fs.String("semantics", "rdma", "rdma (RDMA-consistent traces) or sc (SC-consistent traces)")
 	unroll := fs.Int("unroll", verdict.DefaultModelUnroll, "iterations of each loop per entry")
+	jsonOut := fs.Bool("json", false, "print one JSON object: the DOT text of each drawing (with -o: the files written) and their number")
 	if code := parseFlags(fs, args, e, "graph [flags] FILE"); code >= 0 {
 		return code
 	}
@@ -34,13 +50,15 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim graph: --semantics %q: want rdma or sc\n", *sem)
 		return exitUsage
 	}
-	p, err := parse.File(fs.Arg(0))
+	file := fs.Arg(0)
+	p, err := parse.File(file)
 	if err != nil {
-		fmt.Fprintln(e.stderr, errorText(err))
+		fileFailed(e, *jsonOut, file, errorText(err), err)
 		return exitUsage
 	}
 	if p.Query.Kind == prog.QReach {
-		fmt.Fprintln(e.stderr, "rdmasim graph: reach queries look inside runs; graph draws complete executions (use exists)")
+		err := errors.New("reach queries look inside runs; graph draws complete executions (use exists)")
+		fileFailed(e, *jsonOut, file, "rdmasim graph: "+err.Error(), err)
 		return exitUsage
 	}
 	cond := p.Query.Cond
@@ -74,12 +92,28 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return *all
 	})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
+		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 		return exitUsage
 	}
+	report := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(drawings)}
 	if len(drawings) == 0 {
 		fmt.Fprintf(e.stderr, "rdmasim graph: no %s-consistent execution of %s satisfies %s %s\n", *sem, p.Name, p.Query.Kind, p.CondString(cond))
+		if *jsonOut {
+			writeJSON(e.stdout, report)
+		}
 		return exitFailed
+	}
+	if *jsonOut && *out == "" {
+		for _, d := range drawings {
+			var b strings.Builder
+			if err := dot.Write(&b, d); err != nil {
+				fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
+				return exitUsage
+			}
+			report.DOT = append(report.DOT, b.String())
+		}
+		writeJSON(e.stdout, report)
+		return exitOK
 	}
 	if *out == "" {
 		for _, d := range drawings {
@@ -96,10 +130,15 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 			path = fmt.Sprintf("%s-%d.dot", strings.TrimSuffix(*out, ".dot"), i+1)
 		}
 		if err := writeDot(path, d, *svg); err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
+			fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 			return exitUsage
 		}
+		report.Files = append(report.Files, path)
 	}
-	fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(drawings), "execution"))
+	if *jsonOut {
+		writeJSON(e.stdout, report)
+	} else {
+		fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(drawings), "execution"))
+	}
 	return exitOK
 }

@@ -157,6 +157,8 @@ func TestGoldenModel(t *testing.T) {
 		{"robust-both-json", []string{"robust", "--json", "--method", "both", litmus + "GET-LR.rdma"}, exitOK},
 		{"graph-get-get-mp", []string{"graph", litmus + "GET-GET-MP.rdma"}, exitOK},
 		{"graph-none", []string{"graph", litmus + "LW-PUT.rdma"}, exitFailed},
+		{"graph-json", []string{"graph", "--json", "--all", litmus + "PUT-LW.rdma"}, exitOK},
+		{"graph-none-json", []string{"graph", "--json", litmus + "LW-PUT.rdma"}, exitFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
