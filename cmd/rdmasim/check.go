@@ -49,6 +49,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	code = exitOK
+files:
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
@@ -76,7 +77,8 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 				r, err := verdict.Compute(ctx, p, sem, mopt)
 				if err != nil {
 					fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err)
-					return exitUsage
+					code = max(code, exitUsage)
+					continue files
 				}
 				results[i] = r
 			}
@@ -91,7 +93,8 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		exps, err := fileExpectations(ctx, p, opt, results, "enum-machine")
 		if err != nil {
 			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err)
-			return exitUsage
+			code = max(code, exitUsage)
+			continue
 		}
 		failed := false
 		for _, x := range exps {

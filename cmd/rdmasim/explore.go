@@ -49,7 +49,8 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {
 			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err)
-			return exitUsage
+			code = exitUsage
+			continue
 		}
 		st := r.Search
 		rate := 0.0
