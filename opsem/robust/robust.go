@@ -2,10 +2,11 @@
 // completely. Two methods are complete on a loop-free program: the decider
 // of package decide (the paper's instrumented SC machine) and enumeration on
 // the RDMA machine (verdict.RobustMachine), which explores every run with its
-// event graph. Neither is always the faster: enumeration finds the
-// store-buffering violation of five threads (sb5) in 0.5 s where the decider
-// needs 11 s, and the decider answers where enumeration's event graphs
-// multiply the state space. Auto therefore races them, each on half of the
+// event graph. Enumeration is often much the faster (it finds the violation
+// of corpus/bench/sb5.rdma, store buffering in a ring of five threads, in
+// under a second, where the decider needs about ten), but a machine bound
+// (max-inflight) can cut it, and then only the decider can answer "robust"
+// (corpus/bench/decide-mp10.rdma). Auto therefore races them, each on half of the
 // workers, and takes the first certain answer: a violation, which either
 // method finds only if it is real (both are sound), or "robust" from a
 // search that covered everything. The other method is then cancelled.
