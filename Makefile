@@ -73,7 +73,7 @@ bench-pebble: build
 DECIDE_BENCH ?= corpus/bench/f5.rdma
 bench-decide: build
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
-	$(BIN) robust --store pebble --store-dir "$$dir/set" --mem-budget 256MiB --progress $(DECIDE_BENCH)
+	$(BIN) robust --method decide --store pebble --store-dir "$$dir/set" --mem-budget 256MiB --progress $(DECIDE_BENCH)
 
 # rdmasim check against SPIN (export --promela, spin -a, gcc, pan) end to
 # end on mid-size programs, checking equal outcomes; medians of ROUNDS runs.

@@ -59,10 +59,11 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	}
 	code = exitOK
 	limited := false // the model's size limit kept it from answering some file
+files:
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fmt.Fprintln(e.stderr, errorText(err))
+			fileFailed(e, sf.json, file, errorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}
@@ -75,7 +76,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 				rdma, sc, err, limited = lr, ls, nil, true
 			}
 			if err != nil {
-				fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
+				fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err)
 				code = max(code, exitUsage)
 				continue
 			}
@@ -88,8 +89,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
 				r, err := verdict.Compute(ctx, p, sem, mopt)
 				if err != nil {
-					fmt.Fprintf(e.stderr, "rdmasim check: %v\n", err)
-					return exitUsage
+					fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err)
+					code = max(code, exitUsage)
+					continue files
 				}
 				results[i] = r
 			}
@@ -104,8 +106,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		}
 		exps, err := fileExpectations(ctx, p, opt, results, "enum-machine")
 		if err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim check: %s: %v\n", file, err)
-			return exitUsage
+			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err)
+			code = max(code, exitUsage)
+			continue
 		}
 		failed := false
 		for _, x := range exps {

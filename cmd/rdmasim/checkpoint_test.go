@@ -142,7 +142,7 @@ func TestCheckpointKillDecide(t *testing.T) {
 	midway := 0
 	for _, workers := range []string{"1", "2"} {
 		t.Run("workers="+workers, func(t *testing.T) {
-			cmd, stdout, stderr := rdmasimCmd("robust", "--workers", workers, decideProgram)
+			cmd, stdout, stderr := rdmasimCmd("robust", "--method", "decide", "--workers", workers, decideProgram)
 			start := time.Now()
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("rdmasim robust: %v\n%s", err, stderr)
@@ -153,7 +153,7 @@ func TestCheckpointKillDecide(t *testing.T) {
 				t.Fatalf("unexpected reference report:\n%s", want)
 			}
 			every := max(took/10, 5*time.Millisecond).Round(time.Millisecond).String()
-			args := []string{"robust", "--workers", workers, "--checkpoint-every", every, decideProgram}
+			args := []string{"robust", "--method", "decide", "--workers", workers, "--checkpoint-every", every, decideProgram}
 			midway += killAndResume(t, rng, args, want, took, syscall.SIGKILL)
 		})
 	}
@@ -258,7 +258,7 @@ func TestCheckpointInProcess(t *testing.T) {
 	for _, args := range [][]string{
 		{"explore", "--semantics", "sc", "--order", "dfs"},
 		{"robust", "--method", "enum-machine"},
-		{"robust"}, // the decider, which finds a violation
+		{"robust", "--method", "decide"}, // the decider, which finds a violation
 		{"check", "--max-states", "5000"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -404,6 +404,7 @@ func TestGoldenCheckpoint(t *testing.T) {
 		{"resume-no-checkpoint", []string{"resume", "testdata/no-such-dir"}, exitUsage},
 		{"resume-changed", []string{"resume", "testdata/resume-changed"}, exitUsage},
 		{"resume-bad-format", []string{"resume", "testdata/resume-bad-format"}, exitUsage},
+		{"resume-changed-json", []string{"resume", "--json", "testdata/resume-changed"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
@@ -411,6 +412,23 @@ func TestGoldenCheckpoint(t *testing.T) {
 	if _, err := os.Stat("testdata/no-such-dir"); err == nil {
 		t.Error("a failed command created its checkpoint directory")
 	}
+}
+
+// TestGoldenResumeJSON: resume --json prints the object that the resumed
+// command prints with --json, although the interrupted run had none. The
+// run is robust's default method, which runs the decider alone under
+// --checkpoint and says so. The checkpoint directory, a temporary one, reads
+// DIR in the golden file.
+func TestGoldenResumeJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ck")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"robust", "--checkpoint", dir, litmus + "PUT-PUT-MP.rdma"}, &stdout, &stderr); code != exitInterrupt {
+		t.Fatalf("interrupted run: exit %d, want %d\n%s", code, exitInterrupt, stderr.String())
+	}
+	goldenNormalized(t, "resume-json", []string{"resume", "--json", dir}, exitOK,
+		func(s string) string { return strings.ReplaceAll(s, dir, "DIR") })
 }
 
 // TestRobustStores: the decider's search gives the same report, witness
@@ -426,7 +444,7 @@ func TestRobustStores(t *testing.T) {
 			{"--store", "pebble", "--mem-budget", "512KiB"},
 			{"--frontier-budget", "16KiB", "--store-dir", t.TempDir(), "--workers", "2"},
 		} {
-			args := append(append([]string{"robust", "--json"}, flags...), prog)
+			args := append(append([]string{"robust", "--method", "decide", "--json"}, flags...), prog)
 			var stdout, stderr bytes.Buffer
 			if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 				t.Fatalf("%v: exit %d: %s", args, code, stderr.String())

@@ -48,14 +48,15 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fmt.Fprintln(e.stderr, errorText(err))
+			fileFailed(e, sf.json, file, errorText(err), err)
 			code = exitUsage
 			continue
 		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
-			return exitUsage
+			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err)
+			code = exitUsage
+			continue
 		}
 		st := r.Search
 		rate := 0.0

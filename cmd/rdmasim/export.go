@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -59,6 +61,40 @@ func exportMachine(w io.Writer, p *prog.Program, o exportOptions) error {
 	return promela.Write(w, p, promela.Options{Semantics: o.semantics, MaxInflight: o.maxInflight, Unroll: o.unroll})
 }
 
+// exportJSON is the JSON form of export's model of its file.
+type exportJSON struct {
+	File   string `json:"file"`
+	Name   string `json:"name"`
+	Format string `json:"format"` // promela
+	// Model is what the model is of: "machine" (the RDMA or SC machine),
+	// or the flag of another generator ("robustness").
+	Model string `json:"model"`
+	// Options are the values of the options the generator reads, by flag
+	// name (semantics, max-inflight, unroll; max-counter).
+	Options map[string]any `json:"options"`
+	// Promela is the model's text, without -o; Output the file written,
+	// with -o.
+	Promela string `json:"promela,omitempty"`
+	Output  string `json:"output,omitempty"`
+	Bytes   int    `json:"bytes"` // the model's size
+}
+
+// value returns the value of export option name (an exportOptionFlags
+// entry) in o.
+func (o exportOptions) value(name string) any {
+	switch name {
+	case "semantics":
+		return o.semantics.String()
+	case "max-inflight":
+		return o.maxInflight
+	case "unroll":
+		return o.unroll
+	case "max-counter":
+		return o.maxCounter
+	}
+	return nil
+}
+
 func cmdExport(_ context.Context, args []string, e *env) int {
 	fs := newFlagSet("export", e)
 	format := fs.Bool("promela", false, "write a Promela model for the SPIN model checker (required: the only format)")
@@ -69,6 +105,7 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 		"a NIC write that would exceed it is blocked and the model prints \"CUT max-counter\", and SPIN's \"robust\" then holds only up to the bound "+
 		"(a violation is always real; counters of finitely polled queue pairs are exact, and poll-free programs have none)")
 	out := fs.StringP("output", "o", "", "write the model to this file (default stdout)")
+	jsonOut := fs.Bool("json", false, "print one JSON object: the model's text (with -o: the file written) and the options it was made with")
 	gens := exportGenerators()
 	selected := make([]*bool, len(gens))
 	for i, g := range gens {
@@ -125,28 +162,56 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 	if *maxCounter < 1 || *maxCounter > 254 {
 		return fail("--max-counter %d: want 1..254", *maxCounter)
 	}
-	p, err := parse.File(fs.Arg(0))
+	file := fs.Arg(0)
+	p, err := parse.File(file)
 	if err != nil {
-		fmt.Fprintln(e.stderr, errorText(err))
+		fileFailed(e, *jsonOut, file, errorText(err), err)
 		return exitUsage
 	}
+	if *jsonOut {
+		// The failures from here on are about the file: each has its
+		// object.
+		fail = func(format string, args ...any) int {
+			err := fmt.Errorf(format, args...)
+			fileFailed(e, true, file, "rdmasim export: "+err.Error(), err)
+			return exitUsage
+		}
+	}
 	o := exportOptions{semantics: s, maxInflight: *maxInflight, unroll: *unroll, maxCounter: *maxCounter}
-	if *out == "" {
-		if err := gen.promela(e.stdout, p, o); err != nil {
+	var text bytes.Buffer // the model, for --json
+	var f *os.File
+	w := io.Writer(e.stdout)
+	if *out != "" {
+		if f, err = os.Create(*out); err != nil {
 			return fail("%v", err)
 		}
-		return exitOK
+		w = f
 	}
-	f, err := os.Create(*out)
+	switch {
+	case *jsonOut && f != nil:
+		w = io.MultiWriter(f, &text)
+	case *jsonOut:
+		w = &text
+	}
+	err = gen.promela(w, p, o)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		return fail("%v", err)
 	}
-	err = gen.promela(f, p, o)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fail("%v", err)
+	if *jsonOut {
+		report := exportJSON{File: file, Name: p.Name, Format: "promela", Model: cmp.Or(gen.flag, "machine"),
+			Options: map[string]any{}, Output: *out, Bytes: text.Len()}
+		for _, name := range gen.options {
+			report.Options[name] = o.value(name)
+		}
+		if *out == "" {
+			report.Promela = text.String()
+		}
+		writeJSON(e.stdout, report)
 	}
 	return exitOK
 }

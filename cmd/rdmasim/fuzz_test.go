@@ -19,13 +19,13 @@ var fuzzTimes = regexp.MustCompile(`in \d+\.\ds \(\d+\.\d programs/s\)`)
 
 func normalizeFuzz(s string) string { return fuzzTimes.ReplaceAllString(s, "in X.Xs (X.X programs/s)") }
 
-// goldenNormalized is golden with the output passed through normalize
-// before it is compared or written.
+// goldenNormalized is golden with the command line and the output passed
+// through normalize before they are compared or written.
 func goldenNormalized(t *testing.T, name string, args []string, wantCode int, normalize func(string) string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), args, &stdout, &stderr)
-	got := "$ rdmasim " + strings.Join(args, " ") + "\n" + normalize(stdout.String())
+	got := normalize("$ rdmasim "+strings.Join(args, " ")+"\n") + normalize(stdout.String())
 	if stderr.Len() > 0 {
 		got += "--- stderr\n" + normalize(stderr.String())
 	}

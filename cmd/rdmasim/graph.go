@@ -13,6 +13,20 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
+// graphJSON is the JSON form of graph's answer for its file.
+type graphJSON struct {
+	File      string `json:"file"`
+	Name      string `json:"name"`
+	Semantics string `json:"semantics"`
+	// Executions is the number of executions drawn: 0 when none was
+	// selected (exit code 1).
+	Executions int `json:"executions"`
+	// DOT holds each drawing's Graphviz text, without -o.
+	DOT []string `json:"dot,omitempty"`
+	// Files are the DOT files written, with -o.
+	Files []string `json:"files,omitempty"`
+}
+
 // cmdGraph draws executions of the declarative model as Graphviz DOT:
 // those that satisfy the query's condition (--show cond), every consistent
 // one (all) or the RDMA-consistent ones with an sc cycle (violation); the
@@ -25,6 +39,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	svg := fs.Bool("svg", false, "also render SVG beside each DOT file (needs -o and Graphviz)")
 	sem := fs.String("semantics", "rdma", "rdma (RDMA-consistent traces) or sc (SC-consistent traces)")
 	unroll := fs.Int("unroll", verdict.DefaultModelUnroll, "iterations of each loop per entry")
+	jsonOut := fs.Bool("json", false, "print one JSON object: the DOT text of each drawing (with -o: the files written) and their number")
 	if code := parseFlags(fs, args, e, "graph [flags] FILE"); code >= 0 {
 		return code
 	}
@@ -55,28 +70,45 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage
 	}
-	p, err := parse.File(fs.Arg(0))
+	file := fs.Arg(0)
+	p, err := parse.File(file)
 	if err != nil {
-		fmt.Fprintln(e.stderr, errorText(err))
+		fileFailed(e, *jsonOut, file, errorText(err), err)
 		return exitUsage
 	}
 	res, err := draw.Executions(ctx, p, opt)
 	var limit *axiom.LimitError
 	if errors.As(err, &limit) {
-		fmt.Fprintf(e.stderr, "rdmasim graph: %s: unknown (%s)\n", fs.Arg(0), verdict.LimitBound(limit))
+		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %s: unknown (%s)", file, verdict.LimitBound(limit)), err)
 		return exitLimit
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
+		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 		return exitUsage
 	}
+	report := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
 	if len(res.Graphs) == 0 {
 		msg := opt.Nothing(p)
 		if res.Bounded {
 			msg += fmt.Sprintf(" with its loops unrolled %d times (--unroll)", *unroll)
 		}
 		fmt.Fprintf(e.stderr, "rdmasim graph: %s\n", msg)
+		if *jsonOut {
+			writeJSON(e.stdout, report)
+		}
 		return exitFailed
+	}
+	if *jsonOut && *out == "" {
+		for _, d := range res.Graphs {
+			var b strings.Builder
+			if err := dot.Write(&b, d); err != nil {
+				fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
+				return exitUsage
+			}
+			report.DOT = append(report.DOT, b.String())
+		}
+		writeJSON(e.stdout, report)
+		return exitOK
 	}
 	if *out == "" {
 		for _, d := range res.Graphs {
@@ -93,10 +125,15 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 			path = fmt.Sprintf("%s-%d.dot", strings.TrimSuffix(*out, ".dot"), i+1)
 		}
 		if err := dot.WriteFile(path, d, *svg); err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
+			fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 			return exitUsage
 		}
+		report.Files = append(report.Files, path)
 	}
-	fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(res.Graphs), "execution"))
+	if *jsonOut {
+		writeJSON(e.stdout, report)
+	} else {
+		fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(res.Graphs), "execution"))
+	}
 	return exitOK
 }

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -37,6 +40,7 @@ func TestGolden(t *testing.T) {
 		{"check-deadlock-some", []string{"check", "-w", "testdata/deadlock-some.rdma"}, exitOK},
 		{"check-deadlock-some-strict", []string{"check", "--strict", "testdata/deadlock-some.rdma"}, exitFailed},
 		{"check-bad-syntax", []string{"check", "testdata/bad-syntax.rdma"}, exitUsage},
+		{"check-bad-syntax-json", []string{"check", "--json", "testdata/bad-syntax.rdma", "testdata/no-such-file.rdma", litmus + "PUT-LW.rdma"}, exitUsage},
 		{"check-missing-file", []string{"check", "testdata/no-such-file.rdma"}, exitUsage},
 		{"check-no-files", []string{"check"}, exitUsage},
 		{"check-bad-order", []string{"check", "--order", "random", litmus + "SB-PUT.rdma"}, exitUsage},
@@ -112,18 +116,34 @@ func TestInterrupted(t *testing.T) {
 	}
 }
 
+// TestGoldenRobust: robust's reports. The decider's are asked for with
+// --method decide: on a loop-free program the default method (auto) races
+// it against enumeration, and which answers first depends on timing. The
+// robust-auto-* cases are deterministic all the same: --max-states lets only
+// one of the two methods reach a certain answer (paper-5.1: enumeration
+// finds the violation at configuration 12, the decider would at state 53;
+// GET-LR: the decider at state 11, enumeration at 13; mp-4: enumeration
+// completes in 6,538 configurations, the decider needs 157,173 states), or
+// neither, or the program has loops (the decider alone).
 func TestGoldenRobust(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
 		code int
 	}{
-		{"robust-paper-5.1", []string{"robust", litmus + "paper-5.1.rdma"}, exitOK},
-		{"robust-sb-put-json", []string{"robust", "--json", litmus + "SB-PUT.rdma"}, exitOK},
-		{"robust-robust-and-bounded", []string{"robust", litmus + "PUT-PUT-MP.rdma", litmus + "paper-vass-loop.rdma"}, exitOK},
-		{"robust-wrong-expect", []string{"robust", "testdata/wrong-robust.rdma"}, exitFailed},
-		{"robust-decide-cut", []string{"robust", "--max-states", "50", "testdata/checkpoint-decide.rdma"}, exitOK},
+		{"robust-paper-5.1", []string{"robust", "--method", "decide", litmus + "paper-5.1.rdma"}, exitOK},
+		{"robust-sb-put-json", []string{"robust", "--method", "decide", "--json", litmus + "SB-PUT.rdma"}, exitOK},
+		{"robust-robust-and-bounded", []string{"robust", "--method", "decide", litmus + "PUT-PUT-MP.rdma", litmus + "paper-vass-loop.rdma"}, exitOK},
+		{"robust-wrong-expect", []string{"robust", "--method", "decide", "testdata/wrong-robust.rdma"}, exitFailed},
+		{"robust-decide-cut", []string{"robust", "--method", "decide", "--max-states", "50", "testdata/checkpoint-decide.rdma"}, exitOK},
 		{"robust-karp-miller-mem-budget", []string{"robust", "--mem-budget", "256KiB", litmus + "paper-vass-loop.rdma"}, exitOK},
+		{"robust-auto-enum-machine", []string{"robust", "--max-states", "20", litmus + "paper-5.1.rdma"}, exitOK},
+		{"robust-auto-decide", []string{"robust", "--max-states", "12", litmus + "GET-LR.rdma"}, exitOK},
+		{"robust-auto-json", []string{"robust", "--json", "--max-states", "10000", "testdata/checkpoint-decide.rdma"}, exitOK},
+		{"robust-auto-cut", []string{"robust", "--max-states", "5", litmus + "paper-5.1.rdma"}, exitOK},
+		{"robust-auto-loops", []string{"robust", litmus + "paper-vass-loop.rdma"}, exitOK},
+		{"robust-all-json", []string{"robust", "--json", "--method", "all", litmus + "paper-5.1.rdma"}, exitOK},
+		{"robust-bad-syntax-json", []string{"robust", "--json", "--method", "enum-machine", "testdata/bad-syntax.rdma", litmus + "PUT-LW.rdma"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
@@ -143,6 +163,8 @@ func TestGoldenModel(t *testing.T) {
 		{"robust-both-json", []string{"robust", "--json", "--method", "both", litmus + "GET-LR.rdma"}, exitOK},
 		{"graph-get-get-mp", []string{"graph", litmus + "GET-GET-MP.rdma"}, exitOK},
 		{"graph-none", []string{"graph", litmus + "LW-PUT.rdma"}, exitFailed},
+		{"graph-json", []string{"graph", "--json", "--all", litmus + "PUT-LW.rdma"}, exitOK},
+		{"graph-none-json", []string{"graph", "--json", litmus + "LW-PUT.rdma"}, exitFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })
@@ -254,5 +276,39 @@ func TestExploreDeadlock(t *testing.T) {
 		if (got.DeadlockAt != "") != (tc.deadlock > 0) {
 			t.Errorf("%s: deadlock_at %q", tc.file, got.DeadlockAt)
 		}
+	}
+}
+
+// TestRobustMethodsJSON: the overall answer of several robustness methods
+// is their certain answer when they agree, none when none is certain or
+// they disagree, and the expect line is checked against it.
+func TestRobustMethodsJSON(t *testing.T) {
+	p, err := parse.File(litmus + "PUT-LW.rdma") // expect robust no
+	if err != nil {
+		t.Fatal(err)
+	}
+	violation := &verdict.RobustResult{Method: "enum-machine"}
+	proof := &verdict.RobustResult{Robust: true, Complete: true, Method: "decide"}
+	cut := &verdict.RobustResult{Robust: true, Bound: "max-states=5", Method: "decide"}
+	for _, tt := range []struct {
+		name     string
+		answers  []*verdict.RobustResult
+		agree    bool
+		robust   *bool
+		complete bool
+		status   expectStatus
+	}{
+		{"agree", []*verdict.RobustResult{violation, violation}, true, new(false), true, expectConfirmed},
+		{"one certain", []*verdict.RobustResult{cut, violation}, true, new(false), true, expectConfirmed},
+		{"none certain", []*verdict.RobustResult{cut, cut}, true, nil, false, expectUnknown},
+		{"disagree", []*verdict.RobustResult{proof, violation}, false, nil, false, expectContradicted},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := newRobustMethodsJSON("f", p, tt.answers, nil, tt.agree)
+			if (got.Robust == nil) != (tt.robust == nil) || got.Robust != nil && *got.Robust != *tt.robust ||
+				got.Complete != tt.complete || got.Agree != tt.agree || got.Expect == nil || got.Expect.Status != tt.status {
+				t.Errorf("got robust %v, complete %v, agree %v, expect %+v", got.Robust, got.Complete, got.Agree, got.Expect)
+			}
+		})
 	}
 }

@@ -102,6 +102,7 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("resume", e)
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 	every := fs.Duration("checkpoint-every", 0, "period of the checkpoints (default: that of the interrupted run)")
+	asJSON := fs.Bool("json", false, "print the report as JSON, one object (as the command's --json), whether or not the interrupted run had --json")
 	if code := parseFlags(fs, args, e, "resume [flags] DIR"); code >= 0 {
 		return code
 	}
@@ -112,12 +113,12 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 	dir := fs.Arg(0)
 	rm, err := readRunManifest(dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim resume: %v\n", err)
+		fileFailed(e, *asJSON, dir, fmt.Sprintf("rdmasim resume: %v", err), err)
 		return exitUsage
 	}
 	file, err := rm.program()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim resume: %s: %v\n", dir, err)
+		fileFailed(e, *asJSON, rm.File, fmt.Sprintf("rdmasim resume: %s: %v", dir, err), err)
 		return exitUsage
 	}
 	var cmd *command
@@ -127,10 +128,14 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(e.stderr, "rdmasim resume: %s: a checkpoint of an unknown command %q\n", dir, rm.Command)
+		err := fmt.Errorf("a checkpoint of an unknown command %q", rm.Command)
+		fileFailed(e, *asJSON, rm.File, fmt.Sprintf("rdmasim resume: %s: %v", dir, err), err)
 		return exitUsage
 	}
 	cargs := append(slices.Clone(rm.Flags), "--checkpoint="+dir, "--resume")
+	if *asJSON {
+		cargs = append(cargs, "--json") // after the recorded --json=false
+	}
 	if *progress {
 		cargs = append(cargs, "--progress")
 	}
@@ -229,7 +234,7 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 		}
 	}
 	file := fs.Arg(0)
-	if command == "robust" && params.Method == "decide" {
+	if command == "robust" && (params.Method == "decide" || params.Method == "auto") {
 		// A file that does not parse is reported by the command itself.
 		if p, err := parse.File(file); err == nil {
 			if finite, err := decide.Finite(p); err == nil && !finite {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"rdmasim/explore"
@@ -14,21 +15,27 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
 // robustJSON is the JSON form of a robustness verdict.
 type robustJSON struct {
-	File     string           `json:"file"`
-	Name     string           `json:"name"`
+	File     string           `json:"file,omitempty"`
+	Name     string           `json:"name,omitempty"`
 	Robust   *bool            `json:"robust"`   // null when unknown
 	Complete bool             `json:"complete"` // the verdict is certain: a violation, or a complete search
 	Coverage verdict.Coverage `json:"coverage"`
 	Bound    string           `json:"bound"`
-	Method   string           `json:"method"`
-	States   uint64           `json:"states"`
-	Witness  *witnessJSON     `json:"witness"`
-	Expect   *expectation     `json:"expect"`
+	Method   string           `json:"method"` // the method that answered (with auto: decide or enum-machine)
+	// Stopped (method auto): the method that raced the one that answered,
+	// and what cut it when neither answer was certain.
+	Stopped []verdict.StoppedMethod `json:"stopped,omitempty"`
+	States  uint64                  `json:"states"`
+	Witness *witnessJSON            `json:"witness"`
+	Expect  *expectation            `json:"expect"`
+	// Error is why the method gave no answer (with several methods).
+	Error *errorJSON `json:"error,omitempty"`
 }
 
 type witnessJSON struct {
@@ -43,7 +50,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("robust", e)
 	var sf searchFlags
 	sf.register(fs)
-	method := fs.String("method", "decide", "how to decide: decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
+	method := fs.String("method", "auto", "how to decide: auto (on a loop-free program, decide and enum-machine race, each on half the workers, and the first certain answer wins; with loops, or with --checkpoint, decide alone), decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").Usage = fmt.Sprintf("iterations of each loop per entry; 0 = %d for programs with loops (event graphs and traces need a bound)", verdict.DefaultModelUnroll)
@@ -56,14 +63,14 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	kmBytes, _ := sf.budget()
 	var methods []string
 	switch *method {
-	case "decide", "enum-machine", "enum-axiom":
+	case "auto", "decide", "enum-machine", "enum-axiom":
 		methods = []string{*method}
 	case "both":
 		methods = []string{"enum-machine", "enum-axiom"}
 	case "all":
 		methods = []string{"decide", "enum-machine", "enum-axiom"}
 	default:
-		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want decide, enum-machine, enum-axiom, both or all\n", *method)
+		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want auto, decide, enum-machine, enum-axiom, both or all\n", *method)
 		return exitUsage
 	}
 	if *dotFile != "" && fs.NArg() != 1 {
@@ -75,15 +82,26 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fmt.Fprintln(e.stderr, errorText(err))
+			fileFailed(e, sf.json, file, errorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}
+		if *method == "auto" && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
+			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto races it against enum-machine only without checkpoints)\n", file)
+		}
 		var answers []*verdict.RobustResult
+		var reports []robustJSON // --json with several methods: each method's object
 		for _, m := range methods {
 			r, trace, w, err := decideRobust(ctx, p, opt, m, kmBytes)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "rdmasim robust: %s: %v\n", file, err)
+				msg := fmt.Sprintf("rdmasim robust: %s: %v", file, err)
+				switch {
+				case sf.json && len(methods) > 1:
+					fmt.Fprintln(e.stderr, msg)
+					reports = append(reports, robustJSON{Method: m, Error: &errorJSON{Message: err.Error()}})
+				default:
+					fileFailed(e, sf.json, file, msg, err)
+				}
 				code = max(code, exitUsage)
 				continue
 			}
@@ -112,19 +130,28 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 					code = max(code, exitUsage)
 				}
 			}
-			if sf.json {
-				writeRobustJSON(e.stdout, file, p, r, trace, w, ex)
-			} else {
+			switch {
+			case sf.json && len(methods) > 1:
+				reports = append(reports, newRobustJSON(file, p, r, trace, w, ex))
+			case sf.json:
+				writeJSON(e.stdout, newRobustJSON(file, p, r, trace, w, ex))
+			default:
 				writeRobustText(e.stdout, p, r, trace, w, ex)
 			}
 		}
-		for i := 1; i < len(answers); i++ {
-			a, b := answers[0], answers[i]
-			if a.Certain() && b.Certain() && a.Robust != b.Robust {
+		agree := true
+		first := slices.IndexFunc(answers, (*verdict.RobustResult).Certain)
+		for i := first + 1; first >= 0 && i < len(answers); i++ {
+			a, b := answers[first], answers[i]
+			if b.Certain() && a.Robust != b.Robust {
+				agree = false
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: the methods disagree: %s says %s, %s says %s\n",
 					file, a.Method, robustWord(a.Robust), b.Method, robustWord(b.Robust))
 				code = max(code, exitFailed)
 			}
+		}
+		if sf.json && len(methods) > 1 {
+			writeJSON(e.stdout, newRobustMethodsJSON(file, p, answers, reports, agree))
 		}
 		if ctx.Err() != nil {
 			sf.interrupted(e, "robust", "the verdicts above cover what was explored")
@@ -138,7 +165,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 }
 
 // decideRobust runs one method; for enum-axiom and decide it also returns
-// the violating trace, and for decide the decider's witness.
+// the violating trace, and for decide the decider's witness. Method auto is
+// robust.Auto: the decider and enum-machine raced on a loop-free program,
+// the decider alone otherwise; the answer is the method's that answered.
 // kmBytes bounds the memory of the decider's Karp–Miller search. A program
 // too large for the model gets enum-axiom's answer "unknown", with Limit
 // set, not an error.
@@ -155,23 +184,41 @@ func decideRobust(ctx context.Context, p *prog.Program, opt verdict.Options, met
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		r := &verdict.RobustResult{Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, Method: "decide",
-			Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}, KarpMiller: d.KarpMiller}
-		w := d.Witness
-		if w == nil {
-			return r, nil, nil, nil
+		r, trace, w := decided(d)
+		return r, trace, w, nil
+	case "auto":
+		a, err := robust.Auto(ctx, p, robust.Options{Verdict: opt, MaxBytes: kmBytes})
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		if rp := w.Replay; rp != nil {
-			run := &verdict.Run{Initial: rp.Path[0].State, InitialText: rp.Machine.Format(rp.Path[0].State)}
-			for i := 1; i < len(rp.Path); i++ {
-				run.Steps = append(run.Steps, rp.Machine.Explain(rp.Path[i-1].State, rp.Path[i].Label))
-			}
-			r.Witness, r.Graph = run, rp.Graph
+		r, trace, w := a.Machine, (*axiom.Trace)(nil), (*decide.Witness)(nil)
+		if a.Decide != nil {
+			r, trace, w = decided(a.Decide)
 		}
-		return r, w.Trace, w, nil
+		r.Stopped = a.Stopped
+		return r, trace, w, nil
 	}
 	r, err := verdict.RobustMachine(ctx, p, opt)
 	return r, nil, nil, err
+}
+
+// decided turns the decider's answer into a robustness verdict, with the
+// violating trace and the decider's witness when it found a violation.
+func decided(d *decide.Result) (*verdict.RobustResult, *axiom.Trace, *decide.Witness) {
+	r := &verdict.RobustResult{Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, Method: "decide",
+		Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}, KarpMiller: d.KarpMiller}
+	w := d.Witness
+	if w == nil {
+		return r, nil, nil
+	}
+	if rp := w.Replay; rp != nil {
+		run := &verdict.Run{Initial: rp.Path[0].State, InitialText: rp.Machine.Format(rp.Path[0].State)}
+		for i := 1; i < len(rp.Path); i++ {
+			run.Steps = append(run.Steps, rp.Machine.Explain(rp.Path[i-1].State, rp.Path[i].Label))
+		}
+		r.Witness, r.Graph = run, rp.Graph
+	}
+	return r, w.Trace, w
 }
 
 func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expectation {
@@ -217,7 +264,7 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 	case r.Limit != nil:
 		fmt.Fprintf(w, "Robust %s: unknown (%s, %s)\n", p.Name, r.Method, r.Bound)
 	case !r.Robust && dw != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d states)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: no (%s, %d states%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 		fmt.Fprintln(w, "Violation: τ = τ1 τ2, an RDMA-consistent trace (every ob edge forward in τ) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range strings.Split(strings.TrimSuffix(dw.Format(p), "\n"), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -233,7 +280,7 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			}
 		}
 	case !r.Robust && trace != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d candidate traces)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: no (%s, %d candidate traces%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA-consistent trace (ob acyclic) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range traceCycleLines(p, trace) {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -243,7 +290,7 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	case !r.Robust:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d configurations)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: no (%s, %d configurations%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA execution whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range cycleLines(p, r.Graph) {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -253,13 +300,13 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(s))
 		}
 	case r.Complete && r.Method == "decide":
-		fmt.Fprintf(w, "Robust %s: yes (%s, %d states, complete)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: yes (%s, %d states, complete%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 	case r.Complete:
-		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete)\n", p.Name, r.Method, r.Search.States)
+		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
 	case r.Coverage() == verdict.WithinBounds:
-		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound)
+		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s%s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound, raceNote(r))
 	default:
-		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound)
+		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s%s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound, raceNote(r))
 	}
 	if ex != nil {
 		line := fmt.Sprintf("Expect robust %s: %s", ex.Expected, ex.Status)
@@ -268,6 +315,21 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// raceNote is what the headline of an answer of method auto says about the
+// method that raced the one that answered: "; decide stopped", or, when
+// neither answer was certain, what cut it ("; enum-machine stopped by
+// max-states=5"). Empty for a method that ran alone.
+func raceNote(r *verdict.RobustResult) string {
+	var b strings.Builder
+	for _, st := range r.Stopped {
+		b.WriteString("; " + st.Method + " stopped")
+		if st.Bound != "" {
+			b.WriteString(" by " + st.Bound)
+		}
+	}
+	return b.String()
 }
 
 // searched counts what a robustness method searched: the decider states
@@ -301,9 +363,10 @@ func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 	return out
 }
 
-func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
+// newRobustJSON is the JSON form of one method's answer for file.
+func newRobustJSON(file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) robustJSON {
 	out := robustJSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
-		Method: r.Method, States: r.Search.States, Expect: ex}
+		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: ex}
 	if r.Certain() {
 		robust := r.Robust
 		out.Robust = &robust
@@ -334,5 +397,55 @@ func writeRobustJSON(w io.Writer, file string, p *prog.Program, r *verdict.Robus
 			out.Witness.Run = append(out.Witness.Run, stepLine(s))
 		}
 	}
-	writeJSON(w, out)
+	return out
+}
+
+// robustMethodsJSON is the JSON form of robust with several methods
+// (--method both or all): one object per file, with each method's answer.
+type robustMethodsJSON struct {
+	File string `json:"file"`
+	Name string `json:"name"`
+	// Robust is the methods' certain answer: null when none is certain,
+	// or when they disagree.
+	Robust *bool `json:"robust"`
+	// Complete: Robust is certain.
+	Complete bool `json:"complete"`
+	// Agree: no two certain answers differ (when false, the exit code is
+	// 1).
+	Agree bool `json:"agree"`
+	// Methods holds each method's answer, in the order they ran, as robust
+	// --json prints it with that method alone (without file and name),
+	// or the method and its error.
+	Methods []robustJSON `json:"methods"`
+	// Expect is the expect robust line checked against Robust: fail when
+	// the methods disagree.
+	Expect *expectation `json:"expect"`
+}
+
+// newRobustMethodsJSON is the JSON form of the answers of several methods
+// for one file; reports are their JSON forms (or errors).
+func newRobustMethodsJSON(file string, p *prog.Program, answers []*verdict.RobustResult, reports []robustJSON, agree bool) robustMethodsJSON {
+	out := robustMethodsJSON{File: file, Name: p.Name, Agree: agree, Methods: reports}
+	for i := range out.Methods {
+		out.Methods[i].File, out.Methods[i].Name = "", ""
+	}
+	if len(answers) == 0 {
+		return out
+	}
+	best := answers[0]
+	for _, a := range answers {
+		if a.Certain() {
+			best = a
+			break
+		}
+	}
+	if agree && best.Certain() {
+		yes := best.Robust
+		out.Robust, out.Complete = &yes, true
+	}
+	out.Expect = robustExpectation(p, best)
+	if out.Expect != nil && !agree {
+		out.Expect.Status, out.Expect.Why = expectContradicted, "the methods disagree"
+	}
+	return out
 }

@@ -56,12 +56,12 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fmt.Fprintln(e.stderr, errorText(err))
+		fileFailed(e, *jsonOut, file, errorText(err), err)
 		return exitUsage
 	}
 	m, err := verdict.NewMachine(p, s, machine.Options{MaxInflight: *inflight, Unroll: *unroll})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim run: %v\n", err)
+		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim run: %v", err), err)
 		return exitUsage
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0x5eed))

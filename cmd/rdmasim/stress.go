@@ -101,14 +101,14 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fmt.Fprintln(e.stderr, errorText(err))
+			fileFailed(e, *jsonOut, file, errorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}
 		current = p.Name
 		r, err := stress.Run(ctx, p, opt)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim stress: %v\n", err)
+			fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim stress: %v", err), err)
 			code = max(code, exitUsage)
 			continue
 		}

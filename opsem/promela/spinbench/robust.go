@@ -145,10 +145,11 @@ func (b *robustBench) file(file string) (robustRow, error) {
 	return row, nil
 }
 
-// decide runs rdmasim robust --json on file.
+// decide runs rdmasim robust --method decide --json on file: the decider
+// alone (the default method races it against enumeration).
 func (b *robustBench) decide(file string) (robustJSON, error) {
 	var out robustJSON
-	stdout, err := exec.Command(b.bin, "robust", "--json", file).Output()
+	stdout, err := exec.Command(b.bin, "robust", "--method", "decide", "--json", file).Output()
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: an expect line contradicted, still a verdict
 		return out, fmt.Errorf("rdmasim robust: %w", err)

@@ -1,0 +1,209 @@
+package robust
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/decide"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/verdict"
+)
+
+// TestAutoCorpus: on every litmus test, Auto's answer is each complete
+// method's own answer (the decider's; enumeration's on loop-free
+// programs), whichever method gave it, and the result says who answered
+// and who was stopped.
+func TestAutoCorpus(t *testing.T) {
+	files, err := filepath.Glob("../../corpus/litmus/*.rdma")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	ctx := context.Background()
+	opt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{Workers: 2}}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			p, err := parse.File(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Auto(ctx, p, Options{Verdict: opt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Certain() {
+				t.Fatalf("%s answered, uncertain", got.Method)
+			}
+			d, err := decide.Decide(ctx, p, decide.Options{NoWitness: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Robust() != d.Robust {
+				t.Errorf("auto (%s) robust=%v, the decider robust=%v", got.Method, got.Robust(), d.Robust)
+			}
+			if verdict.HasLoops(p) {
+				if got.Method != Decide || got.Alone != AloneLoops || len(got.Stopped) != 0 {
+					t.Errorf("with loops: method %s, alone %q, stopped %v; want the decider alone", got.Method, got.Alone, got.Stopped)
+				}
+				return
+			}
+			m, err := verdict.RobustMachine(ctx, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.Certain() || m.Robust != got.Robust() {
+				t.Errorf("auto (%s) robust=%v, enumeration robust=%v (certain %v)", got.Method, got.Robust(), m.Robust, m.Certain())
+			}
+			other := map[string]string{Decide: EnumMachine, EnumMachine: Decide}[got.Method]
+			if got.Alone != "" || !slices.Equal(got.Stopped, []verdict.StoppedMethod{{Method: other}}) {
+				t.Errorf("raced: method %s, alone %q, stopped %v", got.Method, got.Alone, got.Stopped)
+			}
+			if (got.Decide != nil) != (got.Method == Decide) || (got.Machine != nil) != (got.Method == EnumMachine) {
+				t.Errorf("method %s with answers decide=%v machine=%v", got.Method, got.Decide != nil, got.Machine != nil)
+			}
+		})
+	}
+}
+
+// TestAutoAlone: a checkpointed search runs the decider alone.
+func TestAutoAlone(t *testing.T) {
+	p, err := parse.File("../../corpus/litmus/paper-5.1.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := explore.Settings{Checkpoint: func() *explore.Checkpoint { return nil }}
+	if got := Alone(p, s); got != AloneCheckpoint {
+		t.Errorf("Alone = %q, want %q", got, AloneCheckpoint)
+	}
+	r, err := Auto(context.Background(), p, Options{Verdict: verdict.Options{Machine: machine.DefaultOptions(), Settings: s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != Decide || r.Alone != AloneCheckpoint || len(r.Stopped) != 0 || r.Robust() {
+		t.Errorf("got method %s, alone %q, stopped %v, robust %v", r.Method, r.Alone, r.Stopped, r.Robust())
+	}
+}
+
+// Answers of the fake racers of TestRace.
+var (
+	violation    = answer{m: &verdict.RobustResult{Method: EnumMachine}}
+	proof        = answer{d: &decide.Result{Robust: true, Complete: true}}
+	cutDecide    = answer{d: &decide.Result{Robust: true, Bound: "max-states=5"}}
+	cutMachine   = answer{m: &verdict.RobustResult{Robust: true, Bound: "timeout=1s", Search: explore.Result{Stop: explore.TimeLimit}}}
+	withinBounds = answer{m: &verdict.RobustResult{Robust: true, Bound: "max-inflight=8", Search: explore.Result{Stop: explore.Complete}}}
+	errBroken    = errors.New("broken")
+)
+
+// fake is a racer that answers a after delay (or, if block, once its
+// context is cancelled), and records whether it was cancelled.
+type fake struct {
+	a         answer
+	err       error
+	delay     time.Duration
+	block     bool
+	cancelled bool
+}
+
+func (f *fake) racer(method string) racer {
+	return racer{method, func(ctx context.Context, _ explore.Settings) (answer, error) {
+		if f.block {
+			<-ctx.Done()
+		} else {
+			select {
+			case <-time.After(f.delay):
+			case <-ctx.Done():
+			}
+		}
+		f.cancelled = ctx.Err() != nil
+		return f.a, f.err
+	}}
+}
+
+// TestRace runs races of fake methods whose order is fixed: the first
+// certain answer wins and the others are cancelled; without one, the
+// answer that covered everything within bounds, else the first.
+func TestRace(t *testing.T) {
+	const long = time.Hour // a racer that must be cancelled
+	tests := []struct {
+		name        string
+		first, next fake
+		want        string // the winner's method, or "error"
+		stopped     []verdict.StoppedMethod
+		cancelled   [2]bool
+	}{
+		{"first certain", fake{a: proof}, fake{a: violation, delay: long}, Decide,
+			[]verdict.StoppedMethod{{Method: EnumMachine}}, [2]bool{false, true}},
+		{"second certain", fake{a: proof, block: true}, fake{a: violation}, EnumMachine,
+			[]verdict.StoppedMethod{{Method: Decide}}, [2]bool{true, false}},
+		{"certain after an uncertain one", fake{a: cutDecide}, fake{a: violation, delay: 10 * time.Millisecond}, EnumMachine,
+			[]verdict.StoppedMethod{{Method: Decide}}, [2]bool{false, false}},
+		{"neither certain", fake{a: cutDecide}, fake{a: cutMachine}, Decide,
+			[]verdict.StoppedMethod{{Method: EnumMachine, Bound: "timeout=1s"}}, [2]bool{false, false}},
+		{"within bounds", fake{a: cutDecide}, fake{a: withinBounds}, EnumMachine,
+			[]verdict.StoppedMethod{{Method: Decide, Bound: "max-states=5"}}, [2]bool{false, false}},
+		{"an error", fake{a: proof, delay: long}, fake{err: errBroken}, "error", nil, [2]bool{true, false}},
+		{"an error after the answer", fake{a: proof}, fake{err: errBroken, block: true}, Decide,
+			[]verdict.StoppedMethod{{Method: EnumMachine}}, [2]bool{false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, next := tt.first, tt.next
+			start := time.Now()
+			r, err := race(context.Background(), explore.Settings{}, []racer{first.racer(Decide), next.racer(EnumMachine)})
+			if time.Since(start) > time.Minute {
+				t.Fatal("a racer was not cancelled")
+			}
+			if tt.want == "error" {
+				if !errors.Is(err, errBroken) {
+					t.Fatalf("got %v, %v; want the error", r, err)
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Method != tt.want || !slices.Equal(r.Stopped, tt.stopped) {
+					t.Errorf("got %s, stopped %v; want %s, stopped %v", r.Method, r.Stopped, tt.want, tt.stopped)
+				}
+			}
+			if got := [2]bool{first.cancelled, next.cancelled}; got != tt.cancelled {
+				t.Errorf("cancelled %v, want %v", got, tt.cancelled)
+			}
+		})
+	}
+}
+
+// TestShare: the workers are split among the searches of a race, and
+// their progress reports add up, about once a second.
+func TestShare(t *testing.T) {
+	for _, tt := range []struct {
+		workers int
+		want    []int
+	}{{0, []int{0, 0}}, {1, []int{1, 1}}, {2, []int{1, 1}}, {3, []int{2, 1}}, {8, []int{4, 4}}} {
+		var got []int
+		for _, s := range share(explore.Settings{Workers: tt.workers}, 2) {
+			got = append(got, s.Workers)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%d workers: shares %v, want %v", tt.workers, got, tt.want)
+		}
+	}
+	var reports []explore.Stats
+	s := share(explore.Settings{Progress: func(st explore.Stats) { reports = append(reports, st) }}, 2)
+	s[0].Progress(explore.Stats{States: 10, MaxDepth: 3, Elapsed: time.Second})
+	s[1].Progress(explore.Stats{States: 5, MaxDepth: 7, Elapsed: 2 * time.Second})
+	s[0].Progress(explore.Stats{States: 20, MaxDepth: 4, Elapsed: 3 * time.Second})
+	s[1].Progress(explore.Stats{States: 6, MaxDepth: 7, Elapsed: 3100 * time.Millisecond}) // too soon after the last
+	want := []explore.Stats{
+		{States: 10, MaxDepth: 3, Elapsed: time.Second},
+		{States: 15, MaxDepth: 7, Elapsed: 2 * time.Second},
+		{States: 25, MaxDepth: 7, Elapsed: 3 * time.Second},
+	}
+	if !slices.Equal(reports, want) {
+		t.Errorf("progress %+v, want %+v", reports, want)
+	}
+}
