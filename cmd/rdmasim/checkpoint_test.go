@@ -149,7 +149,7 @@ func TestCheckpointKillDecide(t *testing.T) {
 			}
 			took := time.Since(start)
 			want := stdout.String()
-			if !strings.Contains(want, "157173 states, complete") {
+			if !strings.Contains(want, "157,173 states, complete") {
 				t.Fatalf("unexpected reference report:\n%s", want)
 			}
 			every := max(took/10, 5*time.Millisecond).Round(time.Millisecond).String()

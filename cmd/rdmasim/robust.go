@@ -15,6 +15,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
@@ -39,11 +40,11 @@ type robustJSON struct {
 }
 
 type witnessJSON struct {
-	Cycle []string `json:"cycle"`           // events of the sc cycle, each followed by the edge to the next
-	Tau1  []string `json:"tau1,omitempty"`  // decide: the events of τ1, in order
-	Tau2  []string `json:"tau2,omitempty"`  // decide: the events of τ2, in order
-	Run   []string `json:"run,omitempty"`   // enum-machine: the run to the violation
-	Trace []string `json:"trace,omitempty"` // enum-axiom: the violating trace
+	Cycle []string    `json:"cycle"`           // events of the sc cycle, each followed by the edge to the next
+	Tau1  []string    `json:"tau1,omitempty"`  // decide: the events of τ1, in order
+	Tau2  []string    `json:"tau2,omitempty"`  // decide: the events of τ2, in order
+	Run   *report.Run `json:"run,omitempty"`   // the run to the violation (decide: replayed on the RDMA machine)
+	Trace []string    `json:"trace,omitempty"` // enum-axiom: the violating trace
 }
 
 func cmdRobust(ctx context.Context, args []string, e *env) int {
@@ -247,16 +248,15 @@ func robustWord(b bool) string {
 	return "no"
 }
 
-// cycleLines prints an sc cycle as events joined by the relation between
-// consecutive ones.
+// cycleLines prints the sc cycle of a machine's event graph.
 func cycleLines(p *prog.Program, g *machine.Graph) []string {
-	var out []string
+	var cyc []report.CycleEvent
 	for k, i := range g.Cycle {
 		e := g.Events[i]
 		next := g.Cycle[(k+1)%len(g.Cycle)]
-		out = append(out, fmt.Sprintf("%s %s (po %d) -%s->", p.Threads[e.Thread].Name, p.EventString(e.Event), e.Slot, g.EdgeKind(i, next)))
+		cyc = append(cyc, report.CycleEvent{Thread: p.Threads[e.Thread].Name, Event: p.EventString(e.Event), Rel: g.EdgeKind(i, next)})
 	}
-	return out
+	return report.CycleLines(cyc)
 }
 
 func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
@@ -264,7 +264,7 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 	case r.Limit != nil:
 		fmt.Fprintf(w, "Robust %s: unknown (%s, %s)\n", p.Name, r.Method, r.Bound)
 	case !r.Robust && dw != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d states%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: no (%s, %s states%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
 		fmt.Fprintln(w, "Violation: τ = τ1 τ2, an RDMA-consistent trace (every ob edge forward in τ) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range strings.Split(strings.TrimSuffix(dw.Format(p), "\n"), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -275,12 +275,10 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 		}
 		if r.Witness != nil {
 			fmt.Fprintf(w, "Replayed on the RDMA machine (%s):\n", plural(len(r.Witness.Steps), "step"))
-			for i, s := range r.Witness.Steps {
-				fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(s))
-			}
+			report.WriteRun(w, "", verdict.RDMA, r.Witness)
 		}
 	case !r.Robust && trace != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d candidate traces%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: no (%s, %s candidate traces%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA-consistent trace (ob acyclic) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range traceCycleLines(p, trace) {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -290,19 +288,17 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	case !r.Robust:
-		fmt.Fprintf(w, "Robust %s: no (%s, %d configurations%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: no (%s, %s configurations%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA execution whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range cycleLines(p, r.Graph) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 		fmt.Fprintf(w, "Run to the violation (%s):\n", plural(len(r.Witness.Steps), "step"))
-		for i, s := range r.Witness.Steps {
-			fmt.Fprintf(w, "  %3d. %s\n", i+1, stepLine(s))
-		}
+		report.WriteRun(w, "", verdict.RDMA, r.Witness)
 	case r.Complete && r.Method == "decide":
-		fmt.Fprintf(w, "Robust %s: yes (%s, %d states, complete%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: yes (%s, %s states, complete%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
 	case r.Complete:
-		fmt.Fprintf(w, "Robust %s: yes (%s, %d configurations, complete%s)\n", p.Name, r.Method, r.Search.States, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: yes (%s, %s configurations, complete%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
 	case r.Coverage() == verdict.WithinBounds:
 		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s%s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound, raceNote(r))
 	default:
@@ -346,21 +342,21 @@ func searched(method string, n uint64) string {
 	return plural(int(n), word)
 }
 
-// traceCycleLines prints the sc cycle of a model trace.
+// traceCycleLines prints the sc cycle of a model trace, as cycleLines
+// prints a machine's.
 func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 	cyc := t.SCCycle()
 	r := t.Relations()
-	var out []string
+	var out []report.CycleEvent
 	for k, a := range cyc {
-		rel := r.EdgeKind(a, cyc[(k+1)%len(cyc)])
 		ev := t.Events[a]
 		who := "init"
 		if ev.Thread >= 0 {
 			who = p.Threads[ev.Thread].Name
 		}
-		out = append(out, fmt.Sprintf("%s %s -%s->", who, t.EventString(p, a), rel))
+		out = append(out, report.CycleEvent{Thread: who, Event: p.EventString(ev.Event), Rel: r.EdgeKind(a, cyc[(k+1)%len(cyc)])})
 	}
-	return out
+	return report.CycleLines(out)
 }
 
 // newRobustJSON is the JSON form of one method's answer for file.
@@ -382,20 +378,13 @@ func newRobustJSON(file string, p *prog.Program, r *verdict.RobustResult, trace 
 				out.Witness.Tau2 = append(out.Witness.Tau2, dw.EventString(p, e))
 			}
 		}
-		if r.Witness != nil {
-			for _, s := range r.Witness.Steps {
-				out.Witness.Run = append(out.Witness.Run, stepLine(s))
-			}
-		}
+		out.Witness.Run = report.NewRun(r.Witness, p.ThreadName)
 	case !r.Robust && trace != nil:
 		out.Coverage = verdict.Complete
 		out.Witness = &witnessJSON{Cycle: traceCycleLines(p, trace), Trace: strings.Split(strings.TrimSuffix(trace.Format(p), "\n"), "\n")}
 	case !r.Robust:
 		out.Coverage = verdict.Complete // a violation is certain whatever the search covered
-		out.Witness = &witnessJSON{Cycle: cycleLines(p, r.Graph)}
-		for _, s := range r.Witness.Steps {
-			out.Witness.Run = append(out.Witness.Run, stepLine(s))
-		}
+		out.Witness = &witnessJSON{Cycle: cycleLines(p, r.Graph), Run: report.NewRun(r.Witness, p.ThreadName)}
 	}
 	return out
 }

@@ -120,18 +120,3 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	}
 	return exitOK
 }
-
-// stepLine prints one transition on one line.
-func stepLine(t machine.Transition) string {
-	line := t.Actor + ": " + t.What
-	if t.Rule != "step" {
-		line = t.Actor + ": " + t.Rule + " " + t.What
-	}
-	if t.Event != "" {
-		line += "  " + t.Event
-	}
-	if len(t.Changes) > 0 {
-		line += "  {" + strings.Join(t.Changes, "; ") + "}"
-	}
-	return line
-}
