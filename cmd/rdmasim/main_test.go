@@ -132,6 +132,8 @@ func TestGoldenRobust(t *testing.T) {
 		code int
 	}{
 		{"robust-paper-5.1", []string{"robust", "--method", "decide", litmus + "paper-5.1.rdma"}, exitOK},
+		{"robust-deadlock", []string{"robust", "--method", "decide", "testdata/deadlock.rdma", "testdata/deadlock-some.rdma"}, exitOK},
+		{"robust-deadlock-json", []string{"robust", "--method", "decide", "--json", "testdata/deadlock.rdma"}, exitOK},
 		{"robust-sb-put-json", []string{"robust", "--method", "decide", "--json", litmus + "SB-PUT.rdma"}, exitOK},
 		{"robust-robust-and-bounded", []string{"robust", "--method", "decide", litmus + "PUT-PUT-MP.rdma", litmus + "paper-vass-loop.rdma"}, exitOK},
 		{"robust-wrong-expect", []string{"robust", "--method", "decide", "testdata/wrong-robust.rdma"}, exitFailed},

@@ -37,6 +37,50 @@ type robustJSON struct {
 	Expect  *expectation            `json:"expect"`
 	// Error is why the method gave no answer (with several methods).
 	Error *errorJSON `json:"error,omitempty"`
+	// Deadlocks counts the SC machine's deadlocked configurations, and
+	// DeadlockAt says where the first waits (see deadlocks).
+	Deadlocks  uint64 `json:"deadlocks"`
+	DeadlockAt string `json:"deadlock_at,omitempty"`
+}
+
+// withDeadlocks adds the SC machine's deadlocks to j.
+func (j robustJSON) withDeadlocks(dl *verdict.Result) robustJSON {
+	if dl != nil {
+		j.Deadlocks, j.DeadlockAt = dl.Deadlocks, dl.DeadlockAt
+	}
+	return j
+}
+
+// deadlocks explores p's SC machine for deadlocks (a thread waiting at a
+// poll with nothing left to complete): robustness is about every run,
+// including those that stop there, so a robust program may still deadlock,
+// which a user should hear. The SC machine is enough: its runs are RDMA
+// runs, and when the program is robust every RDMA run's trace is an SC
+// trace, whose SC run ends in the same control points, memory and unpolled
+// operations, so the RDMA machine deadlocks exactly where the SC machine
+// does. (A program that is not robust may deadlock under RDMA only.) The
+// search is in memory and never checkpointed, whatever the settings; nil
+// when it fails or finds no deadlock.
+func deadlocks(ctx context.Context, p *prog.Program, opt verdict.Options) *verdict.Result {
+	opt.Witness = false
+	opt.Checkpoint, opt.NewSet, opt.SpillDir, opt.FrontierBudget = nil, nil, "", 0
+	r, err := verdict.Compute(ctx, p, verdict.SC, opt)
+	if err != nil || r.Deadlocks == 0 {
+		return nil
+	}
+	return r
+}
+
+// writeRobustDeadlocks says where the SC machine of a program deadlocks.
+func writeRobustDeadlocks(w io.Writer, r *verdict.RobustResult, dl *verdict.Result) {
+	if dl == nil {
+		return
+	}
+	where := "under SC (a program that is not robust may deadlock under RDMA elsewhere too)"
+	if r.Certain() && r.Robust {
+		where = "under SC and, the program being robust, under RDMA alike"
+	}
+	fmt.Fprintf(w, "Deadlock %s: waits for ever %s; robustness covers the runs up to it\n", dl.DeadlockAt, where)
 }
 
 type witnessJSON struct {
@@ -90,6 +134,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		if *method == "auto" && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
 			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto races it against enum-machine only without checkpoints)\n", file)
 		}
+		dl := deadlocks(ctx, p, opt)
 		var answers []*verdict.RobustResult
 		var reports []robustJSON // --json with several methods: each method's object
 		for _, m := range methods {
@@ -133,11 +178,12 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			}
 			switch {
 			case sf.json && len(methods) > 1:
-				reports = append(reports, newRobustJSON(file, p, r, trace, w, ex))
+				reports = append(reports, newRobustJSON(file, p, r, trace, w, ex).withDeadlocks(dl))
 			case sf.json:
-				writeJSON(e.stdout, newRobustJSON(file, p, r, trace, w, ex))
+				writeJSON(e.stdout, newRobustJSON(file, p, r, trace, w, ex).withDeadlocks(dl))
 			default:
 				writeRobustText(e.stdout, p, r, trace, w, ex)
+				writeRobustDeadlocks(e.stdout, r, dl)
 			}
 		}
 		agree := true
