@@ -13,8 +13,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
-// Defaults of PebbleOptions. See the Pebble type for the measurements behind
-// them.
+// Defaults of PebbleOptions. BENCHMARKS.md ("The visited sets on disk") has
+// the measurements behind them.
 const (
 	// DefaultPebbleBuffer is the default PebbleOptions.BufferBytes: two
 	// in-memory tables of 128 MiB, about 6.3 million fingerprints per
@@ -117,60 +117,14 @@ type PebbleOptions struct {
 // Most new fingerprints therefore never reach Pebble; duplicates that have left
 // the buffer and about 1% of new fingerprints do.
 //
-// # Measurements
+// # Configuration
 //
-// On the 2-core development machine (AMD EPYC, ext4 on a virtual disk, shared
-// with other jobs: load average 2 to 7, so wall-clock rates vary by up to 2x
-// between runs; CPU time per insertion, which counts background work too,
-// varies less), 20% of insertions repeating a uniformly chosen earlier
-// fingerprint, in batches of 8, medians of 3 runs of
-//
-//	go test -run '^$' -bench 'Sets/n=1e\+06' -benchtime 1x -count 3 ./store/
-//
-// (10^6 insertions, 8*10^5 distinct):
-//
-//	configuration                                          inserts/s   CPU/insert  disk B/entry
-//	Pebble's defaults: WAL, no bloom, 4 MiB memtables, Insert    41 k      23.7 µs      35.4
-//	+ bloom filters on every level (10 bits/key)                 42 k      25.2 µs      36.5
-//	+ WAL disabled                                               39 k      25.8 µs      17.7
-//	+ 64 MiB memtables, 256 MiB block cache                      74 k      13.3 µs   (memtable)
-//	+ InsertBatch: one NoSync pebble.Batch per batch             68 k      14.7 µs   (memtable)
-//	+ in-memory front Bloom filter (12 bits/key)                299 k       3.4 µs   (memtable)
-//	buffer of 16 MiB, sorted-run ingestion, no front filter     3.4 M       0.53 µs     18.9
-//	buffer of 16 MiB, sorted-run ingestion, front filter        4.0 M       0.51 µs     18.9
-//	Mem alone                                                   7.6 M       0.13 µs
-//
-// Pebble's Get and Set through the memtable cost 10-25 µs here, almost all of
-// it in the skiplist search; the buffer replaces both by hash-table probes.
-// At 10^7 insertions, with buffers small enough that most duplicates are
-// looked up on disk (-bench 'Sets/n=1e\+07'):
-//
-//	buffer 16 MiB, no front filter     139 k/s   7.4 µs CPU/insert
-//	buffer 16 MiB, front filter        369 k/s   3.2 µs
-//	buffer 64 MiB, front filter        869 k/s   1.8 µs   19.3 B/entry on disk
-//	buffer 256 MiB (default)           4.3 M/s   0.47 µs  (one spill)
-//
-// Larger sstable blocks (16 KiB), single-level indexes, a 1 GiB block cache and
-// lazier L0 compaction (threshold 8, 1 GiB Lbase) changed the CPU per
-// insertion of the 64 MiB configuration by less than the run-to-run noise
-// (1.8-2.1 µs), so Pebble's defaults are kept for them; writing sstables in
-// the row format (Pebblev4) instead of the columnar one was no faster
-// (BenchmarkWriteSST: about 3 M keys/s either way), and compression is off
-// because random keys do not compress.
-//
-// At scale (BenchmarkBig, 1.25*10^8 insertions, 10^8 distinct, default
-// options, ExpectedEntries 10^8):
-//
-//	duplicates of a uniformly chosen earlier fingerprint (10^8 insertions,
-//	8*10^7 distinct): 7 min 7 s, 0.23 M inserts/s (0.18-0.3 M/s once
-//	past 3*10^7 entries), VmHWM 1.93 GB, 18.3 B/entry on disk.
-//	duplicates of one of the last 4 Mi fingerprints: 2 min 32 s,
-//	0.82 M inserts/s (0.5-1.6 M/s per 8 Mi), VmHWM 1.53 GB, 18.5 B/entry.
-//
-// With uniform duplicates each duplicate costs a Pebble Get on a tree larger
-// than the block cache (about 4 µs), and the background spills and
-// compactions share the two cores with the inserting goroutine; that, not the
-// write path, bounds the rate.
+// The defaults (an in-memory buffer of 256 MiB, a front filter of 12 bits per
+// fingerprint, bloom filters of 10 bits per key in every sstable, no
+// write-ahead log, no compression since random keys do not compress, Pebble's
+// own block and index sizes) are the fastest configuration measured; the
+// measurements, against Pebble's defaults and the other alternatives, are in
+// BENCHMARKS.md ("The visited sets on disk").
 //
 // A Pebble is not safe for concurrent use, and must not be used after Close.
 type Pebble struct {
@@ -302,10 +256,7 @@ func (p *Pebble) open() error {
 		// compactions would rewrite again and again for nothing but
 		// fewer L0 sublevels: a lookup that reaches the disk (one the
 		// in-memory tables and the front filter did not answer)
-		// consults the Bloom filter of one sstable per spill. On the
-		// 2.9*10^7-state mp4y search compactions took 15% of the CPU
-		// and 6 s of waiting in Close. Ingestion never waits for them
-		// (651 spills measured).
+		// consults the Bloom filter of one sstable per spill.
 		DisableAutomaticCompactions: true,
 	}
 	o.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })

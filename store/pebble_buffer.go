@@ -74,11 +74,9 @@ func (p *Pebble) insertBuffered(fp Fingerprint) (bool, error) {
 				return false, err
 			}
 		case slots >= p.jumpSlots && p.old == nil:
-			// Rehashing a table of 64 MiB into one of 256 MiB
-			// takes about 0.4 s on the development machine, into
-			// 1 GiB 1.4 s (faulting its pages in), and doubling a
-			// full table of 256 MiB 2 s: rather than rehash, move
-			// the fingerprints over a few at each insertion.
+			// Rehashing a large table into a larger one takes
+			// seconds (faulting its pages in): rather than rehash,
+			// move the fingerprints over a few at each insertion.
 			p.old, p.oldNext = a, 0
 			p.active = NewMem(min(2*slots, p.maxSlots) / 4 * 3)
 		}
