@@ -10,8 +10,14 @@ import (
 const NumClasses = int(axiom.ClassNF) + 1
 
 // ClassNames names the rows and columns of the ppo table, in axiom.Class
-// order: CPU events (lR, lW, CAS, poll), then each NIC event kind.
-var ClassNames = [NumClasses]string{"CPU", "nlR", "nrW", "nrR", "nlW", "nF"}
+// order: CPU events (lR, lW, CAS, poll), then each NIC event kind. They are
+// the classes' String names.
+var ClassNames = func() (names [NumClasses]string) {
+	for c := range names {
+		names[c] = axiom.Class(c).String()
+	}
+	return names
+}()
 
 // KindNames names the instruction kinds of Stats.Instr, in gen's order
 // (gen.KWrite ... gen.KPoll).

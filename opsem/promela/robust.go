@@ -188,14 +188,15 @@ func (g *robustGen) hasAccess(t, l int, w bool) bool {
 	return false
 }
 
-// className names the ppo classes in a bit mask of the model.
-var className = [6]string{axiom.ClassNLR: "NLR", axiom.ClassNRW: "NRW", axiom.ClassNRR: "NRR", axiom.ClassNLW: "NLW", axiom.ClassNF: "NF"}
+// classMacro is the model's name of ppo class c in bit masks: the class's
+// name in capitals ("NLR", "NRW", ...).
+func classMacro(c axiom.Class) string { return strings.ToUpper(c.String()) }
 
 func classMask(mask uint8) string {
 	var s []string
 	for c := axiom.ClassNLR; c <= axiom.ClassNF; c++ {
 		if mask&(1<<c) != 0 {
-			s = append(s, className[c])
+			s = append(s, classMacro(c))
 		}
 	}
 	return strings.Join(s, "|")
@@ -316,7 +317,7 @@ func (g *robustGen) counterBounded(q int) bool {
 func (g *robustGen) declarations() {
 	g.f("/* ppo classes of NIC events (bits of qN_in2). */\n")
 	for c := axiom.ClassNLR; c <= axiom.ClassNF; c++ {
-		g.f("#define %s %d\n", className[c], 1<<c)
+		g.f("#define %s %d\n", classMacro(c), 1<<c)
 	}
 	g.f("/* Fields of an exit code x != 0. */\n")
 	g.f("#define XLOC(x) (((x) - 1) / 8)\n#define XW(x) ((((x) - 1) / 2) %% 2)\n#define X2(x) (((x) - 1) %% 2)\n\n")

@@ -306,7 +306,7 @@ func (g *robustGen) eventIn(s *step) {
 			}
 		}
 		if s.part == 2 && cls != axiom.ClassCPU {
-			eff = append(eff, fmt.Sprintf("%s_in2 = %s_in2 | %s", q, q, className[cls]))
+			eff = append(eff, fmt.Sprintf("%s_in2 = %s_in2 | %s", q, q, classMacro(cls)))
 		}
 	}
 	if s.part == 2 && cls == axiom.ClassCPU {
