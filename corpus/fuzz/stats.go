@@ -221,9 +221,8 @@ func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 // (neither); "ippo" / "oppo" for combinations the paper's table does not
 // have.
 func PPOEntry(a, b axiom.Class) string {
-	kind := [NumClasses]prog.EventKind{prog.EvLW, prog.EvNLR, prog.EvNRW, prog.EvNRR, prog.EvNLW, prog.EvNF}
 	ev := func(c axiom.Class, index, remote int) *axiom.Event {
-		return &axiom.Event{Event: prog.Event{Kind: kind[c], Thread: 0, Remote: remote}, Index: index}
+		return &axiom.Event{Event: prog.Event{Kind: c.Kind(), Thread: 0, Remote: remote}, Index: index}
 	}
 	si, so := axiom.PPO(ev(a, 0, 1), ev(b, 1, 1))
 	oi, oo := axiom.PPO(ev(a, 0, 1), ev(b, 1, 2))

@@ -50,6 +50,24 @@ func ClassOf(k prog.EventKind) Class {
 	return ClassCPU
 }
 
+// Kind returns an event kind of class c: the NIC event kind itself, and lW
+// for the CPU class.
+func (c Class) Kind() prog.EventKind {
+	switch c {
+	case ClassNLR:
+		return prog.EvNLR
+	case ClassNRW:
+		return prog.EvNRW
+	case ClassNRR:
+		return prog.EvNRR
+	case ClassNLW:
+		return prog.EvNLW
+	case ClassNF:
+		return prog.EvNF
+	}
+	return prog.EvLW
+}
+
 // Entries of the ppo table.
 const (
 	ppoNone   = iota // ×: in neither relation

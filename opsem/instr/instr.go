@@ -221,8 +221,8 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	// forbid[b]: classes a with a ->oppo b on one queue pair.
 	for b := axiom.ClassNLR; b <= axiom.ClassNF; b++ {
 		for a := axiom.ClassNLR; a <= axiom.ClassNF; a++ {
-			ea := axiom.Event{Event: prog.Event{Kind: classKind(a), Remote: 0}, Index: 0}
-			eb := axiom.Event{Event: prog.Event{Kind: classKind(b), Remote: 0}, Index: 1}
+			ea := axiom.Event{Event: prog.Event{Kind: a.Kind(), Remote: 0}, Index: 0}
+			eb := axiom.Event{Event: prog.Event{Kind: b.Kind(), Remote: 0}, Index: 1}
 			if _, o := axiom.PPO(&ea, &eb); o {
 				m.forbid[b] |= 1 << a
 			}
@@ -254,23 +254,6 @@ func (m *Machine) IsRead(l int) bool { return m.isRead[l] }
 // b on one queue pair: the classes whose pending events on a queue pair
 // forbid an event of class b to start τ2 there.
 func (m *Machine) Forbid() [6]uint8 { return m.forbid }
-
-// classKind returns an event kind of ppo class c.
-func classKind(c axiom.Class) prog.EventKind {
-	switch c {
-	case axiom.ClassNLR:
-		return prog.EvNLR
-	case axiom.ClassNRW:
-		return prog.EvNRW
-	case axiom.ClassNRR:
-		return prog.EvNRR
-	case axiom.ClassNLW:
-		return prog.EvNLW
-	case axiom.ClassNF:
-		return prog.EvNF
-	}
-	return prog.EvLW
-}
 
 // Program returns the instrumented program.
 func (m *Machine) Program() *prog.Program { return m.p }
