@@ -168,16 +168,6 @@ func classes(op prog.Op) []axiom.Class {
 // event, other[a][b] for NIC events on different queue pairs.
 func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 	code := t.Code
-	succ := func(i int) []int {
-		in := &code[i]
-		switch in.Op {
-		case prog.OpEnd:
-			return nil
-		case prog.OpBranch:
-			return in.Alts
-		}
-		return []int{in.Next}
-	}
 	mark := func(a, b axiom.Class, qa, qb int) {
 		if a == axiom.ClassCPU || b == axiom.ClassCPU || qa == qb {
 			same[a][b] = true
@@ -185,8 +175,7 @@ func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 			other[a][b] = true
 		}
 	}
-	seen := make([]bool, len(code))
-	var stack []int
+	reach := prog.NewReach(code)
 	for i := range code {
 		ci := classes(code[i].Op)
 		if ci == nil {
@@ -196,16 +185,10 @@ func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 			mark(ci[k-1], ci[k], code[i].QP, code[i].QP)
 		}
 		// Instructions reachable from i in one or more steps.
-		clear(seen)
-		stack = append(stack[:0], succ(i)...)
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if seen[j] {
+		for j, r := range reach.From(i) {
+			if !r {
 				continue
 			}
-			seen[j] = true
-			stack = append(stack, succ(j)...)
 			for _, a := range ci {
 				for _, b := range classes(code[j].Op) {
 					mark(a, b, code[i].QP, code[j].QP)

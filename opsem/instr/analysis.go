@@ -102,22 +102,15 @@ func (m *Machine) futureAccesses() {
 		}
 		for changed := true; changed; {
 			changed = false
-			for pc, in := range code {
-				succ := in.Alts
-				if in.Op != prog.OpBranch {
-					if in.Next < 0 {
-						continue
-					}
-					succ = []int{in.Next}
-				}
-				for _, nx := range succ {
+			for pc := range code {
+				for _, nx := range futureSucc(code, pc) {
 					changed = or(r[pc], r[nx]) || changed
 					changed = or(w[pc], w[nx]) || changed
 				}
 			}
 		}
 		for pc, in := range code {
-			if in.Op != prog.OpBranch && in.Next >= 0 {
+			if in.Op != prog.OpBranch && in.Op != prog.OpEnd {
 				or(mr[pc], r[in.Next])
 				or(mw[pc], w[in.Next])
 			}
@@ -125,6 +118,21 @@ func (m *Machine) futureAccesses() {
 		m.futR, m.futW = append(m.futR, r), append(m.futW, w)
 		m.midR, m.midW = append(m.midR, mr), append(m.midW, mw)
 	}
+}
+
+// futureSucc returns the instructions whose future accesses futureAccesses
+// adds to those of instruction pc: its successors (prog.Instr.Succ) and, for
+// the end instruction, the one its Next field names (instruction 0). That
+// is no edge of the control-flow graph: it makes the analysis coarser for
+// every instruction that can reach the end, which is sound (canonicalisation
+// forgets less) but keeps states apart that the exact analysis would merge.
+// It stays until a change that means to alter the decider's state counts
+// drops it.
+func futureSucc(code []prog.Instr, pc int) []int {
+	if in := &code[pc]; in.Op == prog.OpEnd {
+		return []int{in.Next}
+	}
+	return code[pc].Succ()
 }
 
 // future returns the locations thread t of s may still read and write.

@@ -188,34 +188,12 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 // where a path can go round a loop through one.
 func countBefore(th *prog.Thread, count func(*prog.Instr) bool) []int {
 	n := len(th.Code)
-	succ := func(pc int) []int {
-		in := &th.Code[pc]
-		switch in.Op {
-		case prog.OpEnd:
-			return nil
-		case prog.OpBranch:
-			return in.Alts
-		}
-		return []int{in.Next}
-	}
 	// Counted instructions on a cycle make everything after them unbounded.
-	reach := func(from int) []bool { // instructions reachable from from's successors
-		seen := make([]bool, n)
-		stack := append([]int(nil), succ(from)...)
-		for len(stack) > 0 {
-			pc := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if !seen[pc] {
-				seen[pc] = true
-				stack = append(stack, succ(pc)...)
-			}
-		}
-		return seen
-	}
+	reach := prog.NewReach(th.Code)
 	out := make([]int, n)
 	for pc := range th.Code {
 		if count(&th.Code[pc]) {
-			if r := reach(pc); r[pc] {
+			if r := reach.From(pc); r[pc] {
 				for q := range r {
 					if r[q] {
 						out[q] = prog.Unbounded
@@ -236,7 +214,7 @@ func countBefore(th *prog.Thread, count func(*prog.Instr) bool) []int {
 			if count(&th.Code[pc]) {
 				v++
 			}
-			for _, s := range succ(pc) {
+			for _, s := range th.Code[pc].Succ() {
 				if out[s] != prog.Unbounded && v > out[s] {
 					out[s] = v
 					changed = true
