@@ -117,11 +117,11 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 	if opt.MaxInflight == 0 {
 		opt.MaxInflight = machine.DefaultOptions().MaxInflight
 	}
-	if opt.MaxInflight < 1 || opt.MaxInflight > 250 {
-		return nil, fmt.Errorf("max-inflight %d: must be 1..250", opt.MaxInflight)
+	if err := machine.InflightBound.Check(opt.MaxInflight); err != nil {
+		return nil, err
 	}
-	if opt.Unroll < 0 || opt.Unroll > 254 {
-		return nil, fmt.Errorf("unroll %d: must be 0..254", opt.Unroll)
+	if err := machine.UnrollBound.Check(opt.Unroll); err != nil {
+		return nil, err
 	}
 	if opt.Semantics != verdict.RDMA && opt.Semantics != verdict.SC {
 		return nil, fmt.Errorf("unknown semantics %d", opt.Semantics)

@@ -7,6 +7,7 @@ import (
 
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/instr"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 )
 
@@ -31,6 +32,10 @@ const DefaultMaxCounter = 3
 
 // CutMaxCounter is the bound a "CUT" line of a robustness model names.
 const CutMaxCounter = "max-counter"
+
+// MaxCounterBound is RobustOptions.MaxCounter's bound: a counter is a byte
+// of the model.
+var MaxCounterBound = machine.Bound{Name: CutMaxCounter, Lo: 1, Hi: 254}
 
 // WriteRobustness writes the Promela model of p's instrumented program
 // under opt to w: an SC program whose assertion can fail exactly when p is
@@ -90,8 +95,8 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 	if opt.MaxCounter == 0 {
 		opt.MaxCounter = DefaultMaxCounter
 	}
-	if opt.MaxCounter < 1 || opt.MaxCounter > 254 {
-		return nil, fmt.Errorf("max-counter %d: must be 1..254", opt.MaxCounter)
+	if err := MaxCounterBound.Check(opt.MaxCounter); err != nil {
+		return nil, err
 	}
 	m, err := instr.New(p, instr.Options{NoReduction: true})
 	if err != nil {
@@ -300,7 +305,7 @@ func (g *robustGen) left(q, pc int) int {
 
 // exact reports whether a count of left polls caps a counter exactly (no
 // max-counter bound needed).
-func exact(left int) bool { return left != prog.Unbounded && left <= 254 }
+func exact(left int) bool { return left != prog.Unbounded && left <= MaxCounterBound.Hi }
 
 // counterBounded reports whether max-counter can block a NIC write of q.
 func (g *robustGen) counterBounded(q int) bool {
