@@ -1,14 +1,11 @@
 package store
 
 import (
-	"bufio"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -16,8 +13,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
-// Defaults of PebbleOptions. See the Pebble type for the measurements behind
-// them.
+// Defaults of PebbleOptions. BENCHMARKS.md ("The visited sets on disk") has
+// the measurements behind them.
 const (
 	// DefaultPebbleBuffer is the default PebbleOptions.BufferBytes: two
 	// in-memory tables of 128 MiB, about 6.3 million fingerprints per
@@ -35,18 +32,6 @@ const (
 	// DefaultCacheBytes is the default PebbleOptions.CacheBytes.
 	DefaultCacheBytes = 256 << 20
 )
-
-// sstKeys is the number of fingerprints a spill writes per sstable, at most
-// about: 4 Mi keys, 64 MiB of key bytes. A spill is cut into this many
-// disjoint key ranges, each gathered, sorted and written on its own, so the
-// sort buffer stays small whatever the size of the spilled table.
-const sstKeys = 4 << 20
-
-// defaultJumpSlots is the table size (64 MiB) from which a buffer that must
-// grow doubles incrementally: a new table takes new fingerprints while those
-// of the full one move over a few slots at each insertion (see moveOld),
-// instead of all at once. (Pebble.jumpSlots; tests lower it.)
-const defaultJumpSlots = 1 << 22
 
 // PebbleOptions configures the on-disk visited sets of OpenPebble and NewSpill.
 // The zero value selects the fastest configuration measured; the other values
@@ -132,60 +117,14 @@ type PebbleOptions struct {
 // Most new fingerprints therefore never reach Pebble; duplicates that have left
 // the buffer and about 1% of new fingerprints do.
 //
-// # Measurements
+// # Configuration
 //
-// On the 2-core development machine (AMD EPYC, ext4 on a virtual disk, shared
-// with other jobs: load average 2 to 7, so wall-clock rates vary by up to 2x
-// between runs; CPU time per insertion, which counts background work too,
-// varies less), 20% of insertions repeating a uniformly chosen earlier
-// fingerprint, in batches of 8, medians of 3 runs of
-//
-//	go test -run '^$' -bench 'Sets/n=1e\+06' -benchtime 1x -count 3 ./store/
-//
-// (10^6 insertions, 8*10^5 distinct):
-//
-//	configuration                                          inserts/s   CPU/insert  disk B/entry
-//	Pebble's defaults: WAL, no bloom, 4 MiB memtables, Insert    41 k      23.7 µs      35.4
-//	+ bloom filters on every level (10 bits/key)                 42 k      25.2 µs      36.5
-//	+ WAL disabled                                               39 k      25.8 µs      17.7
-//	+ 64 MiB memtables, 256 MiB block cache                      74 k      13.3 µs   (memtable)
-//	+ InsertBatch: one NoSync pebble.Batch per batch             68 k      14.7 µs   (memtable)
-//	+ in-memory front Bloom filter (12 bits/key)                299 k       3.4 µs   (memtable)
-//	buffer of 16 MiB, sorted-run ingestion, no front filter     3.4 M       0.53 µs     18.9
-//	buffer of 16 MiB, sorted-run ingestion, front filter        4.0 M       0.51 µs     18.9
-//	Mem alone                                                   7.6 M       0.13 µs
-//
-// Pebble's Get and Set through the memtable cost 10-25 µs here, almost all of
-// it in the skiplist search; the buffer replaces both by hash-table probes.
-// At 10^7 insertions, with buffers small enough that most duplicates are
-// looked up on disk (-bench 'Sets/n=1e\+07'):
-//
-//	buffer 16 MiB, no front filter     139 k/s   7.4 µs CPU/insert
-//	buffer 16 MiB, front filter        369 k/s   3.2 µs
-//	buffer 64 MiB, front filter        869 k/s   1.8 µs   19.3 B/entry on disk
-//	buffer 256 MiB (default)           4.3 M/s   0.47 µs  (one spill)
-//
-// Larger sstable blocks (16 KiB), single-level indexes, a 1 GiB block cache and
-// lazier L0 compaction (threshold 8, 1 GiB Lbase) changed the CPU per
-// insertion of the 64 MiB configuration by less than the run-to-run noise
-// (1.8-2.1 µs), so Pebble's defaults are kept for them; writing sstables in
-// the row format (Pebblev4) instead of the columnar one was no faster
-// (BenchmarkWriteSST: about 3 M keys/s either way), and compression is off
-// because random keys do not compress.
-//
-// At scale (BenchmarkBig, 1.25*10^8 insertions, 10^8 distinct, default
-// options, ExpectedEntries 10^8):
-//
-//	duplicates of a uniformly chosen earlier fingerprint (10^8 insertions,
-//	8*10^7 distinct): 7 min 7 s, 0.23 M inserts/s (0.18-0.3 M/s once
-//	past 3*10^7 entries), VmHWM 1.93 GB, 18.3 B/entry on disk.
-//	duplicates of one of the last 4 Mi fingerprints: 2 min 32 s,
-//	0.82 M inserts/s (0.5-1.6 M/s per 8 Mi), VmHWM 1.53 GB, 18.5 B/entry.
-//
-// With uniform duplicates each duplicate costs a Pebble Get on a tree larger
-// than the block cache (about 4 µs), and the background spills and
-// compactions share the two cores with the inserting goroutine; that, not the
-// write path, bounds the rate.
+// The defaults (an in-memory buffer of 256 MiB, a front filter of 12 bits per
+// fingerprint, bloom filters of 10 bits per key in every sstable, no
+// write-ahead log, no compression since random keys do not compress, Pebble's
+// own block and index sizes) are the fastest configuration measured; the
+// measurements, against Pebble's defaults and the other alternatives, are in
+// BENCHMARKS.md ("The visited sets on disk").
 //
 // A Pebble is not safe for concurrent use, and must not be used after Close.
 type Pebble struct {
@@ -239,11 +178,6 @@ type SpillStats struct {
 	// DiskLookups counts the lookups that reached Pebble (the front filter
 	// said "maybe"), DiskHits those that found the fingerprint there.
 	DiskLookups, DiskHits uint64
-}
-
-type spillResult struct {
-	err error
-	dur time.Duration
 }
 
 // OpenPebble opens (creating it if needed) a disk-backed visited set in dir,
@@ -322,10 +256,7 @@ func (p *Pebble) open() error {
 		// compactions would rewrite again and again for nothing but
 		// fewer L0 sublevels: a lookup that reaches the disk (one the
 		// in-memory tables and the front filter did not answer)
-		// consults the Bloom filter of one sstable per spill. On the
-		// 2.9*10^7-state mp4y search compactions took 15% of the CPU
-		// and 6 s of waiting in Close. Ingestion never waits for them
-		// (651 spills measured).
+		// consults the Bloom filter of one sstable per spill.
 		DisableAutomaticCompactions: true,
 	}
 	o.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
@@ -499,294 +430,6 @@ func (p *Pebble) InsertBatch(fps []Fingerprint, added []bool) error {
 	return nil
 }
 
-// touch loads the slot of every fingerprint of fps in m and returns a sum of
-// what it loaded, for the caller to keep.
-func touch(m *Mem, fps []Fingerprint) uint64 {
-	slots, mask := m.slots, m.mask
-	var sum uint64
-	for _, fp := range fps {
-		sum += slots[fp.Lo&mask].Lo
-	}
-	return sum
-}
-
-// inTables reports whether fp is in one of the in-memory tables.
-func (p *Pebble) inTables(fp Fingerprint) bool {
-	return p.active.Contains(fp) || p.old != nil && p.old.Contains(fp) || p.frozen != nil && p.frozen.Contains(fp)
-}
-
-// containsFP reports whether fps holds fp. Batches are the successors of one
-// state: a handful, where a scan beats a map.
-func containsFP(fps []Fingerprint, fp Fingerprint) bool {
-	for _, x := range fps {
-		if x == fp {
-			return true
-		}
-	}
-	return false
-}
-
-// insertBuffered is Insert with a buffer.
-func (p *Pebble) insertBuffered(fp Fingerprint) (bool, error) {
-	if a := p.active; !p.stored && p.frozen == nil && p.old == nil && a.used < a.limit {
-		// Nothing has left the active table, and a new fingerprint
-		// cannot fill it: one probe, as in a Mem. This is the whole
-		// insertion path of a Spill that stays within its budget.
-		added, _ := a.Insert(fp)
-		if added {
-			p.n++
-		}
-		return added, nil
-	}
-	if p.active.Contains(fp) {
-		return false, nil
-	}
-	if p.old != nil {
-		if p.old.Contains(fp) {
-			p.moveOld()
-			return false, nil
-		}
-		p.moveOld()
-	}
-	if p.frozen != nil {
-		if p.frozen.Contains(fp) {
-			return false, nil
-		}
-		if p.pollSpill(); p.err != nil {
-			return false, p.err // the frozen table is lost
-		}
-	}
-	if found, err := p.onDisk(fp); found || err != nil {
-		return false, err
-	}
-	if a := p.active; a.used >= a.limit {
-		switch slots := uint64(len(a.slots)); {
-		case slots >= p.maxSlots:
-			if err := p.startSpill(); err != nil {
-				p.err = err
-				return false, err
-			}
-		case slots >= p.jumpSlots && p.old == nil:
-			// Rehashing a table of 64 MiB into one of 256 MiB
-			// takes about 0.4 s on the development machine, into
-			// 1 GiB 1.4 s (faulting its pages in), and doubling a
-			// full table of 256 MiB 2 s: rather than rehash, move
-			// the fingerprints over a few at each insertion.
-			p.old, p.oldNext = a, 0
-			p.active = NewMem(min(2*slots, p.maxSlots) / 4 * 3)
-		}
-	}
-	p.active.Insert(fp)
-	p.n++
-	return true, nil
-}
-
-// moveSlots is the number of slots of the old table whose fingerprints an
-// insertion moves to the active table while it grows: a table of n slots
-// moves over n/64 insertions, long before the table twice its size fills.
-const moveSlots = 64
-
-// moveOld moves the fingerprints of the next moveSlots slots of the old table
-// to the active one, and drops the old table once it is empty.
-func (p *Pebble) moveOld() {
-	o, a := p.old, p.active
-	end := min(p.oldNext+moveSlots, len(o.slots))
-	for _, fp := range o.slots[p.oldNext:end] {
-		if fp != (Fingerprint{}) {
-			a.Insert(fp)
-		}
-	}
-	p.oldNext = end
-	if end == len(o.slots) {
-		if o.zero {
-			a.Insert(Fingerprint{})
-		}
-		p.old = nil
-	}
-}
-
-// pollSpill finishes the running spill if it is done.
-func (p *Pebble) pollSpill() {
-	select {
-	case r := <-p.done:
-		p.finishSpill(r)
-	default:
-	}
-}
-
-// finishSpill records the result of a spill, drops the frozen table and has
-// it cleared in the background for reuse.
-func (p *Pebble) finishSpill(r spillResult) {
-	if r.err != nil && p.err == nil {
-		p.err = r.err
-	}
-	p.stats.Spills++
-	p.stored = true
-	p.stats.Total += r.dur
-	p.stats.Max = max(p.stats.Max, r.dur)
-	m := p.frozen
-	p.frozen = nil
-	go func() {
-		clear(m.slots)
-		m.used, m.zero = 0, false
-		p.spare <- m
-	}()
-}
-
-// startSpill freezes the active table, hands it to a background spill and
-// installs an empty table in its place.
-func (p *Pebble) startSpill() error {
-	start := time.Now()
-	for p.old != nil {
-		p.moveOld()
-	}
-	if p.frozen != nil {
-		p.finishSpill(<-p.done)
-		if p.err != nil {
-			return p.err
-		}
-	}
-	if p.db == nil {
-		if err := p.open(); err != nil {
-			return err
-		}
-	}
-	if p.filter == nil && p.opt.FilterBitsPerKey > 0 {
-		exp := p.opt.ExpectedEntries
-		if exp == 0 {
-			exp = 8 * p.active.Len()
-		}
-		p.filter = newFrontFilter(p.opt.FilterBitsPerKey, exp)
-	}
-	p.frozen = p.active
-	if p.spares > 0 {
-		p.active = <-p.spare // cleared long ago, as a rule
-		p.spares--
-	} else {
-		p.active = NewMem(p.maxSlots / 4 * 3)
-	}
-	p.spares++ // the frozen table comes back
-	if d := time.Since(start); d > time.Millisecond {
-		p.stats.Stalled += d
-		p.stats.MaxStall = max(p.stats.MaxStall, d)
-	}
-	p.seq++
-	go p.spill(p.frozen, p.seq)
-	return nil
-}
-
-// spill writes the contents of m to sstables and ingests them, then reports
-// on p.done. It runs in its own goroutine, reading m (which the inserting
-// goroutine only reads too) and p's immutable fields, and adding to the
-// filter, of which it is then the only writer.
-func (p *Pebble) spill(m *Mem, seq int) {
-	start := time.Now()
-	paths, err := p.writeRuns(m, seq)
-	if err == nil && len(paths) > 0 {
-		if err = p.db.Ingest(context.Background(), paths); err != nil {
-			err = fmt.Errorf("store: pebble ingest: %w", err)
-		}
-	}
-	for _, path := range paths { // Ingest removes them if it succeeds
-		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
-			err = fmt.Errorf("store: %w", rerr)
-		}
-	}
-	p.done <- spillResult{err: err, dur: time.Since(start)}
-}
-
-// writeRuns writes the fingerprints of m, sorted, to sstables of at most about
-// sstKeys keys each in the staging directory, adding them to the filter, and
-// returns their paths.
-func (p *Pebble) writeRuns(m *Mem, seq int) ([]string, error) {
-	n := m.Len()
-	if n == 0 {
-		return nil, nil
-	}
-	stage := filepath.Join(p.dir, "ingest")
-	if err := os.MkdirAll(stage, 0o755); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	// Cut the key space into 2^bits ranges by the top bits of Hi.
-	var rbits uint
-	for n>>rbits > sstKeys {
-		rbits++
-	}
-	var (
-		buf   = p.runBuf
-		paths []string
-		key   [16]byte
-	)
-	defer func() { p.runBuf = buf[:0] }()
-	for r := uint64(0); r < 1<<rbits; r++ {
-		buf = buf[:0]
-		if r == 0 && m.zero {
-			buf = append(buf, Fingerprint{})
-		}
-		for _, fp := range m.slots {
-			if fp != (Fingerprint{}) && (rbits == 0 || fp.Hi>>(64-rbits) == r) {
-				buf = append(buf, fp)
-			}
-		}
-		if len(buf) == 0 {
-			continue
-		}
-		sorted := p.sorter.sort(buf, rbits)
-		path := filepath.Join(stage, fmt.Sprintf("spill-%d-%d.sst", seq, r))
-		if err := p.writeSST(path, sorted, &key); err != nil {
-			return paths, err
-		}
-		paths = append(paths, path)
-		if p.filter != nil {
-			for _, fp := range sorted {
-				p.filter.add(fp)
-			}
-		}
-	}
-	return paths, nil
-}
-
-// writeSST writes the sorted fingerprints fps to a new sstable at path.
-func (p *Pebble) writeSST(path string, fps []Fingerprint, key *[16]byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	w := sstable.NewWriter(&sstFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, p.wopts)
-	for _, fp := range fps {
-		if err := w.Set(keyOf(key, fp), nil); err != nil {
-			w.Close()
-			return fmt.Errorf("store: writing %s: %w", path, err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("store: writing %s: %w", path, err)
-	}
-	return nil
-}
-
-// sstFile is an objstorage.Writable over a file that, unlike Pebble's own,
-// does not sync: the set needs no durability, and Ingest links the file.
-type sstFile struct {
-	f *os.File
-	w *bufio.Writer
-}
-
-func (s *sstFile) Write(b []byte) error {
-	_, err := s.w.Write(b)
-	return err
-}
-
-func (s *sstFile) Finish() error {
-	err := s.w.Flush()
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func (s *sstFile) Abort() { s.f.Close() }
-
 // Len returns the number of fingerprints in the set.
 func (p *Pebble) Len() uint64 { return p.n }
 
@@ -871,34 +514,4 @@ func (p *Pebble) diskBytes() uint64 {
 		return 0
 	}
 	return p.db.Metrics().DiskSpaceUsage()
-}
-
-// inMemory returns the number of fingerprints held by the buffer's tables.
-func (p *Pebble) inMemory() uint64 {
-	var n uint64
-	if p.active != nil {
-		n += p.active.Len()
-	}
-	if p.frozen != nil {
-		n += p.frozen.Len()
-	}
-	if p.old != nil {
-		for _, fp := range p.old.slots[p.oldNext:] {
-			if fp != (Fingerprint{}) {
-				n++
-			}
-		}
-		if p.old.zero {
-			n++
-		}
-	}
-	return n
-}
-
-// wait waits for a running spill to end.
-func (p *Pebble) wait() error {
-	if p.frozen != nil {
-		p.finishSpill(<-p.done)
-	}
-	return p.err
 }

@@ -23,9 +23,7 @@ import "math"
 // memory whatever the budget; from 64 MiB on it doubles incrementally: a table
 // twice the size takes the new fingerprints, and those of the full table move
 // to it 64 slots at each insertion, so that no rehash of a large table pauses
-// the insertions (rehashing 3 million fingerprints into a table of 1 GiB takes
-// 1.4 s, 12 million into one of 1 GiB 2 s); lookups ask both tables while they
-// move.
+// the insertions; lookups ask both tables while they move.
 //
 // Lookups ask the active table, then the table moving into it if any, then
 // the frozen table while a spill runs,
@@ -34,20 +32,8 @@ import "math"
 // moves it through the frozen table, and in the database after that.
 //
 // Inserting never waits for a spill unless the second table fills up before
-// the spill of the first ends (the wait then shows in Stats). Measured on the
-// 2-core development machine with a budget of 1 GiB and 1.25*10^8 insertions
-// (10^8 distinct, duplicates among the last 4 Mi; BenchmarkBig with
-// STORE_BIG_BUDGET=1073741824 STORE_BIG_WINDOW=4194304): 3 spills of 25
-// million fingerprints, each taking up to 27 s in the background, 7 ms of
-// waiting in all, a longest InsertBatch of 0.6 s, 1.37 M inserts/s overall
-// and a peak resident set (VmHWM) of 1.99 GB. With budgets of 16 to 256 MiB
-// and 10^7 insertions the longest InsertBatch took 84-216 ms. (Those runs
-// predate the incremental growth, when the table jumped from 64 MiB to its
-// full size in one rehash. Since: 4*10^7 insertions, the same workload and
-// budget, one spill, a longest InsertBatch of 82 ms, VmHWM 1.64 GB; and an
-// explore.Search of 2.4*10^7 states with a budget of 256 MiB, three spills,
-// at most 0.3 s between two new states, VmHWM 0.73 GB, against 1.1 s and
-// 1.08 GB with a Mem, whose last doubling rehashes 12.6 million.)
+// the spill of the first ends (the wait then shows in Stats); BENCHMARKS.md
+// ("The visited sets on disk") has the pauses and rates measured.
 //
 // A Spill is not safe for concurrent use, and must not be used after Close.
 type Spill struct {

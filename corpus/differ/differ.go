@@ -430,7 +430,7 @@ func (r *Report) robustEnum(ctx context.Context, vopt verdict.Options) error {
 		// Both searched the same bounded program completely: their answers
 		// within the bound must agree.
 		if rm.Robust != ra.Robust {
-			r.Problems = append(r.Problems, Problem{RobustEnum, fmt.Sprintf("robustness within unroll=%d: machine %v, model %v", r.Unroll, rm.Robust, ra.Robust)})
+			r.Problems = append(r.Problems, Problem{RobustEnum, fmt.Sprintf("robustness within %s: machine %v, model %v", machine.UnrollBound.At(r.Unroll), rm.Robust, ra.Robust)})
 		}
 	case !rm.Certain():
 		r.Skipped = append(r.Skipped, Skip{string(RobustEnum), "machine enumeration cut by " + rm.Bound})
@@ -454,7 +454,7 @@ func unrollOnly(rm, ra *verdict.RobustResult) bool {
 	}
 	// A violation is one whatever cut the rest of the search.
 	machineOK := rm.Certain() || rm.Search.Stop == explore.Complete && rm.Search.Pruned == machine.PrunedUnroll
-	modelOK := ra.Certain() || ra.Search.Stop == explore.Complete && strings.HasPrefix(ra.Bound, "unroll=")
+	modelOK := ra.Certain() || ra.Search.Stop == explore.Complete && strings.HasPrefix(ra.Bound, machine.UnrollBound.Name+"=")
 	return machineOK && modelOK
 }
 
@@ -467,7 +467,7 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 		// With a state limit, the search for a concrete run behind an
 		// accelerated violation may be cut too: not a bug, no answer.
 		if opt.MaxStates > 0 && strings.Contains(err.Error(), "no concrete run") && strings.Contains(err.Error(), explore.StateLimit.String()) {
-			r.Skipped = append(r.Skipped, Skip{"decider", fmt.Sprintf("concrete run cut by max-states=%d", opt.MaxStates)})
+			r.Skipped = append(r.Skipped, Skip{"decider", "concrete run cut by " + verdict.StatesBound(opt.MaxStates)})
 			return nil
 		}
 		r.DecideErr = err

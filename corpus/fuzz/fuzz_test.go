@@ -126,7 +126,7 @@ func TestPPOEntry(t *testing.T) {
 			row = append(row, PPOEntry(axiom.Class(a), axiom.Class(b)))
 		}
 		if got := strings.Join(row, " "); got != want[a] {
-			t.Errorf("row %s: %s, want %s", ClassNames[a], got, want[a])
+			t.Errorf("row %s: %s, want %s", axiom.Class(a), got, want[a])
 		}
 	}
 	if !QPDependent("sqp") || !QPDependent("ippo:sqp") || QPDependent("✓") || QPDependent("×") {

@@ -10,8 +10,14 @@ import (
 const NumClasses = int(axiom.ClassNF) + 1
 
 // ClassNames names the rows and columns of the ppo table, in axiom.Class
-// order: CPU events (lR, lW, CAS, poll), then each NIC event kind.
-var ClassNames = [NumClasses]string{"CPU", "nlR", "nrW", "nrR", "nlW", "nF"}
+// order: CPU events (lR, lW, CAS, poll), then each NIC event kind. They are
+// the classes' String names.
+var ClassNames = func() (names [NumClasses]string) {
+	for c := range names {
+		names[c] = axiom.Class(c).String()
+	}
+	return names
+}()
 
 // KindNames names the instruction kinds of Stats.Instr, in gen's order
 // (gen.KWrite ... gen.KPoll).
@@ -162,16 +168,6 @@ func classes(op prog.Op) []axiom.Class {
 // event, other[a][b] for NIC events on different queue pairs.
 func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 	code := t.Code
-	succ := func(i int) []int {
-		in := &code[i]
-		switch in.Op {
-		case prog.OpEnd:
-			return nil
-		case prog.OpBranch:
-			return in.Alts
-		}
-		return []int{in.Next}
-	}
 	mark := func(a, b axiom.Class, qa, qb int) {
 		if a == axiom.ClassCPU || b == axiom.ClassCPU || qa == qb {
 			same[a][b] = true
@@ -179,8 +175,7 @@ func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 			other[a][b] = true
 		}
 	}
-	seen := make([]bool, len(code))
-	var stack []int
+	reach := prog.NewReach(code)
 	for i := range code {
 		ci := classes(code[i].Op)
 		if ci == nil {
@@ -190,16 +185,10 @@ func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 			mark(ci[k-1], ci[k], code[i].QP, code[i].QP)
 		}
 		// Instructions reachable from i in one or more steps.
-		clear(seen)
-		stack = append(stack[:0], succ(i)...)
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if seen[j] {
+		for j, r := range reach.From(i) {
+			if !r {
 				continue
 			}
-			seen[j] = true
-			stack = append(stack, succ(j)...)
 			for _, a := range ci {
 				for _, b := range classes(code[j].Op) {
 					mark(a, b, code[i].QP, code[j].QP)
@@ -215,9 +204,8 @@ func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 // (neither); "ippo" / "oppo" for combinations the paper's table does not
 // have.
 func PPOEntry(a, b axiom.Class) string {
-	kind := [NumClasses]prog.EventKind{prog.EvLW, prog.EvNLR, prog.EvNRW, prog.EvNRR, prog.EvNLW, prog.EvNF}
 	ev := func(c axiom.Class, index, remote int) *axiom.Event {
-		return &axiom.Event{Event: prog.Event{Kind: kind[c], Thread: 0, Remote: remote}, Index: index}
+		return &axiom.Event{Event: prog.Event{Kind: c.Kind(), Thread: 0, Remote: remote}, Index: index}
 	}
 	si, so := axiom.PPO(ev(a, 0, 1), ev(b, 1, 1))
 	oi, oo := axiom.PPO(ev(a, 0, 1), ev(b, 1, 2))

@@ -1,6 +1,10 @@
 package axiom
 
-import "rdmasim/opsem/prog"
+import (
+	"fmt"
+
+	"rdmasim/opsem/prog"
+)
 
 // Class is an event's row/column in the preserved-program-order table: the
 // CPU events (lR, lW, CAS, poll) form one class, each NIC event kind its own.
@@ -15,6 +19,19 @@ const (
 	ClassNLW
 	ClassNF
 )
+
+// classNames are the classes' names in the paper's table.
+var classNames = [...]string{ClassCPU: "CPU", ClassNLR: "nlR", ClassNRW: "nrW", ClassNRR: "nrR", ClassNLW: "nlW", ClassNF: "nF"}
+
+// String returns the class's name in the paper's ppo table: "CPU" for the
+// CPU events (lR, lW, CAS, poll), else the NIC event kind's ("nlR", "nrW",
+// "nrR", "nlW", "nF").
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("Class(%d)", c)
+}
 
 // ClassOf returns the ppo-table class of an event kind.
 func ClassOf(k prog.EventKind) Class {
@@ -31,6 +48,24 @@ func ClassOf(k prog.EventKind) Class {
 		return ClassNF
 	}
 	return ClassCPU
+}
+
+// Kind returns an event kind of class c: the NIC event kind itself, and lW
+// for the CPU class.
+func (c Class) Kind() prog.EventKind {
+	switch c {
+	case ClassNLR:
+		return prog.EvNLR
+	case ClassNRW:
+		return prog.EvNRW
+	case ClassNRR:
+		return prog.EvNRR
+	case ClassNLW:
+		return prog.EvNLW
+	case ClassNF:
+		return prog.EvNF
+	}
+	return prog.EvLW
 }
 
 // Entries of the ppo table.

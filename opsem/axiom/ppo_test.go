@@ -210,3 +210,22 @@ func TestNFOWellFormed(t *testing.T) {
 		t.Error("missing nfo pair accepted")
 	}
 }
+
+// TestClassString: the classes print as the rows of the paper's table, the
+// NIC classes as their event kinds, and Kind gives a kind of each class.
+func TestClassString(t *testing.T) {
+	want := []string{"CPU", "nlR", "nrW", "nrR", "nlW", "nF"}
+	for c := ClassCPU; c <= ClassNF; c++ {
+		if got := c.String(); got != want[c] {
+			t.Errorf("Class(%d).String() = %q, want %q", uint8(c), got, want[c])
+		}
+		if got := ClassOf(c.Kind()); got != c {
+			t.Errorf("ClassOf(%s.Kind()) = %s", c, got)
+		}
+	}
+	for _, k := range []prog.EventKind{prog.EvNLR, prog.EvNRW, prog.EvNRR, prog.EvNLW, prog.EvNF} {
+		if got := ClassOf(k).String(); got != kindNames[k] {
+			t.Errorf("ClassOf(%s).String() = %q", kindNames[k], got)
+		}
+	}
+}

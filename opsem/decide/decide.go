@@ -24,6 +24,7 @@ import (
 	"rdmasim/explore/cover"
 	"rdmasim/opsem/instr"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
 )
 
 // Options configure a decision.
@@ -107,9 +108,9 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		res.Complete = true
 	case explore.Stopped:
 	case explore.StateLimit:
-		res.Bound = fmt.Sprintf("max-states=%d", opt.MaxStates)
+		res.Bound = verdict.StatesBound(opt.MaxStates)
 	case explore.TimeLimit:
-		res.Bound = fmt.Sprintf("timeout=%s", opt.Timeout)
+		res.Bound = verdict.TimeoutBound(opt.Timeout)
 	case explore.MemoryLimit:
 		res.Bound = "mem-budget=" + sizeString(opt.MaxBytes)
 	default:

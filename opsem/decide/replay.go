@@ -110,10 +110,10 @@ func replay(p *prog.Program, tr *axiom.Trace) (*Replay, error) {
 			nic++
 		}
 	}
-	opt := machine.Options{MaxInflight: min(250, nic+1), Graph: true}
+	opt := machine.Options{MaxInflight: min(machine.InflightBound.Hi, nic+1), Graph: true}
 	for t := range p.Threads {
 		if p.Threads[t].Loops > 0 {
-			opt.Unroll = min(254, len(tr.Events)+2)
+			opt.Unroll = min(machine.UnrollBound.Hi, len(tr.Events)+2)
 		}
 	}
 	m, err := machine.NewRDMA(p, opt)

@@ -80,11 +80,11 @@ func NewRDMA(p *prog.Program, opt Options) (*Machine, error) { return newMachine
 func NewSC(p *prog.Program, opt Options) (*Machine, error) { return newMachine(p, opt, true) }
 
 func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
-	if opt.MaxInflight < 1 || opt.MaxInflight > 250 {
-		return nil, fmt.Errorf("max-inflight %d: must be 1..250", opt.MaxInflight)
+	if err := InflightBound.Check(opt.MaxInflight); err != nil {
+		return nil, err
 	}
-	if opt.Unroll < 0 || opt.Unroll > 254 {
-		return nil, fmt.Errorf("unroll %d: must be 0..254", opt.Unroll)
+	if err := UnrollBound.Check(opt.Unroll); err != nil {
+		return nil, err
 	}
 	m := &Machine{p: p, sc: sc, opt: opt, graph: opt.Graph && !sc}
 	if opt.Graph && opt.Reduce {

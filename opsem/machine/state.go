@@ -36,19 +36,19 @@ const (
 func PrunedString(p uint32, o Options) string {
 	s := ""
 	if p&PrunedInflight != 0 {
-		s = fmt.Sprintf("max-inflight=%d", o.MaxInflight)
+		s = InflightBound.At(o.MaxInflight)
 	}
 	if p&PrunedUnroll != 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += fmt.Sprintf("unroll=%d", o.Unroll)
+		s += UnrollBound.At(o.Unroll)
 	}
 	if p&PrunedGraph != 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += "graph-size=250"
+		s += fmt.Sprintf("graph-size=%d", maxGraphEvents)
 	}
 	return s
 }
@@ -58,10 +58,11 @@ type Options struct {
 	// MaxInflight bounds the operations of one queue pair that are in its
 	// buffers at once (RDMA), and, on queue pairs whose thread may poll
 	// without bound, the operations not yet polled (both machines). It must
-	// be 1..250.
+	// be in InflightBound, 1..250.
 	MaxInflight int
 	// Unroll bounds the iterations of each loop per entry; 0 means no bound
-	// (loops are explored to a fixpoint by state deduplication).
+	// (loops are explored to a fixpoint by state deduplication). It must be
+	// in UnrollBound, 0..254.
 	Unroll int
 	// Dead, when non-nil, marks locations whose value nothing observes (see
 	// DeadLocations). Writes to them leave memory unchanged, and their

@@ -268,17 +268,7 @@ func pollBounds(p *Program, ti int) {
 		}
 	}
 	n := len(t.Code)
-	succ := func(i int) []int {
-		in := &t.Code[i]
-		switch in.Op {
-		case OpEnd:
-			return nil
-		case OpBranch:
-			return in.Alts
-		}
-		return []int{in.Next}
-	}
-	onCycle := cycleInstrs(n, succ)
+	onCycle := OnCycle(t.Code)
 	for i := range t.Code {
 		t.Code[i].PollsLeft = make([]int, len(qps))
 	}
@@ -298,7 +288,7 @@ func pollBounds(p *Program, ti int) {
 				if inf[i] {
 					continue
 				}
-				for _, s := range succ(i) {
+				for _, s := range t.Code[i].Succ() {
 					if inf[s] {
 						inf[i] = true
 						changed = true
@@ -317,7 +307,7 @@ func pollBounds(p *Program, ti int) {
 					continue
 				}
 				best := 0
-				for _, s := range succ(i) {
+				for _, s := range t.Code[i].Succ() {
 					if !inf[s] && val[s] > best {
 						best = val[s]
 					}
@@ -339,46 +329,4 @@ func pollBounds(p *Program, ti int) {
 			}
 		}
 	}
-}
-
-// cycleInstrs marks the instructions that lie on a cycle of the graph.
-func cycleInstrs(n int, succ func(int) []int) []bool {
-	// i is on a cycle iff i is reachable from one of its successors.
-	on := make([]bool, n)
-	seen := make([]bool, n)
-	var stack []int
-	for i := 0; i < n; i++ {
-		for j := range seen {
-			seen[j] = false
-		}
-		stack = append(stack[:0], succ(i)...)
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if j == i {
-				on[i] = true
-				break
-			}
-			if seen[j] {
-				continue
-			}
-			seen[j] = true
-			stack = append(stack, succ(j)...)
-		}
-	}
-	return on
-}
-
-// OnCycle marks the instructions of code that lie on a cycle of its
-// control-flow graph: those a thread can execute more than once.
-func OnCycle(code []Instr) []bool {
-	return cycleInstrs(len(code), func(i int) []int {
-		switch code[i].Op {
-		case OpEnd:
-			return nil
-		case OpBranch:
-			return code[i].Alts
-		}
-		return []int{code[i].Next}
-	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 )
 
@@ -76,7 +77,7 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 		case ctx.Err() != nil:
 			r.Search.Stop, r.Bound = explore.Canceled, "interrupted"
 		case st.Bounded:
-			r.Bound = fmt.Sprintf("unroll=%d", mo.Unroll)
+			r.Bound = machine.UnrollBound.At(mo.Unroll)
 		}
 		cond := p.Query.Cond
 		if cond == nil {
@@ -192,7 +193,7 @@ func RobustModel(ctx context.Context, p *prog.Program, opt Options) (*RobustResu
 	case ctx.Err() != nil:
 		r.Search.Stop, r.Bound = explore.Canceled, "interrupted"
 	case st.Bounded:
-		r.Bound = fmt.Sprintf("unroll=%d", mo.Unroll)
+		r.Bound = machine.UnrollBound.At(mo.Unroll)
 	default:
 		r.Complete = true
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
@@ -397,12 +398,21 @@ func explain(m *machine.Machine, path []explore.Step) *Run {
 	return run
 }
 
+// StatesBound names a limit of n distinct states as the bound that cut a
+// search: "max-states=100000".
+func StatesBound(n uint64) string { return fmt.Sprintf("max-states=%d", n) }
+
+// TimeoutBound names a time limit d as the bound that cut a search:
+// "timeout=30s".
+func TimeoutBound(d time.Duration) string { return fmt.Sprintf("timeout=%s", d) }
+
+// stopBound names the bound that stopped a search, from its settings.
 func stopBound(s explore.Stop, opt Options) string {
 	switch s {
 	case explore.StateLimit:
-		return fmt.Sprintf("max-states=%d", opt.MaxStates)
+		return StatesBound(opt.MaxStates)
 	case explore.TimeLimit:
-		return fmt.Sprintf("timeout=%s", opt.Timeout)
+		return TimeoutBound(opt.Timeout)
 	case explore.Canceled:
 		return "interrupted"
 	}

@@ -1,0 +1,200 @@
+package instr
+
+import "rdmasim/opsem/prog"
+
+// accesses computes which locations can carry SC-cycle marks and which
+// are read (see Machine.markable and Machine.read).
+func accesses(p *prog.Program) (markable, read []bool) {
+	n := make([]int, len(p.Locs))
+	written := make([]bool, len(p.Locs))
+	read = make([]bool, len(p.Locs))
+	for t := range p.Threads {
+		code := p.Threads[t].Code
+		onCycle := prog.OnCycle(code)
+		access := func(pc, l int, w bool) {
+			n[l]++
+			if onCycle[pc] {
+				n[l]++
+			}
+			if w {
+				written[l] = true
+			} else {
+				read[l] = true
+			}
+		}
+		for pc, in := range code {
+			switch in.Op {
+			case prog.OpWrite:
+				access(pc, in.X, true)
+			case prog.OpAssumeEq, prog.OpAssumeNe:
+				access(pc, in.X, false)
+			case prog.OpCAS:
+				access(pc, in.Z, false)
+				access(pc, in.Z, true)
+				n[in.Z]-- // one CAS or lR event on z
+				access(pc, in.X, true)
+			case prog.OpGet:
+				access(pc, in.Y, false)
+				access(pc, in.X, true)
+			case prog.OpPut:
+				access(pc, in.X, false)
+				access(pc, in.Y, true)
+			}
+		}
+	}
+	markable = make([]bool, len(p.Locs))
+	for l := range markable {
+		markable[l] = n[l] >= 2 && written[l]
+	}
+	return markable, read
+}
+
+// futureAccesses computes futR, futW, midR and midW: per instruction, the
+// locations the thread may still read and write, a least
+// fixpoint over its control flow.
+func (m *Machine) futureAccesses() {
+	m.words = (m.nl + 63) / 64
+	m.liveR, m.liveW = make([]uint64, m.words), make([]uint64, m.words)
+	m.entKeep = make([]byte, m.entBytes)
+	for t := range m.p.Threads {
+		code := m.p.Threads[t].Code
+		n := len(code)
+		r, w := make([][]uint64, n), make([][]uint64, n)
+		mr, mw := make([][]uint64, n), make([][]uint64, n)
+		for pc := range code {
+			r[pc], w[pc] = make([]uint64, m.words), make([]uint64, m.words)
+			mr[pc], mw[pc] = make([]uint64, m.words), make([]uint64, m.words)
+		}
+		set := func(b []uint64, l int) { b[l/64] |= 1 << (l % 64) }
+		// The events of each instruction: first event into r/w, second
+		// (after mid) into mr/mw and r/w.
+		for pc, in := range code {
+			switch in.Op {
+			case prog.OpWrite:
+				set(w[pc], in.X)
+			case prog.OpAssumeEq, prog.OpAssumeNe:
+				set(r[pc], in.X)
+			case prog.OpCAS:
+				set(r[pc], in.Z)
+				set(w[pc], in.Z)
+				set(mw[pc], in.X)
+			case prog.OpGet:
+				set(r[pc], in.Y)
+				set(mw[pc], in.X)
+			case prog.OpPut:
+				set(r[pc], in.X)
+				set(mw[pc], in.Y)
+			}
+		}
+		or := func(dst, src []uint64) bool {
+			changed := false
+			for i := range dst {
+				if dst[i]|src[i] != dst[i] {
+					dst[i] |= src[i]
+					changed = true
+				}
+			}
+			return changed
+		}
+		for pc := range code {
+			or(r[pc], mr[pc])
+			or(w[pc], mw[pc])
+		}
+		for changed := true; changed; {
+			changed = false
+			for pc := range code {
+				for _, nx := range futureSucc(code, pc) {
+					changed = or(r[pc], r[nx]) || changed
+					changed = or(w[pc], w[nx]) || changed
+				}
+			}
+		}
+		for pc, in := range code {
+			if in.Op != prog.OpBranch && in.Op != prog.OpEnd {
+				or(mr[pc], r[in.Next])
+				or(mw[pc], w[in.Next])
+			}
+		}
+		m.futR, m.futW = append(m.futR, r), append(m.futW, w)
+		m.midR, m.midW = append(m.midR, mr), append(m.midW, mw)
+	}
+}
+
+// futureSucc returns the instructions whose future accesses futureAccesses
+// adds to those of instruction pc: its successors (prog.Instr.Succ) and, for
+// the end instruction, the one its Next field names (instruction 0). That
+// is no edge of the control-flow graph: it makes the analysis coarser for
+// every instruction that can reach the end, which is sound (canonicalisation
+// forgets less) but keeps states apart that the exact analysis would merge.
+// It stays until a change that means to alter the decider's state counts
+// drops it.
+func futureSucc(code []prog.Instr, pc int) []int {
+	if in := &code[pc]; in.Op == prog.OpEnd {
+		return []int{in.Next}
+	}
+	return code[pc].Succ()
+}
+
+// future returns the locations thread t of s may still read and write.
+func (m *Machine) future(s *State, t int) (r, w []uint64) {
+	th := &s.th[t]
+	if th.mid {
+		return m.midR[t][th.pc], m.midW[t][th.pc]
+	}
+	return m.futR[t][th.pc], m.futW[t][th.pc]
+}
+
+func bit(b []uint64, l int) bool { return b[l/64]&(1<<(l%64)) != 0 }
+
+// domains computes, per location, the values it can ever hold: its initial
+// value, the constants written to it, and the values that flow into it by
+// CAS results, gets and puts (a least fixpoint).
+func domains(p *prog.Program) [][]uint8 {
+	has := make([][256]bool, len(p.Locs))
+	for l, loc := range p.Locs {
+		has[l][loc.Init] = true
+	}
+	flow := func(from, to int) bool {
+		changed := false
+		for v := range has[from] {
+			if has[from][v] && !has[to][v] {
+				has[to][v] = true
+				changed = true
+			}
+		}
+		return changed
+	}
+	for changed := true; changed; {
+		changed = false
+		for t := range p.Threads {
+			for _, in := range p.Threads[t].Code {
+				switch in.Op {
+				case prog.OpWrite:
+					if !has[in.X][in.A] {
+						has[in.X][in.A] = true
+						changed = true
+					}
+				case prog.OpCAS:
+					if !has[in.Z][in.B] {
+						has[in.Z][in.B] = true
+						changed = true
+					}
+					changed = flow(in.Z, in.X) || changed
+				case prog.OpGet:
+					changed = flow(in.Y, in.X) || changed
+				case prog.OpPut:
+					changed = flow(in.X, in.Y) || changed
+				}
+			}
+		}
+	}
+	out := make([][]uint8, len(p.Locs))
+	for l := range has {
+		for v := range has[l] {
+			if has[l][v] {
+				out[l] = append(out[l], uint8(v))
+			}
+		}
+	}
+	return out
+}

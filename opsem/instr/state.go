@@ -1,0 +1,128 @@
+package instr
+
+import "slices"
+
+// NewState returns a zero State sized for m.
+func (m *Machine) NewState() *State {
+	nl, ne := m.nl, m.nt*m.entBytes
+	b, f := make([]uint8, 3*nl+ne), make([]bool, 2*nl)
+	return &State{
+		th: make([]thread, m.nt), q: make([]queue, m.nq),
+		m1: b[:nl:nl], m2: b[nl : 2*nl : 2*nl], g: b[2*nl : 3*nl : 3*nl], ent: b[3*nl:],
+		w2: f[:nl:nl], gset: f[nl:],
+		c: make([]uint32, m.nctr), bytes: b, bools: f,
+	}
+}
+
+// copyFrom makes s a copy of o, a state of the same machine.
+func (s *State) copyFrom(o *State) {
+	copy(s.th, o.th)
+	copy(s.q, o.q)
+	copy(s.bytes, o.bytes)
+	copy(s.bools, o.bools)
+	copy(s.c, o.c)
+	s.guessed = o.guessed
+}
+
+// Initial appends the initial state: every thread at its entry, M1 the
+// initial memory, nothing in τ2, no guess, counters zero.
+func (m *Machine) Initial(dst []byte) []byte {
+	st := m.st
+	st.guessed = 0
+	for t := range st.th {
+		st.th[t] = thread{pc: uint16(m.p.Threads[t].Entry)}
+	}
+	for q := range st.q {
+		st.q[q] = queue{}
+	}
+	for l := range st.m1 {
+		st.m1[l] = m.p.Locs[l].Init
+		st.m2[l], st.g[l], st.w2[l], st.gset[l] = 0, 0, false, false
+	}
+	for i := range st.c {
+		st.c[i] = 0
+	}
+	for i := range st.ent {
+		st.ent[i] = 0
+	}
+	m.canon(st)
+	return m.encode(dst, st)
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (m *Machine) encode(dst []byte, s *State) []byte {
+	n := len(dst)
+	size := m.nt*m.thLen + len(s.ent) + m.nq + 4*m.nl + 4*m.nctr
+	dst = slices.Grow(dst, size)[:n+size]
+	e := dst[n:]
+	i := 0
+	for t := range s.th {
+		th := &s.th[t]
+		e[i], e[i+1] = uint8(th.pc>>8), uint8(th.pc)
+		e[i+2] = b2u(th.mid) | b2u(th.cpu2)<<1 | b2u(th.exit.set)<<2 | b2u(th.exit.r)<<3 | b2u(th.exit.w)<<4 |
+			b2u(th.exit.part2)<<5
+		e[i+3], e[i+4] = th.val, th.exit.loc
+		for k := 0; k < m.succN; k++ {
+			e[i+5+k] = uint8(th.succ >> (8 * k))
+		}
+		i += m.thLen
+	}
+	i += copy(e[i:], s.ent)
+	for q := range s.q {
+		e[i] = s.q[q].in2 | b2u(s.q[q].fence)<<6 | b2u(s.q[q].forced)<<7
+		i++
+	}
+	for l := range s.m1 {
+		e[i], e[i+1], e[i+2], e[i+3] = s.m1[l], s.m2[l], s.g[l], b2u(s.w2[l])|b2u(s.gset[l])<<1
+		i += 4
+	}
+	for _, c := range s.c {
+		e[i], e[i+1], e[i+2], e[i+3] = uint8(c>>24), uint8(c>>16), uint8(c>>8), uint8(c)
+		i += 4
+	}
+	return dst
+}
+
+// Decode decodes the encoding e into s.
+func (m *Machine) Decode(e []byte, s *State) {
+	i := 0
+	for t := range s.th {
+		th := &s.th[t]
+		f1 := e[i+2]
+		*th = thread{
+			pc: uint16(e[i])<<8 | uint16(e[i+1]), mid: f1&1 != 0, cpu2: f1&2 != 0, val: e[i+3],
+			exit: rec{set: f1&4 != 0, r: f1&8 != 0, w: f1&16 != 0, part2: f1&32 != 0, loc: e[i+4]},
+		}
+		for k := 0; k < m.succN; k++ {
+			th.succ |= uint64(e[i+5+k]) << (8 * k)
+		}
+		i += m.thLen
+	}
+	i += copy(s.ent, e[i:i+len(s.ent)])
+	for q := range s.q {
+		b := e[i]
+		s.q[q] = queue{in2: b & 0x3F, fence: b&0x40 != 0, forced: b&0x80 != 0}
+		i++
+	}
+	for l := range s.m1 {
+		s.m1[l], s.m2[l], s.g[l] = e[i], e[i+1], e[i+2]
+		s.w2[l], s.gset[l] = e[i+3]&1 != 0, e[i+3]&2 != 0
+		i += 4
+	}
+	for k := range s.c {
+		s.c[k] = uint32(e[i])<<24 | uint32(e[i+1])<<16 | uint32(e[i+2])<<8 | uint32(e[i+3])
+		i += 4
+	}
+	s.guessed = 0
+	if m.opt.EagerGuess {
+		for s.guessed < m.nl && s.gset[s.guessed] {
+			s.guessed++
+		}
+	}
+}

@@ -1,0 +1,385 @@
+package instr
+
+import (
+	"fmt"
+
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/prog"
+)
+
+// Step describes one transition of the instrumented machine.
+type Step struct {
+	Thread int        // the thread that moved; -1 for an eager guess
+	PC     int        // the instruction it executed (-1 for a guess)
+	Event  prog.Event // Kind EvNone for a silent step (skip, branch) or a guess
+	Part   int        // 1 or 2: the half of τ the event joins
+	Exit   bool       // the event is the thread's SC-cycle exit
+	Guess  bool       // the step fixed the boundary value of GuessLoc
+	// GuessLoc and GuessVal: the location whose boundary value the step
+	// guessed, and the value.
+	GuessLoc int
+	GuessVal uint8
+}
+
+// Labels: thread | part<<8 | cycle choice<<10 | alternative<<12 | value<<32
+// | guess<<40 | silent<<41; an eager guess is eagerLabel | loc<<8 | value<<32.
+const (
+	labelGuess  = 1 << 40
+	labelSilent = 1 << 41
+	labelEager  = 1 << 42
+)
+
+// Successors emits every successor of s.
+func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 {
+	m.emit = emit
+	m.Decode(s, m.st)
+	st := m.st
+	if m.opt.EagerGuess && st.guessed < m.nl {
+		l := st.guessed
+		for _, v := range m.domain[l] {
+			m.nx.copyFrom(st)
+			m.nx.g[l], m.nx.gset[l] = v, true
+			m.cur = Step{Thread: -1, PC: -1, Guess: true, GuessLoc: l, GuessVal: v}
+			m.out(uint64(labelEager) | uint64(l)<<8 | uint64(v)<<32)
+		}
+		return 0
+	}
+	if !m.opt.NoReduction {
+		for t := range st.th {
+			if m.local(t) {
+				m.emitted = 0
+				m.threadMoves(t)
+				if m.emitted > 0 {
+					m.emit = nil
+					return 0
+				}
+			}
+		}
+	}
+	for t := range st.th {
+		m.threadMoves(t)
+	}
+	m.emit = nil
+	return 0
+}
+
+// local reports whether the next step of thread t is invisible and
+// independent of every step of the other threads: a silent step, a fence,
+// a poll, or a write to a location that is never read and carries no
+// SC-cycle marks; and not on a cycle of t's control flow.
+//
+// This is the partial-order reduction: when some thread has such a step
+// enabled, Successors expands that thread alone (an ample set). Its steps
+// change only the thread's own control, queue-pair bookkeeping and
+// counters, which no other thread reads and the target ignores, and no
+// other thread can enable or disable them; a run to a target that takes
+// another thread's step first can take this one first instead and reach a
+// state that differs from its target only in t's components, a target
+// too. Such steps cannot repeat forever (they are not on a control-flow
+// cycle), so no thread is ignored for ever.
+func (m *Machine) local(t int) bool {
+	th := &m.st.th[t]
+	if m.onCycle[t][th.pc] {
+		return false
+	}
+	in := &m.p.Threads[t].Code[th.pc]
+	private := func(l int) bool { return !m.isRead[l] && !m.markable[l] }
+	if th.mid {
+		switch in.Op {
+		case prog.OpGet, prog.OpCAS:
+			return private(in.X)
+		case prog.OpPut:
+			return private(in.Y)
+		}
+		return false
+	}
+	switch in.Op {
+	case prog.OpSkip, prog.OpBranch, prog.OpRFence, prog.OpPoll:
+		return true
+	case prog.OpWrite:
+		return private(in.X)
+	}
+	return false
+}
+
+func (m *Machine) out(l uint64) {
+	// Canonicalize a copy: performIn goes on from nx (marking the exit).
+	m.cn.copyFrom(m.nx)
+	if !m.canon(m.cn) {
+		return
+	}
+	m.buf = m.encode(m.buf[:0], m.cn)
+	m.emitted++
+	m.emit(l, m.buf)
+}
+
+// Transition describes the transition labelled l from state s.
+func (m *Machine) Transition(s []byte, l uint64) (Step, error) {
+	var found *Step
+	m.Successors(s, func(l2 uint64, _ []byte) {
+		if l2 == l && found == nil {
+			st := m.cur
+			found = &st
+		}
+	})
+	if found == nil {
+		return Step{}, fmt.Errorf("instr: no transition %#x from this state", l)
+	}
+	return *found, nil
+}
+
+func (m *Machine) threadMoves(t int) {
+	th := &m.st.th[t]
+	in := &m.p.Threads[t].Code[th.pc]
+	if th.mid {
+		ev := prog.Event{Kind: prog.EvLW, Thread: t, Loc: in.X, Val: th.val, Remote: -1}
+		switch in.Op {
+		case prog.OpGet:
+			ev.Kind, ev.Remote = prog.EvNLW, in.Remote
+		case prog.OpPut:
+			ev.Kind, ev.Loc, ev.Remote = prog.EvNRW, in.Y, in.Remote
+		}
+		m.perform(t, in, ev, false, in.Next, false, 0)
+		return
+	}
+	switch in.Op {
+	case prog.OpSkip:
+		m.silent(t, in.Next, 0)
+	case prog.OpBranch:
+		for i, a := range in.Alts {
+			m.silent(t, a, i)
+		}
+	case prog.OpWrite:
+		m.perform(t, in, prog.Event{Kind: prog.EvLW, Thread: t, Loc: in.X, Val: in.A, Remote: -1}, false, in.Next, false, 0)
+	case prog.OpRFence:
+		m.perform(t, in, prog.Event{Kind: prog.EvNF, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
+	case prog.OpPoll:
+		m.perform(t, in, prog.Event{Kind: prog.EvPoll, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
+	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut:
+		m.read(t, in)
+	}
+}
+
+func (m *Machine) silent(t, pc, alt int) {
+	m.nx.copyFrom(m.st)
+	m.cur = Step{Thread: t, PC: int(m.nx.th[t].pc)}
+	m.nx.th[t].pc = uint16(pc)
+	m.out(uint64(t) | uint64(alt)<<12 | labelSilent)
+}
+
+// read generates the first event of an instruction that reads memory, in
+// each part and with each value the part's memory (or a fresh guess) gives.
+func (m *Machine) read(t int, in *prog.Instr) {
+	st := m.st
+	loc := in.X
+	kind, mid := prog.EvLR, false
+	switch in.Op {
+	case prog.OpCAS:
+		loc, mid = in.Z, true
+	case prog.OpGet:
+		loc, kind, mid = in.Y, prog.EvNRR, true
+	case prog.OpPut:
+		kind, mid = prog.EvNLR, true
+	}
+	for part := 1; part <= 2; part++ {
+		var vals []uint8
+		guess := false
+		switch {
+		case part == 1:
+			vals = st.m1[loc : loc+1]
+		case st.w2[loc]:
+			vals = st.m2[loc : loc+1]
+		case st.gset[loc]:
+			vals = st.g[loc : loc+1]
+		default:
+			vals, guess = m.domain[loc], true
+		}
+		for _, v := range vals {
+			ev := prog.Event{Kind: kind, Thread: t, Loc: loc, Val: v, Remote: -1}
+			switch in.Op {
+			case prog.OpAssumeEq:
+				if v != in.A {
+					continue
+				}
+			case prog.OpAssumeNe:
+				if v == in.A {
+					continue
+				}
+			case prog.OpCAS:
+				if v == in.A {
+					ev.Kind, ev.New = prog.EvCAS, in.B
+				}
+			case prog.OpGet, prog.OpPut:
+				ev.Remote = in.Remote
+			}
+			next := in.Next
+			if mid {
+				next = -1
+			}
+			m.performIn(t, in, ev, part, guess, next, mid, v)
+		}
+	}
+}
+
+// perform generates event ev of thread t in both parts.
+func (m *Machine) perform(t int, in *prog.Instr, ev prog.Event, guess bool, next int, mid bool, val uint8) {
+	for part := 1; part <= 2; part++ {
+		m.performIn(t, in, ev, part, guess, next, mid, val)
+	}
+}
+
+// allowed reports whether event ev of thread t may join part.
+func (m *Machine) allowed(st *State, ev prog.Event, qp, part int) bool {
+	cls := axiom.ClassOf(ev.Kind)
+	if part == 2 {
+		if ev.Kind == prog.EvPoll {
+			return st.c[m.ctr[qp]+1] > 0
+		}
+		return true
+	}
+	if st.th[ev.Thread].cpu2 {
+		return false
+	}
+	if cls != axiom.ClassCPU {
+		q := &st.q[qp]
+		if q.in2&m.forbid[cls] != 0 {
+			return false
+		}
+		if cls == axiom.ClassNLR && q.fence {
+			return false
+		}
+	}
+	if ev.Kind == prog.EvPoll {
+		return st.c[m.ctr[qp]] > 0
+	}
+	return true
+}
+
+func dec(c uint32) uint32 {
+	if c == Omega {
+		return c
+	}
+	return c - 1
+}
+
+func inc(c uint32) uint32 {
+	if c >= Omega-1 {
+		return Omega
+	}
+	return c + 1
+}
+
+// performIn generates event ev of thread t in one part, if allowed: it
+// applies the event to the part's memory and the bookkeeping, moves the
+// thread on (to next, or to the middle of its instruction), and emits one
+// successor per SC-cycle choice.
+func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, guess bool, next int, mid bool, val uint8) {
+	st := m.st
+	qp := in.QP
+	if !m.allowed(st, ev, qp, part) {
+		return
+	}
+	// Memory.
+	w, wv := false, ev.Val
+	switch ev.Kind {
+	case prog.EvLW, prog.EvNLW, prog.EvNRW:
+		w = true
+	case prog.EvCAS:
+		w, wv = true, ev.New
+	}
+	nx := m.nx
+	nx.copyFrom(st)
+	if guess {
+		nx.g[ev.Loc], nx.gset[ev.Loc] = ev.Val, true
+	}
+	if w && m.isRead[ev.Loc] {
+		if part == 1 {
+			nx.m1[ev.Loc] = wv
+		} else {
+			nx.m2[ev.Loc], nx.w2[ev.Loc] = wv, true
+		}
+	}
+	// RDMA bookkeeping.
+	th := &nx.th[t]
+	cls := axiom.ClassOf(ev.Kind)
+	if qp >= 0 {
+		q := &nx.q[qp]
+		in2 := q.in2
+		if part == 2 && cls != axiom.ClassCPU {
+			q.in2 |= 1 << cls
+		}
+		if part == 1 && cls == axiom.ClassNF && in2&(1<<axiom.ClassNLW) != 0 {
+			q.fence = true
+		}
+		if c := m.ctr[qp]; c >= 0 {
+			switch ev.Kind {
+			case prog.EvNLW, prog.EvNRW:
+				forcing := part == 2 && (ev.Kind == prog.EvNLW || in2&(1<<axiom.ClassNLR|1<<axiom.ClassNF) != 0)
+				if forcing {
+					q.forced = true
+				}
+				if !q.forced {
+					nx.c[c] = inc(nx.c[c])
+				}
+				nx.c[c+1] = inc(nx.c[c+1])
+			case prog.EvPoll:
+				if part == 1 {
+					nx.c[c] = dec(nx.c[c])
+				} else if nx.c[c] > 0 {
+					nx.c[c] = dec(nx.c[c])
+				}
+				nx.c[c+1] = dec(nx.c[c+1])
+			}
+		}
+	}
+	if part == 2 && cls == axiom.ClassCPU {
+		th.cpu2 = true
+	}
+	th.mid, th.val = mid, val
+	if !mid {
+		th.pc = uint16(next)
+		th.val = 0
+	}
+	base := uint64(t) | uint64(part)<<8 | uint64(ev.Val)<<32
+	if guess {
+		base |= labelGuess
+	}
+	m.cur = Step{Thread: t, PC: int(st.th[t].pc), Event: ev, Part: part, Guess: guess}
+	if guess {
+		m.cur.GuessLoc, m.cur.GuessVal = ev.Loc, ev.Val
+	}
+	if ev.Loc < 0 || !m.markable[ev.Loc] {
+		m.out(base)
+		return
+	}
+	// SC cycle: the event is a candidate entry until the thread marks its
+	// exit; it may become the exit (a second successor).
+	r := rec{set: true, loc: uint8(ev.Loc), part2: part == 2,
+		r: ev.Kind == prog.EvLR || ev.Kind == prog.EvCAS || ev.Kind == prog.EvNLR || ev.Kind == prog.EvNRR, w: w}
+	if st.th[t].exit.set {
+		m.out(base)
+		return
+	}
+	for u := range nx.th {
+		if x := nx.th[u].exit; x.set && linked(x, r) && (!x.part2 || r.part2) {
+			nx.th[u].succ |= 1 << t
+		}
+	}
+	ent := nx.ent[t*m.entBytes : (t+1)*m.entBytes]
+	if part == 2 {
+		addClass(ent, r)
+	}
+	m.out(base)
+	// The same step, marking the event as the thread's exit.
+	nx.th[t].exit = r
+	if !r.part2 {
+		for u := range nx.th {
+			if linkedSet(r, nx.ent[u*m.entBytes:(u+1)*m.entBytes]) {
+				nx.th[t].succ |= 1 << u
+			}
+		}
+	}
+	m.cur.Exit = true
+	m.out(base | 2<<10)
+	m.cur.Exit = false
+}

@@ -1,0 +1,236 @@
+package machine
+
+import "rdmasim/opsem/prog"
+
+// Under Options.Reduce, a configuration in which an invisible step is
+// enabled has that step as its only successor, so the search need not store
+// it: each successor is settled, that is, invisible steps are taken from it
+// as long as one is enabled, and the configuration reached is emitted in its
+// place, under the label of the step that led to it (ExplainChain recovers
+// the steps in between). The invisible steps are N2, N3, N5, N7 and N8 and,
+// under Options.ControlHidden, submissions and polls (see Options). They
+// commute with each other and with every other transition, none disables
+// another, and each moves an entry down a queue pair's pipeline or out of
+// it, or a thread past a put, get, rfence or poll (every cycle of a thread
+// passes a branch, which is not invisible), so settling ends, and where it
+// ends does not depend on the order of the steps. None writes memory, so
+// every configuration skipped has the memory of the one emitted for it (and
+// its program counters, but for submissions and polls), and no final
+// configuration is ever skipped (its buffers are empty and its threads at
+// their ends). The configurations stored are those of the reduced machine in
+// which no invisible step is enabled: on the bench programs a tenth to a
+// twentieth as many as the reduction stored without settling.
+
+// invisibleStep emits, if one is enabled on queue pair qi, the successor by
+// a NIC rule that is invisible and independent of every other transition
+// (N2, N3, N5, N7 or N8), and reports whether it did.
+func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byte)) bool {
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
+	if n1 > 0 {
+		f := s[bo[bufB1]+1:]
+		switch {
+		case f[0] == kGet:
+			m.stepN2(s, qi, f, emit)
+			return true
+		case f[0] == kFence && n2 == 0 && n3 == 0:
+			m.stepN3(s, qi, emit)
+			return true
+		}
+	}
+	if f := s[bo[bufB2]+1:]; n2 > 0 && f[0] == kGetReq {
+		m.stepN5(s, qi, f, emit)
+		return true
+	}
+	if n3 > 0 {
+		switch f := s[bo[bufB3]+1:]; f[0] {
+		case kAck:
+			m.stepN7(s, qi, emit)
+			return true
+		case kGetRV:
+			m.stepN8(s, qi, f, emit)
+			return true
+		}
+	}
+	return false
+}
+
+// stepN8 emits N8 on queue pair qi, whose B3 begins with the get response f.
+func (m *Machine) stepN8(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
+	e := &m.edit
+	e.reset()
+	e.drop = 1 << bufB3
+	e.add[bufLW] = [5]byte{f[1], f[3], f[4]}
+	e.addN = 1 << bufLW
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN8, qi, 0), -1, 0, emit)
+}
+
+// stepN2 emits N2 on queue pair qi, whose B1 begins with the get f.
+func (m *Machine) stepN2(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
+	e := &m.edit
+	e.reset()
+	e.drop = 1 << bufB1
+	e.add[bufB2] = [5]byte{kGetReq, f[1], f[2], 0, f[4]}
+	e.addN = 1 << bufB2
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN2, qi, 0), -1, 0, emit)
+}
+
+// stepN3 emits N3 on queue pair qi, whose B1 begins with a fence.
+func (m *Machine) stepN3(s []byte, qi int, emit func(l uint64, next []byte)) {
+	m.edit.reset()
+	m.edit.drop = 1 << bufB1
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN3, qi, 0), -1, 0, emit)
+}
+
+// stepN5 emits N5 on queue pair qi, whose B2 begins with the get request f.
+func (m *Machine) stepN5(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
+	e := &m.edit
+	e.reset()
+	e.drop = 1 << bufB2
+	e.add[bufB3] = [5]byte{kGetR, f[1], f[2], 0, f[4]}
+	e.addN = 1 << bufB3
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN5, qi, 0), -1, 0, emit)
+}
+
+// stepN7 emits N7 on queue pair qi, whose B3 begins with an ACK.
+func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
+	m.edit.reset()
+	m.edit.drop = 1 << bufB3
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN7, qi, 0), -1, 0, emit)
+}
+
+// chained is the emit of successorsFast under Options.Reduce: it passes the
+// settled successor on to m.chainOut.
+func (m *Machine) chained(l uint64, next []byte) {
+	c := m.chain
+	var moved bool
+	if !m.settled {
+		moved = c.settle(next)
+	} else {
+		// No invisible step is enabled in the parent, and the step
+		// changed the buffers of queue pair m.touched alone and moved
+		// thread m.mover or one of its queue pairs: only there can one
+		// be enabled now.
+		off := 0
+		if m.touched >= 0 {
+			off = m.qoff[m.touched]
+		}
+		moved = c.settleAt(next, m.mover, m.touched, off)
+	}
+	if !moved {
+		m.chainOut(l, next)
+		return
+	}
+	m.chainOut(l, c.parent)
+}
+
+// settleAt is settle for a configuration s in which an invisible step can
+// be enabled only on queue pair qi (none if qi is -1) and, under
+// Options.ControlHidden, a submission only by thread t, the owner of qi. The
+// steps it takes keep it so: a NIC step on qi changes no other queue pair,
+// and t's submission changes only the queue pair it is on.
+//
+// Until it takes a submission it needs only qi's segment, which begins at off
+// as in the parent (NIC steps on qi leave the segments before it alone), and
+// a full scan only when t is at a submission; after one it scans s whole.
+func (c *Machine) settleAt(s []byte, t, qi, off int) bool {
+	moved, whole := false, false
+	for {
+		switch {
+		case whole:
+			c.scan(s)
+		case qi >= 0:
+			c.qoff[qi] = off
+			c.qoff[qi+1] = c.scanSeg(s, qi, off)
+			c.qoff[len(c.p.QPs)] = len(s)
+		}
+		if qi < 0 || !c.invisibleStep(s, qi, c.captureFn) {
+			if !c.opt.ControlHidden || !c.atSubmission(s, t) {
+				return moved
+			}
+			if !whole {
+				c.scan(s)
+			}
+			if !c.submitStep(s, t, c.captureFn) {
+				return moved
+			}
+			qi, whole = c.touched, true
+		}
+		c.parent, c.out = c.out, c.parent
+		s, moved = c.parent, true
+	}
+}
+
+// atSubmission reports whether thread t is at a put, get, rfence or poll in
+// s, not in the middle of one: at a step settleAt may take.
+func (m *Machine) atSubmission(s []byte, t int) bool {
+	pc, mid := m.pcOf(s, t)
+	switch m.p.Threads[t].Code[pc].Op {
+	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpPoll:
+		return !mid
+	}
+	return false
+}
+
+// settle takes invisible steps from s as long as one is enabled, the one on
+// the first queue pair each time, and reports whether it took any; if it
+// did, the configuration reached is in c.parent. c is a machine's chain.
+func (c *Machine) settle(s []byte) bool {
+	moved := false
+	for {
+		if !c.invisible(s) {
+			return moved
+		}
+		// c.out holds the successor: it becomes the configuration to
+		// settle, and the old one's buffer scratch.
+		c.parent, c.out = c.out, c.parent
+		s, moved = c.parent, true
+	}
+}
+
+// invisible writes to c.out the successor of s by the first invisible step
+// enabled on any queue pair or, under Options.ControlHidden, by the first
+// thread's submission, recording its label in c.stepLabel, and reports
+// whether there was one.
+func (c *Machine) invisible(s []byte) bool {
+	c.scan(s)
+	for qi := range c.p.QPs {
+		if c.invisibleStep(s, qi, c.captureFn) {
+			return true
+		}
+	}
+	if c.opt.ControlHidden {
+		for t := range c.p.Threads {
+			if c.submitStep(s, t, c.captureFn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// submitStep emits, under Options.ControlHidden, thread t's submission from
+// s if t is at a put, get or rfence whose submission the bounds allow, or at
+// an enabled poll, and reports whether it did.
+func (m *Machine) submitStep(s []byte, t int, emit func(l uint64, next []byte)) bool {
+	if !m.atSubmission(s, t) {
+		return false
+	}
+	pc, _ := m.pcOf(s, t)
+	if in := &m.p.Threads[t].Code[pc]; in.Op == prog.OpPoll {
+		// fastCPU's test: an unpolled operation, the oldest complete.
+		if s[m.qoff[in.QP]] == 0 || m.oldestPendingAt(s, in.QP) {
+			return false
+		}
+		m.cpuStep(s, t, in, false, 0, emit)
+		return true
+	}
+	// fastCPU emits the submission or reports the bound that disables
+	// it.
+	return m.fastCPU(s, t, emit) == 0
+}
+
+// capture is the emit of settling's steps: it records the step's label.
+func (c *Machine) capture(l uint64, _ []byte) {
+	c.stepLabel = l
+}

@@ -1,0 +1,104 @@
+package promela
+
+import (
+	"fmt"
+	"strings"
+)
+
+// hasNIC reports whether some queue pair has NIC rules (puts, gets or
+// fences).
+func (g *gen) hasNIC() bool {
+	for qi := range g.qps {
+		if g.qps[qi].cap1 > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nic writes the process of the NIC rules of every queue pair.
+func (g *gen) nic() {
+	g.f("/* The NIC rules of every queue pair, one d_step each (machine.enabledNIC). */\n")
+	g.f("active proctype nic() {\n\tdo\n")
+	for qi := range g.qps {
+		q := &g.qps[qi]
+		n := q.name
+		g.f("\t/* %s: %s */\n", n, g.qpString(qi))
+		head := func(b, kind string) string { return fmt.Sprintf("%s_n%s > 0 && %s_%s[0].kind == %s", n, b, n, b, kind) }
+		take := func(b string) string {
+			val, rank, pop := "b", fmt.Sprintf(" tr = %s_%s[0].rank;", n, b), "pop"
+			switch b {
+			case "rw":
+				rank = ""
+			case "b3":
+				val, pop = "v", "pop3"
+			}
+			return fmt.Sprintf("ta = %s_%s[0].a; tb = %s_%s[0].%s;%s %s(%s_%s, %s_n%s)", n, b, n, b, val, rank, pop, n, b, n, b)
+		}
+		if q.puts > 0 {
+			guard := head("b1", "PUT")
+			if q.capLW > 0 {
+				guard += fmt.Sprintf(" && %s_nlw == 0", n)
+			}
+			g.step(guard, "N1 put reads its source (B1 -> B2)", []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)})
+		}
+		if q.gets > 0 {
+			g.step(head("b1", "GET"), "N2 get request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, GETREQ, ta, tb, tr)", n, n)})
+		}
+		if q.fences > 0 {
+			guard := head("b1", "FENCE")
+			if q.cap2 > 0 {
+				guard += fmt.Sprintf(" && %s_nb2 == 0 && %s_nb3 == 0", n, n)
+			}
+			g.step(guard, "N3 fence", []string{fmt.Sprintf("pop(%s_b1, %s_nb1)", n, n)})
+		}
+		if q.puts > 0 {
+			eff := []string{take("b2")}
+			if q.capRW > 0 {
+				push := fmt.Sprintf("push(%s_rw, %s_nrw, 0, ta, tb, 0)", n, n)
+				if len(q.deadDsts) > 0 {
+					var c []string
+					for _, l := range q.deadDsts {
+						c = append(c, "ta != "+g.locID(l))
+					}
+					// machine.applyNIC drops dead remote writes on queue pairs without gets.
+					push = fmt.Sprintf("if :: %s -> %s :: else fi", strings.Join(c, " && "), push)
+				}
+				eff = append(eff, push)
+			}
+			if q.countAcks() {
+				eff = append(eff, n+"_acks++")
+			}
+			eff = append(eff, fmt.Sprintf("push3(%s_b3, %s_nb3, ACK, 0, 0, tr)", n, n))
+			g.step(head("b2", "PUTV"), "N4 put arrives (B2 -> RW, ACK -> B3)", eff)
+		}
+		if q.gets > 0 {
+			g.step(head("b2", "GETREQ"), "N5 get request arrives (B2 -> B3)", []string{take("b2"), fmt.Sprintf("push3(%s_b3, %s_nb3, GETR, ta, tb, tr)", n, n)})
+			for s := 0; s < q.cap3; s++ {
+				guard := fmt.Sprintf("%s_nb3 > %d && %s_b3[%d].kind == GETR", n, s, n, s)
+				if q.capRW > 0 {
+					guard += fmt.Sprintf(" && %s_nrw == 0", n)
+				}
+				g.step(guard, fmt.Sprintf("N6 get reads remote memory (B3 slot %d)", s),
+					[]string{fmt.Sprintf("%s_b3[%d].kind = GETRV", n, s), fmt.Sprintf("load(%s_b3[%d].b, %s_b3[%d].v)", n, s, n, s)})
+			}
+		}
+		if q.puts > 0 {
+			eff := []string{fmt.Sprintf("pop3(%s_b3, %s_nb3)", n, n)}
+			if q.countAcks() {
+				eff = append(eff, n+"_acks--")
+			}
+			g.step(head("b3", "ACK"), "N7 put acknowledged (complete)", eff)
+		}
+		if q.gets > 0 {
+			g.step(head("b3", "GETRV"), "N8 get returns (B3 -> LW)", []string{take("b3"), fmt.Sprintf("push(%s_lw, %s_nlw, 0, ta, tb, tr)", n, n)})
+		}
+		if q.capRW > 0 {
+			g.step(fmt.Sprintf("%s_nrw > 0", n), "F1 remote write reaches memory", []string{take("rw"), "store(ta, tb)"})
+		}
+		if q.gets > 0 {
+			g.step(fmt.Sprintf("%s_nlw > 0", n), "F2 local write of a get reaches memory (complete)", []string{take("lw"), "store(ta, tb)"})
+		}
+	}
+	g.f("\tod\n}\n\n")
+}
