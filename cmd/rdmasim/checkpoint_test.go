@@ -130,7 +130,7 @@ func TestCheckpointKill(t *testing.T) {
 }
 
 // decideProgram is robust, and its decider's instrumented machine is
-// finite, with 157,173 states.
+// finite, with 101,793 states.
 const decideProgram = "testdata/checkpoint-decide.rdma"
 
 // TestCheckpointKillDecide is TestCheckpointKill for robust's decider (the
@@ -149,7 +149,7 @@ func TestCheckpointKillDecide(t *testing.T) {
 			}
 			took := time.Since(start)
 			want := stdout.String()
-			if !strings.Contains(want, "157,173 states, complete") {
+			if !strings.Contains(want, "101,793 states, complete") {
 				t.Fatalf("unexpected reference report:\n%s", want)
 			}
 			every := max(took/10, 5*time.Millisecond).Round(time.Millisecond).String()

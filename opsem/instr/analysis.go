@@ -103,7 +103,7 @@ func (m *Machine) futureAccesses() {
 		for changed := true; changed; {
 			changed = false
 			for pc := range code {
-				for _, nx := range futureSucc(code, pc) {
+				for _, nx := range code[pc].Succ() {
 					changed = or(r[pc], r[nx]) || changed
 					changed = or(w[pc], w[nx]) || changed
 				}
@@ -118,21 +118,6 @@ func (m *Machine) futureAccesses() {
 		m.futR, m.futW = append(m.futR, r), append(m.futW, w)
 		m.midR, m.midW = append(m.midR, mr), append(m.midW, mw)
 	}
-}
-
-// futureSucc returns the instructions whose future accesses futureAccesses
-// adds to those of instruction pc: its successors (prog.Instr.Succ) and, for
-// the end instruction, the one its Next field names (instruction 0). That
-// is no edge of the control-flow graph: it makes the analysis coarser for
-// every instruction that can reach the end, which is sound (canonicalisation
-// forgets less) but keeps states apart that the exact analysis would merge.
-// It stays until a change that means to alter the decider's state counts
-// drops it.
-func futureSucc(code []prog.Instr, pc int) []int {
-	if in := &code[pc]; in.Op == prog.OpEnd {
-		return []int{in.Next}
-	}
-	return code[pc].Succ()
 }
 
 // future returns the locations thread t of s may still read and write.

@@ -33,6 +33,7 @@ type Machine struct {
 
 	dead   []bool // per location: writes are not tracked (Options.Dead)
 	dropRW []bool // per queue pair: no gets, so dead remote writes can be dropped
+	puts   []bool // per queue pair: its thread has a put on it (so N8 is visible: see invisibleStep)
 
 	graph bool // Options.Graph, on the RDMA machine
 
@@ -118,11 +119,15 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 		copy(m.dead, opt.Dead)
 	}
 	m.dropRW = make([]bool, len(p.QPs))
+	m.puts = make([]bool, len(p.QPs))
 	for qi, qp := range p.QPs {
 		m.dropRW[qi] = true
 		for _, in := range p.Threads[qp.Thread].Code {
 			if in.Op == prog.OpGet && in.QP == qi {
 				m.dropRW[qi] = false
+			}
+			if in.Op == prog.OpPut && in.QP == qi {
+				m.puts[qi] = true
 			}
 		}
 	}

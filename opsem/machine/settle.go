@@ -7,8 +7,9 @@ import "rdmasim/opsem/prog"
 // it: each successor is settled, that is, invisible steps are taken from it
 // as long as one is enabled, and the configuration reached is emitted in its
 // place, under the label of the step that led to it (ExplainChain recovers
-// the steps in between). The invisible steps are N2, N3, N5, N7 and N8 and,
-// under Options.ControlHidden, submissions and polls (see Options). They
+// the steps in between). The invisible steps are N2, N3, N5, N7, N8 on a
+// queue pair without puts and, under Options.ControlHidden, submissions and
+// polls (see Options). They
 // commute with each other and with every other transition, none disables
 // another, and each moves an entry down a queue pair's pipeline or out of
 // it, or a thread past a put, get, rfence or poll (every cycle of a thread
@@ -23,7 +24,13 @@ import "rdmasim/opsem/prog"
 
 // invisibleStep emits, if one is enabled on queue pair qi, the successor by
 // a NIC rule that is invisible and independent of every other transition
-// (N2, N3, N5, N7 or N8), and reports whether it did.
+// (N2, N3, N5, N7, or N8 without puts), and reports whether it did.
+//
+// N8 is independent only on a queue pair whose thread has no put on it: the
+// response it moves into LW makes LW non-empty, which disables N1 (a put
+// reads its source only when LW is empty). Taken eagerly, it would forbid a
+// put from reading between the local writes of two gets, which the machine
+// allows (corpus/regress/fuzz-outcomes-reduced-f5de8bd197bf90ba.rdma).
 func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byte)) bool {
 	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
 	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
@@ -48,6 +55,9 @@ func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byt
 			m.stepN7(s, qi, emit)
 			return true
 		case kGetRV:
+			if m.puts[qi] {
+				return false
+			}
 			m.stepN8(s, qi, f, emit)
 			return true
 		}

@@ -126,6 +126,13 @@ func TestReduceCorpus(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus files: %v", err)
 	}
+	// The fuzzer's regressions, among them one the reduction got wrong
+	// (N8 taken eagerly on a queue pair with puts).
+	regress, err := filepath.Glob("../../corpus/regress/*.rdma")
+	if err != nil || len(regress) == 0 {
+		t.Fatalf("no regression files: %v", err)
+	}
+	files = append(files, regress...)
 	hidden := 0
 	for _, f := range files {
 		p, err := parse.File(f)
