@@ -818,15 +818,23 @@ func (r *run) restore(m *manifest) error {
 		return err
 	}
 	r.states, r.transitions, r.maxDepth, r.pruned = m.States, m.Transitions, m.MaxDepth, m.Pruned
+	var perr error // of pushing onto a frontier that spills
 	err := r.ck.readFrontier(m, func(enc []byte, id uint64, depth int) {
-		if r.bfs {
-			r.fifo.push(enc)
-		} else {
+		switch {
+		case perr != nil:
+		case r.bfs:
+			if err := r.fifo.push(enc); err != nil {
+				perr = fmt.Errorf("explore: %w", err)
+			}
+		default:
 			r.lifo.push(enc, id, depth)
 		}
 	})
 	if err != nil {
 		return err
+	}
+	if perr != nil {
+		return perr
 	}
 	return restoreState(r.ck.cfg, m)
 }

@@ -460,3 +460,38 @@ func editManifest(dir string, edit func(*manifest)) error {
 	}
 	return os.WriteFile(path, data, 0o644)
 }
+
+// TestResumeSpillError: a resumed search whose frontier cannot spill while
+// the checkpoint's frontier is read back fails with that error, sequential or
+// parallel, before it visits any state. (The sequential search used to
+// ignore it, and go on with a damaged frontier.)
+func TestResumeSpillError(t *testing.T) {
+	m := func() Machine { return &grid{k: 4, n: 9} }
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("w%d", workers), func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var v visitLog
+			_, err := New(m(), Options{Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+				if id == 3000 {
+					cancel()
+				}
+				return v.visit(id, s, d)
+			}}).Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v2 visitLog
+			missing := filepath.Join(t.TempDir(), "missing")
+			_, err = New(m(), Options{Workers: workers, Visit: v2.visit, Checkpoint: checkpointing(dir, 0, true, &v2),
+				SpillDir: missing, FrontierBudget: 1, frontierChunk: 512}).Run(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "spilling the frontier") {
+				t.Fatalf("error %v, want one about spilling the frontier", err)
+			}
+			if len(v2.ids) != 0 {
+				t.Fatalf("%d visits after a failed restore", len(v2.ids))
+			}
+		})
+	}
+}

@@ -574,10 +574,13 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 			res, _ := p.result(1)
 			return res, fmt.Errorf("explore: the initial state has a %d-byte encoding; the limit is %d", len(init), maxEncoding)
 		}
-		p.states, p.frontier = 1, 1
 		if p.trace != nil {
-			p.trace.add(0, 0)
+			if err := p.trace.add(0, 0); err != nil {
+				res, _ := p.result(1)
+				return res, err
+			}
 		}
+		p.states, p.frontier = 1, 1
 		if ck != nil {
 			ck.logFP(fp)
 		}
