@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rdmasim/explore/ckpt"
 	"rdmasim/store"
 )
 
@@ -211,14 +212,14 @@ func TestCheckpointResume(t *testing.T) {
 			var mid int
 			for _, cp := range copies {
 				var v visitLog
-				if _, err := os.Stat(filepath.Join(cp, manifestName)); err != nil {
+				if _, err := os.Stat(filepath.Join(cp, ckpt.ManifestName)); err != nil {
 					continue // killed before the first checkpoint: a fresh start
 				}
 				rs := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit,
 					Checkpoint: checkpointing(cp, 0, true, &v)}))
 				restoredN := uint64(0)
-				if m, err := os.ReadFile(filepath.Join(cp, manifestName)); err == nil {
-					var man manifest
+				if m, err := os.ReadFile(filepath.Join(cp, ckpt.ManifestName)); err == nil {
+					var man ckpt.Manifest
 					json.Unmarshal(m, &man)
 					restoredN = man.States
 				}
@@ -390,19 +391,19 @@ func TestCheckpointErrors(t *testing.T) {
 		{name: "max states", opt: Options{MaxStates: 10}, want: "MaxStates"},
 		{name: "meta", meta: `{"test": "other"}`, want: "made by another search"},
 		{name: "trace", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.Trace = false; m.Parents = fileInfo{} })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.Trace = false; m.Parents = ckpt.Log{} })
 		}, opt: Options{Trace: true}, want: "without Trace"},
 		{name: "format", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.Format = 99 })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.Format = 99 })
 		}, want: "format 99"},
 		{name: "seed", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.FingerprintSeed[0]++ })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.FingerprintSeed[0]++ })
 		}, want: "fingerprint seed"},
 		{name: "frontier checksum", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.Frontier.CRC32C++ })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.Frontier.CRC32C++ })
 		}, want: "checksum"},
 		{name: "short visited file", damage: func(dir string) error {
-			return os.Truncate(filepath.Join(dir, visitedName), 16)
+			return os.Truncate(filepath.Join(dir, ckpt.VisitedName), 16)
 		}, want: "the manifest counts"},
 		{name: "not resuming", want: "already holds a checkpoint"},
 	}
@@ -443,13 +444,13 @@ func TestCheckpointErrors(t *testing.T) {
 	}
 }
 
-func editManifest(dir string, edit func(*manifest)) error {
-	path := filepath.Join(dir, manifestName)
+func editManifest(dir string, edit func(*ckpt.Manifest)) error {
+	path := filepath.Join(dir, ckpt.ManifestName)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var m manifest
+	var m ckpt.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return err
 	}

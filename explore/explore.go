@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"rdmasim/explore/ckpt"
 	"rdmasim/store"
 )
 
@@ -249,8 +250,9 @@ const (
 	checkPeriod = 10 * time.Millisecond
 )
 
-// maxEncoding bounds the length of a state encoding the frontier can hold.
-const maxEncoding = 1<<31 - 1
+// maxEncoding bounds the length of a state encoding the frontier (and a
+// checkpoint's frontier) can hold.
+const maxEncoding = ckpt.MaxEncoding
 
 // Run explores the state space from the initial state until the frontier is
 // exhausted or a bound in the options, the context or the Visit callback stops
@@ -272,7 +274,7 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	start := time.Now()
 	var (
 		ck   *checkpointer
-		from *manifest // the checkpoint to resume
+		from *ckpt.Manifest // the checkpoint to resume
 	)
 	if s.opt.Checkpoint != nil {
 		var err error
@@ -280,9 +282,8 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 		defer ck.close()
-		if ck.parents != nil {
-			s.trace.useFile(ck.parents, ck.parFile)
-			ck.parents = nil
+		if f, n := ck.dir.Parents(); f != nil {
+			s.trace.useFile(f, n)
 		}
 		if from != nil {
 			if from.Finished {
@@ -381,7 +382,7 @@ type run struct {
 
 // search runs the search from the initial state, or from the checkpoint from
 // that restore has restored.
-func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration, progress func(Stats), from *manifest) (Result, error) {
+func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration, progress func(Stats), from *ckpt.Manifest) (Result, error) {
 	// In BFS order states are expanded in id order, and the states of
 	// depth d+1 are exactly those discovered before the first of them is
 	// expanded: next is the id of the next state to expand, and levelEnd

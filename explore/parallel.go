@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rdmasim/explore/ckpt"
 	"rdmasim/store"
 )
 
@@ -517,7 +518,7 @@ func (p *par) expandLevel(workers []*worker, c *control) {
 // runParallel runs a level-synchronous parallel breadth-first search with
 // s.opt.Workers workers, checkpointing with ck if it is not nil, from the
 // checkpoint from if that is not nil.
-func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck *checkpointer, from *manifest) (res Result, err error) {
+func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck *checkpointer, from *ckpt.Manifest) (res Result, err error) {
 	nw := s.opt.Workers
 	p := &par{
 		visit:     s.opt.Visit,
