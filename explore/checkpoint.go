@@ -313,13 +313,13 @@ func saveState(cfg *Checkpoint) (json.RawMessage, error) {
 
 // checkpoint writes a checkpoint of a sequential search, between two
 // expansions: a finished one, ended by stop, if finished. next and levelEnd
-// are those of Run's breadth-first loop.
+// are those of the breadth-first loop (see run.search).
 func (r *run) checkpoint(start, now time.Time, finished bool, stop Stop, next, levelEnd uint64) error {
-	s := &snapshot{stats: r.stats(now.Sub(start)), pruned: r.pruned, workers: 1, finished: finished, stop: stop}
-	var err error
-	if s.state, err = saveState(r.ck.cfg); err != nil {
+	s, err := r.snapshot(r.stats(now.Sub(start)), 1)
+	if err != nil {
 		return err
 	}
+	s.finished, s.stop = finished, stop
 	if !finished && r.bfs {
 		s.firstID = next
 		if next < levelEnd {
@@ -331,8 +331,8 @@ func (r *run) checkpoint(start, now time.Time, finished bool, stop Stop, next, l
 	return r.ck.write(s, r.trace, r.writeFrontier)
 }
 
-// writeFrontier writes the frontier of a sequential search in the format of
-// a checkpoint.
+// writeFrontier writes the frontier of a sequential search as the records of
+// a checkpoint. (A fifo's chunks are breadth-first records already.)
 func (r *run) writeFrontier(w io.Writer) (uint64, error) {
 	if r.bfs {
 		return r.fifo.len(), r.fifo.writeTo(w)
@@ -342,21 +342,13 @@ func (r *run) writeFrontier(w io.Writer) (uint64, error) {
 	})
 }
 
-// restore restores a sequential search from the checkpoint m.
-func (r *run) restore(m *ckpt.Manifest) error {
-	if err := r.ck.restoreVisited(r.set, m); err != nil {
+// resume restores a sequential search from the checkpoint m.
+func (r *run) resume(m *ckpt.Manifest) error {
+	if err := r.restore(m); err != nil {
 		return err
 	}
-	r.states, r.transitions, r.maxDepth, r.pruned = m.States, m.Transitions, m.MaxDepth, m.Pruned
 	err := r.ck.readFrontier(m, func(enc []byte, id uint64, depth int) error {
-		if !r.bfs {
-			r.lifo.push(enc, id, depth)
-			return nil
-		}
-		if err := r.fifo.push(enc); err != nil {
-			return fmt.Errorf("explore: %w", err)
-		}
-		return nil
+		return r.push(enc, id, depth)
 	})
 	if err != nil {
 		return err
@@ -364,34 +356,31 @@ func (r *run) restore(m *ckpt.Manifest) error {
 	return restoreState(r.ck.cfg, m)
 }
 
-// snapshot returns the state of a parallel search between two commits, for a
-// checkpoint: the states of the first p.committed blocks of the level of depth
-// p.depth are expanded; the rest of the level and the states of the next level
-// found so far make the frontier, whose ids are the last ones given.
-func (p *par) snapshot() (*snapshot, error) {
-	s := &snapshot{stats: p.stats(time.Since(p.start)), pruned: p.pruned, workers: p.workers,
-		firstID: p.states - p.frontier, firstDepth: p.depth, firstLevel: p.frontier - p.nextStates}
-	if s.firstLevel == 0 {
-		// The level is all committed: the frontier is the next one.
-		s.firstDepth, s.firstLevel = p.depth+1, p.frontier
-	}
-	var err error
-	s.state, err = saveState(p.ck.cfg)
-	return s, err
-}
-
-// checkpoint writes a checkpoint of the parallel search between two commits.
-func (p *par) checkpoint() error {
-	s, err := p.snapshot()
+// checkpoint writes a checkpoint of the parallel search between two commits,
+// or a finished one once it has ended (but for a cancel, which leaves it
+// between two commits). Between two commits, the states of the first
+// p.committed blocks of the level of depth p.depth are expanded; the rest of
+// the level and the states of the next level found so far make the frontier,
+// whose ids are the last ones given.
+func (p *par) checkpoint(finished bool, stop Stop) error {
+	s, err := p.snapshot(p.stats(time.Since(p.start)), p.workers)
 	if err != nil {
 		return err
+	}
+	s.finished, s.stop = finished, stop
+	if !finished {
+		s.firstID, s.firstDepth, s.firstLevel = p.states-p.frontier, p.depth, p.frontier-p.nextStates
+		if s.firstLevel == 0 {
+			// The level is all committed: the frontier is the next one.
+			s.firstDepth, s.firstLevel = p.depth+1, p.frontier
+		}
 	}
 	return p.ck.write(s, p.trace, p.writeFrontier)
 }
 
-// writeFrontier writes the frontier of a parallel search between two commits,
-// in the format of a checkpoint's frontier: the blocks of the level not yet
-// committed, and the next level's blocks and the one being filled.
+// writeFrontier writes the frontier of a parallel search between two commits
+// as the records of a checkpoint: the blocks of the level not yet committed,
+// and the next level's blocks and the one being filled.
 func (p *par) writeFrontier(w io.Writer) (uint64, error) {
 	var n uint64
 	write := func(b []byte) error {
@@ -431,28 +420,20 @@ func (p *par) writeFrontier(w io.Writer) (uint64, error) {
 // checkpoint unless it failed: one that resumes it if it was canceled (which
 // happens between two commits), a finished one otherwise.
 func (p *par) end() (Result, error) {
-	res, err := p.result(p.workers)
+	res, err := p.result()
 	if err != nil || p.ck == nil {
 		return res, err
 	}
-	if res.Stop == Canceled {
-		return res, p.checkpoint()
-	}
-	s := &snapshot{stats: res.Stats, pruned: res.Pruned, workers: p.workers, finished: true, stop: res.Stop}
-	if s.state, err = saveState(p.ck.cfg); err != nil {
-		return res, err
-	}
-	return res, p.ck.write(s, p.trace, p.writeFrontier)
+	return res, p.checkpoint(res.Stop != Canceled, res.Stop)
 }
 
-// restore restores a parallel search from the checkpoint m: the first
+// resume restores a parallel search from the checkpoint m: the first
 // m.Frontier.FirstLevel states of its frontier make the level to expand, the
 // others start the next one.
-func (p *par) restore(m *ckpt.Manifest) error {
-	if err := p.ck.restoreVisited(p.set, m); err != nil {
+func (p *par) resume(m *ckpt.Manifest) error {
+	if err := p.restore(m); err != nil {
 		return err
 	}
-	p.states, p.transitions, p.maxDepth, p.pruned, p.frontier = m.States, m.Transitions, m.MaxDepth, m.Pruned, m.Frontier.Count
 	id, levelEnd := m.Frontier.FirstID, m.Frontier.FirstID+m.Frontier.FirstLevel
 	var b []byte // a block of states of the level (ids below levelEnd) or of the next
 	flush := func() error {
@@ -479,9 +460,7 @@ func (p *par) restore(m *ckpt.Manifest) error {
 		if b == nil {
 			b = p.getBlock()
 		}
-		b = binary.LittleEndian.AppendUint64(b, id)
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(enc)))
-		b = append(b, enc...)
+		b = appendEntry(b, id, enc)
 		id++
 		return nil
 	})
