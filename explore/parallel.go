@@ -28,6 +28,30 @@ type Cloner interface {
 	Clone() Machine
 }
 
+// Cloning adapts to Cloner a machine whose Clone method returns its own type,
+// as machines that know nothing of this package do: the machine it returns is
+// m, and its Clone returns m.Clone() so adapted.
+func Cloning[M interface {
+	Machine
+	Clone() M
+}](m M) Machine {
+	return cloning[M]{m}
+}
+
+// cloning is the machine Cloning returns.
+type cloning[M interface {
+	Machine
+	Clone() M
+}] struct{ m M }
+
+func (c cloning[M]) Initial(dst []byte) []byte { return c.m.Initial(dst) }
+
+func (c cloning[M]) Successors(s []byte, emit func(Label, []byte)) Pruned {
+	return c.m.Successors(s, emit)
+}
+
+func (c cloning[M]) Clone() Machine { return cloning[M]{c.m.Clone()} }
+
 // A parallel search is level-synchronous: the states of depth d (a level) are
 // expanded by the workers, which find the states of depth d+1; once the level
 // is exhausted the next one starts. A level is a list of blocks, in order; a
