@@ -16,7 +16,9 @@ import (
 // Checkpoint configures the checkpoints of a search (Options.Checkpoint): the
 // search saves itself to a directory periodically and when it ends, and a
 // later search with Resume set continues from the last checkpoint as if it had
-// never stopped.
+// never stopped. What a checkpoint saves of the caller's own state, and how
+// the caller's search is told from another, are Options.Save, Restore and
+// Meta.
 //
 // What the directory holds, file by file, and how a checkpoint is written
 // so that a kill at any moment leaves the last one intact, is the format of
@@ -29,7 +31,7 @@ import (
 //
 // The sequential search checkpoints between two expansions, where the visited
 // set holds exactly the states it has discovered, the frontier those not yet
-// expanded, and the caller's state (Save) reflects the Visit calls of exactly
+// expanded, and the caller's state (Options.Save) reflects the Visit calls of exactly
 // those states. The parallel search checkpoints between the commits of two
 // blocks of states (see Options.Workers), where the same holds: the states of
 // the committed blocks are expanded, exactly as if the sequential search had
@@ -42,12 +44,13 @@ import (
 //
 // A search with Resume set whose directory holds a checkpoint restores it: the
 // visited set, the parent records, the frontier and the counters, then the
-// caller's state through Restore, and goes on; Visit is not called again for
+// caller's state through Options.Restore, and goes on; Visit is not called again for
 // the states it restored. It reports what the uninterrupted search would have
 // reported: the same States, Transitions, MaxDepth and Pruned, and the same
-// ids for the same states (so Path and the caller's state agree). Elapsed and Timeout count the time of the earlier runs too. A
-// resumed finished search does no work: it restores the parent records and
-// the caller's state and returns the result it had. The order, MaxStates,
+// ids for the same states (so Path and the caller's state agree). Elapsed and
+// Timeout count the time of the earlier runs too. A resumed finished search
+// does no work: it restores the parent records and the caller's state and
+// returns the result it had. The order, MaxStates,
 // Timeout and Meta must be those of the checkpoint, and Trace can only be
 // dropped; Workers may differ, since a parallel search finds what a
 // sequential one finds. Without Resume, a directory that holds a checkpoint
@@ -65,21 +68,6 @@ type Checkpoint struct {
 	// Resume makes the search continue from the checkpoint in Dir when
 	// there is one; without one it starts afresh.
 	Resume bool
-
-	// Meta describes the search for the caller (a JSON value, or nil). It
-	// is stored in the manifest, and a resumed search refuses a checkpoint
-	// whose Meta differs.
-	Meta json.RawMessage
-
-	// Save, if non-nil, returns the caller's state that Visit built from
-	// the states visited so far (a JSON value). It is called at each
-	// checkpoint, never concurrently with Visit.
-	Save func() (json.RawMessage, error)
-
-	// Restore, if non-nil, is called on resume, before the search goes on,
-	// with the state that Save returned for the checkpoint (nil if Save was
-	// nil).
-	Restore func(json.RawMessage) error
 
 	// everyStates, in tests, makes checkpoints due whenever this many
 	// states were discovered since the last one, whatever the time.
@@ -114,11 +102,13 @@ type snapshot struct {
 // checkpointer is what a search keeps of its checkpoints: the directory,
 // and when the next one is due.
 type checkpointer struct {
-	cfg   *Checkpoint
-	dir   *ckpt.Dir
-	every time.Duration
-	due   time.Time
-	last  uint64 // states at the last checkpoint
+	cfg     *Checkpoint
+	dir     *ckpt.Dir
+	save    func() (json.RawMessage, error)
+	restore func(json.RawMessage) error
+	every   time.Duration
+	due     time.Time
+	last    uint64 // states at the last checkpoint
 }
 
 // openCheckpoint opens the checkpoint directory of a search configured by opt,
@@ -128,13 +118,13 @@ func openCheckpoint(opt *Options, now time.Time) (*checkpointer, *ckpt.Manifest,
 	if cfg.Dir == "" {
 		return nil, nil, errors.New("explore: Checkpoint.Dir is empty")
 	}
-	p := ckpt.Params{Order: opt.Order.String(), MaxStates: opt.MaxStates, Timeout: opt.Timeout, Trace: opt.Trace, Meta: cfg.Meta}
+	p := ckpt.Params{Order: opt.Order.String(), MaxStates: opt.MaxStates, Timeout: opt.Timeout, Trace: opt.Trace, Meta: opt.Meta}
 	d, m, err := ckpt.Open(cfg.Dir, p, cfg.Resume)
 	if err != nil {
 		return nil, nil, fmt.Errorf("explore: %w", err)
 	}
 	d.NoSync = cfg.noSync
-	c := &checkpointer{cfg: cfg, dir: d, every: cfg.Every}
+	c := &checkpointer{cfg: cfg, dir: d, save: opt.Save, restore: opt.Restore, every: cfg.Every}
 	if c.every > 0 {
 		c.due = now.Add(c.every)
 	}
@@ -279,29 +269,29 @@ func restored(m *ckpt.Manifest) Result {
 // handed to the trace).
 func (s *Search) resumeFinished(c *checkpointer, m *ckpt.Manifest) (Result, error) {
 	res := restored(m)
-	if err := restoreState(c.cfg, m); err != nil {
+	if err := c.restoreState(m); err != nil {
 		return res, err
 	}
 	return res, nil
 }
 
 // restoreState hands the caller's state of the checkpoint to Restore.
-func restoreState(cfg *Checkpoint, m *ckpt.Manifest) error {
-	if cfg.Restore == nil {
+func (c *checkpointer) restoreState(m *ckpt.Manifest) error {
+	if c.restore == nil {
 		return nil
 	}
-	if err := cfg.Restore(m.State); err != nil {
-		return fmt.Errorf("explore: checkpoint %s: restoring the caller's state: %w", cfg.Dir, err)
+	if err := c.restore(m.State); err != nil {
+		return fmt.Errorf("explore: checkpoint %s: restoring the caller's state: %w", c.cfg.Dir, err)
 	}
 	return nil
 }
 
 // saveState returns the caller's state, for a snapshot.
-func saveState(cfg *Checkpoint) (json.RawMessage, error) {
-	if cfg.Save == nil {
+func (c *checkpointer) saveState() (json.RawMessage, error) {
+	if c.save == nil {
 		return nil, nil
 	}
-	st, err := cfg.Save()
+	st, err := c.save()
 	if err != nil {
 		return nil, fmt.Errorf("explore: checkpoint: saving the caller's state: %w", err)
 	}
@@ -353,7 +343,7 @@ func (r *run) resume(m *ckpt.Manifest) error {
 	if err != nil {
 		return err
 	}
-	return restoreState(r.ck.cfg, m)
+	return r.ck.restoreState(m)
 }
 
 // checkpoint writes a checkpoint of the parallel search between two commits,
@@ -471,5 +461,5 @@ func (p *par) resume(m *ckpt.Manifest) error {
 		return err
 	}
 	p.nextStates = m.Frontier.Count - m.Frontier.FirstLevel
-	return restoreState(p.ck.cfg, m)
+	return p.ck.restoreState(m)
 }

@@ -49,25 +49,24 @@ func (v *visitLog) visit(id uint64, s []byte, depth int) bool {
 	return true
 }
 
-// checkpointing returns a checkpoint configuration whose Save and Restore
-// save and restore v's tally.
-func checkpointing(dir string, every time.Duration, resume bool, v *visitLog) *Checkpoint {
+// checkpointing returns o with a checkpoint configuration, and a Save and
+// Restore that save and restore v's tally.
+func checkpointing(o Options, dir string, every time.Duration, resume bool, v *visitLog) Options {
 	var everyStates uint64
 	if every < 0 {
 		everyStates, every = uint64(-every), 0
 	}
-	return &Checkpoint{
+	o.Checkpoint = &Checkpoint{
 		everyStates: everyStates,
 		noSync:      true, // kills are simulated by copying the files
 		Dir:         dir,
 		Every:       every,
 		Resume:      resume,
-		Meta:        json.RawMessage(`{"test": "checkpoint"}`),
-		Save:        func() (json.RawMessage, error) { return json.Marshal(v.tally) },
-		Restore: func(st json.RawMessage) error {
-			return json.Unmarshal(st, &v.tally)
-		},
 	}
+	o.Meta = json.RawMessage(`{"test": "checkpoint"}`)
+	o.Save = func() (json.RawMessage, error) { return json.Marshal(v.tally) }
+	o.Restore = func(st json.RawMessage) error { return json.Unmarshal(st, &v.tally) }
+	return o
 }
 
 // copyDir copies the regular files of the directory src to a new directory
@@ -194,8 +193,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				return first.visit(id, s, depth)
 			}
-			s := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.workers, Visit: visit,
-				Checkpoint: checkpointing(dir, c.period(want.States), false, &first)}))
+			s := New(c.m(), c.options(t, checkpointing(Options{Order: c.order, Trace: c.trace, Workers: c.workers, Visit: visit}, dir, c.period(want.States), false, &first)))
 			got, err := s.Run(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -215,8 +213,7 @@ func TestCheckpointResume(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(cp, ckpt.ManifestName)); err != nil {
 					continue // killed before the first checkpoint: a fresh start
 				}
-				rs := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit,
-					Checkpoint: checkpointing(cp, 0, true, &v)}))
+				rs := New(c.m(), c.options(t, checkpointing(Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit}, cp, 0, true, &v)))
 				restoredN := uint64(0)
 				if m, err := os.ReadFile(filepath.Join(cp, ckpt.ManifestName)); err == nil {
 					var man ckpt.Manifest
@@ -237,8 +234,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				// A finished checkpoint resumes to the same result.
 				var v2 visitLog
-				again, err := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v2.visit,
-					Checkpoint: checkpointing(cp, 0, true, &v2)})).Run(context.Background())
+				again, err := New(c.m(), c.options(t, checkpointing(Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v2.visit}, cp, 0, true, &v2))).Run(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -330,19 +326,19 @@ func TestCheckpointSpill(t *testing.T) {
 	set := store.NewSpill(16<<10, t.TempDir(), store.PebbleOptions{Temp: true})
 	defer set.Close()
 	var v visitLog
-	_, err = New(m(), Options{Set: set, Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+	_, err = New(m(), checkpointing(Options{Set: set, Visit: func(id uint64, s []byte, d int) bool {
 		if id == want.States/2 {
 			cancel()
 		}
 		return v.visit(id, s, d)
-	}}).Run(ctx)
+	}}, dir, 0, false, &v)).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set2 := store.NewSpill(16<<10, t.TempDir(), store.PebbleOptions{Temp: true})
 	defer set2.Close()
 	var v2 visitLog
-	got, err := New(m(), Options{Set: set2, Visit: v2.visit, Checkpoint: checkpointing(dir, 0, true, &v2)}).Run(context.Background())
+	got, err := New(m(), checkpointing(Options{Set: set2, Visit: v2.visit}, dir, 0, true, &v2)).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,12 +356,12 @@ func TestCheckpointErrors(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var v visitLog
-		_, err := New(m(), Options{Trace: true, Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+		_, err := New(m(), checkpointing(Options{Trace: true, Visit: func(id uint64, s []byte, d int) bool {
 			if id == 100 {
 				cancel()
 			}
 			return v.visit(id, s, d)
-		}}).Run(ctx)
+		}}, dir, 0, false, &v)).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,9 +369,9 @@ func TestCheckpointErrors(t *testing.T) {
 	}
 	resume := func(dir string, opt Options, meta string) error {
 		var v visitLog
-		opt.Checkpoint = checkpointing(dir, 0, true, &v)
+		opt = checkpointing(opt, dir, 0, true, &v)
 		if meta != "" {
-			opt.Checkpoint.Meta = json.RawMessage(meta)
+			opt.Meta = json.RawMessage(meta)
 		}
 		_, err := New(m(), opt).Run(context.Background())
 		return err
@@ -418,7 +414,7 @@ func TestCheckpointErrors(t *testing.T) {
 			var err error
 			if tt.name == "not resuming" {
 				var v visitLog
-				_, err = New(m(), Options{Checkpoint: checkpointing(dir, 0, false, &v)}).Run(context.Background())
+				_, err = New(m(), checkpointing(Options{}, dir, 0, false, &v)).Run(context.Background())
 			} else {
 				err = resume(dir, tt.opt, tt.meta)
 			}
@@ -434,7 +430,8 @@ func TestCheckpointErrors(t *testing.T) {
 	// Two searches cannot share a directory.
 	dir := mk(t)
 	var v visitLog
-	c, _, err := openCheckpoint(&Options{Checkpoint: checkpointing(dir, 0, true, &v)}, time.Now())
+	opt := checkpointing(Options{}, dir, 0, true, &v)
+	c, _, err := openCheckpoint(&opt, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,19 +471,19 @@ func TestResumeSpillError(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var v visitLog
-			_, err := New(m(), Options{Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+			_, err := New(m(), checkpointing(Options{Visit: func(id uint64, s []byte, d int) bool {
 				if id == 3000 {
 					cancel()
 				}
 				return v.visit(id, s, d)
-			}}).Run(ctx)
+			}}, dir, 0, false, &v)).Run(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var v2 visitLog
 			missing := filepath.Join(t.TempDir(), "missing")
-			_, err = New(m(), Options{Workers: workers, Visit: v2.visit, Checkpoint: checkpointing(dir, 0, true, &v2),
-				SpillDir: missing, FrontierBudget: 1, frontierChunk: 512}).Run(context.Background())
+			_, err = New(m(), checkpointing(Options{Workers: workers, Visit: v2.visit,
+				SpillDir: missing, FrontierBudget: 1, frontierChunk: 512}, dir, 0, true, &v2)).Run(context.Background())
 			if err == nil || !strings.Contains(err.Error(), "spilling the frontier") {
 				t.Fatalf("error %v, want one about spilling the frontier", err)
 			}

@@ -286,6 +286,6 @@ func (c *committer) restore(m *ckpt.Manifest) error {
 func (c *committer) snapshot(stats Stats, workers int) (*snapshot, error) {
 	s := &snapshot{stats: stats, pruned: c.pruned, workers: workers}
 	var err error
-	s.state, err = saveState(c.ck.cfg)
+	s.state, err = c.ck.saveState()
 	return s, err
 }

@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -134,6 +135,10 @@ type Options struct {
 	// goroutine running the search with a snapshot of its statistics.
 	Progress func(Stats)
 
+	// Name names the search in its progress reports (Stats.Search), e.g.
+	// "SB-PUT rdma".
+	Name string
+
 	// Workers is the number of goroutines that expand states. Zero or one
 	// selects the sequential search. A greater value runs a
 	// level-synchronous parallel breadth-first search if Order is BFS and
@@ -162,6 +167,24 @@ type Options struct {
 	// inserts the visited states of the checkpoint.
 	Checkpoint *Checkpoint
 
+	// Meta, Save and Restore are what checkpoints keep of the caller's
+	// search; without Checkpoint they are not used.
+	//
+	// Meta describes the search (a JSON value, or nil). It is stored in
+	// the checkpoint, and a resumed search refuses a checkpoint whose Meta
+	// differs.
+	Meta json.RawMessage
+
+	// Save, if non-nil, returns the caller's state that Visit built from
+	// the states visited so far (a JSON value). It is called at each
+	// checkpoint, never concurrently with Visit.
+	Save func() (json.RawMessage, error)
+
+	// Restore, if non-nil, is called on resume, before the search goes on,
+	// with the state that Save returned for the checkpoint (nil if Save was
+	// nil).
+	Restore func(json.RawMessage) error
+
 	// frontierChunk, in tests, overrides the size of the chunks of a
 	// sequential search's frontier (defaultChunk).
 	frontierChunk int
@@ -169,8 +192,8 @@ type Options struct {
 
 // Stats describe the progress of a search.
 type Stats struct {
-	// Search names the search in progress reports (Caller.Name); empty
-	// unless the search was opened with a name.
+	// Search names the search in progress reports (Options.Name); empty
+	// elsewhere.
 	Search string
 	// States is the number of distinct states discovered, the initial
 	// state included.
@@ -309,6 +332,13 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	res, err := s.runSequential(ctx, start, set, ck, from)
 	res.Workers, res.Fallback = 1, fallback
 	return res, err
+}
+
+// report passes the statistics st, named by Options.Name, to
+// Options.Progress.
+func (s *Search) report(st Stats) {
+	st.Search = s.opt.Name
+	s.opt.Progress(st)
 }
 
 // Path rebuilds the run from the initial state to the state with the given id,

@@ -457,7 +457,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, set store.Set
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		c.tick = t.C
-		c.progress = func() { s.opt.Progress(p.stats(time.Since(start))) }
+		c.progress = func() { s.report(p.stats(time.Since(start))) }
 	}
 	for depth := firstDepth; p.level.len() > 0 && !p.halted.Load(); depth++ {
 		p.depth = depth

@@ -55,7 +55,11 @@ func (s *Search) runSequential(ctx context.Context, start time.Time, set store.S
 		err = r.resume(from)
 	}
 	if err == nil {
-		res, err = r.search(ctx, start, s.opt.Timeout, s.opt.Progress, from)
+		var progress func(Stats)
+		if s.opt.Progress != nil {
+			progress = s.report
+		}
+		res, err = r.search(ctx, start, s.opt.Timeout, progress, from)
 	}
 	if cerr := r.fifo.close(); cerr != nil && err == nil {
 		err = fmt.Errorf("explore: %w", cerr)
