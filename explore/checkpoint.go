@@ -95,8 +95,6 @@ type snapshot struct {
 	firstID    uint64
 	firstDepth int
 	firstLevel uint64
-
-	written bool // the checkpoint of this snapshot is on disk
 }
 
 // checkpointer is what a search keeps of its checkpoints: the directory,
@@ -185,7 +183,6 @@ func (c *checkpointer) write(s *snapshot, tr *trace, frontier frontierWriter) er
 	if err := c.dir.Write(m, parents, frontier); err != nil {
 		return fmt.Errorf("explore: %w", err)
 	}
-	s.written = true
 	c.last = n
 	if c.every > 0 {
 		c.due = time.Now().Add(c.every)
