@@ -130,8 +130,15 @@ type par struct {
 // batch for the committer.
 type blockResult struct {
 	batch
-	idx int
-	err error
+	idx  int
+	err  error
+	emit func(Label, []byte) // batch.emit, bound once
+}
+
+func newBlockResult() *blockResult {
+	r := new(blockResult)
+	r.emit = r.batch.emit
+	return r
 }
 
 func (r *blockResult) reset(idx int) {
@@ -242,12 +249,9 @@ func appendEntry(b []byte, id uint64, enc []byte) []byte {
 type worker struct {
 	p    *par
 	m    Machine
-	emit func(Label, []byte)
 	res  *blockResult // being filled
 	rbuf []byte       // a block of the level read back from disk
 }
-
-func (w *worker) emitSucc(l Label, next []byte) { w.res.emit(l, next) }
 
 // run expands blocks of the current level until there are none left or the
 // search halts.
@@ -283,7 +287,7 @@ func (w *worker) run() {
 		select {
 		case r = <-p.free:
 		default:
-			r = new(blockResult)
+			r = newBlockResult()
 		}
 		r.reset(int(i))
 		w.res = r
@@ -307,7 +311,7 @@ func (w *worker) expand(b []byte) {
 		l := int(binary.LittleEndian.Uint32(b[off+8:]))
 		st := b[off+entryHeader : off+entryHeader+l]
 		off += entryHeader + l
-		r.expanded(id, w.m.Successors(st, w.emit))
+		r.expanded(id, w.m.Successors(st, r.emit))
 	}
 }
 
@@ -442,9 +446,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, set store.Set
 	for i := range workers {
 		// Every worker has a clone: the original machine is left to
 		// Visit, which may use it, and to Path.
-		w := &worker{p: p, m: cl.Clone()}
-		w.emit = w.emitSucc
-		workers[i] = w
+		workers[i] = &worker{p: p, m: cl.Clone()}
 	}
 
 	c := &control{done: ctx.Done()}
