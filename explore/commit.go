@@ -157,27 +157,37 @@ func (c *committer) commit(b *batch, depth int) {
 		b.added = make([]bool, n, 2*n)
 	}
 	added := b.added[:n]
-	if err := c.insert(b, added); err != nil {
+	var err error
+	if c.batcher != nil && n <= insertChunk {
+		// One batch, the common case of a sequential search.
+		if err = c.batcher.InsertBatch(b.fps, added); err != nil {
+			err = b.insertError(0, n, err)
+		}
+	} else {
+		err = c.insert(b, added)
+	}
+	if err != nil {
 		c.halt(Complete, err)
 		return
 	}
 	i, start := 0, 0
-	for _, e := range b.states {
+	for k := range b.states {
+		e := &b.states[k]
 		c.frontier--
 		c.pruned |= e.pruned
 		for ord := range e.succs {
 			end := b.end[i]
 			if added[i] {
 				if c.discover(b.enc[start:end], b.fps[i], depth+1, e.id, ord); c.halted.Load() {
-					c.transitions += uint64(ord) + 1
+					c.transitions += uint64(i) + 1
 					return
 				}
 			}
 			i++
 			start = end
 		}
-		c.transitions += uint64(e.succs)
 	}
+	c.transitions += uint64(n)
 }
 
 // insert inserts the fingerprints of b's successors into the visited set,
@@ -187,11 +197,7 @@ func (c *committer) insert(b *batch, added []bool) error {
 		for i := 0; i < len(b.fps); i += insertChunk {
 			j := min(i+insertChunk, len(b.fps))
 			if err := c.batcher.InsertBatch(b.fps[i:j], added[i:j]); err != nil {
-				first, _ := b.owner(i)
-				if last, _ := b.owner(j - 1); last != first {
-					return fmt.Errorf("explore: inserting the successors of states %d to %d: %w", first, last, err)
-				}
-				return fmt.Errorf("explore: inserting the successors of state %d: %w", first, err)
+				return b.insertError(i, j, err)
 			}
 		}
 		return nil
@@ -204,6 +210,16 @@ func (c *committer) insert(b *batch, added []bool) error {
 		}
 	}
 	return nil
+}
+
+// insertError is the error of a batch insert of successors i to j-1 of b
+// that failed with err.
+func (b *batch) insertError(i, j int, err error) error {
+	first, _ := b.owner(i)
+	if last, _ := b.owner(j - 1); last != first {
+		return fmt.Errorf("explore: inserting the successors of states %d to %d: %w", first, last, err)
+	}
+	return fmt.Errorf("explore: inserting the successors of state %d: %w", first, err)
 }
 
 // discover records a new distinct state with encoding enc and fingerprint
