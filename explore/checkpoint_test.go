@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rdmasim/explore/ckpt"
 	"rdmasim/store"
 )
 
@@ -48,25 +49,24 @@ func (v *visitLog) visit(id uint64, s []byte, depth int) bool {
 	return true
 }
 
-// checkpointing returns a checkpoint configuration whose Save and Restore
-// save and restore v's tally.
-func checkpointing(dir string, every time.Duration, resume bool, v *visitLog) *Checkpoint {
+// checkpointing returns o with a checkpoint configuration, and a Save and
+// Restore that save and restore v's tally.
+func checkpointing(o Options, dir string, every time.Duration, resume bool, v *visitLog) Options {
 	var everyStates uint64
 	if every < 0 {
 		everyStates, every = uint64(-every), 0
 	}
-	return &Checkpoint{
+	o.Checkpoint = &Checkpoint{
 		everyStates: everyStates,
 		noSync:      true, // kills are simulated by copying the files
 		Dir:         dir,
 		Every:       every,
 		Resume:      resume,
-		Meta:        json.RawMessage(`{"test": "checkpoint"}`),
-		Save:        func() (json.RawMessage, error) { return json.Marshal(v.tally) },
-		Restore: func(st json.RawMessage) error {
-			return json.Unmarshal(st, &v.tally)
-		},
 	}
+	o.Meta = json.RawMessage(`{"test": "checkpoint"}`)
+	o.Save = func() (json.RawMessage, error) { return json.Marshal(v.tally) }
+	o.Restore = func(st json.RawMessage) error { return json.Unmarshal(st, &v.tally) }
+	return o
 }
 
 // copyDir copies the regular files of the directory src to a new directory
@@ -193,8 +193,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				return first.visit(id, s, depth)
 			}
-			s := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.workers, Visit: visit,
-				Checkpoint: checkpointing(dir, c.period(want.States), false, &first)}))
+			s := New(c.m(), c.options(t, checkpointing(Options{Order: c.order, Trace: c.trace, Workers: c.workers, Visit: visit}, dir, c.period(want.States), false, &first)))
 			got, err := s.Run(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -211,14 +210,13 @@ func TestCheckpointResume(t *testing.T) {
 			var mid int
 			for _, cp := range copies {
 				var v visitLog
-				if _, err := os.Stat(filepath.Join(cp, manifestName)); err != nil {
+				if _, err := os.Stat(filepath.Join(cp, ckpt.ManifestName)); err != nil {
 					continue // killed before the first checkpoint: a fresh start
 				}
-				rs := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit,
-					Checkpoint: checkpointing(cp, 0, true, &v)}))
+				rs := New(c.m(), c.options(t, checkpointing(Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v.visit}, cp, 0, true, &v)))
 				restoredN := uint64(0)
-				if m, err := os.ReadFile(filepath.Join(cp, manifestName)); err == nil {
-					var man manifest
+				if m, err := os.ReadFile(filepath.Join(cp, ckpt.ManifestName)); err == nil {
+					var man ckpt.Manifest
 					json.Unmarshal(m, &man)
 					restoredN = man.States
 				}
@@ -236,8 +234,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				// A finished checkpoint resumes to the same result.
 				var v2 visitLog
-				again, err := New(c.m(), c.options(t, Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v2.visit,
-					Checkpoint: checkpointing(cp, 0, true, &v2)})).Run(context.Background())
+				again, err := New(c.m(), c.options(t, checkpointing(Options{Order: c.order, Trace: c.trace, Workers: c.resumeWorkers, Visit: v2.visit}, cp, 0, true, &v2))).Run(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -329,19 +326,19 @@ func TestCheckpointSpill(t *testing.T) {
 	set := store.NewSpill(16<<10, t.TempDir(), store.PebbleOptions{Temp: true})
 	defer set.Close()
 	var v visitLog
-	_, err = New(m(), Options{Set: set, Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+	_, err = New(m(), checkpointing(Options{Set: set, Visit: func(id uint64, s []byte, d int) bool {
 		if id == want.States/2 {
 			cancel()
 		}
 		return v.visit(id, s, d)
-	}}).Run(ctx)
+	}}, dir, 0, false, &v)).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set2 := store.NewSpill(16<<10, t.TempDir(), store.PebbleOptions{Temp: true})
 	defer set2.Close()
 	var v2 visitLog
-	got, err := New(m(), Options{Set: set2, Visit: v2.visit, Checkpoint: checkpointing(dir, 0, true, &v2)}).Run(context.Background())
+	got, err := New(m(), checkpointing(Options{Set: set2, Visit: v2.visit}, dir, 0, true, &v2)).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,12 +356,12 @@ func TestCheckpointErrors(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var v visitLog
-		_, err := New(m(), Options{Trace: true, Checkpoint: checkpointing(dir, 0, false, &v), Visit: func(id uint64, s []byte, d int) bool {
+		_, err := New(m(), checkpointing(Options{Trace: true, Visit: func(id uint64, s []byte, d int) bool {
 			if id == 100 {
 				cancel()
 			}
 			return v.visit(id, s, d)
-		}}).Run(ctx)
+		}}, dir, 0, false, &v)).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,9 +369,9 @@ func TestCheckpointErrors(t *testing.T) {
 	}
 	resume := func(dir string, opt Options, meta string) error {
 		var v visitLog
-		opt.Checkpoint = checkpointing(dir, 0, true, &v)
+		opt = checkpointing(opt, dir, 0, true, &v)
 		if meta != "" {
-			opt.Checkpoint.Meta = json.RawMessage(meta)
+			opt.Meta = json.RawMessage(meta)
 		}
 		_, err := New(m(), opt).Run(context.Background())
 		return err
@@ -390,19 +387,19 @@ func TestCheckpointErrors(t *testing.T) {
 		{name: "max states", opt: Options{MaxStates: 10}, want: "MaxStates"},
 		{name: "meta", meta: `{"test": "other"}`, want: "made by another search"},
 		{name: "trace", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.Trace = false; m.Parents = fileInfo{} })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.Trace = false; m.Parents = ckpt.Log{} })
 		}, opt: Options{Trace: true}, want: "without Trace"},
 		{name: "format", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.Format = 99 })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.Format = 99 })
 		}, want: "format 99"},
 		{name: "seed", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.FingerprintSeed[0]++ })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.FingerprintSeed[0]++ })
 		}, want: "fingerprint seed"},
 		{name: "frontier checksum", damage: func(dir string) error {
-			return editManifest(dir, func(m *manifest) { m.Frontier.CRC32C++ })
+			return editManifest(dir, func(m *ckpt.Manifest) { m.Frontier.CRC32C++ })
 		}, want: "checksum"},
 		{name: "short visited file", damage: func(dir string) error {
-			return os.Truncate(filepath.Join(dir, visitedName), 16)
+			return os.Truncate(filepath.Join(dir, ckpt.VisitedName), 16)
 		}, want: "the manifest counts"},
 		{name: "not resuming", want: "already holds a checkpoint"},
 	}
@@ -417,7 +414,7 @@ func TestCheckpointErrors(t *testing.T) {
 			var err error
 			if tt.name == "not resuming" {
 				var v visitLog
-				_, err = New(m(), Options{Checkpoint: checkpointing(dir, 0, false, &v)}).Run(context.Background())
+				_, err = New(m(), checkpointing(Options{}, dir, 0, false, &v)).Run(context.Background())
 			} else {
 				err = resume(dir, tt.opt, tt.meta)
 			}
@@ -433,7 +430,8 @@ func TestCheckpointErrors(t *testing.T) {
 	// Two searches cannot share a directory.
 	dir := mk(t)
 	var v visitLog
-	c, _, err := openCheckpoint(&Options{Checkpoint: checkpointing(dir, 0, true, &v)}, time.Now())
+	opt := checkpointing(Options{}, dir, 0, true, &v)
+	c, _, err := openCheckpoint(&opt, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,13 +441,13 @@ func TestCheckpointErrors(t *testing.T) {
 	}
 }
 
-func editManifest(dir string, edit func(*manifest)) error {
-	path := filepath.Join(dir, manifestName)
+func editManifest(dir string, edit func(*ckpt.Manifest)) error {
+	path := filepath.Join(dir, ckpt.ManifestName)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var m manifest
+	var m ckpt.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return err
 	}
@@ -459,4 +457,39 @@ func editManifest(dir string, edit func(*manifest)) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// TestResumeSpillError: a resumed search whose frontier cannot spill while
+// the checkpoint's frontier is read back fails with that error, sequential or
+// parallel, before it visits any state. (The sequential search used to
+// ignore it, and go on with a damaged frontier.)
+func TestResumeSpillError(t *testing.T) {
+	m := func() Machine { return &grid{k: 4, n: 9} }
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("w%d", workers), func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var v visitLog
+			_, err := New(m(), checkpointing(Options{Visit: func(id uint64, s []byte, d int) bool {
+				if id == 3000 {
+					cancel()
+				}
+				return v.visit(id, s, d)
+			}}, dir, 0, false, &v)).Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v2 visitLog
+			missing := filepath.Join(t.TempDir(), "missing")
+			_, err = New(m(), checkpointing(Options{Workers: workers, Visit: v2.visit,
+				SpillDir: missing, FrontierBudget: 1, frontierChunk: 512}, dir, 0, true, &v2)).Run(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "spilling the frontier") {
+				t.Fatalf("error %v, want one about spilling the frontier", err)
+			}
+			if len(v2.ids) != 0 {
+				t.Fatalf("%d visits after a failed restore", len(v2.ids))
+			}
+		})
+	}
 }

@@ -2,12 +2,13 @@ package explore
 
 import (
 	"bytes"
-	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"rdmasim/explore/ckpt"
 	"rdmasim/store"
 )
 
@@ -134,6 +135,10 @@ type Options struct {
 	// goroutine running the search with a snapshot of its statistics.
 	Progress func(Stats)
 
+	// Name names the search in its progress reports (Stats.Search), e.g.
+	// "SB-PUT rdma".
+	Name string
+
 	// Workers is the number of goroutines that expand states. Zero or one
 	// selects the sequential search. A greater value runs a
 	// level-synchronous parallel breadth-first search if Order is BFS and
@@ -162,6 +167,24 @@ type Options struct {
 	// inserts the visited states of the checkpoint.
 	Checkpoint *Checkpoint
 
+	// Meta, Save and Restore are what checkpoints keep of the caller's
+	// search; without Checkpoint they are not used.
+	//
+	// Meta describes the search (a JSON value, or nil). It is stored in
+	// the checkpoint, and a resumed search refuses a checkpoint whose Meta
+	// differs.
+	Meta json.RawMessage
+
+	// Save, if non-nil, returns the caller's state that Visit built from
+	// the states visited so far (a JSON value). It is called at each
+	// checkpoint, never concurrently with Visit.
+	Save func() (json.RawMessage, error)
+
+	// Restore, if non-nil, is called on resume, before the search goes on,
+	// with the state that Save returned for the checkpoint (nil if Save was
+	// nil).
+	Restore func(json.RawMessage) error
+
 	// frontierChunk, in tests, overrides the size of the chunks of a
 	// sequential search's frontier (defaultChunk).
 	frontierChunk int
@@ -169,8 +192,8 @@ type Options struct {
 
 // Stats describe the progress of a search.
 type Stats struct {
-	// Search names the search in progress reports (Caller.Name); empty
-	// unless the search was opened with a name.
+	// Search names the search in progress reports (Options.Name); empty
+	// elsewhere.
 	Search string
 	// States is the number of distinct states discovered, the initial
 	// state included.
@@ -241,16 +264,9 @@ func New(m Machine, opt Options) *Search {
 	return &Search{m: m, opt: opt}
 }
 
-// A search checks the context, the timeout and the progress clock between
-// expansions, at intervals of 1 to checkEvery expansions, adapted so that
-// checks fall about every checkPeriod however fast or slow the machine is.
-const (
-	checkEvery  = 1024
-	checkPeriod = 10 * time.Millisecond
-)
-
-// maxEncoding bounds the length of a state encoding the frontier can hold.
-const maxEncoding = 1<<31 - 1
+// maxEncoding bounds the length of a state encoding the frontier (and a
+// checkpoint's frontier) can hold.
+const maxEncoding = ckpt.MaxEncoding
 
 // Run explores the state space from the initial state until the frontier is
 // exhausted or a bound in the options, the context or the Visit callback stops
@@ -272,7 +288,7 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	start := time.Now()
 	var (
 		ck   *checkpointer
-		from *manifest // the checkpoint to resume
+		from *ckpt.Manifest // the checkpoint to resume
 	)
 	if s.opt.Checkpoint != nil {
 		var err error
@@ -280,9 +296,8 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 		defer ck.close()
-		if ck.parents != nil {
-			s.trace.useFile(ck.parents, ck.parFile)
-			ck.parents = nil
+		if f, n := ck.dir.Parents(); f != nil {
+			s.trace.useFile(f, n)
 		}
 		if from != nil {
 			if from.Finished {
@@ -296,6 +311,12 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 	}
+	set := s.opt.Set
+	if set == nil {
+		mem := store.NewMem(0)
+		defer mem.Close()
+		set = mem
+	}
 	var fallback string
 	if s.opt.Workers > 1 {
 		cl, ok := s.m.(Cloner)
@@ -305,333 +326,19 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 		case !ok:
 			fallback = fmt.Sprintf("the machine (%T) does not implement explore.Cloner", s.m)
 		default:
-			return s.runParallel(ctx, start, cl, ck, from)
+			return s.runParallel(ctx, start, set, cl, ck, from)
 		}
 	}
-
-	r := &run{
-		m:         s.m,
-		set:       s.opt.Set,
-		bfs:       s.opt.Order != DFS,
-		maxStates: s.opt.MaxStates,
-		visit:     s.opt.Visit,
-		ck:        ck,
-	}
-	if s.opt.Trace {
-		r.trace = &s.trace
-	}
-	if r.set == nil {
-		mem := store.NewMem(0)
-		defer mem.Close()
-		r.set = mem
-	}
-	r.batcher, _ = r.set.(store.BatchInserter)
-	r.fifo.chunk = cmp.Or(s.opt.frontierChunk, defaultChunk)
-	r.lifo.chunk = cmp.Or(s.opt.frontierChunk, defaultChunk)
-	if s.opt.SpillDir != "" && s.opt.FrontierBudget > 0 {
-		// Chunks of an eighth of the budget, so that the two that stay
-		// in memory are a small part of it.
-		r.fifo.chunk = cmp.Or(s.opt.frontierChunk, int(min(max(s.opt.FrontierBudget/8, minSpillChunk), defaultChunk)))
-		r.fifo.setSpill(s.opt.SpillDir, s.opt.FrontierBudget)
-	}
-
-	var res Result
-	var err error
-	if from != nil {
-		err = r.restore(from)
-	}
-	if err == nil {
-		res, err = r.search(ctx, start, s.opt.Timeout, s.opt.Progress, from)
-	}
-	if cerr := r.fifo.close(); cerr != nil && err == nil {
-		err = fmt.Errorf("explore: %w", cerr)
-	}
+	res, err := s.runSequential(ctx, start, set, ck, from)
 	res.Workers, res.Fallback = 1, fallback
 	return res, err
 }
 
-// run is the state of one call to Run.
-type run struct {
-	m         Machine
-	set       store.Set
-	batcher   store.BatchInserter // set, if it is one
-	bfs       bool
-	maxStates uint64
-	visit     func(id uint64, s []byte, depth int) bool
-	trace     *trace        // nil unless tracing
-	ck        *checkpointer // nil unless checkpointing
-
-	fifo fifo // BFS frontier
-	lifo lifo // DFS frontier
-
-	// The state being expanded: its id and depth, and its successors.
-	cur   uint64
-	depth int
-	succ  successors
-
-	states      uint64
-	transitions uint64
-	maxDepth    int
-	pruned      Pruned
-
-	halted bool // stop expanding; stop and err say why
-	stop   Stop
-	err    error
-}
-
-// search runs the search from the initial state, or from the checkpoint from
-// that restore has restored.
-func (r *run) search(ctx context.Context, start time.Time, timeout time.Duration, progress func(Stats), from *manifest) (Result, error) {
-	// In BFS order states are expanded in id order, and the states of
-	// depth d+1 are exactly those discovered before the first of them is
-	// expanded: next is the id of the next state to expand, and levelEnd
-	// the id of the first state of the next depth.
-	var next, levelEnd uint64 = 0, 1
-
-	// end ends the search, with a last checkpoint unless it failed.
-	end := func(stop Stop, next, levelEnd uint64) (Result, error) {
-		res := r.result(start, stop)
-		if r.err != nil || r.ck == nil {
-			return res, r.err
-		}
-		return res, r.checkpoint(start, time.Now(), stop != Canceled, stop, next, levelEnd)
-	}
-
-	if from == nil {
-		init := r.m.Initial(nil)
-		fp := store.Of(init)
-		added, err := r.set.Insert(fp)
-		if err != nil {
-			return r.result(start, Complete), fmt.Errorf("explore: inserting the initial state: %w", err)
-		}
-		if !added {
-			return r.result(start, Complete), errors.New("explore: the initial state is already in the visited set")
-		}
-		r.discover(init, fp, 0, 0)
-		if r.halted {
-			return end(r.stop, next, levelEnd)
-		}
-	} else if r.bfs {
-		fr := from.Frontier
-		next = fr.FirstID
-		if fr.FirstLevel < fr.Count {
-			r.depth, levelEnd = fr.FirstDepth, next+fr.FirstLevel
-		} else {
-			// Popping state next starts depth FirstDepth.
-			r.depth, levelEnd = fr.FirstDepth-1, next
-		}
-	}
-
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = start.Add(timeout)
-	}
-	nextProgress := start.Add(time.Second)
-	emit := r.emit // one closure for the whole run
-
-	var (
-		every     uint64 = 1 // expansions between checks
-		nextCheck uint64     // expansion count at the next check
-		lastCheck = start
-	)
-	for n := uint64(0); ; n++ {
-		if n == nextCheck {
-			if ctx.Err() != nil {
-				return end(Canceled, next, levelEnd)
-			}
-			now := time.Now()
-			if !deadline.IsZero() && !now.Before(deadline) {
-				return end(TimeLimit, next, levelEnd)
-			}
-			if r.ck != nil && r.ck.isDue(now, r.states) {
-				if err := r.checkpoint(start, now, false, Complete, next, levelEnd); err != nil {
-					return r.result(start, Complete), err
-				}
-				now = time.Now()
-			}
-			if progress != nil && !now.Before(nextProgress) {
-				progress(r.stats(now.Sub(start)))
-				now = time.Now()
-				nextProgress = now.Add(time.Second)
-			}
-			switch d := now.Sub(lastCheck); {
-			case d < checkPeriod/2 && every < checkEvery:
-				every *= 2
-			case d > 2*checkPeriod && every > 1:
-				every /= 2
-			}
-			lastCheck = now
-			nextCheck = n + every
-		}
-
-		var st []byte
-		var ok bool
-		if r.bfs {
-			var err error
-			if st, ok, err = r.fifo.pop(); err != nil {
-				r.fail(fmt.Errorf("explore: %w", err))
-				return end(Complete, next, levelEnd)
-			} else if !ok {
-				break
-			}
-			r.cur = next
-			next++
-			if r.cur == levelEnd {
-				r.depth++
-				levelEnd = r.states
-			}
-		} else {
-			if st, r.cur, r.depth, ok = r.lifo.pop(); !ok {
-				break
-			}
-		}
-		r.pruned |= r.m.Successors(st, emit)
-		r.insertSuccessors()
-		if r.halted {
-			return end(r.stop, next, levelEnd)
-		}
-	}
-	return end(Complete, next, levelEnd)
-}
-
-// successors buffers the successors emitted by the state being expanded, so
-// that their fingerprints can be inserted into the visited set together: the
-// cache misses of a batch overlap.
-type successors struct {
-	enc   []byte // the encodings, concatenated
-	end   []int  // end[i] is the end of successor i in enc
-	fps   []store.Fingerprint
-	added []bool
-}
-
-// emit is the callback passed to Machine.Successors.
-func (r *run) emit(_ Label, next []byte) {
-	b := &r.succ
-	b.enc = append(b.enc, next...)
-	b.end = append(b.end, len(b.enc))
-	b.fps = append(b.fps, store.Of(next))
-}
-
-// insertSuccessors inserts the successors of the state being expanded into the
-// visited set, discovers the new ones in emission order, and empties the
-// buffer.
-func (r *run) insertSuccessors() {
-	b := &r.succ
-	n := len(b.fps)
-	if n == 0 {
-		return
-	}
-	if cap(b.added) < n {
-		b.added = make([]bool, n, 2*n)
-	}
-	added := b.added[:n]
-	var err error
-	if r.batcher != nil {
-		if err = r.batcher.InsertBatch(b.fps, added); err != nil {
-			err = fmt.Errorf("explore: inserting the successors of state %d: %w", r.cur, err)
-		}
-	} else {
-		for i, fp := range b.fps {
-			if added[i], err = r.set.Insert(fp); err != nil {
-				err = fmt.Errorf("explore: inserting successor %d of state %d: %w", i, r.cur, err)
-				break
-			}
-		}
-	}
-	if err != nil {
-		r.fail(err)
-	} else {
-		start := 0
-		for i, end := range b.end {
-			r.transitions++
-			if added[i] {
-				if r.discover(b.enc[start:end], b.fps[i], r.depth+1, uint32(i)); r.halted {
-					break
-				}
-			}
-			start = end
-		}
-	}
-	b.enc, b.end, b.fps = b.enc[:0], b.end[:0], b.fps[:0]
-}
-
-// discover records a new distinct state with fingerprint fp, found as
-// successor number ord of the state being expanded, and queues it for
-// expansion.
-func (r *run) discover(enc []byte, fp store.Fingerprint, depth int, ord uint32) {
-	if r.maxStates != 0 && r.states >= r.maxStates {
-		r.halt(StateLimit)
-		return
-	}
-	if len(enc) > maxEncoding {
-		r.fail(fmt.Errorf("explore: successor %d of state %d has a %d-byte encoding; the limit is %d", ord, r.cur, len(enc), maxEncoding))
-		return
-	}
-	id := r.states
-	if r.trace != nil {
-		if ord > maxOrd {
-			r.fail(fmt.Errorf("explore: state %d has more than %d successors, too many to trace", r.cur, maxOrd+1))
-			return
-		}
-		if id >= maxTraced {
-			r.fail(fmt.Errorf("explore: more than %d states, too many to trace", uint64(maxTraced)))
-			return
-		}
-		if err := r.trace.add(r.cur, ord); err != nil {
-			r.fail(err)
-			return
-		}
-	}
-	if r.ck != nil {
-		r.ck.logFP(fp)
-	}
-	r.states++
-	r.maxDepth = max(r.maxDepth, depth)
-	if r.bfs {
-		if err := r.fifo.push(enc); err != nil {
-			r.fail(fmt.Errorf("explore: %w", err))
-			return
-		}
-	} else {
-		r.lifo.push(enc, id, depth)
-	}
-	if r.visit != nil && !r.visit(id, enc, depth) {
-		r.halt(Stopped)
-	}
-}
-
-func (r *run) halt(stop Stop) {
-	r.halted = true
-	r.stop = stop
-}
-
-func (r *run) fail(err error) {
-	r.halted = true
-	r.err = err
-}
-
-func (r *run) stats(elapsed time.Duration) Stats {
-	frontier := r.fifo.len()
-	if !r.bfs {
-		frontier = r.lifo.len()
-	}
-	disk := r.fifo.diskBytes()
-	if r.trace != nil {
-		disk += r.trace.diskBytes()
-	}
-	return Stats{
-		States:      r.states,
-		Transitions: r.transitions,
-		Frontier:    frontier,
-		MaxDepth:    r.maxDepth,
-		Elapsed:     elapsed,
-		StoreBytes:  r.set.Bytes(),
-		DiskBytes:   disk,
-	}
-}
-
-func (r *run) result(start time.Time, stop Stop) Result {
-	return Result{Stats: r.stats(time.Since(start)), Stop: stop, Pruned: r.pruned, FrontierDiskPeak: r.fifo.diskPeak()}
+// report passes the statistics st, named by Options.Name, to
+// Options.Progress.
+func (s *Search) report(st Stats) {
+	st.Search = s.opt.Name
+	s.opt.Progress(st)
 }
 
 // Path rebuilds the run from the initial state to the state with the given id,

@@ -463,29 +463,40 @@ func TestStop(t *testing.T) {
 	})
 }
 
+// TestProgress: both searches report their progress about once a second,
+// named by Options.Name, with counts consistent with their results.
 func TestProgress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes seconds")
 	}
-	var snaps []Stats
-	res, err := New(&line{sleepEvery: 16}, Options{
-		Timeout:  2500 * time.Millisecond,
-		Progress: func(st Stats) { snaps = append(snaps, st) },
-	}).Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(snaps) < 1 || len(snaps) > 2 {
-		t.Fatalf("Progress called %d times in %v, want 1 or 2", len(snaps), res.Elapsed)
-	}
-	for i, st := range snaps {
-		if st.Elapsed < time.Duration(i+1)*time.Second || st.Elapsed > res.Elapsed ||
-			st.States == 0 || st.States > res.States || st.Transitions != st.States-1 || st.Frontier != 1 {
-			t.Errorf("snapshot %d %+v inconsistent with result %+v", i, st, res.Stats)
-		}
-		if i > 0 && st.States < snaps[i-1].States {
-			t.Errorf("snapshot %d has %d states, snapshot %d had %d", i, st.States, i-1, snaps[i-1].States)
-		}
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("w%d", workers), func(t *testing.T) {
+			var snaps []Stats
+			res, err := New(&line{sleepEvery: 16}, Options{
+				Timeout:  2500 * time.Millisecond,
+				Workers:  workers,
+				Name:     "line",
+				Progress: func(st Stats) { snaps = append(snaps, st) },
+			}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(snaps) < 1 || len(snaps) > 2 {
+				t.Fatalf("Progress called %d times in %v, want 1 or 2", len(snaps), res.Elapsed)
+			}
+			if res.Search != "" {
+				t.Errorf("the result is named %q", res.Search)
+			}
+			for i, st := range snaps {
+				if st.Elapsed < time.Duration(i+1)*time.Second || st.Elapsed > res.Elapsed ||
+					st.States == 0 || st.States > res.States || st.Transitions != st.States-1 || st.Frontier != 1 || st.Search != "line" {
+					t.Errorf("snapshot %d %+v inconsistent with result %+v", i, st, res.Stats)
+				}
+				if i > 0 && st.States < snaps[i-1].States {
+					t.Errorf("snapshot %d has %d states, snapshot %d had %d", i, st.States, i-1, snaps[i-1].States)
+				}
+			}
+		})
 	}
 }
 

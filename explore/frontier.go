@@ -474,7 +474,7 @@ type trace struct {
 	f       *os.File // the records, if set: flushed of them, then buf
 	path    string   // the name of f, if it must be removed on close
 	flushed uint64
-	buf     []byte
+	buf     []byte // records not yet written, flushed when full (traceBuffer bytes)
 }
 
 // useFile makes the trace keep its records in f, whose first n records are
@@ -506,7 +506,7 @@ func (t *trace) add(parent uint64, ord uint32) error {
 	if t.f != nil {
 		t.buf = binary.LittleEndian.AppendUint64(t.buf, r)
 		t.n++
-		if len(t.buf) >= traceBuffer {
+		if len(t.buf) == cap(t.buf) {
 			return t.flush()
 		}
 		return nil

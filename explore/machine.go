@@ -6,10 +6,21 @@
 // labelled successors, and states as canonical byte encodings (equal states
 // encode equally), which it fingerprints into a store.Set to detect revisits.
 //
+// The sequential and the parallel searches share one core that commits
+// expanded states: it inserts their successors into the visited set, and
+// numbers, records, queues and visits the new ones, in order. The sequential
+// search feeds it each state as it expands it; the parallel breadth-first
+// search (Options.Workers) feeds it the blocks of states its workers
+// expanded, in the order the sequential search expands them, so the two are
+// the same search.
+//
 // Memory: besides the visited set, a search holds its frontier and, for
 // Path, a parent record per state. Given a directory (Options.SpillDir), both
 // go to disk beyond fixed budgets (Options.FrontierBudget, and a 1 MiB write
 // buffer for the records), so that a long search uses bounded memory.
+//
+// A search can checkpoint itself and resume (Checkpoint); package
+// explore/ckpt is the format of its checkpoints on disk.
 package explore
 
 // Label names a transition for traces. Its meaning belongs to the machine that

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rdmasim/explore/ckpt"
 	"rdmasim/store"
 )
 
@@ -27,6 +28,30 @@ type Cloner interface {
 	Clone() Machine
 }
 
+// Cloning adapts to Cloner a machine whose Clone method returns its own type,
+// as machines that know nothing of this package do: the machine it returns is
+// m, and its Clone returns m.Clone() so adapted.
+func Cloning[M interface {
+	Machine
+	Clone() M
+}](m M) Machine {
+	return cloning[M]{m}
+}
+
+// cloning is the machine Cloning returns.
+type cloning[M interface {
+	Machine
+	Clone() M
+}] struct{ m M }
+
+func (c cloning[M]) Initial(dst []byte) []byte { return c.m.Initial(dst) }
+
+func (c cloning[M]) Successors(s []byte, emit func(Label, []byte)) Pruned {
+	return c.m.Successors(s, emit)
+}
+
+func (c cloning[M]) Clone() Machine { return cloning[M]{c.m.Clone()} }
+
 // A parallel search is level-synchronous: the states of depth d (a level) are
 // expanded by the workers, which find the states of depth d+1; once the level
 // is exhausted the next one starts. A level is a list of blocks, in order; a
@@ -35,23 +60,17 @@ type Cloner interface {
 //
 // Workers claim blocks in order with an atomic counter and expand them on
 // their own machines: they generate each state's successors and fingerprint
-// them. The results go to the goroutine running the search, the committer,
-// which commits them in block order: it inserts the successors into the
-// visited set, and for each new one assigns an id, records its parent, calls
-// Visit and appends it to the next level. Only the committer uses the visited
-// set, the counts and the next level, so they need no lock; and since the
-// results are committed in the order a sequential breadth-first search
-// expands the states, the search is the sequential one: same ids, parents,
-// Visit calls, and, when a bound or Visit stops it, the same states and
-// counts.
+// them, into a batch. The batches go to the goroutine running the search,
+// which hands them to the search's committer in block order: that is, in the
+// order a sequential breadth-first search expands the states, so the search
+// is the sequential one (see committer). Only that goroutine uses the visited
+// set, the counts and the next level, so they need no lock.
 //
 // Workers do not look successors up in the visited set to spare the
 // committer the known ones: in the state spaces of RDMA programs almost every
 // successor of a state of depth d has depth d+1, so its duplicates are found
-// in the same level, mostly in blocks not yet committed. Measured on
-// corpus/bench/mp3.rdma with two workers, such a lookup (lock-free, in a Mem)
-// dropped 16% of the successors (9% with the partial-order reduction) and
-// made the search 10-35% slower.
+// in the same level, mostly in blocks not yet committed, and the lookups cost
+// more than they save (see BENCHMARKS.md).
 //
 // At most window blocks are claimed and not yet committed: a worker takes a
 // token before it claims a block, and the committer gives one back for each
@@ -67,34 +86,19 @@ const (
 	blockStates = 256 // or this many states
 	entryHeader = 12
 	windowPer   = 4 // blocks claimed and not committed, per worker
-
-	// commitBatch is the number of fingerprints the committer inserts
-	// with one InsertBatch. A batch loads every slot it will probe
-	// first, so that the cache misses overlap; a whole block (about 1,500
-	// successors) loads so much that the first slots are evicted before
-	// they are probed. On the reduced mp4y search on Pebble with two
-	// workers, batches of 16, 32, 64, 128, 256 and 512 ran at 0.78-0.87,
-	// 0.93-0.94, 0.97-0.99, 0.91-1.00, 0.87-1.05 and 0.81-0.88 M
-	// configurations/s, whole blocks at 0.75-0.92.
-	commitBatch = 256
 )
 
-// par is the state of a parallel search. Its fields are used by the
-// committer (the goroutine running the search) only, except where noted.
+// par is a parallel search: the commit core, fed by the workers' expanded
+// blocks, and the next level being filled is its queue. Its fields are used
+// by the committer (the goroutine running the search) only, except where
+// noted.
 type par struct {
-	set       store.Set
-	batcher   store.BatchInserter
-	visit     func(id uint64, s []byte, depth int) bool
-	trace     *trace
-	ck        *checkpointer // nil unless checkpointing
-	maxStates uint64
-	workers   int
-	window    int
-	spillDir  string // where levels spill, if budget > 0
-	budget    int64  // bytes of blocks in memory beyond which they spill
-	diskPeak  uint64 // the most bytes of the levels on disk at once
-
-	halted atomic.Bool // set when the search must stop; read by the workers
+	committer
+	workers  int
+	window   int
+	spillDir string // where levels spill, if budget > 0
+	budget   int64  // bytes of blocks in memory beyond which they spill
+	diskPeak uint64 // the most bytes of the levels on disk at once
 
 	// The level being expanded, fixed while workers run, and what its
 	// workers share.
@@ -111,85 +115,47 @@ type par struct {
 	mu       sync.Mutex
 	panicked any // the first panic of a worker, under mu
 
-	states      uint64
-	transitions uint64
-	frontier    uint64
-	maxDepth    int
-	pruned      Pruned
-	stop        Stop
-	err         error
-	next        levelQ   // blocks of the next level
-	out         []byte   // the next level's block being filled
-	outStates   int      // entries in out
-	nextStates  uint64   // states in next and out
-	blocks      [][]byte // recycled blocks
-	pending     []*blockResult
-	committed   int       // blocks of the level committed
-	start       time.Time // when the search started, for Elapsed
+	next       levelQ   // blocks of the next level
+	out        []byte   // the next level's block being filled
+	outStates  int      // entries in out
+	nextStates uint64   // states in next and out
+	blocks     [][]byte // recycled blocks
+	pending    []*blockResult
+	committed  int       // blocks of the level committed
+	start      time.Time // when the search started, for Elapsed
 }
 
 // A blockResult is what a worker found expanding one block of the level: the
-// states it expanded and their successors, in the order Successors emitted
-// them, with their fingerprints.
+// states it expanded and their successors, with their fingerprints, as a
+// batch for the committer.
 type blockResult struct {
-	idx    int
-	err    error
-	states []expansion
-	enc    []byte // the successors' encodings, concatenated
-	end    []int  // end[i] is the end of successor i in enc
-	fps    []store.Fingerprint
-	ord    []uint32 // ordinal of successor i among its parent's
-	added  []bool   // used by the committer
+	batch
+	idx  int
+	err  error
+	emit func(Label, []byte) // batch.emit, bound once
 }
 
-// An expansion is one expanded state of a blockResult.
-type expansion struct {
-	id     uint64
-	succs  uint32 // successors emitted
-	pruned Pruned
+func newBlockResult() *blockResult {
+	r := new(blockResult)
+	r.emit = r.batch.emit
+	return r
 }
 
 func (r *blockResult) reset(idx int) {
 	r.idx, r.err = idx, nil
-	r.states, r.enc, r.end, r.fps, r.ord = r.states[:0], r.enc[:0], r.end[:0], r.fps[:0], r.ord[:0]
-}
-
-func (p *par) halt(stop Stop, err error) {
-	if p.halted.Load() {
-		return
-	}
-	p.stop, p.err = stop, err
-	p.halted.Store(true)
+	r.batch.reset()
 }
 
 func (p *par) stats(elapsed time.Duration) Stats {
-	return Stats{
-		States:      p.states,
-		Transitions: p.transitions,
-		Frontier:    p.frontier,
-		MaxDepth:    p.maxDepth,
-		Elapsed:     elapsed,
-		StoreBytes:  p.set.Bytes(),
-		DiskBytes:   p.diskBytes(),
-	}
+	return p.committer.stats(elapsed, uint64(p.level.size+p.next.size))
 }
 
-// diskBytes returns the bytes of the search's files: the levels'
-// segments and the parent records.
-func (p *par) diskBytes() uint64 {
-	n := uint64(p.level.size + p.next.size)
-	if p.trace != nil {
-		n += p.trace.diskBytes()
-	}
-	return n
-}
-
-func (p *par) result(workers int) (Result, error) {
+func (p *par) result() (Result, error) {
 	stop := Complete
 	if p.halted.Load() {
 		stop = p.stop
 	}
-	return Result{Stats: p.stats(time.Since(p.start)), Stop: stop, Pruned: p.pruned, Workers: workers, FrontierDiskPeak: p.diskPeak}, p.err
+	return Result{Stats: p.stats(time.Since(p.start)), Stop: stop, Pruned: p.pruned, Workers: p.workers, FrontierDiskPeak: p.diskPeak}, p.err
 }
 
 // getBlock returns an empty block.
@@ -246,33 +212,45 @@ func (p *par) spillLevel(l *levelQ) error {
 
 // closeOut appends the block being filled, if it holds states, to the next
 // level.
-func (p *par) closeOut() {
+func (p *par) closeOut() error {
 	if p.outStates == 0 {
-		return
+		return nil
 	}
-	if err := p.addNext(p.out); err != nil {
-		p.halt(Complete, err)
-	}
+	err := p.addNext(p.out)
 	p.out, p.outStates = p.getBlock(), 0
+	return err
+}
+
+// push appends a new state to the next level: the committer's queue. The
+// initial state (depth 0) makes the first level, a block of its own.
+func (p *par) push(enc []byte, id uint64, depth int) error {
+	if depth == 0 {
+		p.level.add(appendEntry(nil, id, enc))
+		return nil
+	}
+	p.nextStates++
+	p.out = appendEntry(p.out, id, enc)
+	p.outStates++
+	if len(p.out) >= blockBytes || p.outStates >= blockStates {
+		return p.closeOut()
+	}
+	return nil
+}
+
+// appendEntry appends the entry of state id, with encoding enc, to the block
+// b.
+func appendEntry(b []byte, id uint64, enc []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, id)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(enc)))
+	return append(b, enc...)
 }
 
 // worker is one goroutine of a parallel search, with its own machine.
 type worker struct {
 	p    *par
 	m    Machine
-	emit func(Label, []byte)
 	res  *blockResult // being filled
-	nord uint32       // successors emitted by the state being expanded
 	rbuf []byte       // a block of the level read back from disk
-}
-
-func (w *worker) emitSucc(_ Label, next []byte) {
-	r := w.res
-	r.enc = append(r.enc, next...)
-	r.end = append(r.end, len(r.enc))
-	r.fps = append(r.fps, store.Of(next))
-	r.ord = append(r.ord, w.nord)
-	w.nord++
 }
 
 // run expands blocks of the current level until there are none left or the
@@ -309,7 +287,7 @@ func (w *worker) run() {
 		select {
 		case r = <-p.free:
 		default:
-			r = new(blockResult)
+			r = newBlockResult()
 		}
 		r.reset(int(i))
 		w.res = r
@@ -333,110 +311,17 @@ func (w *worker) expand(b []byte) {
 		l := int(binary.LittleEndian.Uint32(b[off+8:]))
 		st := b[off+entryHeader : off+entryHeader+l]
 		off += entryHeader + l
-		w.nord = 0
-		pruned := w.m.Successors(st, w.emit)
-		r.states = append(r.states, expansion{id: id, succs: w.nord, pruned: pruned})
+		r.expanded(id, w.m.Successors(st, r.emit))
 	}
 }
 
-// commit commits the result of one block: it inserts its successors into the
-// visited set and discovers the new ones, in order.
-func (p *par) commit(r *blockResult) {
+// commitBlock commits the result of one block.
+func (p *par) commitBlock(r *blockResult) {
 	if r.err != nil {
 		p.halt(Complete, r.err)
 		return
 	}
-	n := len(r.fps)
-	if cap(r.added) < n {
-		r.added = make([]bool, n, 2*n)
-	}
-	added := r.added[:n]
-	var err error
-	if p.batcher != nil {
-		for i := 0; i < n && err == nil; i += commitBatch {
-			j := min(i+commitBatch, n)
-			err = p.batcher.InsertBatch(r.fps[i:j], added[i:j])
-		}
-	} else {
-		for i, fp := range r.fps {
-			if added[i], err = p.set.Insert(fp); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		id := uint64(0)
-		if len(r.states) > 0 {
-			id = r.states[0].id
-		}
-		p.halt(Complete, fmt.Errorf("explore: inserting the successors of state %d and the next: %w", id, err))
-		return
-	}
-	depth := p.depth + 1
-	c, start := 0, 0
-	for _, e := range r.states {
-		p.frontier--
-		p.pruned |= e.pruned
-		for range e.succs {
-			end := r.end[c]
-			if added[c] {
-				if p.discover(r.enc[start:end], r.fps[c], depth, e.id, r.ord[c]); p.halted.Load() {
-					p.transitions += uint64(r.ord[c]) + 1
-					return
-				}
-			}
-			c++
-			start = end
-		}
-		p.transitions += uint64(e.succs)
-	}
-}
-
-// discover records a new state with fingerprint fp, successor number ord of
-// state parent, and appends it to the next level.
-func (p *par) discover(enc []byte, fp store.Fingerprint, depth int, parent uint64, ord uint32) {
-	if p.maxStates != 0 && p.states >= p.maxStates {
-		p.halt(StateLimit, nil)
-		return
-	}
-	if len(enc) > maxEncoding {
-		p.halt(Complete, fmt.Errorf("explore: successor %d of state %d has a %d-byte encoding; the limit is %d", ord, parent, len(enc), maxEncoding))
-		return
-	}
-	id := p.states
-	if p.trace != nil {
-		if ord > maxOrd {
-			p.halt(Complete, fmt.Errorf("explore: state %d has more than %d successors, too many to trace", parent, maxOrd+1))
-			return
-		}
-		if id >= maxTraced {
-			p.halt(Complete, fmt.Errorf("explore: more than %d states, too many to trace", uint64(maxTraced)))
-			return
-		}
-		if err := p.trace.add(parent, ord); err != nil {
-			p.halt(Complete, err)
-			return
-		}
-	}
-	if p.ck != nil {
-		p.ck.logFP(fp)
-	}
-	p.states++
-	p.maxDepth = max(p.maxDepth, depth)
-	p.frontier++
-	p.nextStates++
-	p.out = binary.LittleEndian.AppendUint64(p.out, id)
-	p.out = binary.LittleEndian.AppendUint32(p.out, uint32(len(enc)))
-	p.out = append(p.out, enc...)
-	p.outStates++
-	if len(p.out) >= blockBytes || p.outStates >= blockStates {
-		if p.closeOut(); p.halted.Load() {
-			return
-		}
-	}
-	if p.visit != nil && !p.visit(id, enc, depth) {
-		p.halt(Stopped, nil)
-	}
+	p.commit(&r.batch, p.depth)
 }
 
 // control is what a level's committer watches besides the results: the
@@ -484,7 +369,7 @@ func (p *par) expandLevel(workers []*worker, c *control) {
 					break
 				}
 				p.pending[p.committed%p.window] = nil
-				p.commit(r)
+				p.commitBlock(r)
 				p.committed++
 				p.tokens <- struct{}{}
 				select {
@@ -493,7 +378,7 @@ func (p *par) expandLevel(workers []*worker, c *control) {
 				}
 			}
 			if p.ck != nil && !p.halted.Load() && p.ck.isDue(time.Now(), p.states) {
-				if err := p.checkpoint(); err != nil {
+				if err := p.checkpoint(false, Complete); err != nil {
 					p.halt(Complete, err)
 				}
 			}
@@ -510,24 +395,24 @@ func (p *par) expandLevel(workers []*worker, c *control) {
 		}
 	}
 	if !p.halted.Load() {
-		p.closeOut()
+		if err := p.closeOut(); err != nil {
+			p.halt(Complete, err)
+		}
 	}
 }
 
-// runParallel runs a level-synchronous parallel breadth-first search with
-// s.opt.Workers workers, checkpointing with ck if it is not nil, from the
-// checkpoint from if that is not nil.
-func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck *checkpointer, from *manifest) (res Result, err error) {
+// runParallel runs a level-synchronous parallel breadth-first search of s
+// with s.opt.Workers workers and the visited set set, checkpointing with ck if
+// it is not nil, from the checkpoint from if that is not nil.
+func (s *Search) runParallel(ctx context.Context, start time.Time, set store.Set, cl Cloner, ck *checkpointer, from *ckpt.Manifest) (res Result, err error) {
 	nw := s.opt.Workers
 	p := &par{
-		visit:     s.opt.Visit,
-		maxStates: s.opt.MaxStates,
-		ck:        ck,
-		workers:   nw,
-		window:    windowPer * nw,
-		wake:      make(chan struct{}, 1),
-		start:     start,
+		workers: nw,
+		window:  windowPer * nw,
+		wake:    make(chan struct{}, 1),
+		start:   start,
 	}
+	p.init(s, set, ck, p)
 	p.results = make(chan *blockResult, p.window)
 	p.free = make(chan *blockResult, p.window)
 	p.pending = make([]*blockResult, p.window)
@@ -543,54 +428,15 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 			err = fmt.Errorf("explore: %w", cerr)
 		}
 	}()
-	if s.opt.Trace {
-		p.trace = &s.trace
-	}
-	set := s.opt.Set
-	if set == nil {
-		// Only this goroutine inserts; the workers look up.
-		mem := store.NewMem(0)
-		defer mem.Close()
-		set = mem
-	}
-	p.set = set
-	p.batcher, _ = set.(store.BatchInserter)
 
 	firstDepth := 0
 	if from == nil {
-		// The initial state.
-		init := s.m.Initial(nil)
-		fp := store.Of(init)
-		added, err := set.Insert(fp)
-		if err != nil {
-			res, _ := p.result(1)
-			return res, fmt.Errorf("explore: inserting the initial state: %w", err)
-		}
-		if !added {
-			res, _ := p.result(1)
-			return res, errors.New("explore: the initial state is already in the visited set")
-		}
-		if len(init) > maxEncoding {
-			res, _ := p.result(1)
-			return res, fmt.Errorf("explore: the initial state has a %d-byte encoding; the limit is %d", len(init), maxEncoding)
-		}
-		p.states, p.frontier = 1, 1
-		if p.trace != nil {
-			p.trace.add(0, 0)
-		}
-		if ck != nil {
-			ck.logFP(fp)
-		}
-		root := binary.LittleEndian.AppendUint64(nil, 0)
-		root = binary.LittleEndian.AppendUint32(root, uint32(len(init)))
-		p.level.add(append(root, init...))
-		if p.visit != nil && !p.visit(0, init, 0) {
-			p.halt(Stopped, nil)
+		if p.commitInitial(s.m.Initial(nil)); p.halted.Load() {
 			return p.end()
 		}
 	} else {
-		if err := p.restore(from); err != nil {
-			res, _ := p.result(nw)
+		if err := p.resume(from); err != nil {
+			res, _ := p.result()
 			return res, err
 		}
 		firstDepth = from.Frontier.FirstDepth
@@ -600,9 +446,7 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 	for i := range workers {
 		// Every worker has a clone: the original machine is left to
 		// Visit, which may use it, and to Path.
-		w := &worker{p: p, m: cl.Clone()}
-		w.emit = w.emitSucc
-		workers[i] = w
+		workers[i] = &worker{p: p, m: cl.Clone()}
 	}
 
 	c := &control{done: ctx.Done()}
@@ -615,12 +459,12 @@ func (s *Search) runParallel(ctx context.Context, start time.Time, cl Cloner, ck
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		c.tick = t.C
-		c.progress = func() { s.opt.Progress(p.stats(time.Since(start))) }
+		c.progress = func() { s.report(p.stats(time.Since(start))) }
 	}
 	for depth := firstDepth; p.level.len() > 0 && !p.halted.Load(); depth++ {
 		p.depth = depth
 		if ck != nil && ck.isDue(time.Now(), p.states) {
-			if err := p.checkpoint(); err != nil {
+			if err := p.checkpoint(false, Complete); err != nil {
 				p.halt(Complete, err)
 				break
 			}

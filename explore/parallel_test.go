@@ -478,3 +478,38 @@ func TestParallelMachinePerWorker(t *testing.T) {
 		t.Errorf("States = %d, %d concurrent uses of one machine", res.States, m.clashes.Load())
 	}
 }
+
+// selfCloning is a grid whose Clone returns its own type, as the machines of
+// other packages do; clones counts the clones made.
+type selfCloning struct {
+	grid
+	clones *int
+}
+
+func (m *selfCloning) Clone() *selfCloning {
+	*m.clones++
+	return &selfCloning{grid{k: m.k, n: m.n, pad: m.pad}, m.clones}
+}
+
+// TestCloning: a machine adapted by Cloning runs the parallel search, on a
+// clone per worker, and finds what the sequential search finds.
+func TestCloning(t *testing.T) {
+	for _, workers := range []int{2, 3} {
+		var clones int
+		m := &selfCloning{grid{k: 3, n: 7}, &clones}
+		want, err := New(m, Options{}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := New(Cloning(m), Options{Workers: workers}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Workers != workers || got.Fallback != "" || clones != workers {
+			t.Errorf("%d workers asked: %d workers, fallback %q, %d clones", workers, got.Workers, got.Fallback, clones)
+		}
+		if d := sameRun(got, want); d != "" {
+			t.Errorf("%d workers: %s", workers, d)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -180,6 +181,46 @@ func TestSpillErrors(t *testing.T) {
 			_, err := New(&grid{k: 4, n: 9}, tt.opt).Run(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestTraceWriteError: when the parent record of the initial state cannot be
+// written, every search fails at once with that error, before any visit, as
+// it does for any later record. (The parallel search used to ignore this
+// error and visit the initial state.)
+func TestTraceWriteError(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		order   Order
+		workers int
+	}{
+		{"bfs", BFS, 1},
+		{"dfs", DFS, 1},
+		{"parallel", BFS, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "parents.bin")
+			if err := os.WriteFile(path, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path) // read-only: writes fail
+			if err != nil {
+				t.Fatal(err)
+			}
+			var visits int
+			s := New(&grid{k: 3, n: 5}, Options{Order: tt.order, Workers: tt.workers, Trace: true,
+				Visit: func(uint64, []byte, int) bool { visits++; return true }})
+			s.trace.useFile(f, 0)
+			s.trace.buf = make([]byte, 0, 8) // a write per record
+			defer s.Close()
+			res, err := s.Run(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "writing parent records") {
+				t.Fatalf("error %v, want one about writing parent records", err)
+			}
+			if visits != 0 || res.States != 0 {
+				t.Fatalf("%d visits, %d states; want none", visits, res.States)
 			}
 		})
 	}

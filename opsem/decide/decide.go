@@ -166,7 +166,7 @@ type searchMeta struct {
 func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), err error) {
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
-	s, closeSearch, err := opt.Open(parallel{m}, explore.Caller{
+	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
 		Name:  p.Name + " decider",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {
@@ -196,13 +196,6 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 	path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
 	return res, r.Workers, path, closeSearch, nil
 }
-
-// parallel adapts the instrumented machine to explore.Cloner, so that each
-// worker of a parallel search expands states on a machine of its own.
-type parallel struct{ *instr.Machine }
-
-// Clone returns an independent copy for another worker.
-func (p parallel) Clone() explore.Machine { return parallel{p.Machine.Clone()} }
 
 // sizeString writes a size in bytes as KiB, MiB or GiB when it is a whole
 // number of them.

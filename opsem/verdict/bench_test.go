@@ -48,7 +48,7 @@ func BenchmarkHotPath(b *testing.B) {
 					b.Fatal(err)
 				}
 				encBytes = len(m.Initial(nil))
-				r, err := explore.New(parallel{m}, explore.Options{Workers: bc.workers}).Run(context.Background())
+				r, err := explore.New(explore.Cloning(m), explore.Options{Workers: bc.workers}).Run(context.Background())
 				if r.Workers != bc.workers {
 					b.Fatalf("%d workers searched, want %d (%s)", r.Workers, bc.workers, r.Fallback)
 				}

@@ -110,7 +110,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 			return nil
 		},
 	}
-	search, closeSet, err := opt.Open(parallel{m}, c)
+	search, closeSet, err := opt.Open(explore.Cloning(m), c)
 	if err != nil {
 		return nil, err
 	}

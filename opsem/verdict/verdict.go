@@ -60,13 +60,6 @@ type searchMeta struct {
 	Reduce      bool   `json:"reduce,omitempty"`
 }
 
-// parallel adapts a machine to explore.Cloner, so that each search worker
-// gets a machine of its own.
-type parallel struct{ *machine.Machine }
-
-// Clone returns an independent copy for another worker.
-func (p parallel) Clone() explore.Machine { return parallel{p.Machine.Clone()} }
-
 // Outcome is one distinct final outcome: the values of Result.Locs.
 type Outcome struct {
 	Values    []uint8
@@ -321,7 +314,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 			return nil
 		},
 	}
-	search, closeSet, err := opt.Open(parallel{m}, c)
+	search, closeSet, err := opt.Open(explore.Cloning(m), c)
 	if err != nil {
 		return nil, err
 	}
