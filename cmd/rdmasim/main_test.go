@@ -83,7 +83,7 @@ func TestExploreJSON(t *testing.T) {
 		states, transitions uint64
 		depth               int
 	}{
-		{nil, 45, 77, 8},
+		{nil, 36, 59, 7},
 		{[]string{"--reduce=false"}, 70, 128, 12},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -212,7 +212,7 @@ func TestPebbleStore(t *testing.T) {
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatal(err)
 		}
-		if out.States != 45 || out.Transitions != 77 || !out.Complete {
+		if out.States != 36 || out.Transitions != 59 || !out.Complete {
 			t.Fatalf("%v: %+v", args, out)
 		}
 	}

@@ -33,7 +33,9 @@ type Machine struct {
 
 	dead   []bool // per location: writes are not tracked (Options.Dead)
 	dropRW []bool // per queue pair: no gets, so dead remote writes can be dropped
-	puts   []bool // per queue pair: its thread has a put on it (so N8 is visible: see invisibleStep)
+	// putAhead[qi][pc]: the thread of queue pair qi, at pc, may still
+	// submit a put on qi (see invisibleStep).
+	putAhead [][]bool
 
 	graph bool // Options.Graph, on the RDMA machine
 
@@ -119,17 +121,16 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 		copy(m.dead, opt.Dead)
 	}
 	m.dropRW = make([]bool, len(p.QPs))
-	m.puts = make([]bool, len(p.QPs))
+	m.putAhead = make([][]bool, len(p.QPs))
 	for qi, qp := range p.QPs {
 		m.dropRW[qi] = true
-		for _, in := range p.Threads[qp.Thread].Code {
+		code := p.Threads[qp.Thread].Code
+		for _, in := range code {
 			if in.Op == prog.OpGet && in.QP == qi {
 				m.dropRW[qi] = false
 			}
-			if in.Op == prog.OpPut && in.QP == qi {
-				m.puts[qi] = true
-			}
 		}
+		m.putAhead[qi] = putsAhead(code, qi)
 	}
 	m.thrQPs = make([][]int, len(p.Threads))
 	for qi, qp := range p.QPs {
@@ -671,4 +672,25 @@ func (m *Machine) Clone() *Machine {
 		panic("machine: cloning a valid machine failed: " + err.Error()) // m was built from the same arguments
 	}
 	return c
+}
+
+// putsAhead returns, for each instruction of code, whether a put on queue
+// pair qi is that instruction or reachable from it.
+func putsAhead(code []prog.Instr, qi int) []bool {
+	ahead := make([]bool, len(code))
+	r := prog.NewReach(code)
+	for pc := range code {
+		isPut := func(j int) bool { return code[j].Op == prog.OpPut && code[j].QP == qi }
+		if isPut(pc) {
+			ahead[pc] = true
+			continue
+		}
+		for j, ok := range r.From(pc) {
+			if ok && isPut(j) {
+				ahead[pc] = true
+				break
+			}
+		}
+	}
+	return ahead
 }

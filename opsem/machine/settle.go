@@ -7,9 +7,9 @@ import "rdmasim/opsem/prog"
 // it: each successor is settled, that is, invisible steps are taken from it
 // as long as one is enabled, and the configuration reached is emitted in its
 // place, under the label of the step that led to it (ExplainChain recovers
-// the steps in between). The invisible steps are N2, N3, N5, N7, N8 on a
-// queue pair without puts and, under Options.ControlHidden, submissions and
-// polls (see Options). They
+// the steps in between). The invisible steps are N2, N3, N5, N7, N8 when no
+// put is pending on its queue pair (see invisibleStep) and, under
+// Options.ControlHidden, submissions and polls (see Options). They
 // commute with each other and with every other transition, none disables
 // another, and each moves an entry down a queue pair's pipeline or out of
 // it, or a thread past a put, get, rfence or poll (every cycle of a thread
@@ -24,13 +24,15 @@ import "rdmasim/opsem/prog"
 
 // invisibleStep emits, if one is enabled on queue pair qi, the successor by
 // a NIC rule that is invisible and independent of every other transition
-// (N2, N3, N5, N7, or N8 without puts), and reports whether it did.
+// (N2, N3, N5, N7, or N8 when no put is pending), and reports whether it
+// did.
 //
-// N8 is independent only on a queue pair whose thread has no put on it: the
-// response it moves into LW makes LW non-empty, which disables N1 (a put
-// reads its source only when LW is empty). Taken eagerly, it would forbid a
-// put from reading between the local writes of two gets, which the machine
-// allows (corpus/regress/fuzz-outcomes-reduced-f5de8bd197bf90ba.rdma).
+// N8 is independent only when no put can read its source on the queue pair
+// any more: the response it moves into LW makes LW non-empty, which
+// disables N1 (a put reads its source only when LW is empty). Taken eagerly
+// while a put is in B1, or while the thread may still submit one, it would
+// forbid the put from reading between the local writes of two gets, which
+// the machine allows (corpus/regress/fuzz-outcomes-reduced-f5de8bd197bf90ba.rdma).
 func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byte)) bool {
 	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
 	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
@@ -55,10 +57,26 @@ func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byt
 			m.stepN7(s, qi, emit)
 			return true
 		case kGetRV:
-			if m.puts[qi] {
+			if m.putPending(s, qi) {
 				return false
 			}
 			m.stepN8(s, qi, f, emit)
+			return true
+		}
+	}
+	return false
+}
+
+// putPending reports whether a put on queue pair qi may still read its
+// source: one waits in B1, or the queue pair's thread may still submit one.
+func (m *Machine) putPending(s []byte, qi int) bool {
+	pc, _ := m.pcOf(s, m.p.QPs[qi].Thread)
+	if m.putAhead[qi][pc] {
+		return true
+	}
+	b1 := m.lay.boff[qi*nBuf+bufB1]
+	for k, o := 0, b1+1; k < int(s[b1]); k, o = k+1, o+5 {
+		if s[o] == kPut {
 			return true
 		}
 	}

@@ -79,11 +79,12 @@ type Options struct {
 	// with Graph). Five NIC rules neither write memory nor move a thread
 	// and are independent of every other transition: N2 (a get leaves
 	// B1), N3 (a fence leaves B1), N5 (a get request arrives), N7 (a put
-	// is acknowledged) and, on a queue pair whose thread has no put on
-	// it, N8 (a get's response returns: it takes the head of B3, which
-	// only N8 takes, and appends to LW, whose head only F2 takes; on a
-	// queue pair with puts it is not independent, since a non-empty LW
-	// disables N1). Each commutes with every transition enabled with
+	// is acknowledged) and, when no put waits in B1 of its queue pair and
+	// the thread will submit no more puts on it, N8 (a get's response
+	// returns: it takes the head of B3, which only N8 takes, and appends
+	// to LW, whose head only F2 takes; while a put may still read its
+	// source it is not independent, since a non-empty LW disables N1).
+	// Each commutes with every transition enabled with
 	// it and neither disables nor is disabled by any, so when one is
 	// enabled it alone is expanded (an ample set of one transition). Every
 	// reduced step moves an entry down the pipeline or out of it, so no
