@@ -7,37 +7,13 @@ import (
 	"strings"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/expect"
 	"rdmasim/opsem/machine"
-
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
-
-// expectStatus is the outcome of checking one expect line.
-type expectStatus string
-
-const (
-	expectConfirmed    expectStatus = "ok"
-	expectContradicted expectStatus = "fail"
-	expectUnknown      expectStatus = "unknown" // the search was cut: no certain verdict
-	// expectVacuous: the line is about final configurations and no run of
-	// the program ends (each deadlocks or is filtered out): "forbidden"
-	// would hold only because nothing is allowed. It fails like fail.
-	expectVacuous expectStatus = "vacuous"
-)
-
-// failed reports whether s makes the command fail (exit 1).
-func (s expectStatus) failed() bool { return s == expectContradicted || s == expectVacuous }
-
-// expectation is one checked expect line.
-type expectation struct {
-	Sem      string       `json:"semantics"`
-	Expected string       `json:"expected"`
-	Status   expectStatus `json:"status"`
-	Why      string       `json:"why,omitempty"`
-}
 
 func cmdCheck(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("check", e)
@@ -112,7 +88,7 @@ files:
 		}
 		failed := false
 		for _, x := range exps {
-			failed = failed || x.Status.failed() || *strict && x.Status == expectUnknown
+			failed = failed || x.Status.Failed() || *strict && x.Status == expect.Unknown
 		}
 		for _, r := range results {
 			failed = failed || *strict && r.Deadlocks > 0
@@ -148,8 +124,8 @@ func errorText(err error) string {
 // against results (machine or model), the robust line against the answer of
 // the robustness method (as decideRobust names them); method "" leaves the
 // robust line unchecked, with an empty status.
-func fileExpectations(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result, method string) ([]expectation, error) {
-	exps := checkExpectations(p, results)
+func fileExpectations(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result, method string) ([]expect.Expectation, error) {
+	exps := expect.Check(p, results)
 	if _, ok := p.Expectation(prog.Robust); !ok || method == "" {
 		return exps, nil
 	}
@@ -157,50 +133,8 @@ func fileExpectations(ctx context.Context, p *prog.Program, opt verdict.Options,
 	if err != nil {
 		return nil, err
 	}
-	for i := range exps {
-		if exps[i].Sem == "robust" {
-			exps[i] = *robustExpectation(p, rr)
-		}
-	}
+	expect.SetRobust(exps, robustExpectation(p, rr))
 	return exps, nil
-}
-
-// checkExpectations compares the computed verdicts with the expect lines.
-func checkExpectations(p *prog.Program, results [2]*verdict.Result) []expectation {
-	var out []expectation
-	for _, x := range p.Expects {
-		ex := expectation{Sem: x.Sem.String(), Expected: x.Word()}
-		if x.Sem == prog.Robust {
-			out = append(out, ex) // decided by robustExpectation
-			continue
-		}
-		r := results[0]
-		if x.Sem == prog.SC {
-			r = results[1]
-		}
-		switch {
-		case r.Limit != nil:
-			ex.Status, ex.Why = expectUnknown, r.Bound
-		case !r.Certain():
-			ex.Status, ex.Why = expectUnknown, "no configuration found, but the search was cut by "+r.Bound
-		case r.Vacuous():
-			ex.Status, ex.Why = expectVacuous, "no run of the program ends: "+stuckText(r)
-		case r.Allowed == x.Yes:
-			ex.Status = expectConfirmed
-		default:
-			ex.Status = expectContradicted
-			ex.Why = "computed " + allowedWord(r.Allowed)
-		}
-		out = append(out, ex)
-	}
-	return out
-}
-
-func allowedWord(b bool) string {
-	if b {
-		return "allowed"
-	}
-	return "forbidden"
 }
 
 // testKind is herd7's word for the kind of test a quantifier makes.
@@ -218,7 +152,7 @@ func testKind(k prog.QueryKind) string {
 	return "Final"
 }
 
-func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, exps []expectation, witness bool, agreement []string) {
+func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, exps []expect.Expectation, witness bool, agreement []string) {
 	fmt.Fprintf(w, "Test %s %s\n", p.Name, testKind(p.Query.Kind))
 	for _, r := range results {
 		writeResultText(w, p, r)
@@ -233,11 +167,7 @@ func writeCheckText(w io.Writer, p *prog.Program, results [2]*verdict.Result, ex
 		fmt.Fprintln(w, line)
 	}
 	for _, x := range exps {
-		line := fmt.Sprintf("Expect %s %s: %s", x.Sem, x.Expected, x.Status)
-		if x.Why != "" {
-			line += " (" + x.Why + ")"
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, x)
 	}
 	fmt.Fprintln(w)
 }
@@ -289,11 +219,6 @@ func writeEnds(w io.Writer, r *verdict.Result) {
 	}
 }
 
-// stuckText summarises the stuck configurations of r.
-func stuckText(r *verdict.Result) string {
-	return fmt.Sprintf("%s, %s", plural(int(r.Deadlocks), "deadlocked configuration"), plural(int(r.Filtered), "filtered configuration"))
-}
-
 func outcomeText(p *prog.Program, locs []int, vals []uint8) string {
 	if len(locs) == 0 {
 		return "(final)"
@@ -326,9 +251,9 @@ func observation(r *verdict.Result) string {
 }
 
 func completeness(r *verdict.Result) string {
-	s := fmt.Sprintf("Explored %s configurations, %s transitions, depth %d: ", count(r.Search.States), count(r.Search.Transitions), r.Search.MaxDepth)
+	s := fmt.Sprintf("Explored %s configurations, %s transitions, depth %d: ", report.Count(r.Search.States), report.Count(r.Search.Transitions), r.Search.MaxDepth)
 	if r.Model {
-		s = fmt.Sprintf("Enumerated %s candidate traces (declarative model): ", count(r.Search.States))
+		s = fmt.Sprintf("Enumerated %s candidate traces (declarative model): ", report.Count(r.Search.States))
 	}
 	switch r.Coverage() {
 	case verdict.Complete:
@@ -341,14 +266,14 @@ func completeness(r *verdict.Result) string {
 
 // checkJSON is the JSON form of a check result.
 type checkJSON struct {
-	Agreement []string      `json:"agreement,omitempty"`
-	File      string        `json:"file"`
-	Name      string        `json:"name"`
-	Query     string        `json:"query"`
-	RDMA      *semJSON      `json:"rdma"`
-	SC        *semJSON      `json:"sc"`
-	Expect    []expectation `json:"expect"`
-	ExpectOK  *bool         `json:"expect_ok"`
+	Agreement []string             `json:"agreement,omitempty"`
+	File      string               `json:"file"`
+	Name      string               `json:"name"`
+	Query     string               `json:"query"`
+	RDMA      *semJSON             `json:"rdma"`
+	SC        *semJSON             `json:"sc"`
+	Expect    []expect.Expectation `json:"expect"`
+	ExpectOK  *bool                `json:"expect_ok"`
 }
 
 type semJSON struct {
@@ -375,13 +300,13 @@ type semJSON struct {
 	Vacuous     bool        `json:"vacuous"`
 }
 
-func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdict.Result, exps []expectation, agreement []string) {
+func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdict.Result, exps []expect.Expectation, agreement []string) {
 	out := checkJSON{File: file, Name: p.Name, Expect: exps, Agreement: agreement}
 	if p.Query.Kind != prog.QNone {
 		out.Query = p.Query.Kind.String() + " " + p.CondString(p.Query.Cond)
 	}
 	if out.Expect == nil {
-		out.Expect = []expectation{}
+		out.Expect = []expect.Expectation{}
 	}
 	sems := [2]*semJSON{}
 	for i, r := range results {
@@ -408,29 +333,8 @@ func writeCheckJSON(w io.Writer, file string, p *prog.Program, results [2]*verdi
 	out.RDMA, out.SC = sems[0], sems[1]
 	// expect_ok: null without expect lines to decide, false when one is
 	// contradicted, true when every decidable one is confirmed.
-	decided, ok, unknown := false, true, false
-	for _, x := range exps {
-		switch x.Status {
-		case expectConfirmed:
-			decided = true
-		case expectContradicted, expectVacuous:
-			decided, ok = true, false
-		case expectUnknown:
-			unknown = true
-		}
-	}
-	if decided && (!ok || !unknown) {
-		out.ExpectOK = &ok
-	}
+	out.ExpectOK = expect.AllOK(exps)
 	writeJSON(w, out)
-}
-
-// plural prints "1 step", "2 steps".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%s %ss", count(uint64(n)), word)
 }
 
 // compareWithModel compares the machines' outcome sets with the declarative
@@ -460,7 +364,7 @@ func compareWithModel(ctx context.Context, p *prog.Program, opt verdict.Options,
 		}
 		d := verdict.CompareOutcomes(mach, model)
 		if d.Empty() {
-			lines = append(lines, fmt.Sprintf("Model %s: agrees (%s)", sem, plural(len(model.Outcomes), "outcome")))
+			lines = append(lines, fmt.Sprintf("Model %s: agrees (%s)", sem, report.Plural(len(model.Outcomes), "outcome")))
 			continue
 		}
 		disagree = true

@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"rdmasim/opsem/expect"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -64,7 +66,7 @@ type corpusRow struct {
 // corpusExpect is one expect line checked by one semantics.
 type corpusExpect struct {
 	By string `json:"by"` // column
-	expectation
+	expect.Expectation
 }
 
 // cmdCorpus checks every .rdma file under its arguments (directories are
@@ -167,7 +169,7 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[r], r))
 			}
 		}
-		fmt.Fprintf(e.stdout, "%s: %s; %.1fs\n", plural(len(files), "file"), strings.Join(parts, ", "), time.Since(start).Seconds())
+		fmt.Fprintf(e.stdout, "%s: %s; %.1fs\n", report.Plural(len(files), "file"), strings.Join(parts, ", "), time.Since(start).Seconds())
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -254,7 +256,7 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 		row.Cells[col] = cellError
 		row.Error = strings.TrimSpace(row.Error + "\n" + col + ": " + err.Error())
 	}
-	add := func(col string, exps []expectation) {
+	add := func(col string, exps []expect.Expectation) {
 		for _, x := range exps {
 			if x.Status != "" {
 				row.Expect = append(row.Expect, corpusExpect{col, x})
@@ -311,7 +313,7 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 				continue
 			}
 			limited[col] = r.Limit != nil
-			add(col, []expectation{*robustExpectation(p, r)})
+			add(col, []expect.Expectation{*robustExpectation(p, r)})
 		}
 	}
 	for _, x := range row.Expect {
@@ -328,22 +330,22 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 
 // split hands the rdma lines of exps to column rdma and the sc lines to
 // column sc.
-func split(exps []expectation, rdma, sc string, add func(string, []expectation)) {
+func split(exps []expect.Expectation, rdma, sc string, add func(string, []expect.Expectation)) {
 	for _, x := range exps {
 		switch x.Sem {
 		case "rdma":
-			add(rdma, []expectation{x})
+			add(rdma, []expect.Expectation{x})
 		case "sc":
-			add(sc, []expectation{x})
+			add(sc, []expect.Expectation{x})
 		}
 	}
 }
 
-func cellOf(s expectStatus) string {
+func cellOf(s expect.Status) string {
 	switch s {
-	case expectConfirmed:
+	case expect.OK:
 		return cellOK
-	case expectContradicted, expectVacuous:
+	case expect.Fail, expect.Vacuous:
 		return cellFail
 	}
 	return cellCut
@@ -375,7 +377,7 @@ func fileResult(p *prog.Program, row *corpusRow) string {
 	for _, x := range p.Expects {
 		confirmed := false
 		for _, ce := range row.Expect {
-			confirmed = confirmed || ce.Sem == x.Sem.String() && ce.Status == expectConfirmed
+			confirmed = confirmed || ce.Sem == x.Sem.String() && ce.Status == expect.OK
 		}
 		if !confirmed {
 			return fileCut
@@ -397,7 +399,7 @@ func rowNotes(row *corpusRow) []string {
 		}
 	}
 	for _, x := range row.Expect {
-		if x.Status == expectConfirmed {
+		if x.Status == expect.OK {
 			continue
 		}
 		line := fmt.Sprintf("%s: %s: expect %s %s: %s", row.File, x.By, x.Sem, x.Expected, x.Status)

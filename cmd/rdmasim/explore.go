@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -75,16 +76,16 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 				complete = "no, cut by " + r.Bound
 			}
 			fmt.Fprintf(e.stdout, "Explore %s (%s)\n", p.Name, s)
-			fmt.Fprintf(e.stdout, "  states       %s\n", count(st.States))
-			fmt.Fprintf(e.stdout, "  transitions  %s\n", count(st.Transitions))
+			fmt.Fprintf(e.stdout, "  states       %s\n", report.Count(st.States))
+			fmt.Fprintf(e.stdout, "  transitions  %s\n", report.Count(st.Transitions))
 			fmt.Fprintf(e.stdout, "  max depth    %d\n", st.MaxDepth)
 			fmt.Fprintf(e.stdout, "  complete     %s\n", complete)
-			fmt.Fprintf(e.stdout, "  ends         %s final, %s filtered by an assume, %s deadlocked\n", count(r.Finals), count(r.Filtered), count(r.Deadlocks))
+			fmt.Fprintf(e.stdout, "  ends         %s final, %s filtered by an assume, %s deadlocked\n", report.Count(r.Finals), report.Count(r.Filtered), report.Count(r.Deadlocks))
 			if r.Deadlocks > 0 {
 				fmt.Fprintf(e.stdout, "  deadlock     %s\n", r.DeadlockAt)
 			}
 			fmt.Fprintf(e.stdout, "  seconds      %.3f\n", st.Elapsed.Seconds())
-			fmt.Fprintf(e.stdout, "  states/s     %s\n", count(uint64(rate)))
+			fmt.Fprintf(e.stdout, "  states/s     %s\n", report.Count(uint64(rate)))
 			fmt.Fprintf(e.stdout, "  peak memory  %s\n", bytesize(out.PeakMemory))
 			fmt.Fprintf(e.stdout, "  visited set  %s\n", bytesize(st.StoreBytes))
 		}

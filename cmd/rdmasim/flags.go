@@ -207,19 +207,6 @@ func negativeDuration(fs *pflag.FlagSet) error {
 	return err
 }
 
-// count prints n with thousands separators.
-func count(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 func bytesize(n uint64) string {
 	switch {
 	case n >= 1<<30:

@@ -14,6 +14,7 @@ import (
 	"rdmasim/corpus/fuzz"
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/machine"
+	"rdmasim/opsem/report"
 )
 
 // fuzzJSON is the JSON form of a fuzz run's summary.
@@ -150,7 +151,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		opt.Progress = func(p fuzz.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
-			e.progress.work("fuzz", "programs", uint64(p.Programs), uint64(opt.Count), p.Elapsed, plural(p.Disagreements, "disagreement"))
+			e.progress.work("fuzz", "programs", uint64(p.Programs), uint64(opt.Count), p.Elapsed, report.Plural(p.Disagreements, "disagreement"))
 		}
 	}
 	if len(opt.ProgramSeeds) > 0 && !*jsonOut {
@@ -235,8 +236,8 @@ func writeFuzzSummary(w io.Writer, s *fuzz.Summary, opt fuzz.Options, spinNote s
 	if len(opt.ProgramSeeds) > 0 {
 		what = "program seeds"
 	}
-	fmt.Fprintf(w, "Fuzz %s: %s in %.1fs (%.1f programs/s), %s\n", what, plural(s.Programs, "program"), s.Elapsed.Seconds(), s.Rate(),
-		plural(len(s.Disagreements), "disagreement"))
+	fmt.Fprintf(w, "Fuzz %s: %s in %.1fs (%.1f programs/s), %s\n", what, report.Plural(s.Programs, "program"), s.Elapsed.Seconds(), s.Rate(),
+		report.Plural(len(s.Disagreements), "disagreement"))
 	if s.Interrupted {
 		fmt.Fprintln(w, "Interrupted: the summary covers the programs checked")
 	}

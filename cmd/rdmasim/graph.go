@@ -10,6 +10,7 @@ import (
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -86,7 +87,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 		return exitUsage
 	}
-	report := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
+	answer := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
 	if len(res.Graphs) == 0 {
 		msg := opt.Nothing(p)
 		if res.Bounded {
@@ -94,7 +95,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		}
 		fmt.Fprintf(e.stderr, "rdmasim graph: %s\n", msg)
 		if *jsonOut {
-			writeJSON(e.stdout, report)
+			writeJSON(e.stdout, answer)
 		}
 		return exitFailed
 	}
@@ -105,9 +106,9 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 				fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 				return exitUsage
 			}
-			report.DOT = append(report.DOT, b.String())
+			answer.DOT = append(answer.DOT, b.String())
 		}
-		writeJSON(e.stdout, report)
+		writeJSON(e.stdout, answer)
 		return exitOK
 	}
 	if *out == "" {
@@ -128,12 +129,12 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 			fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 			return exitUsage
 		}
-		report.Files = append(report.Files, path)
+		answer.Files = append(answer.Files, path)
 	}
 	if *jsonOut {
-		writeJSON(e.stdout, report)
+		writeJSON(e.stdout, answer)
 	} else {
-		fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(res.Graphs), "execution"))
+		fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, report.Plural(len(res.Graphs), "execution"))
 	}
 	return exitOK
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"rdmasim/opsem/expect"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/verdict"
 )
@@ -298,12 +299,12 @@ func TestRobustMethodsJSON(t *testing.T) {
 		agree    bool
 		robust   *bool
 		complete bool
-		status   expectStatus
+		status   expect.Status
 	}{
-		{"agree", []*verdict.RobustResult{violation, violation}, true, new(false), true, expectConfirmed},
-		{"one certain", []*verdict.RobustResult{cut, violation}, true, new(false), true, expectConfirmed},
-		{"none certain", []*verdict.RobustResult{cut, cut}, true, nil, false, expectUnknown},
-		{"disagree", []*verdict.RobustResult{proof, violation}, false, nil, false, expectContradicted},
+		{"agree", []*verdict.RobustResult{violation, violation}, true, new(false), true, expect.OK},
+		{"one certain", []*verdict.RobustResult{cut, violation}, true, new(false), true, expect.OK},
+		{"none certain", []*verdict.RobustResult{cut, cut}, true, nil, false, expect.Unknown},
+		{"disagree", []*verdict.RobustResult{proof, violation}, false, nil, false, expect.Fail},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := newRobustMethodsJSON("f", p, tt.answers, nil, tt.agree)

@@ -12,6 +12,7 @@ import (
 	"rdmasim/opsem/decide"
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
+	"rdmasim/opsem/expect"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
@@ -34,7 +35,7 @@ type robustJSON struct {
 	Stopped []verdict.StoppedMethod `json:"stopped,omitempty"`
 	States  uint64                  `json:"states"`
 	Witness *witnessJSON            `json:"witness"`
-	Expect  *expectation            `json:"expect"`
+	Expect  *expect.Expectation     `json:"expect"`
 	// Error is why the method gave no answer (with several methods).
 	Error *errorJSON `json:"error,omitempty"`
 	// Deadlocks counts the SC machine's deadlocked configurations, and
@@ -157,7 +158,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core (within --mem-budget), without --checkpoint, --store or --workers\n", file)
 			}
 			ex := robustExpectation(p, r)
-			if ex != nil && ex.Status == expectContradicted {
+			if ex != nil && ex.Status == expect.Fail {
 				code = max(code, exitFailed)
 			}
 			if *dotFile != "" && !r.Robust {
@@ -193,7 +194,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			if b.Certain() && a.Robust != b.Robust {
 				agree = false
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: the methods disagree: %s says %s, %s says %s\n",
-					file, a.Method, robustWord(a.Robust), b.Method, robustWord(b.Robust))
+					file, a.Method, expect.YesNo(a.Robust), b.Method, expect.YesNo(b.Robust))
 				code = max(code, exitFailed)
 			}
 		}
@@ -268,30 +269,8 @@ func decided(d *decide.Result) (*verdict.RobustResult, *axiom.Trace, *decide.Wit
 	return r, w.Trace, w
 }
 
-func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expectation {
-	x, ok := p.Expectation(prog.Robust)
-	if !ok {
-		return nil
-	}
-	ex := &expectation{Sem: "robust", Expected: x.Word()}
-	switch {
-	case r.Limit != nil:
-		ex.Status, ex.Why = expectUnknown, r.Bound
-	case !r.Certain():
-		ex.Status, ex.Why = expectUnknown, "no violation found, but the search was cut by "+r.Bound
-	case r.Robust == x.Yes:
-		ex.Status = expectConfirmed
-	default:
-		ex.Status, ex.Why = expectContradicted, "computed "+robustWord(r.Robust)
-	}
-	return ex
-}
-
-func robustWord(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
+func robustExpectation(p *prog.Program, r *verdict.RobustResult) *expect.Expectation {
+	return expect.Robust(p, expect.Answer{Robust: r.Robust, Certain: r.Certain(), Limited: r.Limit != nil, Bound: r.Bound})
 }
 
 // cycleLines prints the sc cycle of a machine's event graph.
@@ -305,12 +284,12 @@ func cycleLines(p *prog.Program, g *machine.Graph) []string {
 	return report.CycleLines(cyc)
 }
 
-func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) {
+func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expect.Expectation) {
 	switch {
 	case r.Limit != nil:
 		fmt.Fprintf(w, "Robust %s: unknown (%s, %s)\n", p.Name, r.Method, r.Bound)
 	case !r.Robust && dw != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %s states%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
+		fmt.Fprintf(w, "Robust %s: no (%s, %s states%s)\n", p.Name, r.Method, report.Count(r.Search.States), raceNote(r))
 		fmt.Fprintln(w, "Violation: τ = τ1 τ2, an RDMA-consistent trace (every ob edge forward in τ) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range strings.Split(strings.TrimSuffix(dw.Format(p), "\n"), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -320,11 +299,11 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			fmt.Fprintf(w, "    %s\n", line)
 		}
 		if r.Witness != nil {
-			fmt.Fprintf(w, "Replayed on the RDMA machine (%s):\n", plural(len(r.Witness.Steps), "step"))
+			fmt.Fprintf(w, "Replayed on the RDMA machine (%s):\n", report.Plural(len(r.Witness.Steps), "step"))
 			report.WriteRun(w, "", verdict.RDMA, r.Witness)
 		}
 	case !r.Robust && trace != nil:
-		fmt.Fprintf(w, "Robust %s: no (%s, %s candidate traces%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
+		fmt.Fprintf(w, "Robust %s: no (%s, %s candidate traces%s)\n", p.Name, r.Method, report.Count(r.Search.States), raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA-consistent trace (ob acyclic) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range traceCycleLines(p, trace) {
 			fmt.Fprintf(w, "  %s\n", line)
@@ -334,28 +313,24 @@ func writeRobustText(w io.Writer, p *prog.Program, r *verdict.RobustResult, trac
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	case !r.Robust:
-		fmt.Fprintf(w, "Robust %s: no (%s, %s configurations%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
+		fmt.Fprintf(w, "Robust %s: no (%s, %s configurations%s)\n", p.Name, r.Method, report.Count(r.Search.States), raceNote(r))
 		fmt.Fprintln(w, "Violation: an RDMA execution whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		for _, line := range cycleLines(p, r.Graph) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
-		fmt.Fprintf(w, "Run to the violation (%s):\n", plural(len(r.Witness.Steps), "step"))
+		fmt.Fprintf(w, "Run to the violation (%s):\n", report.Plural(len(r.Witness.Steps), "step"))
 		report.WriteRun(w, "", verdict.RDMA, r.Witness)
 	case r.Complete && r.Method == "decide":
-		fmt.Fprintf(w, "Robust %s: yes (%s, %s states, complete%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
+		fmt.Fprintf(w, "Robust %s: yes (%s, %s states, complete%s)\n", p.Name, r.Method, report.Count(r.Search.States), raceNote(r))
 	case r.Complete:
-		fmt.Fprintf(w, "Robust %s: yes (%s, %s configurations, complete%s)\n", p.Name, r.Method, count(r.Search.States), raceNote(r))
+		fmt.Fprintf(w, "Robust %s: yes (%s, %s configurations, complete%s)\n", p.Name, r.Method, report.Count(r.Search.States), raceNote(r))
 	case r.Coverage() == verdict.WithinBounds:
 		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s%s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound, raceNote(r))
 	default:
 		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s%s)\n", p.Name, r.Method, searched(r.Method, r.Search.States), r.Bound, raceNote(r))
 	}
 	if ex != nil {
-		line := fmt.Sprintf("Expect robust %s: %s", ex.Expected, ex.Status)
-		if ex.Why != "" {
-			line += " (" + ex.Why + ")"
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, ex)
 	}
 }
 
@@ -385,7 +360,7 @@ func searched(method string, n uint64) string {
 	case "enum-axiom":
 		word = "candidate trace"
 	}
-	return plural(int(n), word)
+	return report.Plural(int(n), word)
 }
 
 // traceCycleLines prints the sc cycle of a model trace, as cycleLines
@@ -406,7 +381,7 @@ func traceCycleLines(p *prog.Program, t *axiom.Trace) []string {
 }
 
 // newRobustJSON is the JSON form of one method's answer for file.
-func newRobustJSON(file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expectation) robustJSON {
+func newRobustJSON(file string, p *prog.Program, r *verdict.RobustResult, trace *axiom.Trace, dw *decide.Witness, ex *expect.Expectation) robustJSON {
 	out := robustJSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: ex}
 	if r.Certain() {
@@ -454,7 +429,7 @@ type robustMethodsJSON struct {
 	Methods []robustJSON `json:"methods"`
 	// Expect is the expect robust line checked against Robust: fail when
 	// the methods disagree.
-	Expect *expectation `json:"expect"`
+	Expect *expect.Expectation `json:"expect"`
 }
 
 // newRobustMethodsJSON is the JSON form of the answers of several methods
@@ -480,7 +455,7 @@ func newRobustMethodsJSON(file string, p *prog.Program, answers []*verdict.Robus
 	}
 	out.Expect = robustExpectation(p, best)
 	if out.Expect != nil && !agree {
-		out.Expect.Status, out.Expect.Why = expectContradicted, "the methods disagree"
+		out.Expect.Status, out.Expect.Why = expect.Fail, "the methods disagree"
 	}
 	return out
 }

@@ -94,7 +94,7 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 	current := "" // the program being stressed, for progress
 	if showProgress {
 		opt.Progress = func(p stress.Progress) {
-			e.progress.work(current+" stress", "walks", p.Walks, uint64(opt.Walks), p.Elapsed, count(p.Steps)+" steps")
+			e.progress.work(current+" stress", "walks", p.Walks, uint64(opt.Walks), p.Elapsed, report.Count(p.Steps)+" steps")
 		}
 	}
 	code := exitOK
@@ -119,10 +119,10 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 		}
 		if showProgress && r.Elapsed > 0 {
 			fmt.Fprintf(e.stderr, "rdmasim: %s: %s steps in %.2fs, %s steps/s\n",
-				file, count(r.Steps), r.Elapsed.Seconds(), count(uint64(float64(r.Steps)/r.Elapsed.Seconds())))
+				file, report.Count(r.Steps), r.Elapsed.Seconds(), report.Count(uint64(float64(r.Steps)/r.Elapsed.Seconds())))
 		}
 		if r.Interrupted {
-			fmt.Fprintf(e.stderr, "rdmasim stress: interrupted; the histogram above covers %s\n", plural(int(r.Walks), "walk"))
+			fmt.Fprintf(e.stderr, "rdmasim stress: interrupted; the histogram above covers %s\n", report.Plural(int(r.Walks), "walk"))
 			return exitInterrupt
 		}
 	}
@@ -152,8 +152,8 @@ func checkStressFlags(walks uint64, depth int, bias float64, unroll, inflight in
 // then herd7's verdict lines over walks, then how the walks ended.
 func writeStressText(w io.Writer, p *prog.Program, opt stress.Options, r *stress.Result) {
 	fmt.Fprintf(w, "Test %s %s\n", p.Name, testKind(p.Query.Kind))
-	fmt.Fprintf(w, "Stress %s, seed %d, %s, depth %d, bias %g\n", r.Semantics, opt.Seed, plural(int(opt.Walks), "walk"), opt.Depth, opt.Bias)
-	fmt.Fprintf(w, "Histogram (%s)\n", plural(len(r.Outcomes), "state"))
+	fmt.Fprintf(w, "Stress %s, seed %d, %s, depth %d, bias %g\n", r.Semantics, opt.Seed, report.Plural(int(opt.Walks), "walk"), opt.Depth, opt.Bias)
+	fmt.Fprintf(w, "Histogram (%s)\n", report.Plural(len(r.Outcomes), "state"))
 	cw, ow := 1, 0
 	for _, o := range r.Outcomes {
 		cw = max(cw, len(fmt.Sprint(o.Count)))
@@ -194,16 +194,16 @@ func writeStressText(w io.Writer, p *prog.Program, opt stress.Options, r *stress
 		fmt.Fprintf(w, "Bounds: %s disabled some transitions (outcomes beyond it are not sampled)\n", r.Bound)
 	}
 	if r.Interrupted {
-		fmt.Fprintf(w, "Interrupted after %s\n", plural(int(r.Walks), "walk"))
+		fmt.Fprintf(w, "Interrupted after %s\n", report.Plural(int(r.Walks), "walk"))
 	}
 	switch {
 	case r.First != nil:
-		fmt.Fprintf(w, "First witness: walk %d, %s, %s\n", r.First.Walk, plural(len(r.First.Run.Steps), "step"), r.First.End)
+		fmt.Fprintf(w, "First witness: walk %d, %s, %s\n", r.First.Walk, report.Plural(len(r.First.Run.Steps), "step"), r.First.End)
 		report.WriteRun(w, "", r.Semantics, r.First.Run)
 		fmt.Fprintln(w, "End configuration:")
 		writeIndented(w, r.First.FinalText)
 	case opt.First && !r.Interrupted:
-		fmt.Fprintf(w, "No witness in %s\n", plural(int(r.Walks), "walk"))
+		fmt.Fprintf(w, "No witness in %s\n", report.Plural(int(r.Walks), "walk"))
 	}
 	fmt.Fprintln(w)
 }
