@@ -12,6 +12,7 @@ import (
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -80,7 +81,7 @@ files:
 				limited = limited || unknown
 			}
 		}
-		exps, err := fileExpectations(ctx, p, opt, results, "enum-machine")
+		exps, err := fileExpectations(ctx, p, opt, results)
 		if err != nil {
 			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err)
 			code = max(code, exitUsage)
@@ -121,19 +122,18 @@ func errorText(err error) string {
 }
 
 // fileExpectations checks every expect line of p: the rdma and sc lines
-// against results (machine or model), the robust line against the answer of
-// the robustness method (as decideRobust names them); method "" leaves the
-// robust line unchecked, with an empty status.
-func fileExpectations(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result, method string) ([]expect.Expectation, error) {
+// against results (machine or model), the robust line against enumeration
+// on the machine.
+func fileExpectations(ctx context.Context, p *prog.Program, opt verdict.Options, results [2]*verdict.Result) ([]expect.Expectation, error) {
 	exps := expect.Check(p, results)
-	if _, ok := p.Expectation(prog.Robust); !ok || method == "" {
+	if _, ok := p.Expectation(prog.Robust); !ok {
 		return exps, nil
 	}
-	rr, _, _, err := decideRobust(ctx, p, opt, method, 0) // no memory bound on a Karp–Miller search: check runs enum-machine
+	r, err := robust.Decide(ctx, p, robust.Options{Method: robust.EnumMachine, Verdict: opt})
 	if err != nil {
 		return nil, err
 	}
-	expect.SetRobust(exps, robustExpectation(p, rr))
+	expect.SetRobust(exps, r.Expect)
 	return exps, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -274,11 +275,7 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 		mach[i] = r
 	}
 	if mach[0] != nil && mach[1] != nil {
-		exps, err := fileExpectations(ctx, p, opt, mach, "")
-		if err != nil {
-			fail(colRDMA, err)
-		}
-		split(exps, colRDMA, colSC, add)
+		split(expect.Check(p, mach), colRDMA, colSC, add)
 	}
 	// The declarative model (not for reach queries). A program too large
 	// for it gets unknown expectations, and limit cells.
@@ -294,8 +291,7 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 		if err != nil {
 			fail(colModelRDMA, err)
 		} else {
-			exps, _ := fileExpectations(ctx, p, opt, [2]*verdict.Result{mr, ms}, "")
-			split(exps, colModelRDMA, colModelSC, add)
+			split(expect.Check(p, [2]*verdict.Result{mr, ms}), colModelRDMA, colModelSC, add)
 		}
 	}
 	// Robustness: the decider always, the enumerations on loop-free
@@ -307,13 +303,13 @@ func corpusFile(ctx context.Context, file string, opt verdict.Options, kmBytes u
 				row.Cells[col] = cellNA
 				continue
 			}
-			r, _, _, err := decideRobust(ctx, p, opt, col, kmBytes)
+			r, err := robust.Decide(ctx, p, robust.Options{Method: robust.Method(col), Verdict: opt, MaxBytes: kmBytes})
 			if err != nil {
 				fail(col, err)
 				continue
 			}
 			limited[col] = r.Limit != nil
-			add(col, []expect.Expectation{*robustExpectation(p, r)})
+			add(col, []expect.Expectation{*r.Expect})
 		}
 	}
 	for _, x := range row.Expect {

@@ -9,10 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"rdmasim/opsem/expect"
-	"rdmasim/opsem/parse"
-	"rdmasim/opsem/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -279,39 +275,5 @@ func TestExploreDeadlock(t *testing.T) {
 		if (got.DeadlockAt != "") != (tc.deadlock > 0) {
 			t.Errorf("%s: deadlock_at %q", tc.file, got.DeadlockAt)
 		}
-	}
-}
-
-// TestRobustMethodsJSON: the overall answer of several robustness methods
-// is their certain answer when they agree, none when none is certain or
-// they disagree, and the expect line is checked against it.
-func TestRobustMethodsJSON(t *testing.T) {
-	p, err := parse.File(litmus + "PUT-LW.rdma") // expect robust no
-	if err != nil {
-		t.Fatal(err)
-	}
-	violation := &verdict.RobustResult{Method: "enum-machine"}
-	proof := &verdict.RobustResult{Robust: true, Complete: true, Method: "decide"}
-	cut := &verdict.RobustResult{Robust: true, Bound: "max-states=5", Method: "decide"}
-	for _, tt := range []struct {
-		name     string
-		answers  []*verdict.RobustResult
-		agree    bool
-		robust   *bool
-		complete bool
-		status   expect.Status
-	}{
-		{"agree", []*verdict.RobustResult{violation, violation}, true, new(false), true, expect.OK},
-		{"one certain", []*verdict.RobustResult{cut, violation}, true, new(false), true, expect.OK},
-		{"none certain", []*verdict.RobustResult{cut, cut}, true, nil, false, expect.Unknown},
-		{"disagree", []*verdict.RobustResult{proof, violation}, false, nil, false, expect.Fail},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := newRobustMethodsJSON("f", p, tt.answers, nil, tt.agree)
-			if (got.Robust == nil) != (tt.robust == nil) || got.Robust != nil && *got.Robust != *tt.robust ||
-				got.Complete != tt.complete || got.Agree != tt.agree || got.Expect == nil || got.Expect.Status != tt.status {
-				t.Errorf("got robust %v, complete %v, agree %v, expect %+v", got.Robust, got.Complete, got.Agree, got.Expect)
-			}
-		})
 	}
 }
