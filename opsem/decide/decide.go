@@ -250,9 +250,23 @@ func concrete(ctx context.Context, m *instr.Machine, opt Options) ([]explore.Ste
 		return nil, err
 	}
 	if found < 0 {
-		return nil, fmt.Errorf("no concrete run to the violation found by the accelerated search (%s after %d states)", r.Stop, r.States)
+		return nil, &NoConcreteRunError{Stop: r.Stop, States: r.States}
 	}
 	return s.Path(uint64(found))
+}
+
+// NoConcreteRunError is Decide's error when the Karp–Miller search found a
+// violation whose run pumps counters (ω) and the search of the machine
+// without acceleration for a concrete run to it ended without one. A
+// complete search that finds none is a bug of the decider; one that a
+// bound cut (Stop: explore.StateLimit, TimeLimit) answers nothing.
+type NoConcreteRunError struct {
+	Stop   explore.Stop // how the concrete search ended
+	States uint64       // the states it explored
+}
+
+func (e *NoConcreteRunError) Error() string {
+	return fmt.Sprintf("no concrete run to the violation found by the accelerated search (%s after %d states)", e.Stop, e.States)
 }
 
 // named fills in the search's name in the progress reports of the
