@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/expect"
@@ -40,7 +39,7 @@ files:
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, sf.json, file, errorText(err), err)
+			fileFailed(e, sf.json, file, report.ErrorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}
@@ -111,14 +110,6 @@ files:
 		return exitLimit
 	}
 	return code
-}
-
-// errorText prints a parse error with every message, one per line.
-func errorText(err error) string {
-	if l, ok := err.(parse.ErrorList); ok {
-		return strings.TrimSuffix(l.Detail(), "\n")
-	}
-	return "rdmasim: " + err.Error()
 }
 
 // fileExpectations checks every expect line of p: the rdma and sc lines

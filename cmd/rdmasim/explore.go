@@ -49,7 +49,7 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, sf.json, file, errorText(err), err)
+			fileFailed(e, sf.json, file, report.ErrorText(err), err)
 			code = exitUsage
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/promela"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -165,7 +166,7 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, errorText(err), err)
+		fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 		return exitUsage
 	}
 	if *jsonOut {

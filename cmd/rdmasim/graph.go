@@ -74,7 +74,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, errorText(err), err)
+		fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 		return exitUsage
 	}
 	res, err := draw.Executions(ctx, p, opt)

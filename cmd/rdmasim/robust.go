@@ -7,6 +7,7 @@ import (
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/expect"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
@@ -40,7 +41,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, sf.json, file, errorText(err), err)
+			fileFailed(e, sf.json, file, report.ErrorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}

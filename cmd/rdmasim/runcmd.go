@@ -56,7 +56,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, errorText(err), err)
+		fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 		return exitUsage
 	}
 	m, err := verdict.NewMachine(p, s, machine.Options{MaxInflight: *inflight, Unroll: *unroll})

@@ -101,7 +101,7 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, *jsonOut, file, errorText(err), err)
+			fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 			code = max(code, exitUsage)
 			continue
 		}

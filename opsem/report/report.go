@@ -20,11 +20,13 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
 	"rdmasim/opsem/verdict"
 )
 
@@ -115,6 +117,17 @@ func CycleLines(cycle []CycleEvent) []string {
 		out[i] = fmt.Sprintf("%s %s -%s->", e.Thread, e.Event, e.Rel)
 	}
 	return out
+}
+
+// ErrorText prints an error about an input file as rdmasim does: a parse
+// error with every message, one per line, any other error after
+// "rdmasim: ".
+func ErrorText(err error) string {
+	var l parse.ErrorList
+	if errors.As(err, &l) {
+		return strings.TrimSuffix(l.Detail(), "\n")
+	}
+	return "rdmasim: " + err.Error()
 }
 
 func lines(text string) []string {
