@@ -39,8 +39,7 @@ files:
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, sf.json, file, report.ErrorText(err), err)
-			code = max(code, exitUsage)
+			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
 		}
 		var results [2]*verdict.Result
@@ -52,8 +51,7 @@ files:
 				rdma, sc, err, limited = lr, ls, nil, true
 			}
 			if err != nil {
-				fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err)
-				code = max(code, exitUsage)
+				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err))
 				continue
 			}
 			results = [2]*verdict.Result{rdma, sc}
@@ -65,8 +63,7 @@ files:
 			for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
 				r, err := verdict.Compute(ctx, p, sem, mopt)
 				if err != nil {
-					fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err)
-					code = max(code, exitUsage)
+					code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err))
 					continue files
 				}
 				results[i] = r
@@ -82,8 +79,7 @@ files:
 		}
 		exps, err := fileExpectations(ctx, p, opt, results)
 		if err != nil {
-			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err)
-			code = max(code, exitUsage)
+			code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err))
 			continue
 		}
 		failed := false

@@ -465,3 +465,48 @@ func TestRobustStores(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeSearchFailure: a checkpoint whose search files are corrupt
+// cannot be resumed, and that is a failure of the search (exit 4), not an
+// error in the input (exit 2), with or without --json.
+func TestResumeSearchFailure(t *testing.T) {
+	badJSON := func(path string) error { return os.WriteFile(path, []byte("{"), 0o644) }
+	for _, tc := range []struct {
+		name    string
+		command []string // interrupted at once, with --checkpoint
+		file    string   // of the first search, corrupted
+		corrupt func(path string) error
+		want    string
+	}{
+		{"check manifest", []string{"check", "-w"}, "manifest.json", badJSON, "reading the manifest"},
+		{"check visited", []string{"check", "-w"}, "visited.fp", func(path string) error { return os.Truncate(path, 0) }, "the manifest counts"},
+		{"decider manifest", []string{"robust", "--method", "decide"}, "manifest.json", badJSON, "deciding robustness of SB-PUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ck")
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var stdout, stderr bytes.Buffer
+			args := append(slices.Clone(tc.command), "--checkpoint", dir, litmus+"SB-PUT.rdma")
+			if code := run(ctx, args, &stdout, &stderr); code != exitInterrupt {
+				t.Fatalf("interrupted run: exit %d, want %d\n%s", code, exitInterrupt, stderr.String())
+			}
+			if err := tc.corrupt(filepath.Join(dir, "search-0", tc.file)); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"resume", dir}, {"resume", "--json", dir}} {
+				stdout.Reset()
+				stderr.Reset()
+				if code := run(context.Background(), args, &stdout, &stderr); code != exitInternal {
+					t.Errorf("%v: exit %d, want %d\n%s", args, code, exitInternal, stderr.String())
+				}
+				if !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("%v: stderr %q, want %q in it", args, stderr.String(), tc.want)
+				}
+				if json := args[1] == "--json"; json != strings.Contains(stdout.String(), `"error":{"message":`) {
+					t.Errorf("%v: stdout %q", args, stdout.String())
+				}
+			}
+		})
+	}
+}

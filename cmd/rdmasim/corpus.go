@@ -19,7 +19,7 @@ import (
 // -v prints the row of every file, --json one object per file. The exit
 // code is 1 when a file is FAIL or does not parse, and with --strict also
 // when one is cut (an expect line no complete search confirmed), as for
-// check.
+// check; 4 when a search failed for a reason that is not the file.
 func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	flags := newFlagSet("corpus", e)
 	var sf searchFlags
@@ -54,8 +54,10 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	}
 	start := time.Now()
 	table := suite.NewTable(e.stdout, files, *verbose)
+	searchFailed := false
 	for _, file := range files {
 		row := suite.Check(ctx, file, suite.Options{Verdict: opt, MaxBytes: kmBytes})
+		searchFailed = searchFailed || row.SearchFailed
 		if sf.json {
 			table.Counts[row.Result]++
 			writeJSON(e.stdout, row)
@@ -74,6 +76,8 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	case ctx.Err() != nil:
 		fmt.Fprintln(e.stderr, "rdmasim corpus: interrupted; the table covers the files checked")
 		return exitInterrupt
+	case searchFailed:
+		return exitInternal
 	case counts[suite.Fail]+counts[suite.Error] > 0, *strict && counts[suite.Cut] > 0:
 		return exitFailed
 	}

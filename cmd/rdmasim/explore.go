@@ -49,14 +49,12 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, sf.json, file, report.ErrorText(err), err)
-			code = exitUsage
+			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
 		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {
-			fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err)
-			code = exitUsage
+			code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err))
 			continue
 		}
 		st := r.Search

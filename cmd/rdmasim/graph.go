@@ -74,8 +74,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}
 	res, err := draw.Executions(ctx, p, opt)
 	var limit *axiom.LimitError
@@ -84,8 +83,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return exitLimit
 	}
 	if err != nil {
-		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 	}
 	answer := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
 	if len(res.Graphs) == 0 {
@@ -103,8 +101,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		for _, d := range res.Graphs {
 			var b strings.Builder
 			if err := dot.Write(&b, d); err != nil {
-				fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-				return exitUsage
+				return fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 			}
 			answer.DOT = append(answer.DOT, b.String())
 		}
@@ -126,8 +123,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 			path = fmt.Sprintf("%s-%d.dot", strings.TrimSuffix(*out, ".dot"), i+1)
 		}
 		if err := dot.WriteFile(path, d, *svg); err != nil {
-			fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-			return exitUsage
+			return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 		}
 		answer.Files = append(answer.Files, path)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"rdmasim/explore"
 	"rdmasim/opsem/parse"
 )
 
@@ -61,10 +62,25 @@ func newFileError(file string, err error) fileErrorJSON {
 
 // fileFailed reports that a command gives no answer for file: msg on stderr
 // (as without --json) and, under --json, file's object on stdout, so that
-// a reader of the JSON lines sees one per input file.
-func fileFailed(e *env, asJSON bool, file, msg string, err error) {
+// a reader of the JSON lines sees one per input file. It returns the exit
+// code err calls for (failureCode).
+func fileFailed(e *env, asJSON bool, file, msg string, err error) int {
 	fmt.Fprintln(e.stderr, msg)
 	if asJSON {
 		writeJSON(e.stdout, newFileError(file, err))
 	}
+	return failureCode(err)
+}
+
+// failureCode is the exit code of a command that gives no answer because of
+// err: exitInternal when a search failed for a reason that is not the
+// input (explore.SearchError: a disk full, a corrupt checkpoint, an I/O
+// error of the visited set), else exitUsage (the program, a flag or a
+// file named on the command line is wrong).
+func failureCode(err error) int {
+	var se *explore.SearchError
+	if errors.As(err, &se) {
+		return exitInternal
+	}
+	return exitUsage
 }

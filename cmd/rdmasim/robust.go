@@ -41,8 +41,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, sf.json, file, report.ErrorText(err), err)
-			code = max(code, exitUsage)
+			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
 		}
 		if *method == string(robust.Auto) && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
@@ -51,13 +50,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		all := robust.DecideAll(ctx, p, methods, robust.Options{Verdict: opt, MaxBytes: kmBytes, Deadlocks: true})
 		for i, r := range all.Results {
 			if err := all.Errs[i]; err != nil {
-				msg := fmt.Sprintf("rdmasim robust: %s: %v", file, err)
-				if sf.json && len(methods) > 1 {
-					fmt.Fprintln(e.stderr, msg)
-				} else {
-					fileFailed(e, sf.json, file, msg, err)
-				}
-				code = max(code, exitUsage)
+				// With several methods, --json prints the error in the
+				// file's object.
+				code = max(code, fileFailed(e, sf.json && len(methods) == 1, file, fmt.Sprintf("rdmasim robust: %s: %v", file, err), err))
 				continue
 			}
 			limited = limited || r.Limit != nil

@@ -56,13 +56,11 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}
 	m, err := verdict.NewMachine(p, s, machine.Options{MaxInflight: *inflight, Unroll: *unroll})
 	if err != nil {
-		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim run: %v", err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim run: %v", err), err)
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
 	prev := m.Initial(nil)

@@ -101,15 +101,13 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 	for _, file := range fs.Args() {
 		p, err := parse.File(file)
 		if err != nil {
-			fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
-			code = max(code, exitUsage)
+			code = max(code, fileFailed(e, *jsonOut, file, report.ErrorText(err), err))
 			continue
 		}
 		current = p.Name
 		r, err := stress.Run(ctx, p, opt)
 		if err != nil {
-			fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim stress: %v", err), err)
-			code = max(code, exitUsage)
+			code = max(code, fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim stress: %v", err), err))
 			continue
 		}
 		if *jsonOut {

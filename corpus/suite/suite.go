@@ -23,6 +23,7 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"rdmasim/explore"
 	"rdmasim/opsem/expect"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
@@ -87,6 +89,9 @@ type Row struct {
 	// Error is why the file does not parse, or why semantics failed (one
 	// line each, "COLUMN: message").
 	Error string `json:"error,omitempty"`
+	// SearchFailed: a semantics failed because its search did, not
+	// because of the file (explore.SearchError).
+	SearchFailed bool `json:"-"`
 }
 
 // Expect is one expect line checked by the semantics of one column.
@@ -230,6 +235,8 @@ func Check(ctx context.Context, file string, opt Options) *Row {
 func (r *Row) fail(col string, err error) {
 	r.Cells[col] = CellError
 	r.Error = strings.TrimSpace(r.Error + "\n" + col + ": " + err.Error())
+	var se *explore.SearchError
+	r.SearchFailed = r.SearchFailed || errors.As(err, &se)
 }
 
 // split adds the rdma lines of exps to column rdma and the sc lines to

@@ -3,6 +3,7 @@ package suite
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/verdict"
+	"rdmasim/store"
 )
 
 // write writes the program src to a file in dir and returns its path.
@@ -114,5 +116,19 @@ func TestTable(t *testing.T) {
 			lines[len(lines)-1] != "3 files: 1 pass, 1 FAIL, 0 cut, 1 no-expect; 1.5s" {
 			t.Errorf("verbose %v:\n%s", verbose, b.String())
 		}
+	}
+}
+
+// TestSearchFailed: a semantics whose search fails (here its visited set
+// cannot be made) is an error cell, and the row says that a search, not
+// the file, failed.
+func TestSearchFailed(t *testing.T) {
+	file := write(t, t.TempDir(), "sb.rdma", "node A { x = 0 }\nthread T0 on A { x := 1 }\nexists (x = 1)\nexpect rdma allowed\n")
+	full := errors.New("disk full")
+	opt := Options{Verdict: verdict.Options{Machine: machine.DefaultOptions(),
+		Settings: explore.Settings{NewSet: func() (store.Set, error) { return nil, full }}}}
+	row := Check(context.Background(), file, opt)
+	if row.Result != Fail || row.Cells[RDMA] != CellError || !row.SearchFailed || !strings.Contains(row.Error, "disk full") {
+		t.Errorf("%+v", row)
 	}
 }

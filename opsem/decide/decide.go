@@ -99,7 +99,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		path = s.Path
 	}
 	if err != nil {
-		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 	}
 	res.Robust, res.Search = sr.Found < 0, sr
 	switch sr.Stop {
@@ -120,18 +120,18 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	}
 	steps, err := path(sr.Found)
 	if err != nil {
-		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 	}
 	if hasOmega(m, steps) {
 		// The abstract run pumps counters; find a concrete one.
 		steps, err = concrete(ctx, m, opt)
 		if err != nil {
-			return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+			return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 		}
 	}
 	w, err := buildWitness(m, steps)
 	if err != nil {
-		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 	}
 	res.Witness = w
 	return res, nil

@@ -93,24 +93,24 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	}
 	search, closeSet, err := opt.Open(parallel{m}, c)
 	if err != nil {
-		return nil, err
+		return nil, &explore.SearchError{Err: err}
 	}
 	defer closeSet()
 	sr, err := search.Run(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("exploring %s for robustness: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("exploring %s for robustness: %w", p.Name, err)}
 	}
 	res.Search = sr
 	if violation >= 0 {
 		res.Robust = false
 		path, err := search.Path(uint64(violation))
 		if err != nil {
-			return nil, fmt.Errorf("rebuilding the violation of %s: %w", p.Name, err)
+			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the violation of %s: %w", p.Name, err)}
 		}
 		res.Witness = explain(m, path)
 		g, err := m.Graph(path[len(path)-1].State)
 		if err != nil {
-			return nil, err
+			return nil, &explore.SearchError{Err: err}
 		}
 		res.Graph = g
 		res.Full = complete(m, path[len(path)-1].State)
