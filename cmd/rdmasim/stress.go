@@ -11,7 +11,6 @@ import (
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/stress"
-	"rdmasim/opsem/verdict"
 )
 
 // stressJSON is the JSON form of a stress test of one file.
@@ -149,20 +148,20 @@ func checkStressFlags(walks uint64, depth int, bias float64, unroll, inflight in
 // others, frequency among the walks that reached a final configuration),
 // then herd7's verdict lines over walks, then how the walks ended.
 func writeStressText(w io.Writer, p *prog.Program, opt stress.Options, r *stress.Result) {
-	fmt.Fprintf(w, "Test %s %s\n", p.Name, testKind(p.Query.Kind))
+	fmt.Fprintf(w, "Test %s %s\n", p.Name, report.TestKind(p.Query.Kind))
 	fmt.Fprintf(w, "Stress %s, seed %d, %s, depth %d, bias %g\n", r.Semantics, opt.Seed, report.Plural(int(opt.Walks), "walk"), opt.Depth, opt.Bias)
 	fmt.Fprintf(w, "Histogram (%s)\n", report.Plural(len(r.Outcomes), "state"))
 	cw, ow := 1, 0
 	for _, o := range r.Outcomes {
 		cw = max(cw, len(fmt.Sprint(o.Count)))
-		ow = max(ow, len(outcomeText(p, r.Locs, o.Values)))
+		ow = max(ow, len(report.Outcome(p, r.Locs, o.Values)))
 	}
 	for _, o := range r.Outcomes {
 		mark := ":>"
 		if o.Satisfies {
 			mark = "*>"
 		}
-		fmt.Fprintf(w, "%*d %s%-*s  %6.2f%%\n", cw, o.Count, mark, ow, outcomeText(p, r.Locs, o.Values), percent(o.Count, r.Final))
+		fmt.Fprintf(w, "%*d %s%-*s  %6.2f%%\n", cw, o.Count, mark, ow, report.Outcome(p, r.Locs, o.Values), percent(o.Count, r.Final))
 	}
 	if p.Query.Kind != prog.QNone {
 		if r.Validated() {
@@ -177,7 +176,7 @@ func writeStressText(w io.Writer, p *prog.Program, opt stress.Options, r *stress
 			validated = "is NOT validated"
 		}
 		fmt.Fprintf(w, "Condition %s %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond), validated)
-		fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, observationOf(r.Positive, r.Negative), r.Positive, r.Negative)
+		fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, report.Observation(r.Positive, r.Negative, true), r.Positive, r.Negative)
 	}
 	ends := []string{fmt.Sprintf("%d final", r.Final), blockedText(r), fmt.Sprintf("%d cut by depth", r.CutDepth)}
 	if r.CutBound > 0 {
@@ -219,13 +218,6 @@ func percent(n, of uint64) float64 {
 		return 0
 	}
 	return 100 * float64(n) / float64(of)
-}
-
-// observationOf is litmus7's Never / Sometimes / Always over walks: what
-// the walks observed, which the report says is sampling ("validated", "NOT
-// validated"), never a proof.
-func observationOf(pos, neg uint64) string {
-	return observation(&verdict.Result{Positive: pos, Negative: neg, Complete: true})
 }
 
 func writeStressJSON(w io.Writer, file string, p *prog.Program, opt stress.Options, r *stress.Result) {

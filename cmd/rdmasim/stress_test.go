@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rdmasim/opsem/check"
 )
 
 // TestGoldenStress compares stress's seeded output with
@@ -61,7 +63,7 @@ func TestStressFindsRDMAOnlyOutcome(t *testing.T) {
 	if code := run(context.Background(), []string{"check", "--json", file}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("check: exit %d: %s", code, stderr.String())
 	}
-	var chk checkJSON
+	var chk check.JSON
 	if err := json.Unmarshal(stdout.Bytes(), &chk); err != nil {
 		t.Fatal(err)
 	}
