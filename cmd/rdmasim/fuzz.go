@@ -158,7 +158,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		for _, s := range opt.ProgramSeeds {
 			p, desc := fuzz.Generate(s)
 			fmt.Fprintf(e.stdout, "Program seed %#x (%s):\n", s, desc)
-			writeIndented(e.stdout, p.String())
+			report.WriteConfig(e.stdout, p.String())
 		}
 	}
 	sum, err := fuzz.Run(ctx, opt)
@@ -210,7 +210,7 @@ func writeDisagreement(w io.Writer, d *fuzz.Disagreement) {
 			fmt.Fprintf(w, "  %s: %s\n", p.Kind, firstLineOf(p.Detail))
 		}
 	}
-	writeIndented(w, prog.String())
+	report.WriteConfig(w, prog.String())
 	switch {
 	case d.File != "":
 		fmt.Fprintf(w, "  written to %s\n", d.File)

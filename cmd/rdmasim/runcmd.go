@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
@@ -106,9 +105,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 			fmt.Fprintf(e.stdout, "Deadlock %s: waits for ever, nothing left to complete\n", waiting)
 		}
 		fmt.Fprintln(e.stdout, "End configuration:")
-		for _, line := range strings.Split(strings.TrimSuffix(m.Format(prev), "\n"), "\n") {
-			fmt.Fprintf(e.stdout, "  | %s\n", line)
-		}
+		report.WriteConfig(e.stdout, m.Format(prev))
 		if satisfies != nil {
 			fmt.Fprintf(e.stdout, "Condition %s %s: %v\n", p.Query.Kind, p.CondString(p.Query.Cond), *satisfies)
 		}

@@ -69,10 +69,16 @@ func WriteRun(w io.Writer, title string, sem verdict.Semantics, run *verdict.Run
 	if title != "" {
 		fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, plural(len(run.Steps), "step"))
 	}
-	for _, line := range lines(run.InitialText) {
+	WriteConfig(w, run.InitialText)
+	WriteSteps(w, run.Steps)
+}
+
+// WriteConfig prints a configuration (as a machine formats it: one line per
+// node, thread and non-empty buffer), or a program, each line after "  | ".
+func WriteConfig(w io.Writer, text string) {
+	for _, line := range lines(text) {
 		fmt.Fprintf(w, "  | %s\n", line)
 	}
-	WriteSteps(w, run.Steps)
 }
 
 // WriteSteps prints steps, numbered from 1, the actors in one column.
