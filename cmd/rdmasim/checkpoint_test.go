@@ -363,29 +363,6 @@ func TestTuneGC(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want uint64
-	}{
-		{"1", 1}, {"1073741824", 1 << 30}, {"512MiB", 512 << 20}, {"2GiB", 2 << 30}, {"1G", 1 << 30}, {"1g", 1 << 30},
-		{"64k", 64 << 10}, {"1.5GiB", 3 << 29}, {"1GB", 1e9}, {"10 MB", 1e7}, {"1TiB", 1 << 40}, {"100B", 100},
-	} {
-		got, err := parseSize(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
-		}
-	}
-	for _, in := range []string{"", "lots", "GiB", "-1G", "0", "1.2.3G", "1 GiBi", "0.1"} {
-		if got, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) = %d, want an error", in, got)
-		}
-	}
-	if b := defaultBudget(); b < 1<<20 {
-		t.Errorf("defaultBudget() = %d", b)
-	}
-}
-
 // TestGoldenCheckpoint: the errors of --mem-budget, --checkpoint and resume.
 func TestGoldenCheckpoint(t *testing.T) {
 	tests := []struct {

@@ -84,8 +84,8 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 			}
 			fmt.Fprintf(e.stdout, "  seconds      %.3f\n", st.Elapsed.Seconds())
 			fmt.Fprintf(e.stdout, "  states/s     %s\n", report.Count(uint64(rate)))
-			fmt.Fprintf(e.stdout, "  peak memory  %s\n", bytesize(out.PeakMemory))
-			fmt.Fprintf(e.stdout, "  visited set  %s\n", bytesize(st.StoreBytes))
+			fmt.Fprintf(e.stdout, "  peak memory  %s\n", report.Bytes(out.PeakMemory))
+			fmt.Fprintf(e.stdout, "  visited set  %s\n", report.Bytes(st.StoreBytes))
 		}
 		if ctx.Err() != nil {
 			sf.interrupted(e, "explore", "the statistics above cover what was explored")

@@ -94,9 +94,9 @@ func (p *progress) search(s explore.Stats) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rdmasim: %s: %s, %s states (%s/s now), frontier %s, depth %d, memory %s, store %s",
 		name, clock(s.Elapsed), report.Count(s.States), report.Count(uint64(p.rate(name, s.States, s.Elapsed))),
-		report.Count(s.Frontier), s.MaxDepth, bytesize(peakRSS()), bytesize(s.StoreBytes))
+		report.Count(s.Frontier), s.MaxDepth, report.Bytes(peakRSS()), report.Bytes(s.StoreBytes))
 	if s.DiskBytes > 0 {
-		fmt.Fprintf(&b, ", frontier and parents on disk %s", bytesize(s.DiskBytes))
+		fmt.Fprintf(&b, ", frontier and parents on disk %s", report.Bytes(s.DiskBytes))
 	}
 	p.line(b.String())
 }

@@ -160,6 +160,19 @@ func Count(n uint64) string {
 	return b.String()
 }
 
+// Bytes prints a size in bytes: 1.5 GiB, 3.0 MiB, 12.0 KiB, 100 B.
+func Bytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
 // Plural prints a count of word, with thousands separators: "1 step",
 // "4,827 states".
 func Plural(n int, word string) string {
