@@ -62,8 +62,8 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			if r.Expect != nil && r.Expect.Status == expect.Fail {
 				code = max(code, exitFailed)
 			}
-			if d := r.Dot(); *dotFile != "" && d != nil {
-				if err := dot.WriteFile(*dotFile, d, *svg); err != nil {
+			if *dotFile != "" && !r.Robust {
+				if err := dot.WriteFile(*dotFile, r.Dot(), *svg); err != nil {
 					fmt.Fprintf(e.stderr, "rdmasim robust: %v\n", err)
 					code = max(code, exitUsage)
 				}
