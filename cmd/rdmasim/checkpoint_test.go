@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rdmasim/opsem/report"
 )
 
 // The checkpoint tests run rdmasim in child processes, so that they can be
@@ -309,7 +311,7 @@ func dropTimes(s string) string {
 // exploration as one in memory, in a sequential and a parallel search.
 func TestMemBudget(t *testing.T) {
 	const prog = litmus + "ppo-33-LOOP-PUT-POLL.rdma" // 12,606 states
-	var want exploreJSON
+	var want report.StatsJSON
 	for i, args := range [][]string{
 		{"explore", "--json", prog},
 		{"explore", "--json", "--mem-budget", "512KiB", "--store-dir", t.TempDir(), prog},
@@ -322,7 +324,7 @@ func TestMemBudget(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		var out exploreJSON
+		var out report.StatsJSON
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatal(err)
 		}

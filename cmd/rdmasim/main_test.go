@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rdmasim/opsem/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -88,7 +90,7 @@ func TestExploreJSON(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		var out exploreJSON
+		var out report.StatsJSON
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +207,7 @@ func TestPebbleStore(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		var out exploreJSON
+		var out report.StatsJSON
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +267,7 @@ func TestExploreDeadlock(t *testing.T) {
 		if code := runEnv(context.Background(), []string{"explore", "--json", tc.file}, e); code != exitOK {
 			t.Fatalf("%s: exit %d: %s", tc.file, code, errOut.String())
 		}
-		var got exploreJSON
+		var got report.StatsJSON
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatalf("%s: %v", tc.file, err)
 		}

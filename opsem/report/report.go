@@ -125,6 +125,46 @@ func CycleLines(cycle []CycleEvent) []string {
 	return out
 }
 
+// ErrorJSON is an error in JSON: where (a parse error's file:line:col) and
+// what.
+type ErrorJSON struct {
+	Pos     string `json:"pos,omitempty"`
+	Message string `json:"message"`
+}
+
+// FileErrorJSON is what a command prints under --json for an input file it
+// gives no answer for (the file does not parse, cannot be read, or its
+// search failed), so that every input file has its object.
+type FileErrorJSON struct {
+	File  string    `json:"file"`
+	Error ErrorJSON `json:"error"`
+	// Errors lists every parse error when there are several; Error is the
+	// first.
+	Errors []ErrorJSON `json:"errors,omitempty"`
+}
+
+// NewFileError describes err, an error about file, as JSON: a parse error
+// (parse.ErrorList) with its positions, any other error by its message.
+func NewFileError(file string, err error) FileErrorJSON {
+	out := FileErrorJSON{File: file, Error: ErrorJSON{Message: err.Error()}}
+	var list parse.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return out
+	}
+	for _, pe := range list {
+		ej := ErrorJSON{Pos: fmt.Sprintf("%d:%d", pe.Pos.Line, pe.Pos.Col), Message: pe.Msg}
+		if pe.File != "" {
+			ej.Pos = pe.File + ":" + ej.Pos
+		}
+		out.Errors = append(out.Errors, ej)
+	}
+	out.Error = out.Errors[0]
+	if len(out.Errors) == 1 {
+		out.Errors = nil
+	}
+	return out
+}
+
 // ErrorText prints an error about an input file as rdmasim does: a parse
 // error with every message, one per line, any other error after
 // "rdmasim: ".

@@ -126,7 +126,7 @@ type JSON struct {
 	Witness *WitnessJSON        `json:"witness"`
 	Expect  *expect.Expectation `json:"expect"`
 	// Error is why the method gave no answer (with several methods).
-	Error *ErrorJSON `json:"error,omitempty"`
+	Error *report.ErrorJSON `json:"error,omitempty"`
 	// Deadlocks counts the SC machine's deadlocked configurations, and
 	// DeadlockAt says where the first waits (Result.Deadlock).
 	Deadlocks  uint64 `json:"deadlocks"`
@@ -140,11 +140,6 @@ type WitnessJSON struct {
 	Tau2  []string    `json:"tau2,omitempty"`  // decide: the events of τ2, in order
 	Run   *report.Run `json:"run,omitempty"`   // the run to the violation (decide: replayed on the RDMA machine)
 	Trace []string    `json:"trace,omitempty"` // enum-axiom and decide: the violating trace
-}
-
-// ErrorJSON is a method's error in JSON.
-type ErrorJSON struct {
-	Message string `json:"message"`
 }
 
 // JSON returns the JSON form of r, for the program in file.
@@ -194,7 +189,7 @@ func (a *All) JSON(file string) AllJSON {
 	}
 	for i, m := range a.Methods {
 		if a.Errs[i] != nil {
-			out.Methods = append(out.Methods, JSON{Method: m, Error: &ErrorJSON{Message: a.Errs[i].Error()}})
+			out.Methods = append(out.Methods, JSON{Method: m, Error: &report.ErrorJSON{Message: a.Errs[i].Error()}})
 			continue
 		}
 		j := a.Results[i].JSON("")
