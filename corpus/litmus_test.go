@@ -32,6 +32,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -151,18 +152,10 @@ func writeResult(b *strings.Builder, p *prog.Program, r *verdict.Result) {
 		fmt.Fprintln(b, outcomeText(p, r.Locs, o))
 	}
 	if r.Query.Kind != prog.QNone {
-		holds, certain := r.Holds()
-		switch {
-		case !certain:
-			fmt.Fprintln(b, "Unknown")
-		case holds:
-			fmt.Fprintln(b, "Ok")
-		default:
-			fmt.Fprintln(b, "No")
-		}
+		fmt.Fprintln(b, report.Holds(r))
 		fmt.Fprintf(b, "Positive: %d Negative: %d\n", r.Positive, r.Negative)
 		fmt.Fprintf(b, "Condition %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond))
-		fmt.Fprintf(b, "Observation %s %s %d %d\n", p.Name, observation(r), r.Positive, r.Negative)
+		fmt.Fprintf(b, "Observation %s %s %d %d\n", p.Name, report.Observation(r.Positive, r.Negative, r.Complete), r.Positive, r.Negative)
 	}
 	s := r.Search
 	fmt.Fprintf(b, "Explored %s, %s, depth %d: %s\n", plural(s.States, "configuration"), plural(s.Transitions, "transition"), s.MaxDepth, coverage(r.Coverage(), r.Bound))
@@ -179,37 +172,11 @@ func writeResult(b *strings.Builder, p *prog.Program, r *verdict.Result) {
 // with a * when it satisfies the condition; "(final)" when no location is
 // shown.
 func outcomeText(p *prog.Program, locs []int, o verdict.Outcome) string {
-	s := "(final)"
-	if len(locs) > 0 {
-		s = p.Outcome(locs, func(l int) uint8 {
-			for k, m := range locs {
-				if m == l {
-					return o.Values[k]
-				}
-			}
-			return 0
-		})
-	}
+	s := report.Outcome(p, locs, o.Values)
 	if o.Satisfies && p.Query.Kind != prog.QReach && p.Query.Kind != prog.QNone {
 		s = "*> " + s
 	}
 	return s
-}
-
-// observation is herd7's Never / Sometimes / Always, Unknown when a search
-// cut by a bound cannot claim Never or Always (as rdmasim check says).
-func observation(r *verdict.Result) string {
-	switch {
-	case r.Positive > 0 && r.Negative > 0:
-		return "Sometimes"
-	case !r.Complete:
-		return "Unknown"
-	case r.Positive == 0:
-		return "Never"
-	case r.Negative == 0:
-		return "Always"
-	}
-	return "Sometimes"
 }
 
 // coverage says how much a search covered, and what cut it.

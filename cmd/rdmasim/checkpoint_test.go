@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rdmasim/opsem/report"
 )
 
 // The checkpoint tests run rdmasim in child processes, so that they can be
@@ -309,7 +311,7 @@ func dropTimes(s string) string {
 // exploration as one in memory, in a sequential and a parallel search.
 func TestMemBudget(t *testing.T) {
 	const prog = litmus + "ppo-33-LOOP-PUT-POLL.rdma" // 12,606 states
-	var want exploreJSON
+	var want report.StatsJSON
 	for i, args := range [][]string{
 		{"explore", "--json", prog},
 		{"explore", "--json", "--mem-budget", "512KiB", "--store-dir", t.TempDir(), prog},
@@ -322,7 +324,7 @@ func TestMemBudget(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		var out exploreJSON
+		var out report.StatsJSON
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -360,29 +362,6 @@ func TestTuneGC(t *testing.T) {
 		if calls != tt.calls {
 			t.Errorf("%v: tuneGC called %d times, want %d", tt.args, calls, tt.calls)
 		}
-	}
-}
-
-func TestParseSize(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want uint64
-	}{
-		{"1", 1}, {"1073741824", 1 << 30}, {"512MiB", 512 << 20}, {"2GiB", 2 << 30}, {"1G", 1 << 30}, {"1g", 1 << 30},
-		{"64k", 64 << 10}, {"1.5GiB", 3 << 29}, {"1GB", 1e9}, {"10 MB", 1e7}, {"1TiB", 1 << 40}, {"100B", 100},
-	} {
-		got, err := parseSize(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
-		}
-	}
-	for _, in := range []string{"", "lots", "GiB", "-1G", "0", "1.2.3G", "1 GiBi", "0.1"} {
-		if got, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) = %d, want an error", in, got)
-		}
-	}
-	if b := defaultBudget(); b < 1<<20 {
-		t.Errorf("defaultBudget() = %d", b)
 	}
 }
 
@@ -463,5 +442,50 @@ func TestRobustStores(t *testing.T) {
 				t.Errorf("%v:\n%s\nwant (one worker, in memory):\n%s", args, got, want)
 			}
 		}
+	}
+}
+
+// TestResumeSearchFailure: a checkpoint whose search files are corrupt
+// cannot be resumed, and that is a failure of the search (exit 4), not an
+// error in the input (exit 2), with or without --json.
+func TestResumeSearchFailure(t *testing.T) {
+	badJSON := func(path string) error { return os.WriteFile(path, []byte("{"), 0o644) }
+	for _, tc := range []struct {
+		name    string
+		command []string // interrupted at once, with --checkpoint
+		file    string   // of the first search, corrupted
+		corrupt func(path string) error
+		want    string
+	}{
+		{"check manifest", []string{"check", "-w"}, "manifest.json", badJSON, "reading the manifest"},
+		{"check visited", []string{"check", "-w"}, "visited.fp", func(path string) error { return os.Truncate(path, 0) }, "the manifest counts"},
+		{"decider manifest", []string{"robust", "--method", "decide"}, "manifest.json", badJSON, "deciding robustness of SB-PUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ck")
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var stdout, stderr bytes.Buffer
+			args := append(slices.Clone(tc.command), "--checkpoint", dir, litmus+"SB-PUT.rdma")
+			if code := run(ctx, args, &stdout, &stderr); code != exitInterrupt {
+				t.Fatalf("interrupted run: exit %d, want %d\n%s", code, exitInterrupt, stderr.String())
+			}
+			if err := tc.corrupt(filepath.Join(dir, "search-0", tc.file)); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"resume", dir}, {"resume", "--json", dir}} {
+				stdout.Reset()
+				stderr.Reset()
+				if code := run(context.Background(), args, &stdout, &stderr); code != exitInternal {
+					t.Errorf("%v: exit %d, want %d\n%s", args, code, exitInternal, stderr.String())
+				}
+				if !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("%v: stderr %q, want %q in it", args, stderr.String(), tc.want)
+				}
+				if json := args[1] == "--json"; json != strings.Contains(stdout.String(), `"error":{"message":`) {
+					t.Errorf("%v: stdout %q", args, stdout.String())
+				}
+			}
+		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"rdmasim/corpus/suite"
 )
 
 // corpusTimes matches the timings of a corpus table: the TIME column and
@@ -89,7 +91,7 @@ func TestCorpusFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := rdmaFiles([]string{dir, filepath.Join(dir, "a.rdma")})
+	got, err := suite.Files([]string{dir, filepath.Join(dir, "a.rdma")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,16 +122,16 @@ func TestCorpusJSON(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("%d lines:\n%s", len(lines), stdout.String())
 	}
-	var rows [2]corpusRow
+	var rows [2]suite.Row
 	for i, l := range lines {
 		if err := json.Unmarshal([]byte(l), &rows[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if r := rows[0]; r.Result != filePass || len(r.Expect) != 7 || r.Cells[colDecide] != cellOK || r.Cells[colModelSC] != cellOK {
+	if r := rows[0]; r.Result != suite.Pass || len(r.Expect) != 7 || r.Cells[suite.Decide] != suite.CellOK || r.Cells[suite.ModelSC] != suite.CellOK {
 		t.Errorf("PUT-LW: %+v", r)
 	}
-	if r := rows[1]; r.Result != fileFail || r.Cells[colRDMA] != cellFail {
+	if r := rows[1]; r.Result != suite.Fail || r.Cells[suite.RDMA] != suite.CellFail {
 		t.Errorf("wrong-expect: %+v", r)
 	}
 }

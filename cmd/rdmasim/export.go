@@ -13,6 +13,7 @@ import (
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/promela"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -165,16 +166,14 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, errorText(err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}
 	if *jsonOut {
 		// The failures from here on are about the file: each has its
 		// object.
 		fail = func(format string, args ...any) int {
 			err := fmt.Errorf(format, args...)
-			fileFailed(e, true, file, "rdmasim export: "+err.Error(), err)
-			return exitUsage
+			return fileFailed(e, true, file, "rdmasim export: "+err.Error(), err)
 		}
 	}
 	o := exportOptions{semantics: s, maxInflight: *maxInflight, unroll: *unroll, maxCounter: *maxCounter}

@@ -2,15 +2,12 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -107,7 +104,7 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 		if dir == "" {
 			dir = f.checkpoint
 		}
-		popt := store.PebbleOptions{Temp: true, CacheBytes: spillCache(budget)}
+		popt := store.PebbleOptions{Temp: true, CacheBytes: store.SpillCache(budget)}
 		o.NewSet = func() (store.Set, error) {
 			return store.NewSpill(budget, dir, popt), nil
 		}
@@ -207,31 +204,6 @@ func negativeDuration(fs *pflag.FlagSet) error {
 	return err
 }
 
-// count prints n with thousands separators.
-func count(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-func bytesize(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // peakRSS returns the peak resident memory of the process, in bytes, or the
 // Go runtime's view of it where the OS does not say.
 func peakRSS() uint64 {
@@ -270,9 +242,9 @@ func parseSearch(fs *pflag.FlagSet, sf *searchFlags, args []string, e *env, name
 // default a quarter of the machine's memory (see defaultBudget).
 func (f *searchFlags) budget() (uint64, error) {
 	if f.memBudget == "" {
-		return defaultBudget(), nil
+		return store.DefaultBudget(), nil
 	}
-	n, err := parseSize(f.memBudget)
+	n, err := store.ParseSize(f.memBudget)
 	if err != nil {
 		return 0, fmt.Errorf("--mem-budget %q: %w", f.memBudget, err)
 	}
@@ -295,7 +267,7 @@ func (f *searchFlags) spill(budget uint64) (string, int64, error) {
 	}
 	frontier := int64(max(budget/4, minFrontierBudget))
 	if f.frontierBudget != "" {
-		n, err := parseSize(f.frontierBudget)
+		n, err := store.ParseSize(f.frontierBudget)
 		if err != nil {
 			return "", 0, fmt.Errorf("--frontier-budget %q: %w", f.frontierBudget, err)
 		}
@@ -309,67 +281,4 @@ func (f *searchFlags) spill(budget uint64) (string, int64, error) {
 		return "", 0, fmt.Errorf("creating the directory for the frontier and parent records: %w", err)
 	}
 	return dir, frontier, nil
-}
-
-// spillCache returns the size of Pebble's block cache for a visited set that
-// spills with the given budget: a quarter of the budget, from 8 MiB up to
-// store.DefaultCacheBytes, so that a small budget is not swamped by the cache.
-func spillCache(budget uint64) int64 {
-	return int64(min(max(budget/4, 8<<20), store.DefaultCacheBytes))
-}
-
-// parseSize parses a size in bytes: a number, optionally fractional, and a
-// unit: none or B for bytes; K, M, G, T and KiB, MiB, GiB, TiB for powers of
-// 1024; kB, MB, GB, TB for powers of 1000 (case-insensitive).
-func parseSize(s string) (uint64, error) {
-	t := strings.TrimSpace(s)
-	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	if i < 0 {
-		i = len(t)
-	}
-	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
-	mult := map[string]float64{
-		"": 1, "b": 1,
-		"k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40,
-		"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
-	}[unit]
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || mult == 0 || num == "" {
-		return 0, errors.New("want a size such as 512MiB, 2GiB, 1G or a number of bytes")
-	}
-	size := v * mult
-	if size < 1 || size >= 1<<63 {
-		return 0, errors.New("want at least one byte and less than 8 EiB")
-	}
-	return uint64(size), nil
-}
-
-// fallbackBudget is the default memory budget where the machine's memory is
-// unknown.
-const fallbackBudget = 1 << 30
-
-// defaultBudget returns a quarter of the memory available to the process: the
-// smaller of MemTotal in /proc/meminfo and the limit of its cgroup (v2), or
-// fallbackBudget if neither can be read.
-func defaultBudget() uint64 {
-	total := uint64(0)
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			f := strings.Fields(line)
-			if len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.ParseUint(f[1], 10, 64); err == nil {
-					total = kb << 10
-				}
-			}
-		}
-	}
-	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if limit, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64); err == nil && (total == 0 || limit < total) {
-			total = limit
-		}
-	}
-	if total == 0 {
-		return fallbackBudget
-	}
-	return total / 4
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"rdmasim/corpus/differ"
 	"rdmasim/corpus/fuzz"
 )
 
@@ -77,7 +76,7 @@ func TestFuzzJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	var out fuzzJSON
+	var out fuzz.SummaryJSON
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
@@ -104,30 +103,5 @@ func TestFuzzInterrupted(t *testing.T) {
 	if !strings.Contains(stdout.String(), "Fuzz seed 1: 0 programs") || !strings.Contains(stdout.String(), "Interrupted") ||
 		!strings.Contains(stderr.String(), "interrupted") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	}
-}
-
-// TestWriteDisagreement: a disagreement prints its kind, seed, problems,
-// how to rerun it, the minimised program and where it was written.
-func TestWriteDisagreement(t *testing.T) {
-	p, _ := fuzz.Generate(7)
-	small := p
-	d := &fuzz.Disagreement{Index: 4, Seed: 7, Config: "cfg", Program: p, Kind: differ.OutcomesRDMA,
-		Problems:        []differ.Problem{{Kind: differ.OutcomesRDMA, Detail: "rdma outcomes: only machine [[1]], only model []"}},
-		Minimal:         small,
-		MinimalProblems: []differ.Problem{{Kind: differ.OutcomesRDMA, Detail: "rdma outcomes: only machine [[2]], only model []\nmore"}},
-		Minimized:       fuzz.MinimizeStats{Before: 9, After: 2, Checks: 40, Exhausted: true},
-		File:            "corpus/regress/x.rdma"}
-	var b bytes.Buffer
-	writeDisagreement(&b, d)
-	want := "DISAGREEMENT in program 4 (program seed 0x7): outcomes-rdma\n" +
-		"  config: cfg\n" +
-		"  outcomes-rdma: rdma outcomes: only machine [[1]], only model []\n" +
-		"  rerun: rdmasim fuzz --program-seed 0x7\n" +
-		"  minimised from 9 to 2 instructions (40 candidates tested, stopped by the minimisation bounds):\n" +
-		"  outcomes-rdma: rdma outcomes: only machine [[2]], only model [] ...\n" +
-		"  | litmus fuzz-0000000000000007\n"
-	if got := b.String(); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "  written to corpus/regress/x.rdma\n\n") {
-		t.Errorf("got\n%s\nwant prefix\n%s", got, want)
 	}
 }

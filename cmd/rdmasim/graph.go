@@ -10,6 +10,7 @@ import (
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
 
@@ -73,8 +74,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, errorText(err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}
 	res, err := draw.Executions(ctx, p, opt)
 	var limit *axiom.LimitError
@@ -83,10 +83,9 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return exitLimit
 	}
 	if err != nil {
-		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 	}
-	report := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
+	answer := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
 	if len(res.Graphs) == 0 {
 		msg := opt.Nothing(p)
 		if res.Bounded {
@@ -94,7 +93,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		}
 		fmt.Fprintf(e.stderr, "rdmasim graph: %s\n", msg)
 		if *jsonOut {
-			writeJSON(e.stdout, report)
+			writeJSON(e.stdout, answer)
 		}
 		return exitFailed
 	}
@@ -102,12 +101,11 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		for _, d := range res.Graphs {
 			var b strings.Builder
 			if err := dot.Write(&b, d); err != nil {
-				fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-				return exitUsage
+				return fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 			}
-			report.DOT = append(report.DOT, b.String())
+			answer.DOT = append(answer.DOT, b.String())
 		}
-		writeJSON(e.stdout, report)
+		writeJSON(e.stdout, answer)
 		return exitOK
 	}
 	if *out == "" {
@@ -125,15 +123,14 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 			path = fmt.Sprintf("%s-%d.dot", strings.TrimSuffix(*out, ".dot"), i+1)
 		}
 		if err := dot.WriteFile(path, d, *svg); err != nil {
-			fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-			return exitUsage
+			return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 		}
-		report.Files = append(report.Files, path)
+		answer.Files = append(answer.Files, path)
 	}
 	if *jsonOut {
-		writeJSON(e.stdout, report)
+		writeJSON(e.stdout, answer)
 	} else {
-		fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, plural(len(res.Graphs), "execution"))
+		fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, report.Plural(len(res.Graphs), "execution"))
 	}
 	return exitOK
 }

@@ -22,10 +22,13 @@
 //
 // Exit status: 0 when everything checked out, 1 when a complete verdict
 // contradicts an expect line (or semantics disagree), 2 on a usage or input
-// error, 3 when nothing failed but the declarative model could not answer
-// a valid program because its traces exceed the model's limit (64 events;
-// check --semantics axiom|both, robust --method enum-axiom|both|all,
-// graph), 130 when interrupted.
+// error (a bad flag, a file that is missing or does not parse, a program
+// the command cannot take), 3 when nothing failed but the declarative model
+// could not answer a valid program because its traces exceed the model's
+// limit (64 events; check --semantics axiom|both, robust --method
+// enum-axiom|both|all, graph), 4 when a search failed for a reason that is
+// not the input (explore.SearchError: a full disk, an I/O error of the
+// visited set or frontier, a corrupt checkpoint), 130 when interrupted.
 package main
 
 import (
@@ -45,6 +48,7 @@ const (
 	exitFailed    = 1
 	exitUsage     = 2
 	exitLimit     = 3 // only the declarative model's size limit kept a semantics from answering
+	exitInternal  = 4 // a search failed, not because of its input (see failureCode)
 	exitInterrupt = 130
 )
 

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"rdmasim/opsem/parse"
-	"rdmasim/opsem/verdict"
+	"rdmasim/opsem/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -91,7 +90,7 @@ func TestExploreJSON(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		var out exploreJSON
+		var out report.StatsJSON
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +207,7 @@ func TestPebbleStore(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		var out exploreJSON
+		var out report.StatsJSON
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +267,7 @@ func TestExploreDeadlock(t *testing.T) {
 		if code := runEnv(context.Background(), []string{"explore", "--json", tc.file}, e); code != exitOK {
 			t.Fatalf("%s: exit %d: %s", tc.file, code, errOut.String())
 		}
-		var got exploreJSON
+		var got report.StatsJSON
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatalf("%s: %v", tc.file, err)
 		}
@@ -278,39 +277,5 @@ func TestExploreDeadlock(t *testing.T) {
 		if (got.DeadlockAt != "") != (tc.deadlock > 0) {
 			t.Errorf("%s: deadlock_at %q", tc.file, got.DeadlockAt)
 		}
-	}
-}
-
-// TestRobustMethodsJSON: the overall answer of several robustness methods
-// is their certain answer when they agree, none when none is certain or
-// they disagree, and the expect line is checked against it.
-func TestRobustMethodsJSON(t *testing.T) {
-	p, err := parse.File(litmus + "PUT-LW.rdma") // expect robust no
-	if err != nil {
-		t.Fatal(err)
-	}
-	violation := &verdict.RobustResult{Method: "enum-machine"}
-	proof := &verdict.RobustResult{Robust: true, Complete: true, Method: "decide"}
-	cut := &verdict.RobustResult{Robust: true, Bound: "max-states=5", Method: "decide"}
-	for _, tt := range []struct {
-		name     string
-		answers  []*verdict.RobustResult
-		agree    bool
-		robust   *bool
-		complete bool
-		status   expectStatus
-	}{
-		{"agree", []*verdict.RobustResult{violation, violation}, true, new(false), true, expectConfirmed},
-		{"one certain", []*verdict.RobustResult{cut, violation}, true, new(false), true, expectConfirmed},
-		{"none certain", []*verdict.RobustResult{cut, cut}, true, nil, false, expectUnknown},
-		{"disagree", []*verdict.RobustResult{proof, violation}, false, nil, false, expectContradicted},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := newRobustMethodsJSON("f", p, tt.answers, nil, tt.agree)
-			if (got.Robust == nil) != (tt.robust == nil) || got.Robust != nil && *got.Robust != *tt.robust ||
-				got.Complete != tt.complete || got.Agree != tt.agree || got.Expect == nil || got.Expect.Status != tt.status {
-				t.Errorf("got robust %v, complete %v, agree %v, expect %+v", got.Robust, got.Complete, got.Agree, got.Expect)
-			}
-		})
 	}
 }

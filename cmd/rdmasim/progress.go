@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/report"
 )
 
 // progress prints how a long run goes, on stderr: on a terminal one line
@@ -92,10 +93,10 @@ func (p *progress) search(s explore.Stats) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "rdmasim: %s: %s, %s states (%s/s now), frontier %s, depth %d, memory %s, store %s",
-		name, clock(s.Elapsed), count(s.States), count(uint64(p.rate(name, s.States, s.Elapsed))),
-		count(s.Frontier), s.MaxDepth, bytesize(peakRSS()), bytesize(s.StoreBytes))
+		name, clock(s.Elapsed), report.Count(s.States), report.Count(uint64(p.rate(name, s.States, s.Elapsed))),
+		report.Count(s.Frontier), s.MaxDepth, report.Bytes(peakRSS()), report.Bytes(s.StoreBytes))
 	if s.DiskBytes > 0 {
-		fmt.Fprintf(&b, ", frontier and parents on disk %s", bytesize(s.DiskBytes))
+		fmt.Fprintf(&b, ", frontier and parents on disk %s", report.Bytes(s.DiskBytes))
 	}
 	p.line(b.String())
 }
@@ -105,11 +106,11 @@ func (p *progress) search(s explore.Stats) {
 func (p *progress) work(name, unit string, done, total uint64, elapsed time.Duration, extra string) {
 	r := p.rate(name, done, elapsed)
 	var b strings.Builder
-	fmt.Fprintf(&b, "rdmasim: %s: %s, %s", name, clock(elapsed), count(done))
+	fmt.Fprintf(&b, "rdmasim: %s: %s, %s", name, clock(elapsed), report.Count(done))
 	if total > 0 {
-		fmt.Fprintf(&b, " of %s", count(total))
+		fmt.Fprintf(&b, " of %s", report.Count(total))
 	}
-	fmt.Fprintf(&b, " %s (%s/s now)", unit, count(uint64(r)))
+	fmt.Fprintf(&b, " %s (%s/s now)", unit, report.Count(uint64(r)))
 	if total > done && r > 0 {
 		fmt.Fprintf(&b, ", about %s left", clock(time.Duration(float64(total-done)/r*float64(time.Second))))
 	}

@@ -113,13 +113,11 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 	dir := fs.Arg(0)
 	rm, err := readRunManifest(dir)
 	if err != nil {
-		fileFailed(e, *asJSON, dir, fmt.Sprintf("rdmasim resume: %v", err), err)
-		return exitUsage
+		return fileFailed(e, *asJSON, dir, fmt.Sprintf("rdmasim resume: %v", err), err)
 	}
 	file, err := rm.program()
 	if err != nil {
-		fileFailed(e, *asJSON, rm.File, fmt.Sprintf("rdmasim resume: %s: %v", dir, err), err)
-		return exitUsage
+		return fileFailed(e, *asJSON, rm.File, fmt.Sprintf("rdmasim resume: %s: %v", dir, err), err)
 	}
 	var cmd *command
 	for _, c := range commands() {
@@ -129,8 +127,7 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 	}
 	if cmd == nil {
 		err := fmt.Errorf("a checkpoint of an unknown command %q", rm.Command)
-		fileFailed(e, *asJSON, rm.File, fmt.Sprintf("rdmasim resume: %s: %v", dir, err), err)
-		return exitUsage
+		return fileFailed(e, *asJSON, rm.File, fmt.Sprintf("rdmasim resume: %s: %v", dir, err), err)
 	}
 	cargs := append(slices.Clone(rm.Flags), "--checkpoint="+dir, "--resume")
 	if *asJSON {

@@ -3,31 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"strings"
 
-	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
-	"rdmasim/opsem/verdict"
+	"rdmasim/opsem/stress"
 )
-
-// runJSON is the JSON form of a random run.
-type runJSON struct {
-	File      string      `json:"file"`
-	Name      string      `json:"name"`
-	Semantics string      `json:"semantics"`
-	Seed      uint64      `json:"seed"`
-	Run       *report.Run `json:"run"`
-	// End is final, deadlock, filtered (an assume failed), cut (a
-	// bound), step-limit or interrupted.
-	End string `json:"end"`
-	// Waiting says where the threads of a deadlock wait.
-	Waiting   string           `json:"waiting,omitempty"`
-	Satisfies *bool            `json:"satisfies"`
-	Memory    map[string]uint8 `json:"memory"`
-}
 
 func cmdRun(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("run", e)
@@ -56,64 +37,16 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
-		fileFailed(e, *jsonOut, file, errorText(err), err)
-		return exitUsage
+		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}
-	m, err := verdict.NewMachine(p, s, machine.Options{MaxInflight: *inflight, Unroll: *unroll})
+	r, err := stress.Walk(ctx, p, stress.WalkOptions{Semantics: s, Machine: machine.Options{MaxInflight: *inflight, Unroll: *unroll}, Seed: *seed, MaxSteps: *maxSteps})
 	if err != nil {
-		fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim run: %v", err), err)
-		return exitUsage
-	}
-	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
-	prev := m.Initial(nil)
-	initial := m.Format(prev)
-	var steps []machine.Transition
-	n, deadEnd, pruned := explore.Walk(m, rng, *maxSteps, func(l explore.Label, next []byte) bool {
-		steps = append(steps, m.ExplainChain(prev, l)...)
-		prev = append(prev[:0], next...)
-		return ctx.Err() == nil
-	})
-	st := m.NewState()
-	m.Decode(prev, st)
-	end, waiting := "step-limit", ""
-	switch {
-	case deadEnd && m.Final(st):
-		end = "final"
-	case deadEnd && pruned != 0:
-		end = "cut by " + machine.PrunedString(pruned, m.Options())
-	case deadEnd && m.StuckEncoded(prev) == machine.Deadlock:
-		end = "deadlock"
-		waiting = m.Waiting(prev)
-	case deadEnd:
-		end = "filtered (an assume failed)"
-	case ctx.Err() != nil:
-		end = "interrupted"
-	}
-	var satisfies *bool
-	if p.Query.Kind != 0 && p.Query.Cond != nil {
-		sat := p.Query.Cond.Eval(p, st)
-		satisfies = &sat
+		return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim run: %v", err), err)
 	}
 	if *jsonOut {
-		out := runJSON{File: file, Name: p.Name, Semantics: s.String(), Seed: *seed, End: end, Waiting: waiting, Satisfies: satisfies, Memory: map[string]uint8{},
-			Run: report.NewRun(&verdict.Run{InitialText: initial, Steps: steps}, p.ThreadName)}
-		for l, loc := range p.Locs {
-			out.Memory[loc.Name] = st.Mem(l)
-		}
-		writeJSON(e.stdout, out)
+		writeJSON(e.stdout, r.JSON(file))
 	} else {
-		fmt.Fprintf(e.stdout, "Run %s (%s, seed %d): %d steps, %s\n", p.Name, s, *seed, n, end)
-		report.WriteRun(e.stdout, "", s, &verdict.Run{InitialText: initial, Steps: steps})
-		if waiting != "" {
-			fmt.Fprintf(e.stdout, "Deadlock %s: waits for ever, nothing left to complete\n", waiting)
-		}
-		fmt.Fprintln(e.stdout, "End configuration:")
-		for _, line := range strings.Split(strings.TrimSuffix(m.Format(prev), "\n"), "\n") {
-			fmt.Fprintf(e.stdout, "  | %s\n", line)
-		}
-		if satisfies != nil {
-			fmt.Fprintf(e.stdout, "Condition %s %s: %v\n", p.Query.Kind, p.CondString(p.Query.Cond), *satisfies)
-		}
+		r.WriteText(e.stdout)
 	}
 	if ctx.Err() != nil {
 		return exitInterrupt

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rdmasim/opsem/check"
+	"rdmasim/opsem/stress"
 )
 
 // TestGoldenStress compares stress's seeded output with
@@ -39,13 +42,13 @@ func stressRun(ctx context.Context, args ...string) (int, string, string) {
 }
 
 // stressJSONOf runs stress --json on one file and decodes the result.
-func stressJSONOf(t *testing.T, args ...string) stressJSON {
+func stressJSONOf(t *testing.T, args ...string) stress.JSON {
 	t.Helper()
 	code, stdout, stderr := stressRun(context.Background(), append([]string{"--json"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var out stressJSON
+	var out stress.JSON
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +64,7 @@ func TestStressFindsRDMAOnlyOutcome(t *testing.T) {
 	if code := run(context.Background(), []string{"check", "--json", file}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("check: exit %d: %s", code, stderr.String())
 	}
-	var chk checkJSON
+	var chk check.JSON
 	if err := json.Unmarshal(stdout.Bytes(), &chk); err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ package differ
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os/exec"
@@ -45,6 +46,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/promela"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -226,8 +228,7 @@ type Report struct {
 	Reduced *verdict.Result
 	// RobustMachine and RobustModel are robustness by enumeration; Decide
 	// the decider's answer (nil when not computed or failed).
-	RobustMachine, RobustModel *verdict.RobustResult
-	Decide                     *decide.Result
+	RobustMachine, RobustModel, Decide *robust.Result
 	// DecideErr is the decider's failure, if any.
 	DecideErr error
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
@@ -411,7 +412,7 @@ func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {
 }
 
 func (r *Report) robustEnum(ctx context.Context, vopt verdict.Options) error {
-	rm, err := verdict.RobustMachine(ctx, r.Program, vopt)
+	rm, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.EnumMachine, Verdict: vopt})
 	if err != nil {
 		return fmt.Errorf("differ: %w", err)
 	}
@@ -420,7 +421,9 @@ func (r *Report) robustEnum(ctx context.Context, vopt verdict.Options) error {
 		r.Skipped = append(r.Skipped, Skip{string(RobustEnum), r.noModel})
 		return nil
 	}
-	ra, _, err := verdict.RobustModel(ctx, r.Program, vopt)
+	// A program beyond the model's size limit gets an uncertain answer,
+	// not compared.
+	ra, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.EnumAxiom, Verdict: vopt})
 	if err != nil {
 		return fmt.Errorf("differ: %w", err)
 	}
@@ -448,7 +451,7 @@ func (r *Report) robustEnum(ctx context.Context, vopt verdict.Options) error {
 // machine enumeration pruned by the loop bound alone, not by max-inflight,
 // which the model does not have, nor stopped by max-states). Their answers
 // are then about the same bounded program.
-func unrollOnly(rm, ra *verdict.RobustResult) bool {
+func unrollOnly(rm, ra *robust.Result) bool {
 	if rm.Certain() && ra.Certain() {
 		return false
 	}
@@ -459,14 +462,15 @@ func unrollOnly(rm, ra *verdict.RobustResult) bool {
 }
 
 func (r *Report) decide(ctx context.Context, opt Options) error {
-	rd, err := decide.Decide(ctx, r.Program, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}})
+	rd, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.Decider, Verdict: verdict.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}}})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		// With a state limit, the search for a concrete run behind an
 		// accelerated violation may be cut too: not a bug, no answer.
-		if opt.MaxStates > 0 && strings.Contains(err.Error(), "no concrete run") && strings.Contains(err.Error(), explore.StateLimit.String()) {
+		var nc *decide.NoConcreteRunError
+		if opt.MaxStates > 0 && errors.As(err, &nc) && nc.Stop == explore.StateLimit {
 			r.Skipped = append(r.Skipped, Skip{"decider", "concrete run cut by " + verdict.StatesBound(opt.MaxStates)})
 			return nil
 		}
@@ -492,7 +496,7 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 			r.Problems = append(r.Problems, Problem{RobustDecide, fmt.Sprintf("robustness: the decider's search says robust=%v, its Karp–Miller search robust=%v", rd.Robust, km.Robust)})
 		}
 	}
-	for _, e := range []*verdict.RobustResult{r.RobustMachine, r.RobustModel} {
+	for _, e := range []*robust.Result{r.RobustMachine, r.RobustModel} {
 		switch {
 		case e == nil:
 		case !e.Robust && rd.Robust:

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"rdmasim/explore"
-	"rdmasim/opsem/decide"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -185,20 +185,17 @@ func TestFor(t *testing.T) {
 // TestReportRobust: the reference robustness prefers the model's certain
 // answer, then the decider's, then the machine enumeration's.
 func TestReportRobust(t *testing.T) {
-	robust := func(r, complete bool) *verdict.RobustResult {
-		return &verdict.RobustResult{Robust: r, Complete: complete}
-	}
-	dec := func(r, complete bool) *decide.Result { return &decide.Result{Robust: r, Complete: complete} }
+	answer := func(r, complete bool) *robust.Result { return &robust.Result{Robust: r, Complete: complete} }
 	tests := []struct {
 		name     string
 		r        Report
 		want, ok bool
 	}{
-		{"model certain", Report{RobustModel: robust(true, true), RobustMachine: robust(false, false), Decide: dec(false, true)}, true, true},
-		{"model violation", Report{RobustModel: robust(false, false), Decide: dec(true, true)}, false, true},
-		{"model bounded, decider", Report{RobustModel: robust(true, false), Decide: dec(true, true), RobustMachine: robust(false, false)}, true, true},
-		{"decider cut, machine", Report{RobustModel: robust(true, false), Decide: dec(true, false), RobustMachine: robust(false, false)}, false, true},
-		{"nothing certain", Report{RobustModel: robust(true, false), Decide: dec(true, false), RobustMachine: robust(true, false)}, false, false},
+		{"model certain", Report{RobustModel: answer(true, true), RobustMachine: answer(false, false), Decide: answer(false, true)}, true, true},
+		{"model violation", Report{RobustModel: answer(false, false), Decide: answer(true, true)}, false, true},
+		{"model bounded, decider", Report{RobustModel: answer(true, false), Decide: answer(true, true), RobustMachine: answer(false, false)}, true, true},
+		{"decider cut, machine", Report{RobustModel: answer(true, false), Decide: answer(true, false), RobustMachine: answer(false, false)}, false, true},
+		{"nothing certain", Report{RobustModel: answer(true, false), Decide: answer(true, false), RobustMachine: answer(true, false)}, false, false},
 		{"nothing computed", Report{}, false, false},
 	}
 	for _, tc := range tests {
@@ -212,8 +209,8 @@ func TestReportRobust(t *testing.T) {
 // TestUnrollOnly: bounded enumeration answers are compared only when the
 // shared loop bound alone cut them.
 func TestUnrollOnly(t *testing.T) {
-	rr := func(robust, complete bool, stop explore.Stop, pruned uint32, bound string) *verdict.RobustResult {
-		r := &verdict.RobustResult{Robust: robust, Complete: complete, Bound: bound}
+	rr := func(yes, complete bool, stop explore.Stop, pruned uint32, bound string) *robust.Result {
+		r := &robust.Result{Robust: yes, Complete: complete, Bound: bound}
 		r.Search.Stop, r.Search.Pruned = stop, pruned
 		return r
 	}
@@ -226,7 +223,7 @@ func TestUnrollOnly(t *testing.T) {
 	modelViolation := rr(false, true, explore.Complete, 0, "")
 	tests := []struct {
 		name    string
-		rm, ra  *verdict.RobustResult
+		rm, ra  *robust.Result
 		compare bool
 	}{
 		{"both cut by unroll", cutUnroll, model, true},

@@ -100,7 +100,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		path = s.Path
 	}
 	if err != nil {
-		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 	}
 	res.Robust, res.Search = sr.Found < 0, sr
 	switch sr.Stop {
@@ -121,18 +121,18 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	}
 	steps, err := path(sr.Found)
 	if err != nil {
-		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 	}
 	if hasOmega(m, steps) {
 		// The abstract run pumps counters; find a concrete one.
 		steps, err = concrete(ctx, m, opt)
 		if err != nil {
-			return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+			return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 		}
 	}
 	w, err := buildWitness(m, steps)
 	if err != nil {
-		return nil, fmt.Errorf("deciding robustness of %s: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 	}
 	res.Witness = w
 	return res, nil
@@ -244,9 +244,23 @@ func concrete(ctx context.Context, m *instr.Machine, opt Options) ([]explore.Ste
 		return nil, err
 	}
 	if found < 0 {
-		return nil, fmt.Errorf("no concrete run to the violation found by the accelerated search (%s after %d states)", r.Stop, r.States)
+		return nil, &NoConcreteRunError{Stop: r.Stop, States: r.States}
 	}
 	return s.Path(uint64(found))
+}
+
+// NoConcreteRunError is Decide's error when the Karp–Miller search found a
+// violation whose run pumps counters (ω) and the search of the machine
+// without acceleration for a concrete run to it ended without one. A
+// complete search that finds none is a bug of the decider; one that a
+// bound cut (Stop: explore.StateLimit, TimeLimit) answers nothing.
+type NoConcreteRunError struct {
+	Stop   explore.Stop // how the concrete search ended
+	States uint64       // the states it explored
+}
+
+func (e *NoConcreteRunError) Error() string {
+	return fmt.Sprintf("no concrete run to the violation found by the accelerated search (%s after %d states)", e.Stop, e.States)
 }
 
 // named fills in the search's name in the progress reports of the

@@ -20,11 +20,13 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
 	"rdmasim/opsem/verdict"
 )
 
@@ -67,10 +69,16 @@ func WriteRun(w io.Writer, title string, sem verdict.Semantics, run *verdict.Run
 	if title != "" {
 		fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, plural(len(run.Steps), "step"))
 	}
-	for _, line := range lines(run.InitialText) {
+	WriteConfig(w, run.InitialText)
+	WriteSteps(w, run.Steps)
+}
+
+// WriteConfig prints a configuration (as a machine formats it: one line per
+// node, thread and non-empty buffer), or a program, each line after "  | ".
+func WriteConfig(w io.Writer, text string) {
+	for _, line := range lines(text) {
 		fmt.Fprintf(w, "  | %s\n", line)
 	}
-	WriteSteps(w, run.Steps)
 }
 
 // WriteSteps prints steps, numbered from 1, the actors in one column.
@@ -117,6 +125,57 @@ func CycleLines(cycle []CycleEvent) []string {
 	return out
 }
 
+// ErrorJSON is an error in JSON: where (a parse error's file:line:col) and
+// what.
+type ErrorJSON struct {
+	Pos     string `json:"pos,omitempty"`
+	Message string `json:"message"`
+}
+
+// FileErrorJSON is what a command prints under --json for an input file it
+// gives no answer for (the file does not parse, cannot be read, or its
+// search failed), so that every input file has its object.
+type FileErrorJSON struct {
+	File  string    `json:"file"`
+	Error ErrorJSON `json:"error"`
+	// Errors lists every parse error when there are several; Error is the
+	// first.
+	Errors []ErrorJSON `json:"errors,omitempty"`
+}
+
+// NewFileError describes err, an error about file, as JSON: a parse error
+// (parse.ErrorList) with its positions, any other error by its message.
+func NewFileError(file string, err error) FileErrorJSON {
+	out := FileErrorJSON{File: file, Error: ErrorJSON{Message: err.Error()}}
+	var list parse.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return out
+	}
+	for _, pe := range list {
+		ej := ErrorJSON{Pos: fmt.Sprintf("%d:%d", pe.Pos.Line, pe.Pos.Col), Message: pe.Msg}
+		if pe.File != "" {
+			ej.Pos = pe.File + ":" + ej.Pos
+		}
+		out.Errors = append(out.Errors, ej)
+	}
+	out.Error = out.Errors[0]
+	if len(out.Errors) == 1 {
+		out.Errors = nil
+	}
+	return out
+}
+
+// ErrorText prints an error about an input file as rdmasim does: a parse
+// error with every message, one per line, any other error after
+// "rdmasim: ".
+func ErrorText(err error) string {
+	var l parse.ErrorList
+	if errors.As(err, &l) {
+		return strings.TrimSuffix(l.Detail(), "\n")
+	}
+	return "rdmasim: " + err.Error()
+}
+
 func lines(text string) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
@@ -126,4 +185,39 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Count prints n with thousands separators: 4,827.
+func Count(n uint64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Bytes prints a size in bytes: 1.5 GiB, 3.0 MiB, 12.0 KiB, 100 B.
+func Bytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// Plural prints a count of word, with thousands separators: "1 step",
+// "4,827 states".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%s %ss", Count(uint64(n)), word)
 }

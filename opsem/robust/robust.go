@@ -1,310 +1,445 @@
-// Package robust decides robustness the fastest way it can be decided
-// completely. Two methods are complete on a loop-free program: the decider
-// of package decide (the paper's instrumented SC machine) and enumeration on
-// the RDMA machine (verdict.RobustMachine), which explores every run with its
-// event graph. Enumeration is often much the faster (it finds the violation
-// of corpus/bench/sb5.rdma, store buffering in a ring of five threads, in
-// under a second, where the decider needs about ten), but a machine bound
-// (max-inflight) can cut it, and then only the decider can answer "robust"
-// (corpus/bench/decide-mp10.rdma). Auto therefore races them, each on half of the
-// workers, and takes the first certain answer: a violation, which either
-// method finds only if it is real (both are sound), or "robust" from a
-// search that covered everything. The other method is then cancelled.
+// Package robust answers whether a program is robust: whether every
+// behaviour (trace) of the program on the RDMA machine is also a
+// behaviour under sequential consistency. It is the one entry point to
+// every way rdmasim has of deciding it, and Result is the one answer they
+// give:
 //
-// With loops, enumeration bounds the iterations of each loop, so that its
-// "robust" holds only within that bound; only the decider is complete, and
-// it runs alone. It also runs alone when the searches are checkpointed: a
-// checkpoint directory numbers its searches in the order they are opened,
-// which a race would make depend on timing.
+//   - Decider: the decider of package decide, the paper's instrumented SC
+//     machine; complete on every program, loops and polls included. A
+//     violation comes as τ = τ1 τ2, checked against the declarative model
+//     and replayed on the RDMA machine.
+//   - EnumMachine: enumeration on the RDMA machine (verdict.RobustMachine),
+//     which explores every run with its event graph and stops at the first
+//     graph with an sc cycle.
+//   - EnumAxiom: enumeration of the declarative model's traces
+//     (verdict.RobustModel); a program beyond the model's 64 events gets
+//     the answer unknown, with Result.Limit.
+//   - Auto: the fastest complete way. Both the decider and enumeration on
+//     the machine are complete on a loop-free program. Enumeration is often
+//     much the faster (it finds the violation of corpus/bench/sb5.rdma,
+//     store buffering in a ring of five threads, in under a second, where
+//     the decider needs about ten), but a machine bound (max-inflight) can
+//     cut it, and then only the decider can answer "robust"
+//     (corpus/bench/decide-mp10.rdma). Auto therefore races them, each on
+//     half of the workers, and takes the first certain answer: a violation,
+//     which either method finds only if it is real (both are sound), or
+//     "robust" from a search that covered everything. The other method is
+//     then cancelled. With loops, enumeration bounds the iterations of each
+//     loop, so that its "robust" holds only within that bound; only the
+//     decider is complete, and it runs alone. It also runs alone when the
+//     searches are checkpointed: a checkpoint directory numbers its
+//     searches in the order they are opened, which a race would make depend
+//     on timing.
+//
+// DecideAll runs several methods on one program and says whether their
+// certain answers agree. WriteText and Result.JSON render an answer as the
+// robust command prints it.
 package robust
 
 import (
 	"context"
-	"sync"
-	"time"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/decide"
+	"rdmasim/opsem/dot"
+	"rdmasim/opsem/draw"
+	"rdmasim/opsem/expect"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
-	"rdmasim/store"
 )
 
-// The methods Auto runs.
+// Method is a way of deciding robustness.
+type Method string
+
+// Methods.
 const (
-	Decide      = "decide"       // package decide's decider
-	EnumMachine = "enum-machine" // verdict.RobustMachine
+	Auto        Method = "auto"         // Decider and EnumMachine raced on a loop-free program, else Decider
+	Decider     Method = "decide"       // package decide's decider
+	EnumMachine Method = "enum-machine" // enumeration on the RDMA machine
+	EnumAxiom   Method = "enum-axiom"   // enumeration of the declarative model's traces
 )
 
-// Why the decider ran alone (Result.Alone).
-const (
-	// AloneLoops: the program has loops, which enumeration bounds.
-	AloneLoops = "loops"
-	// AloneCheckpoint: the searches are checkpointed (Settings.Checkpoint).
-	AloneCheckpoint = "checkpoint"
-)
+// Methods returns the methods a name stands for: a method's own name, both
+// (the two enumerations) or all (the decider and both enumerations); ok is
+// false for any other name.
+func Methods(name string) (methods []Method, ok bool) {
+	switch m := Method(name); m {
+	case Auto, Decider, EnumMachine, EnumAxiom:
+		return []Method{m}, true
+	case "both":
+		return []Method{EnumMachine, EnumAxiom}, true
+	case "all":
+		return []Method{Decider, EnumMachine, EnumAxiom}, true
+	}
+	return nil, false
+}
 
-// Options configure Auto.
+// Options configure Decide and DecideAll.
 type Options struct {
-	// Verdict are enumeration's options: the machine's bounds and the
-	// search settings. The decider searches with the same settings. When
-	// the two race, each gets half of Settings.Workers (at least one), and
-	// each search applies MaxStates and Timeout on its own.
+	// Method is how to decide; empty means Auto. DecideAll ignores it.
+	Method Method
+	// Verdict are the machine's bounds and the search settings; the
+	// decider searches with the same settings. When Auto races two
+	// methods, each gets half of Settings.Workers (at least one), and each
+	// search applies MaxStates and Timeout on its own. The enumerations
+	// bound loops (verdict.LoopBound).
 	Verdict verdict.Options
 	// MaxBytes bounds the memory of the decider's Karp–Miller search (see
-	// decide.Options).
+	// decide.Options); zero means no bound.
 	MaxBytes uint64
+	// Deadlocks also searches p's SC machine for deadlocks (see
+	// Result.Deadlock).
+	Deadlocks bool
 }
 
-// Result is the answer of Auto: the decider's or enumeration's.
+// Result is an answer on robustness, whichever method gave it.
 type Result struct {
-	// Method is the method whose answer this is: Decide or EnumMachine.
-	Method string
-	// Decide is the decider's answer when Method is Decide, else nil.
-	Decide *decide.Result
-	// Machine is enumeration's answer when Method is EnumMachine, else
-	// nil.
-	Machine *verdict.RobustResult
-	// Stopped is the method that raced this one and whose answer was not
-	// taken; empty when the decider ran alone.
-	Stopped []verdict.StoppedMethod
-	// Alone says why the decider ran alone (AloneLoops, AloneCheckpoint);
-	// empty when the methods raced.
+	// Program is the program the answer is about.
+	Program *prog.Program
+	// Method is the method that answered: with Auto, Decider or
+	// EnumMachine.
+	Method Method
+	Robust bool
+	// Complete: the search covered every reachable state, so that
+	// "robust" is certain. A violation is always certain.
+	Complete bool
+	// Bound names what cut an incomplete search ("max-states=5",
+	// "unroll=2", "model limit: 70 events > 64").
+	Bound string
+	// Search is the search's statistics and how it stopped; Search.States
+	// counts what Unit names.
+	Search explore.Result
+	// KarpMiller (Decider): the decider's search was the Karp–Miller
+	// construction, as a poll lies on a loop; it ran in memory on one core
+	// and was not checkpointed.
+	KarpMiller bool
+	// Limit (EnumAxiom): the limit of the model that kept it from
+	// answering at all; Bound then says it too.
+	Limit *axiom.LimitError
+	// Stopped (Auto) lists the method that raced this one and whose answer
+	// was not taken; empty when the method ran alone.
+	Stopped []Stopped
+	// Alone (Auto) says why the decider ran alone (AloneLoops,
+	// AloneCheckpoint); empty when the methods raced.
 	Alone string
+
+	// The violation, when not robust. Cycle is an sc cycle of it, each
+	// event with the relation to the next.
+	Cycle []report.CycleEvent
+	// Tau1 and Tau2 (Decider) are the events of τ1 and τ2, in order, each
+	// with its thread ("T0:nlR(x,2,B)").
+	Tau1, Tau2 []string
+	// Run is the run to the violation on the RDMA machine: the shortest
+	// (EnumMachine), or the decider's trace replayed (Decider).
+	Run *verdict.Run
+	// Trace is the violating trace of the declarative model (EnumAxiom,
+	// Decider).
+	Trace *axiom.Trace
+	// Graph is the event graph of Run with its sc cycle, and Full
+	// (EnumMachine) the violating execution run on to a final
+	// configuration, when one is reachable.
+	Graph, Full *machine.Graph
+
+	// Expect is p's expect robust line checked against this answer; nil
+	// when p has none.
+	Expect *expect.Expectation
+	// Deadlock (Options.Deadlocks) is the search of p's SC machine when it
+	// found a deadlock, else nil: see deadlocks.
+	Deadlock *verdict.Result
 }
 
-// Robust returns the answer: whether the program is robust.
-func (r *Result) Robust() bool {
-	if r.Decide != nil {
-		return r.Decide.Robust
-	}
-	return r.Machine.Robust
+// Stopped is a method that raced the one that answered and whose answer was
+// not taken.
+type Stopped struct {
+	Method Method `json:"method"`
+	// Bound is what cut its search when no method of the race answered
+	// with certainty. It is empty when another method answered with
+	// certainty first: the race then stopped this one, or it had already
+	// ended without a certain answer (which of the two depends on timing,
+	// so the answer does not say).
+	Bound string `json:"bound,omitempty"`
 }
 
-// Certain reports whether the answer is certain: a violation, or a
-// complete search.
-func (r *Result) Certain() bool {
-	if r.Decide != nil {
-		return r.Decide.Certain()
-	}
-	return r.Machine.Certain()
-}
+// Certain reports whether Robust is certain: a violation was found, or the
+// search was complete.
+func (r *Result) Certain() bool { return !r.Robust || r.Complete }
 
-// Alone returns why Auto would run the decider alone on p with these
-// search settings (AloneLoops, AloneCheckpoint), or "" when it races the
-// two methods.
-func Alone(p *prog.Program, s explore.Settings) string {
+// Coverage classifies the search behind r: complete (a violation, or a
+// complete search), within bounds (every configuration within the
+// machine's bounds was explored: "robust within bounds"), or unknown.
+func (r *Result) Coverage() verdict.Coverage {
 	switch {
-	case verdict.HasLoops(p):
-		return AloneLoops
-	case s.Checkpoint != nil:
-		return AloneCheckpoint
+	case r.Certain():
+		return verdict.Complete
+	case r.Limit != nil:
+		return verdict.Unknown
+	case r.Search.Stop == explore.Complete || r.Search.Stop == explore.Stopped:
+		return verdict.WithinBounds
 	}
-	return ""
+	return verdict.Unknown
 }
 
-// Auto decides whether p is robust: on a loop-free program by racing the
-// decider and enumeration on the machine and taking the first certain
-// answer (see the package comment); otherwise by the decider alone. When
-// neither method of a race answers with certainty (a bound cut both
-// searches, or ctx was cancelled), the answer is enumeration's if it covered
-// every configuration within the machine's bounds ("robust within bounds"
-// says more than "unknown"), else the decider's. An error of either method
-// ends the race with that error.
-func Auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
-	if why := Alone(p, opt.Verdict.Settings); why != "" {
-		d, err := decide.Decide(ctx, p, decide.Options{MaxBytes: opt.MaxBytes, Settings: opt.Verdict.Settings})
-		if err != nil {
-			return nil, err
-		}
-		return &Result{Method: Decide, Decide: d, Alone: why}, nil
+// Unit names what Search.States counts: the decider's states of its
+// instrumented machine, enum-axiom's candidate traces, enum-machine's
+// configurations of the RDMA machine.
+func (r *Result) Unit() string {
+	switch r.Method {
+	case Decider:
+		return "state"
+	case EnumAxiom:
+		return "candidate trace"
 	}
-	return race(ctx, opt.Verdict.Settings, []racer{
-		{Decide, func(ctx context.Context, s explore.Settings) (answer, error) {
-			d, err := decide.Decide(ctx, p, decide.Options{MaxBytes: opt.MaxBytes, Settings: s})
-			return answer{d: d}, err
-		}},
-		{EnumMachine, func(ctx context.Context, s explore.Settings) (answer, error) {
-			vopt := opt.Verdict
-			vopt.Settings = s
-			m, err := verdict.RobustMachine(ctx, p, vopt)
-			return answer{m: m}, err
-		}},
-	})
+	return "configuration"
 }
 
-// racer is one method of a race: run answers with the settings it is
-// given, and stops early, uncertain, when its context is cancelled.
-type racer struct {
-	method string
-	run    func(ctx context.Context, s explore.Settings) (answer, error)
-}
-
-// answer is what one racer answered: d for the decider, m for enumeration.
-type answer struct {
-	d *decide.Result
-	m *verdict.RobustResult
-}
-
-func (a answer) certain() bool {
-	if a.d != nil {
-		return a.d.Certain()
+// Dot draws the violation: the model's trace with its sc cycle when there
+// is one, else the machine's execution (run on to its end when it could
+// be); nil when robust.
+func (r *Result) Dot() *dot.Graph {
+	p := r.Program
+	switch {
+	case r.Robust:
+		return nil
+	case r.Trace != nil:
+		return draw.Trace(p, r.Trace, r.Trace.SCCycle(), p.Name+": an RDMA-consistent trace with an sc cycle")
+	case r.Full != nil:
+		return draw.Machine(p, r.Full, p.Name+": an RDMA execution with an sc cycle")
 	}
-	return a.m.Certain()
+	return draw.Machine(p, r.Graph, p.Name+": an RDMA execution with an sc cycle")
 }
 
-// withinBounds reports whether an uncertain answer covered every
-// configuration within the machine's bounds (enumeration cut by
-// max-inflight): it is then "robust within bounds".
-func (a answer) withinBounds() bool {
-	return a.m != nil && a.m.Coverage() == verdict.WithinBounds
-}
-
-func (a answer) bound() string {
-	if a.d != nil {
-		return a.d.Bound
+// Decide answers whether p is robust by opt.Method. An answer that a bound
+// cut is not an error (it is uncertain), nor is a program too large for the
+// declarative model (EnumAxiom answers unknown, with Limit).
+func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
+	var dl *verdict.Result
+	if opt.Deadlocks {
+		dl = deadlocks(ctx, p, opt.Verdict)
 	}
-	return a.m.Bound
+	r, err := byMethod(ctx, p, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.Deadlock = dl
+	return r, nil
 }
 
-// race runs the racers concurrently with shares of s (see share) and
-// returns the first certain answer, once every other racer, cancelled, has
-// returned: a race leaves nothing running. The order of racers breaks
-// ties when no answer is certain: the first uncertain answer that covered
-// everything within bounds, else the first racer's.
-func race(ctx context.Context, s explore.Settings, racers []racer) (*Result, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type done struct {
-		i   int
-		a   answer
+// byMethod answers by opt.Method, with the expect robust line checked.
+func byMethod(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
+	var (
+		r   *Result
 		err error
-	}
-	results := make(chan done, len(racers)) // buffered: no racer waits to hand in its answer
-	settings := share(s, len(racers))
-	for i, r := range racers {
-		go func() {
-			a, err := r.run(ctx, settings[i])
-			results <- done{i, a, err}
-		}()
-	}
-	answers := make([]*answer, len(racers))
-	winner, pending := -1, len(racers)
-	var firstErr error
-	for pending > 0 {
-		d := <-results
-		pending--
-		switch {
-		case d.err != nil && winner < 0:
-			// Once a certain answer is in, a cancelled racer's error
-			// changes nothing.
-			if firstErr == nil {
-				firstErr = d.err
-			}
-			cancel()
-		case d.err != nil:
-		case winner < 0 && firstErr == nil && d.a.certain():
-			winner = d.i
-			answers[d.i] = &d.a
-			cancel()
-		default:
-			answers[d.i] = &d.a
+	)
+	switch opt.Method {
+	case Decider:
+		r, err = byDecider(ctx, p, opt)
+	case EnumMachine:
+		var m *verdict.RobustResult
+		if m, err = verdict.RobustMachine(ctx, p, opt.Verdict); err == nil {
+			r = enumerated(p, EnumMachine, m, nil)
 		}
-	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	certain := winner >= 0
-	if !certain {
-		winner = 0
-		for i, a := range answers {
-			if a.withinBounds() {
-				winner = i
-				break
-			}
+	case EnumAxiom:
+		m, t, merr := verdict.RobustModel(ctx, p, opt.Verdict)
+		if lr, ok := verdict.RobustLimited(merr); ok {
+			m, merr = lr, nil
 		}
-	}
-	res := &Result{Method: racers[winner].method, Decide: answers[winner].d, Machine: answers[winner].m}
-	for i, r := range racers {
-		if i == winner {
-			continue
+		if err = merr; err == nil {
+			r = enumerated(p, EnumAxiom, m, t)
 		}
-		st := verdict.StoppedMethod{Method: r.method}
-		if !certain {
-			st.Bound = answers[i].bound()
-		}
-		res.Stopped = append(res.Stopped, st)
+	default:
+		return auto(ctx, p, opt)
 	}
-	return res, nil
+	if err != nil {
+		return nil, err
+	}
+	r.Expect = expect.Robust(p, expect.Answer{Robust: r.Robust, Certain: r.Certain(), Limited: r.Limit != nil, Bound: r.Bound})
+	return r, nil
 }
 
-// share returns the settings of each of n concurrent searches from s: the
-// workers split among them (each at least one; the first ones get what does
-// not divide evenly), and the callbacks, which the searches' goroutines call,
-// serialized. Progress then reports the searches' statistics added up (the
-// greatest depth and elapsed time), so that a caller sees one search doing
-// all the work, about once a second as one search would (each search
-// reports about once a second); NewSet and Checkpoint, which a caller may
-// write to number its searches, are called one at a time.
-func share(s explore.Settings, n int) []explore.Settings {
-	var mu sync.Mutex
-	last := make([]explore.Stats, n)
-	reported := time.Duration(-1) // the elapsed time of the last report
-	out := make([]explore.Settings, n)
-	for i := range out {
-		t := s
-		if s.Workers > 1 {
-			t.Workers = max(1, s.Workers/n)
-			if i < s.Workers%n {
-				t.Workers++
-			}
+// byDecider answers with the decider.
+func byDecider(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
+	d, err := decide.Decide(ctx, p, decide.Options{MaxBytes: opt.MaxBytes, Settings: opt.Verdict.Settings})
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Program: p, Method: Decider, Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, KarpMiller: d.KarpMiller,
+		Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}}
+	w := d.Witness
+	if w == nil {
+		return r, nil
+	}
+	if rp := w.Replay; rp != nil {
+		run := &verdict.Run{Initial: rp.Path[0].State, InitialText: rp.Machine.Format(rp.Path[0].State)}
+		for i := 1; i < len(rp.Path); i++ {
+			run.Steps = append(run.Steps, rp.Machine.Explain(rp.Path[i-1].State, rp.Path[i].Label))
 		}
-		if f := s.Progress; f != nil {
-			t.Progress = func(st explore.Stats) {
-				mu.Lock()
-				defer mu.Unlock()
-				last[i] = st
-				total := sum(last)
-				if reported >= 0 && total.Elapsed < reported+progressPeriod {
-					return
-				}
-				reported = total.Elapsed
-				f(total)
-			}
+		r.Run, r.Graph = run, rp.Graph
+	}
+	r.Trace, r.Cycle = w.Trace, traceCycle(p, w.Trace)
+	for i, e := range w.Tau {
+		if i < w.Split {
+			r.Tau1 = append(r.Tau1, w.EventString(p, e))
+		} else {
+			r.Tau2 = append(r.Tau2, w.EventString(p, e))
 		}
-		if f := s.NewSet; f != nil {
-			t.NewSet = func() (store.Set, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				return f()
-			}
+	}
+	return r, nil
+}
+
+// enumerated is the Result of an enumeration: on the machine, or of the
+// model's traces with t the violating trace.
+func enumerated(p *prog.Program, method Method, m *verdict.RobustResult, t *axiom.Trace) *Result {
+	r := &Result{Program: p, Method: method, Robust: m.Robust, Complete: m.Complete, Bound: m.Bound, Search: m.Search,
+		Limit: m.Limit, Run: m.Witness, Graph: m.Graph, Full: m.Full, Trace: t}
+	switch {
+	case m.Robust:
+	case t != nil:
+		r.Cycle = traceCycle(p, t)
+	case m.Graph != nil:
+		r.Cycle = graphCycle(p, m.Graph)
+	}
+	return r
+}
+
+// graphCycle is the sc cycle of a machine's event graph.
+func graphCycle(p *prog.Program, g *machine.Graph) []report.CycleEvent {
+	var cyc []report.CycleEvent
+	for k, i := range g.Cycle {
+		e := g.Events[i]
+		next := g.Cycle[(k+1)%len(g.Cycle)]
+		cyc = append(cyc, report.CycleEvent{Thread: p.Threads[e.Thread].Name, Event: p.EventString(e.Event), Rel: g.EdgeKind(i, next)})
+	}
+	return cyc
+}
+
+// traceCycle is the sc cycle of a model trace.
+func traceCycle(p *prog.Program, t *axiom.Trace) []report.CycleEvent {
+	cyc := t.SCCycle()
+	rel := t.Relations()
+	var out []report.CycleEvent
+	for k, a := range cyc {
+		ev := t.Events[a]
+		who := "init"
+		if ev.Thread >= 0 {
+			who = p.Threads[ev.Thread].Name
 		}
-		if f := s.Checkpoint; f != nil {
-			t.Checkpoint = func() *explore.Checkpoint {
-				mu.Lock()
-				defer mu.Unlock()
-				return f()
-			}
-		}
-		out[i] = t
+		out = append(out, report.CycleEvent{Thread: who, Event: p.EventString(ev.Event), Rel: rel.EdgeKind(a, cyc[(k+1)%len(cyc)])})
 	}
 	return out
 }
 
-// progressPeriod is the least time between two progress reports of a race.
-const progressPeriod = 900 * time.Millisecond
-
-// sum adds up the statistics of concurrent searches.
-func sum(stats []explore.Stats) explore.Stats {
-	var t explore.Stats
-	for _, s := range stats {
-		t.States += s.States
-		t.Transitions += s.Transitions
-		t.Frontier += s.Frontier
-		t.StoreBytes += s.StoreBytes
-		t.DiskBytes += s.DiskBytes
-		t.MaxDepth = max(t.MaxDepth, s.MaxDepth)
-		t.Elapsed = max(t.Elapsed, s.Elapsed)
+// deadlocks explores p's SC machine for deadlocks (a thread waiting at a
+// poll with nothing left to complete): robustness is about every run,
+// including those that stop there, so a robust program may still deadlock,
+// which a user should hear. The SC machine is enough: its runs are RDMA
+// runs, and when the program is robust every RDMA run's trace is an SC
+// trace, whose SC run ends in the same control points, memory and unpolled
+// operations, so the RDMA machine deadlocks exactly where the SC machine
+// does. (A program that is not robust may deadlock under RDMA only.) The
+// search is in memory and never checkpointed, whatever the settings; nil
+// when it fails or finds no deadlock.
+func deadlocks(ctx context.Context, p *prog.Program, opt verdict.Options) *verdict.Result {
+	opt.Witness = false
+	opt.Checkpoint, opt.NewSet, opt.SpillDir, opt.FrontierBudget = nil, nil, "", 0
+	r, err := verdict.Compute(ctx, p, verdict.SC, opt)
+	if err != nil || r.Deadlocks == 0 {
+		return nil
 	}
-	return t
+	return r
+}
+
+// All is the answer of several methods on one program.
+type All struct {
+	Program *prog.Program
+	// Methods are the methods run, in order; Results and Errs hold each
+	// one's answer, or its error (then its Result is nil).
+	Methods []Method
+	Results []*Result
+	Errs    []error
+	// Disagreements pairs the first certain answer with every later
+	// certain answer that differs from it.
+	Disagreements [][2]*Result
+	// Expect is p's expect robust line checked against the methods'
+	// answer (Answer): it fails when they disagree; nil when p has no
+	// such line or no method answered.
+	Expect *expect.Expectation
+}
+
+// DecideAll runs each of methods on p in turn (opt.Method is ignored) and
+// compares their certain answers. A method's error does not stop the
+// others: it is in Errs. With opt.Deadlocks, p's SC machine is searched
+// once, and every answer has its Deadlock.
+func DecideAll(ctx context.Context, p *prog.Program, methods []Method, opt Options) *All {
+	a := &All{Program: p, Methods: methods, Results: make([]*Result, len(methods)), Errs: make([]error, len(methods))}
+	var dl *verdict.Result
+	if opt.Deadlocks {
+		dl = deadlocks(ctx, p, opt.Verdict)
+	}
+	for i, m := range methods {
+		o := opt
+		o.Method = m
+		r, err := byMethod(ctx, p, o)
+		if err != nil {
+			a.Errs[i] = err
+			continue
+		}
+		r.Deadlock = dl
+		a.Results[i] = r
+	}
+	a.compare()
+	return a
+}
+
+// compare fills in Disagreements and Expect from the answers.
+func (a *All) compare() {
+	var first *Result // the first certain answer
+	for _, r := range a.Results {
+		switch {
+		case r == nil || !r.Certain():
+		case first == nil:
+			first = r
+		case r.Robust != first.Robust:
+			a.Disagreements = append(a.Disagreements, [2]*Result{first, r})
+		}
+	}
+	if best := a.best(); best != nil && best.Expect != nil {
+		x := *best.Expect
+		if !a.Agree() {
+			x.Status, x.Why = expect.Fail, "the methods disagree"
+		}
+		a.Expect = &x
+	}
+}
+
+// Agree reports whether no two certain answers differ.
+func (a *All) Agree() bool { return len(a.Disagreements) == 0 }
+
+// Answer returns the methods' answer and whether it is certain: the first
+// certain answer when they agree; uncertain when none is certain or they
+// disagree.
+func (a *All) Answer() (robust, certain bool) {
+	best := a.best()
+	if best == nil || !best.Certain() || !a.Agree() {
+		return false, false
+	}
+	return best.Robust, true
+}
+
+// best is the first certain answer, else the first answer; nil when no
+// method answered.
+func (a *All) best() *Result {
+	var first *Result
+	for _, r := range a.Results {
+		switch {
+		case r == nil:
+		case r.Certain():
+			return r
+		case first == nil:
+			first = r
+		}
+	}
+	return first
 }

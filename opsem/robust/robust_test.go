@@ -10,6 +10,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/decide"
+	"rdmasim/opsem/expect"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/verdict"
@@ -32,7 +33,7 @@ func TestAutoCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Auto(ctx, p, Options{Verdict: opt})
+			got, err := Decide(ctx, p, Options{Method: Auto, Verdict: opt})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,11 +44,11 @@ func TestAutoCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Robust() != d.Robust {
-				t.Errorf("auto (%s) robust=%v, the decider robust=%v", got.Method, got.Robust(), d.Robust)
+			if got.Robust != d.Robust {
+				t.Errorf("auto (%s) robust=%v, the decider robust=%v", got.Method, got.Robust, d.Robust)
 			}
 			if verdict.HasLoops(p) {
-				if got.Method != Decide || got.Alone != AloneLoops || len(got.Stopped) != 0 {
+				if got.Method != Decider || got.Alone != AloneLoops || len(got.Stopped) != 0 {
 					t.Errorf("with loops: method %s, alone %q, stopped %v; want the decider alone", got.Method, got.Alone, got.Stopped)
 				}
 				return
@@ -56,15 +57,12 @@ func TestAutoCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !m.Certain() || m.Robust != got.Robust() {
-				t.Errorf("auto (%s) robust=%v, enumeration robust=%v (certain %v)", got.Method, got.Robust(), m.Robust, m.Certain())
+			if !m.Certain() || m.Robust != got.Robust {
+				t.Errorf("auto (%s) robust=%v, enumeration robust=%v (certain %v)", got.Method, got.Robust, m.Robust, m.Certain())
 			}
-			other := map[string]string{Decide: EnumMachine, EnumMachine: Decide}[got.Method]
-			if got.Alone != "" || !slices.Equal(got.Stopped, []verdict.StoppedMethod{{Method: other}}) {
+			other := map[Method]Method{Decider: EnumMachine, EnumMachine: Decider}[got.Method]
+			if got.Alone != "" || !slices.Equal(got.Stopped, []Stopped{{Method: other}}) {
 				t.Errorf("raced: method %s, alone %q, stopped %v", got.Method, got.Alone, got.Stopped)
-			}
-			if (got.Decide != nil) != (got.Method == Decide) || (got.Machine != nil) != (got.Method == EnumMachine) {
-				t.Errorf("method %s with answers decide=%v machine=%v", got.Method, got.Decide != nil, got.Machine != nil)
 			}
 		})
 	}
@@ -80,37 +78,37 @@ func TestAutoAlone(t *testing.T) {
 	if got := Alone(p, s); got != AloneCheckpoint {
 		t.Errorf("Alone = %q, want %q", got, AloneCheckpoint)
 	}
-	r, err := Auto(context.Background(), p, Options{Verdict: verdict.Options{Machine: machine.DefaultOptions(), Settings: s}})
+	r, err := Decide(context.Background(), p, Options{Verdict: verdict.Options{Machine: machine.DefaultOptions(), Settings: s}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Method != Decide || r.Alone != AloneCheckpoint || len(r.Stopped) != 0 || r.Robust() {
-		t.Errorf("got method %s, alone %q, stopped %v, robust %v", r.Method, r.Alone, r.Stopped, r.Robust())
+	if r.Method != Decider || r.Alone != AloneCheckpoint || len(r.Stopped) != 0 || r.Robust {
+		t.Errorf("got method %s, alone %q, stopped %v, robust %v", r.Method, r.Alone, r.Stopped, r.Robust)
 	}
 }
 
 // Answers of the fake racers of TestRace.
 var (
-	violation    = answer{m: &verdict.RobustResult{Method: EnumMachine}}
-	proof        = answer{d: &decide.Result{Robust: true, Complete: true}}
-	cutDecide    = answer{d: &decide.Result{Robust: true, Bound: "max-states=5"}}
-	cutMachine   = answer{m: &verdict.RobustResult{Robust: true, Bound: "timeout=1s", Search: explore.Result{Stop: explore.TimeLimit}}}
-	withinBounds = answer{m: &verdict.RobustResult{Robust: true, Bound: "max-inflight=8", Search: explore.Result{Stop: explore.Complete}}}
+	violation    = Result{Method: EnumMachine}
+	proof        = Result{Method: Decider, Robust: true, Complete: true}
+	cutDecide    = Result{Method: Decider, Robust: true, Bound: "max-states=5", Search: explore.Result{Stop: explore.StateLimit}}
+	cutMachine   = Result{Method: EnumMachine, Robust: true, Bound: "timeout=1s", Search: explore.Result{Stop: explore.TimeLimit}}
+	withinBounds = Result{Method: EnumMachine, Robust: true, Bound: "max-inflight=8", Search: explore.Result{Stop: explore.Complete}}
 	errBroken    = errors.New("broken")
 )
 
 // fake is a racer that answers a after delay (or, if block, once its
 // context is cancelled), and records whether it was cancelled.
 type fake struct {
-	a         answer
+	a         Result
 	err       error
 	delay     time.Duration
 	block     bool
 	cancelled bool
 }
 
-func (f *fake) racer(method string) racer {
-	return racer{method, func(ctx context.Context, _ explore.Settings) (answer, error) {
+func (f *fake) racer(method Method) racer {
+	return racer{method, func(ctx context.Context, _ explore.Settings) (*Result, error) {
 		if f.block {
 			<-ctx.Done()
 		} else {
@@ -120,7 +118,11 @@ func (f *fake) racer(method string) racer {
 			}
 		}
 		f.cancelled = ctx.Err() != nil
-		return f.a, f.err
+		if f.err != nil {
+			return nil, f.err
+		}
+		a := f.a
+		return &a, nil
 	}}
 }
 
@@ -132,29 +134,29 @@ func TestRace(t *testing.T) {
 	tests := []struct {
 		name        string
 		first, next fake
-		want        string // the winner's method, or "error"
-		stopped     []verdict.StoppedMethod
+		want        Method // the winner's method, or "error"
+		stopped     []Stopped
 		cancelled   [2]bool
 	}{
-		{"first certain", fake{a: proof}, fake{a: violation, delay: long}, Decide,
-			[]verdict.StoppedMethod{{Method: EnumMachine}}, [2]bool{false, true}},
+		{"first certain", fake{a: proof}, fake{a: violation, delay: long}, Decider,
+			[]Stopped{{Method: EnumMachine}}, [2]bool{false, true}},
 		{"second certain", fake{a: proof, block: true}, fake{a: violation}, EnumMachine,
-			[]verdict.StoppedMethod{{Method: Decide}}, [2]bool{true, false}},
+			[]Stopped{{Method: Decider}}, [2]bool{true, false}},
 		{"certain after an uncertain one", fake{a: cutDecide}, fake{a: violation, delay: 10 * time.Millisecond}, EnumMachine,
-			[]verdict.StoppedMethod{{Method: Decide}}, [2]bool{false, false}},
-		{"neither certain", fake{a: cutDecide}, fake{a: cutMachine}, Decide,
-			[]verdict.StoppedMethod{{Method: EnumMachine, Bound: "timeout=1s"}}, [2]bool{false, false}},
+			[]Stopped{{Method: Decider}}, [2]bool{false, false}},
+		{"neither certain", fake{a: cutDecide}, fake{a: cutMachine}, Decider,
+			[]Stopped{{Method: EnumMachine, Bound: "timeout=1s"}}, [2]bool{false, false}},
 		{"within bounds", fake{a: cutDecide}, fake{a: withinBounds}, EnumMachine,
-			[]verdict.StoppedMethod{{Method: Decide, Bound: "max-states=5"}}, [2]bool{false, false}},
+			[]Stopped{{Method: Decider, Bound: "max-states=5"}}, [2]bool{false, false}},
 		{"an error", fake{a: proof, delay: long}, fake{err: errBroken}, "error", nil, [2]bool{true, false}},
-		{"an error after the answer", fake{a: proof}, fake{err: errBroken, block: true}, Decide,
-			[]verdict.StoppedMethod{{Method: EnumMachine}}, [2]bool{false, true}},
+		{"an error after the answer", fake{a: proof}, fake{err: errBroken, block: true}, Decider,
+			[]Stopped{{Method: EnumMachine}}, [2]bool{false, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			first, next := tt.first, tt.next
 			start := time.Now()
-			r, err := race(context.Background(), explore.Settings{}, []racer{first.racer(Decide), next.racer(EnumMachine)})
+			r, err := race(context.Background(), explore.Settings{}, []racer{first.racer(Decider), next.racer(EnumMachine)})
 			if time.Since(start) > time.Minute {
 				t.Fatal("a racer was not cancelled")
 			}
@@ -205,5 +207,91 @@ func TestShare(t *testing.T) {
 	}
 	if !slices.Equal(reports, want) {
 		t.Errorf("progress %+v, want %+v", reports, want)
+	}
+}
+
+// TestCompare: the answer of several methods is their certain answer when
+// they agree, none when none is certain or they disagree, and the expect
+// line is checked against it.
+func TestCompare(t *testing.T) {
+	p, err := parse.File("../../corpus/litmus/PUT-LW.rdma") // expect robust no
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := func(r Result) *Result {
+		r.Program = p
+		r.Expect = expect.Robust(p, expect.Answer{Robust: r.Robust, Certain: r.Certain(), Bound: r.Bound})
+		return &r
+	}
+	violation, proof, cut := answer(violation), answer(proof), answer(cutDecide)
+	for _, tt := range []struct {
+		name     string
+		answers  []*Result
+		agree    bool
+		robust   *bool
+		complete bool
+		status   expect.Status
+	}{
+		{"agree", []*Result{violation, violation}, true, new(false), true, expect.OK},
+		{"one certain", []*Result{cut, violation}, true, new(false), true, expect.OK},
+		{"none certain", []*Result{cut, cut}, true, nil, false, expect.Unknown},
+		{"disagree", []*Result{proof, violation}, false, nil, false, expect.Fail},
+		{"an error", []*Result{nil, violation}, true, new(false), true, expect.OK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &All{Program: p, Methods: make([]Method, len(tt.answers)), Results: tt.answers, Errs: make([]error, len(tt.answers))}
+			for i, r := range tt.answers {
+				if r == nil {
+					a.Methods[i], a.Errs[i] = EnumAxiom, errBroken
+				} else {
+					a.Methods[i] = r.Method
+				}
+			}
+			a.compare()
+			got := a.JSON("f")
+			if (got.Robust == nil) != (tt.robust == nil) || got.Robust != nil && *got.Robust != *tt.robust ||
+				got.Complete != tt.complete || got.Agree != tt.agree || got.Expect == nil || got.Expect.Status != tt.status {
+				t.Errorf("got robust %v, complete %v, agree %v, expect %+v", got.Robust, got.Complete, got.Agree, got.Expect)
+			}
+			if len(got.Methods) != len(tt.answers) {
+				t.Fatalf("%d methods in JSON", len(got.Methods))
+			}
+			for i, m := range got.Methods {
+				if m.File != "" || m.Name != "" || (m.Error != nil) != (tt.answers[i] == nil) {
+					t.Errorf("method %d: %+v", i, m)
+				}
+			}
+		})
+	}
+}
+
+// TestDecideAll: every method answers a loop-free program, with its
+// witness, and they agree; the SC machine's deadlocks are searched once.
+func TestDecideAll(t *testing.T) {
+	p, err := parse.File("../../corpus/litmus/paper-5.1.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods, ok := Methods("all")
+	if !ok {
+		t.Fatal("no methods for all")
+	}
+	a := DecideAll(context.Background(), p, methods, Options{Verdict: verdict.Options{Machine: machine.DefaultOptions()}, Deadlocks: true})
+	if robust, certain := a.Answer(); robust || !certain || !a.Agree() || a.Expect == nil || a.Expect.Status != expect.OK {
+		t.Fatalf("answer %v, certain %v, agree %v, expect %+v", robust, certain, a.Agree(), a.Expect)
+	}
+	for i, r := range a.Results {
+		if a.Errs[i] != nil {
+			t.Fatalf("%s: %v", methods[i], a.Errs[i])
+		}
+		if r.Method != methods[i] || r.Robust || len(r.Cycle) == 0 || r.Dot() == nil || r.Deadlock != nil {
+			t.Errorf("%s: method %s, robust %v, cycle %v, deadlock %v", methods[i], r.Method, r.Robust, r.Cycle, r.Deadlock)
+		}
+		if (r.Trace != nil) != (r.Method != EnumMachine) || (r.Run != nil) != (r.Method != EnumAxiom) || (r.Tau1 != nil) != (r.Method == Decider) {
+			t.Errorf("%s: trace %v, run %v, τ1 %v", r.Method, r.Trace != nil, r.Run != nil, r.Tau1)
+		}
+	}
+	if _, ok := Methods("some"); ok {
+		t.Error("Methods accepted an unknown name")
 	}
 }

@@ -11,18 +11,16 @@ import (
 	"rdmasim/opsem/prog"
 )
 
-// RobustResult answers whether a program is robust: whether every RDMA
-// behaviour (trace) is also an SC one.
+// RobustResult is the answer of an enumeration (RobustMachine,
+// RobustModel) on whether a program is robust: whether every RDMA
+// behaviour (trace) is also an SC one. Front-ends ask package robust,
+// whose Result is the one answer of every method.
 type RobustResult struct {
 	Robust   bool
 	Complete bool   // the search covered every reachable configuration
 	Bound    string // what cut an incomplete search
 	Method   string
 	Search   explore.Result
-	// KarpMiller (method decide): the decider's search was the Karp–Miller
-	// construction, as a poll lies on a loop; it ran in memory on one core
-	// and was not checkpointed.
-	KarpMiller bool
 	// Witness is the shortest run to a configuration whose event graph has
 	// an sc cycle, and Graph that graph; nil when robust.
 	Witness *Run
@@ -34,23 +32,6 @@ type RobustResult struct {
 	// Limit (method enum-axiom): the limit of the model that kept it from
 	// answering at all (see RobustLimited); Bound then says it too.
 	Limit *axiom.LimitError
-	// Stopped lists the methods that ran beside this one and whose answers
-	// were not taken (package robust races the decider and enumeration on
-	// the machine, and keeps the first certain answer); empty when the
-	// method ran alone.
-	Stopped []StoppedMethod
-}
-
-// StoppedMethod is a robustness method that raced the one that answered
-// and whose answer was not taken.
-type StoppedMethod struct {
-	Method string `json:"method"`
-	// Bound is what cut its search when no method of the race answered
-	// with certainty. It is empty when another method answered with
-	// certainty first: the race then stopped this one, or it had already
-	// ended without a certain answer (which of the two depends on timing,
-	// so the answer does not say).
-	Bound string `json:"bound,omitempty"`
 }
 
 // Certain reports whether Robust is certain: a violation was found, or the
@@ -112,24 +93,24 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	}
 	search, closeSet, err := opt.Open(explore.Cloning(m), c)
 	if err != nil {
-		return nil, err
+		return nil, &explore.SearchError{Err: err}
 	}
 	defer closeSet()
 	sr, err := search.Run(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("exploring %s for robustness: %w", p.Name, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("exploring %s for robustness: %w", p.Name, err)}
 	}
 	res.Search = sr
 	if violation >= 0 {
 		res.Robust = false
 		path, err := search.Path(uint64(violation))
 		if err != nil {
-			return nil, fmt.Errorf("rebuilding the violation of %s: %w", p.Name, err)
+			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the violation of %s: %w", p.Name, err)}
 		}
 		res.Witness = explain(m, path)
 		g, err := m.Graph(path[len(path)-1].State)
 		if err != nil {
-			return nil, err
+			return nil, &explore.SearchError{Err: err}
 		}
 		res.Graph = g
 		res.Full = complete(m, path[len(path)-1].State)

@@ -316,12 +316,12 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 	}
 	search, closeSet, err := opt.Open(explore.Cloning(m), c)
 	if err != nil {
-		return nil, err
+		return nil, &explore.SearchError{Err: err}
 	}
 	defer closeSet()
 	sr, err := search.Run(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("exploring %s under %s: %w", p.Name, sem, err)
+		return nil, &explore.SearchError{Err: fmt.Errorf("exploring %s under %s: %w", p.Name, sem, err)}
 	}
 	res.Search = sr
 	res.Complete = sr.Stop == explore.Complete && sr.Pruned == 0
@@ -344,14 +344,14 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 	if opt.Witness && witness >= 0 {
 		path, err := search.Path(uint64(witness))
 		if err != nil {
-			return nil, fmt.Errorf("rebuilding the witness of %s under %s: %w", p.Name, sem, err)
+			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the witness of %s under %s: %w", p.Name, sem, err)}
 		}
 		res.Witness = explain(m, path)
 	}
 	if opt.Witness && deadlock >= 0 {
 		path, err := search.Path(uint64(deadlock))
 		if err != nil {
-			return nil, fmt.Errorf("rebuilding the run to a deadlock of %s under %s: %w", p.Name, sem, err)
+			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the run to a deadlock of %s under %s: %w", p.Name, sem, err)}
 		}
 		res.DeadlockRun = explain(m, path)
 	}

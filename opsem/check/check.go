@@ -1,0 +1,170 @@
+// Package check answers a program's query under RDMA and under SC and
+// checks its expect lines, as `rdmasim check` does. The answers come from
+// the machines (their exploration, package verdict), from the declarative
+// model (its traces), or from both, whose outcome sets are then compared.
+// The expect rdma and sc lines are checked against the answers, the expect
+// robust line against enumeration on the machine (package robust).
+// WriteText prints a Result in herd7's style, Result.JSON as JSON.
+package check
+
+import (
+	"context"
+	"fmt"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/expect"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
+	"rdmasim/opsem/robust"
+	"rdmasim/opsem/verdict"
+)
+
+// Semantics says what answers the query.
+type Semantics string
+
+// Semantics.
+const (
+	Machine Semantics = "machine" // explore the RDMA and SC machines
+	Axiom   Semantics = "axiom"   // enumerate the declarative model's traces
+	Both    Semantics = "both"    // the machines, their outcome sets compared with the model's
+)
+
+// Options configure Answer.
+type Options struct {
+	// Semantics is what answers the query; empty means Machine.
+	Semantics Semantics
+	// Verdict are the machines' bounds and the search settings. With
+	// Both, the machines bound loops as the model does (verdict.LoopBound),
+	// so that like is compared with like.
+	Verdict verdict.Options
+}
+
+// Result is the answer to a program's query under RDMA and SC.
+type Result struct {
+	Program *prog.Program
+	// Results are the answers under RDMA and SC.
+	Results [2]*verdict.Result
+	// Agreement (Both) says, one line per semantics, whether the machine's
+	// outcomes agree with the model's ("Model rdma: agrees (2
+	// outcomes)"), or why they were not compared.
+	Agreement []string
+	// Disagree (Both): the machines and the model have different outcome
+	// sets, or the model failed.
+	Disagree bool
+	// Limited: the declarative model's size limit kept it from answering.
+	Limited bool
+	// Expect are the program's expect lines, checked (CheckExpect).
+	Expect []expect.Expectation
+}
+
+// Answer answers p's query under RDMA and SC by opt.Semantics. A program
+// too large for the declarative model is not an error: its answers are
+// unknown, and Limited says so.
+func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
+	r := &Result{Program: p}
+	if opt.Semantics == Axiom {
+		rdma, sc, err := verdict.ComputeModel(ctx, p, opt.Verdict)
+		if lr, ls, ok := verdict.ModelLimited(p, err); ok {
+			rdma, sc, err, r.Limited = lr, ls, nil, true
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.Results = [2]*verdict.Result{rdma, sc}
+		return r, nil
+	}
+	mopt := opt.Verdict
+	if opt.Semantics == Both {
+		mopt.Machine.Unroll = verdict.LoopBound(p, mopt.Machine.Unroll)
+	}
+	for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+		res, err := verdict.Compute(ctx, p, sem, mopt)
+		if err != nil {
+			return nil, err
+		}
+		r.Results[i] = res
+	}
+	if opt.Semantics == Both {
+		r.compare(ctx, mopt)
+	}
+	return r, nil
+}
+
+// CheckExpect checks the program's expect lines: the rdma and sc lines
+// against the answers, the robust line against enumeration on the machine
+// with opt.
+func (r *Result) CheckExpect(ctx context.Context, opt verdict.Options) error {
+	p := r.Program
+	r.Expect = expect.Check(p, r.Results)
+	if _, ok := p.Expectation(prog.Robust); !ok {
+		return nil
+	}
+	rr, err := robust.Decide(ctx, p, robust.Options{Method: robust.EnumMachine, Verdict: opt})
+	if err != nil {
+		return err
+	}
+	expect.SetRobust(r.Expect, rr.Expect)
+	return nil
+}
+
+// Failed reports whether the check failed: an expect line failed, or, when
+// strict, one stayed unknown or a run deadlocks.
+func (r *Result) Failed(strict bool) bool {
+	for _, x := range r.Expect {
+		if x.Status.Failed() || strict && x.Status == expect.Unknown {
+			return true
+		}
+	}
+	for _, res := range r.Results {
+		if strict && res.Deadlocks > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// compare compares the machines' outcome sets with the declarative
+// model's, computed with opt. Sets are compared only when the machine
+// search covered everything the model covers (no max-inflight cut, not
+// stopped); reach queries have no model answer, and a program too large
+// for the model none either ("Model: unknown (model limit: 70 events >
+// 64)", Limited).
+func (r *Result) compare(ctx context.Context, opt verdict.Options) {
+	p := r.Program
+	if p.Query.Kind == prog.QReach {
+		r.Agreement = []string{"Model: not compared (reach queries are answered by the machines only)"}
+		return
+	}
+	mr, ms, err := verdict.ComputeModel(ctx, p, opt)
+	if lr, _, ok := verdict.ModelLimited(p, err); ok {
+		r.Agreement, r.Limited = []string{"Model: unknown (" + lr.Bound + ")"}, true
+		return
+	}
+	if err != nil {
+		r.Agreement, r.Disagree = []string{"Model: " + err.Error()}, true
+		return
+	}
+	for i, model := range []*verdict.Result{mr, ms} {
+		mach := r.Results[i]
+		sem := mach.Semantics
+		if mach.Search.Stop != explore.Complete || mach.Search.Pruned&machine.PrunedInflight != 0 {
+			r.Agreement = append(r.Agreement, fmt.Sprintf("Model %s: not compared (the machine search was cut by %s)", sem, mach.Bound))
+			continue
+		}
+		d := verdict.CompareOutcomes(mach, model)
+		if d.Empty() {
+			r.Agreement = append(r.Agreement, fmt.Sprintf("Model %s: agrees (%s)", sem, report.Plural(len(model.Outcomes), "outcome")))
+			continue
+		}
+		r.Disagree = true
+		line := fmt.Sprintf("Model %s: DISAGREES with the machine", sem)
+		for _, o := range d.OnlyMachine {
+			line += "; only machine: " + report.Outcome(p, mach.Locs, o)
+		}
+		for _, o := range d.OnlyModel {
+			line += "; only model: " + report.Outcome(p, mach.Locs, o)
+		}
+		r.Agreement = append(r.Agreement, line)
+	}
+}

@@ -1,0 +1,94 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"rdmasim/opsem/expect"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/verdict"
+)
+
+// Programs of the tests.
+const (
+	putLW = "node A { x = 1 }\nnode B { z = 0 }\nthread T0 on A { z := x; x := 2 }\nexists (z = 2)\n" +
+		"expect rdma allowed\nexpect sc forbidden\nexpect robust no\n"
+	deadlock = "node A { x = 0 }\nnode B { y = 0 }\nthread T0 on A { y := x; poll(B); poll(B) }\nexists (y = 1)\nexpect rdma forbidden\n"
+	reach    = "node A { x = 1 }\nnode B { z = 0 }\nthread T0 on A { z := x; x := 2 }\nreach T0@end\nexpect rdma allowed\n"
+)
+
+// tooLarge returns a program of n local writes and a put: more events than
+// the declarative model holds when n is large.
+func tooLarge(n int) string {
+	var b strings.Builder
+	b.WriteString("node A { x = 0 }\nnode B { z = 0 }\nthread T0 on A {\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "  x := %d\n", i)
+	}
+	b.WriteString("  z := x\n}\nexists (z = 0)\nexpect rdma forbidden\n")
+	return b.String()
+}
+
+// TestAnswer: each semantics answers, the expect lines are checked, and
+// the report and its JSON say so.
+func TestAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name, src   string
+		sem         Semantics
+		statuses    []expect.Status
+		agreement   string // a line of Agreement, or ""
+		limited     bool
+		failed      bool // without strict
+		strictFails bool
+		text        string // in WriteText's report
+	}{
+		{"machines", putLW, Machine, []expect.Status{expect.OK, expect.OK, expect.OK}, "", false, false, false, "Observation PUT-LW Sometimes 1 1"},
+		{"model", putLW, Axiom, []expect.Status{expect.OK, expect.OK, expect.OK}, "", false, false, false, "Enumerated "},
+		{"both", putLW, Both, []expect.Status{expect.OK, expect.OK, expect.OK}, "Model rdma: agrees (2 outcomes)", false, false, false, "Model sc: agrees (1 outcome)"},
+		{"both reach", reach, Both, []expect.Status{expect.OK}, "Model: not compared (reach queries are answered by the machines only)", false, false, false, "Test PUT-LW Reachable"},
+		{"deadlock", deadlock, Machine, []expect.Status{expect.Vacuous}, "", false, true, true, "Vacuous: no run of the program ends"},
+		{"model limit", tooLarge(70), Axiom, []expect.Status{expect.Unknown}, "", true, false, true, "Unknown (model limit: "},
+		{"both limit", tooLarge(70), Both, []expect.Status{expect.OK}, "Model: unknown (model limit: ", true, false, false, "Semantics rdma"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := parse.Parse("PUT-LW.rdma", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := verdict.Options{Machine: machine.DefaultOptions()}
+			r, err := Answer(context.Background(), p, Options{Semantics: tc.sem, Verdict: opt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.CheckExpect(context.Background(), opt); err != nil {
+				t.Fatal(err)
+			}
+			var got []expect.Status
+			for _, x := range r.Expect {
+				got = append(got, x.Status)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.statuses) {
+				t.Errorf("statuses %v, want %v: %v", got, tc.statuses, r.Expect)
+			}
+			if tc.agreement != "" && (len(r.Agreement) == 0 || !strings.HasPrefix(r.Agreement[0], tc.agreement)) {
+				t.Errorf("agreement %q, want %q first", r.Agreement, tc.agreement)
+			}
+			if r.Limited != tc.limited || r.Disagree || r.Failed(false) != tc.failed || r.Failed(true) != tc.strictFails {
+				t.Errorf("limited %v, disagree %v, failed %v, strict %v", r.Limited, r.Disagree, r.Failed(false), r.Failed(true))
+			}
+			var b bytes.Buffer
+			WriteText(&b, r, true)
+			if !strings.Contains(b.String(), tc.text) || !strings.HasSuffix(b.String(), "\n\n") {
+				t.Errorf("report without %q:\n%s", tc.text, b.String())
+			}
+			j := r.JSON("f.rdma")
+			if j.File != "f.rdma" || j.RDMA == nil || j.SC == nil || len(j.Expect) != len(tc.statuses) {
+				t.Errorf("JSON %+v", j)
+			}
+		})
+	}
+}

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+// StatsJSON is the JSON form of an exploration's statistics (explore
+// --json).
+type StatsJSON struct {
+	File         string  `json:"file"`
+	Name         string  `json:"name"`
+	Semantics    string  `json:"semantics"`
+	States       uint64  `json:"states"`
+	Transitions  uint64  `json:"transitions"`
+	MaxDepth     int     `json:"max_depth"`
+	Complete     bool    `json:"complete"`
+	Bound        string  `json:"bound"`
+	Seconds      float64 `json:"seconds"`
+	StatesPerSec float64 `json:"states_per_sec"`
+	PeakMemory   uint64  `json:"peak_memory_bytes"`
+	StoreBytes   uint64  `json:"store_bytes"`
+	// Final, filtered (stuck at a failing assume) and deadlocked
+	// configurations, and where the first deadlock waits.
+	Finals     uint64 `json:"finals"`
+	Filtered   uint64 `json:"filtered"`
+	Deadlocks  uint64 `json:"deadlocks"`
+	DeadlockAt string `json:"deadlock_at,omitempty"`
+}
+
+// NewStats returns the statistics of r, the exploration of p in file, for a
+// process whose resident memory peaked at peak bytes.
+func NewStats(file string, p *prog.Program, r *verdict.Result, peak uint64) StatsJSON {
+	st := r.Search
+	rate := 0.0
+	if st.Elapsed > 0 {
+		rate = float64(st.States) / st.Elapsed.Seconds()
+	}
+	return StatsJSON{File: file, Name: p.Name, Semantics: r.Semantics.String(), States: st.States, Transitions: st.Transitions,
+		MaxDepth: st.MaxDepth, Complete: r.Complete, Bound: r.Bound, Seconds: st.Elapsed.Seconds(),
+		StatesPerSec: rate, PeakMemory: peak, StoreBytes: st.StoreBytes,
+		Finals: r.Finals, Filtered: r.Filtered, Deadlocks: r.Deadlocks, DeadlockAt: r.DeadlockAt}
+}
+
+// WriteStats prints the statistics s as explore does, one per line.
+func WriteStats(w io.Writer, s StatsJSON) {
+	complete := "yes"
+	if !s.Complete {
+		complete = "no, cut by " + s.Bound
+	}
+	fmt.Fprintf(w, "Explore %s (%s)\n", s.Name, s.Semantics)
+	fmt.Fprintf(w, "  states       %s\n", Count(s.States))
+	fmt.Fprintf(w, "  transitions  %s\n", Count(s.Transitions))
+	fmt.Fprintf(w, "  max depth    %d\n", s.MaxDepth)
+	fmt.Fprintf(w, "  complete     %s\n", complete)
+	fmt.Fprintf(w, "  ends         %s final, %s filtered by an assume, %s deadlocked\n", Count(s.Finals), Count(s.Filtered), Count(s.Deadlocks))
+	if s.Deadlocks > 0 {
+		fmt.Fprintf(w, "  deadlock     %s\n", s.DeadlockAt)
+	}
+	fmt.Fprintf(w, "  seconds      %.3f\n", s.Seconds)
+	fmt.Fprintf(w, "  states/s     %s\n", Count(uint64(s.StatesPerSec)))
+	fmt.Fprintf(w, "  peak memory  %s\n", Bytes(s.PeakMemory))
+	fmt.Fprintf(w, "  visited set  %s\n", Bytes(s.StoreBytes))
+}

@@ -1,0 +1,35 @@
+package stress
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/verdict"
+)
+
+// TestRender: the report and the JSON of a stress test say the same, the
+// first witness included.
+func TestRender(t *testing.T) {
+	p := load(t, "PUT-LW.rdma")
+	for _, first := range []bool{false, true} {
+		opt := Options{Semantics: verdict.RDMA, Machine: machine.DefaultOptions(), Walks: 200, Seed: 1, First: first}
+		r, err := Run(context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		WriteText(&b, p, opt, r)
+		text := b.String()
+		j := r.JSON("f.rdma", p, opt)
+		if !strings.HasPrefix(text, "Test PUT-LW Allowed\n") || !strings.Contains(text, "Histogram (") ||
+			j.Validated == nil || !*j.Validated || j.Walks != r.Walks || len(j.Outcomes) != len(r.Outcomes) {
+			t.Errorf("first %v: JSON %+v\n%s", first, j, text)
+		}
+		if (j.First != nil) != first || strings.Contains(text, "First witness: walk") != first {
+			t.Errorf("first %v: first witness %+v\n%s", first, j.First, text)
+		}
+	}
+}

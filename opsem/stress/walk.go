@@ -1,0 +1,128 @@
+package stress
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
+	"rdmasim/opsem/verdict"
+)
+
+// WalkOptions configure Walk.
+type WalkOptions struct {
+	Semantics verdict.Semantics
+	Machine   machine.Options // bounds
+	Seed      uint64          // the same seed gives the same run
+	MaxSteps  int             // the run stops after this many steps
+}
+
+// OneRun is one random run of a program, step by step.
+type OneRun struct {
+	Program *prog.Program
+	Options WalkOptions
+	Run     *verdict.Run
+	// Steps counts the transitions taken (a transition that the machine
+	// settles by invisible steps counts once; Run lists every step).
+	Steps int
+	// End is how the run ended: final, deadlock, filtered (an assume
+	// failed), cut by a bound, step-limit or interrupted.
+	End string
+	// Waiting says where the threads of a deadlock wait.
+	Waiting string
+	// Satisfies: the last configuration satisfies the query's condition;
+	// nil without one.
+	Satisfies *bool
+	// Memory is the last configuration's memory, and FinalText the
+	// configuration, printed.
+	Memory    []uint8
+	FinalText string
+}
+
+// Walk takes one random run of p, reproducible from opt.Seed, until no
+// step is enabled, MaxSteps or ctx is done.
+func Walk(ctx context.Context, p *prog.Program, opt WalkOptions) (*OneRun, error) {
+	m, err := verdict.NewMachine(p, opt.Semantics, opt.Machine)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x5eed))
+	prev := m.Initial(nil)
+	r := &OneRun{Program: p, Options: opt, Run: &verdict.Run{InitialText: m.Format(prev)}, End: "step-limit"}
+	n, deadEnd, pruned := explore.Walk(m, rng, opt.MaxSteps, func(l explore.Label, next []byte) bool {
+		r.Run.Steps = append(r.Run.Steps, m.ExplainChain(prev, l)...)
+		prev = append(prev[:0], next...)
+		return ctx.Err() == nil
+	})
+	r.Steps = n
+	st := m.NewState()
+	m.Decode(prev, st)
+	switch {
+	case deadEnd && m.Final(st):
+		r.End = "final"
+	case deadEnd && pruned != 0:
+		r.End = "cut by " + machine.PrunedString(pruned, m.Options())
+	case deadEnd && m.StuckEncoded(prev) == machine.Deadlock:
+		r.End, r.Waiting = "deadlock", m.Waiting(prev)
+	case deadEnd:
+		r.End = "filtered (an assume failed)"
+	case ctx.Err() != nil:
+		r.End = "interrupted"
+	}
+	if p.Query.Kind != 0 && p.Query.Cond != nil {
+		sat := p.Query.Cond.Eval(p, st)
+		r.Satisfies = &sat
+	}
+	for l := range p.Locs {
+		r.Memory = append(r.Memory, st.Mem(l))
+	}
+	r.FinalText = m.Format(prev)
+	return r, nil
+}
+
+// WriteText prints r: a headline, the run step by step, where a deadlock
+// waits, the last configuration and whether it satisfies the condition.
+func (r *OneRun) WriteText(w io.Writer) {
+	p, opt := r.Program, r.Options
+	fmt.Fprintf(w, "Run %s (%s, seed %d): %d steps, %s\n", p.Name, opt.Semantics, opt.Seed, r.Steps, r.End)
+	report.WriteRun(w, "", opt.Semantics, r.Run)
+	if r.Waiting != "" {
+		fmt.Fprintf(w, "Deadlock %s: waits for ever, nothing left to complete\n", r.Waiting)
+	}
+	fmt.Fprintln(w, "End configuration:")
+	report.WriteConfig(w, r.FinalText)
+	if r.Satisfies != nil {
+		fmt.Fprintf(w, "Condition %s %s: %v\n", p.Query.Kind, p.CondString(p.Query.Cond), *r.Satisfies)
+	}
+}
+
+// OneRunJSON is the JSON form of a random run (run --json).
+type OneRunJSON struct {
+	File      string      `json:"file"`
+	Name      string      `json:"name"`
+	Semantics string      `json:"semantics"`
+	Seed      uint64      `json:"seed"`
+	Run       *report.Run `json:"run"`
+	// End is final, deadlock, filtered (an assume failed), cut (a
+	// bound), step-limit or interrupted.
+	End string `json:"end"`
+	// Waiting says where the threads of a deadlock wait.
+	Waiting   string           `json:"waiting,omitempty"`
+	Satisfies *bool            `json:"satisfies"`
+	Memory    map[string]uint8 `json:"memory"`
+}
+
+// JSON returns the JSON form of r, for the program in file.
+func (r *OneRun) JSON(file string) OneRunJSON {
+	p := r.Program
+	out := OneRunJSON{File: file, Name: p.Name, Semantics: r.Options.Semantics.String(), Seed: r.Options.Seed, End: r.End,
+		Waiting: r.Waiting, Satisfies: r.Satisfies, Memory: map[string]uint8{}, Run: report.NewRun(r.Run, p.ThreadName)}
+	for l, loc := range p.Locs {
+		out.Memory[loc.Name] = r.Memory[l]
+	}
+	return out
+}
