@@ -48,7 +48,11 @@ func TestHelperRdmasim(t *testing.T) {
 // rdmasimCmd returns a command that runs rdmasim with args in a child process.
 func rdmasimCmd(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperRdmasim$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	// Under the race detector a process sleeps a second before it exits
+	// (GORACE's atexit_sleep_ms), which would make the kill tests' runs
+	// look a second longer than their searches, so that most random kills
+	// land after the search is over.
+	cmd.Env = append(os.Environ(), helperEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	return cmd, &stdout, &stderr
