@@ -17,6 +17,7 @@ package decide
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 
@@ -69,8 +70,15 @@ type Result struct {
 	Workers int
 	// Counters is the number of poll counters of the instrumented program.
 	Counters int
-	// Witness is the violation, when not robust (and not NoWitness).
+	// Witness is the violation, when not robust (and not NoWitness),
+	// unless WitnessCut says why there is none.
 	Witness *Witness
+	// WitnessCut names the bound that cut the search for a concrete run
+	// behind a violation the Karp–Miller search found with pumped
+	// counters ("max-states=N"). The violation is certain all the same
+	// (the construction decides coverability exactly); only its witness
+	// is missing.
+	WitnessCut string
 }
 
 // Certain reports whether the answer is certain.
@@ -103,18 +111,9 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 	}
 	res.Robust, res.Search = sr.Found < 0, sr
-	switch sr.Stop {
-	case explore.Complete:
-		res.Complete = true
-	case explore.Stopped:
-	case explore.StateLimit:
-		res.Bound = verdict.StatesBound(opt.MaxStates)
-	case explore.TimeLimit:
-		res.Bound = verdict.TimeoutBound(opt.Timeout)
-	case explore.MemoryLimit:
-		res.Bound = "mem-budget=" + sizeString(opt.MaxBytes)
-	default:
-		res.Bound = sr.Stop.String()
+	res.Complete = sr.Stop == explore.Complete
+	if !res.Complete && sr.Stop != explore.Stopped {
+		res.Bound = bound(sr.Stop, opt)
 	}
 	if res.Robust || opt.NoWitness {
 		return res, nil
@@ -126,6 +125,11 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	if hasOmega(m, steps) {
 		// The abstract run pumps counters; find a concrete one.
 		steps, err = concrete(ctx, m, opt)
+		var nc *NoConcreteRunError
+		if errors.As(err, &nc) && nc.Stop != explore.Complete {
+			res.WitnessCut = bound(nc.Stop, opt)
+			return res, nil
+		}
 		if err != nil {
 			return nil, &explore.SearchError{Err: fmt.Errorf("deciding robustness of %s: %w", p.Name, err)}
 		}
@@ -195,6 +199,19 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 	}
 	path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
 	return res, r.Workers, path, closeSearch, nil
+}
+
+// bound names what stopped a search that did not complete.
+func bound(stop explore.Stop, opt Options) string {
+	switch stop {
+	case explore.StateLimit:
+		return verdict.StatesBound(opt.MaxStates)
+	case explore.TimeLimit:
+		return verdict.TimeoutBound(opt.Timeout)
+	case explore.MemoryLimit:
+		return "mem-budget=" + sizeString(opt.MaxBytes)
+	}
+	return stop.String()
 }
 
 // sizeString writes a size in bytes as KiB, MiB or GiB when it is a whole

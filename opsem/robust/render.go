@@ -49,6 +49,10 @@ func writeViolation(w io.Writer, r *Result) {
 	cycle := report.CycleLines(r.Cycle)
 	switch r.Method {
 	case Decider:
+		if r.WitnessCut != "" {
+			fmt.Fprintf(w, "Violation: the Karp–Miller search reaches the instrumentation's target, so a violating trace exists; the search for a concrete run to it was cut by %s, so none is shown\n", r.WitnessCut)
+			return
+		}
 		fmt.Fprintln(w, "Violation: τ = τ1 τ2, an RDMA-consistent trace (every ob edge forward in τ) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		fmt.Fprintf(w, "  τ1:%s\n", events(r.Tau1))
 		fmt.Fprintf(w, "  τ2:%s\n", events(r.Tau2))
@@ -140,6 +144,9 @@ type WitnessJSON struct {
 	Tau2  []string    `json:"tau2,omitempty"`  // decide: the events of τ2, in order
 	Run   *report.Run `json:"run,omitempty"`   // the run to the violation (decide: replayed on the RDMA machine)
 	Trace []string    `json:"trace,omitempty"` // enum-axiom and decide: the violating trace
+	// Cut (decide): the bound that cut the search for a concrete run
+	// behind an accelerated violation, which then has no witness.
+	Cut string `json:"cut,omitempty"`
 }
 
 // JSON returns the JSON form of r, for the program in file.
@@ -153,7 +160,7 @@ func (r *Result) JSON(file string) JSON {
 	}
 	if !r.Robust {
 		out.Witness = &WitnessJSON{Cycle: report.CycleLines(r.Cycle), Tau1: r.Tau1, Tau2: r.Tau2,
-			Run: report.NewRun(r.Run, p.ThreadName), Trace: traceLines(r)}
+			Run: report.NewRun(r.Run, p.ThreadName), Trace: traceLines(r), Cut: r.WitnessCut}
 	}
 	if dl := r.Deadlock; dl != nil {
 		out.Deadlocks, out.DeadlockAt = dl.Deadlocks, dl.DeadlockAt

@@ -138,6 +138,10 @@ type Result struct {
 	// Trace is the violating trace of the declarative model (EnumAxiom,
 	// Decider).
 	Trace *axiom.Trace
+	// WitnessCut (Decider) names the bound that cut the search for a
+	// concrete run behind a violation the Karp–Miller search found with
+	// pumped counters: the violation is certain, its witness missing.
+	WitnessCut string
 	// Graph is the event graph of Run with its sc cycle, and Full
 	// (EnumMachine) the violating execution run on to a final
 	// configuration, when one is reachable.
@@ -267,6 +271,7 @@ func byDecider(ctx context.Context, p *prog.Program, opt Options) (*Result, erro
 	}
 	r := &Result{Program: p, Method: Decider, Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, KarpMiller: d.KarpMiller,
 		Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}}
+	r.WitnessCut = d.WitnessCut
 	w := d.Witness
 	if w == nil {
 		return r, nil
