@@ -15,7 +15,7 @@ import (
 
 // WalkOptions configure Walk.
 type WalkOptions struct {
-	Semantics verdict.Semantics
+	Semantics machine.Semantics
 	Machine   machine.Options // bounds
 	Seed      uint64          // the same seed gives the same run
 	MaxSteps  int             // the run stops after this many steps
@@ -46,7 +46,7 @@ type OneRun struct {
 // Walk takes one random run of p, reproducible from opt.Seed, until no
 // step is enabled, MaxSteps or ctx is done.
 func Walk(ctx context.Context, p *prog.Program, opt WalkOptions) (*OneRun, error) {
-	m, err := verdict.NewMachine(p, opt.Semantics, opt.Machine)
+	m, err := machine.New(p, opt.Semantics, opt.Machine)
 	if err != nil {
 		return nil, err
 	}
