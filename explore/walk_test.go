@@ -119,6 +119,50 @@ func TestWalker(t *testing.T) {
 	}
 }
 
+// TestWalkerEnds: how walks on the test machines of explore_test.go end,
+// after how many steps, and which bounds they report, OR-ed over every state
+// expanded.
+func TestWalkerEnds(t *testing.T) {
+	tests := []struct {
+		name     string
+		m        Machine
+		maxSteps int
+		stopAt   int // visit returns false on this step (1-based); 0 = never
+		steps    int
+		end      WalkEnd
+		pruned   Pruned
+	}{
+		{"dead end", &grid{k: 3, n: 4}, 100, 0, 9, EndDeadEnd, 0},
+		{"dead end exactly at max", &grid{k: 3, n: 4}, 9, 0, 9, EndDepth, 0},
+		{"initial dead end", &grid{k: 1, n: 1}, 100, 0, 0, EndDeadEnd, 0},
+		{"max steps", &line{}, 100, 0, 100, EndDepth, 0},
+		{"default max steps", &line{}, 0, 0, defaultWalkSteps, EndDepth, 0},
+		{"negative max steps", &line{}, -1, 0, defaultWalkSteps, EndDepth, 0},
+		{"visit returns false", &line{}, 100, 3, 3, EndStopped, 0},
+		{"pruned", &pruning{grid{k: 2, n: 3}}, 100, 0, 4, EndDeadEnd, 1 | 4},
+		{"pruned dead end", &fan{n: 3}, 100, 0, 1, EndDeadEnd, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			w := NewWalker(tt.m, rand.New(rand.NewPCG(7, 7)), WalkerOptions{MaxSteps: tt.maxSteps})
+			r := w.Walk(func(step int, _ []byte) bool {
+				if step == 0 {
+					return true
+				}
+				calls++
+				return calls != tt.stopAt
+			})
+			if r.Steps != tt.steps || r.End != tt.end || r.Pruned != tt.pruned {
+				t.Errorf("Walk = %d steps, %v, %#x; want %d, %v, %#x", r.Steps, r.End, r.Pruned, tt.steps, tt.end, tt.pruned)
+			}
+			if calls != r.Steps {
+				t.Errorf("visit called %d times after the initial state for %d steps", calls, r.Steps)
+			}
+		})
+	}
+}
+
 // TestWalkerDistribution checks the frequency of the preferred successors
 // of a star with 1 preferred and 3 other successors: 1/4 unbiased, and
 // bias + (1-bias)/4 with a bias.
