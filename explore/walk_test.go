@@ -41,24 +41,6 @@ func (c *stressChain) Successors(s []byte, emit func(Label, []byte)) Pruned {
 	return 0
 }
 
-// stressTree is the complete binary tree of depth 8: a state is its path
-// from the root, so encodings vary in length.
-type stressTree struct{ buf []byte }
-
-func (t *stressTree) Initial(dst []byte) []byte { return dst }
-
-func (t *stressTree) Successors(s []byte, emit func(Label, []byte)) Pruned {
-	if len(s) == 8 {
-		return 0
-	}
-	t.buf = append(append(t.buf[:0], s...), 0)
-	for b := range byte(2) {
-		t.buf[len(s)] = b
-		emit(Label(b+1), t.buf)
-	}
-	return 0
-}
-
 func TestWalker(t *testing.T) {
 	closed := make(chan struct{})
 	close(closed)
@@ -78,7 +60,7 @@ func TestWalker(t *testing.T) {
 		{"visitor stops", &stressChain{}, WalkerOptions{}, 17, 17, EndStopped, 0},
 		{"visitor stops at the initial state", &stressChain{}, WalkerOptions{}, 0, 0, EndStopped, 0},
 		{"done", &stressChain{}, WalkerOptions{MaxSteps: 1 << 20, Done: closed}, -1, doneEvery - 1, EndStopped, 0},
-		{"tree leaf", &stressTree{}, WalkerOptions{}, -1, 8, EndDeadEnd, 0},
+		{"tree leaf", &tree{depth: 8}, WalkerOptions{}, -1, 8, EndDeadEnd, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,7 +187,7 @@ func TestWalkerDistribution(t *testing.T) {
 // TestWalkerReproducible: the same seed gives the same walks.
 func TestWalkerReproducible(t *testing.T) {
 	traces := func(seed uint64) [][]Label {
-		w := NewWalker(&stressTree{}, rand.New(rand.NewPCG(seed, 0)), WalkerOptions{Trace: true, Bias: 0.3, Prefer: func(l Label) bool { return l == 1 }})
+		w := NewWalker(&tree{depth: 8}, rand.New(rand.NewPCG(seed, 0)), WalkerOptions{Trace: true, Bias: 0.3, Prefer: func(l Label) bool { return l == 1 }})
 		var out [][]Label
 		for range 50 {
 			w.Walk(nil)
