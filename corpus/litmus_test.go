@@ -119,7 +119,7 @@ func TestLitmusExpected(t *testing.T) {
 func litmusReport(ctx context.Context, p *prog.Program, opt verdict.Options) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Test %s\n", p.Name)
-	for _, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+	for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 		r, err := verdict.Compute(ctx, p, sem, opt)
 		if err != nil {
 			return "", err

@@ -64,11 +64,10 @@ func benchSearch(b *testing.B, m Machine, opt Options) {
 // second.
 func BenchmarkWalk(b *testing.B) {
 	m := &grid{k: 8, n: 1000, pad: 56}
-	rng := rand.New(rand.NewPCG(1, 2))
+	w := NewWalker(m, rand.New(rand.NewPCG(1, 2)), WalkerOptions{MaxSteps: 1000})
 	var steps int
 	for b.Loop() {
-		n, _, _ := Walk(m, rng, 1000, nil)
-		steps += n
+		steps += w.Walk(nil).Steps
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
@@ -49,12 +50,12 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	return code
 }
 
-func semantics(s string) (verdict.Semantics, error) {
+func semantics(s string) (machine.Semantics, error) {
 	switch s {
 	case "rdma":
-		return verdict.RDMA, nil
+		return machine.RDMA, nil
 	case "sc":
-		return verdict.SC, nil
+		return machine.SC, nil
 	}
 	return 0, fmt.Errorf("--semantics %q: want rdma or sc", s)
 }

@@ -14,12 +14,11 @@ import (
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/promela"
 	"rdmasim/opsem/report"
-	"rdmasim/opsem/verdict"
 )
 
 // exportOptions are the export flags every generator receives.
 type exportOptions struct {
-	semantics   verdict.Semantics
+	semantics   machine.Semantics
 	maxInflight int
 	unroll      int
 	maxCounter  int

@@ -9,6 +9,7 @@ import (
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
@@ -59,9 +60,9 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	opt := draw.Options{Unroll: *unroll, Every: *all}
 	switch *sem {
 	case "rdma":
-		opt.Semantics = verdict.RDMA
+		opt.Semantics = machine.RDMA
 	case "sc":
-		opt.Semantics = verdict.SC
+		opt.Semantics = machine.SC
 	default:
 		fmt.Fprintf(e.stderr, "rdmasim graph: --semantics %q: want rdma or sc\n", *sem)
 		return exitUsage

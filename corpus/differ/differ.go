@@ -309,7 +309,7 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 		r.noModel = fmt.Sprintf("model cost %.0f over %.0f", c, opt.MaxModelCost)
 	}
 	if checks&(CheckOutcomes|CheckSpin) != 0 {
-		for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+		for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 			res, err := verdict.Compute(ctx, p, sem, vopt)
 			if err != nil {
 				return nil, fmt.Errorf("differ: %w", err)
@@ -320,7 +320,7 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 	if checks&CheckOutcomes != 0 {
 		ropt := vopt
 		ropt.Machine.Reduce = true
-		res, err := verdict.Compute(ctx, p, verdict.RDMA, ropt)
+		res, err := verdict.Compute(ctx, p, machine.RDMA, ropt)
 		if err != nil {
 			return nil, fmt.Errorf("differ: %w", err)
 		}

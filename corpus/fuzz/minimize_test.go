@@ -204,11 +204,11 @@ func TestMinimizeSemantic(t *testing.T) {
 	weak := func(ctx context.Context, p *prog.Program) bool {
 		p = showAll(p)
 		opt := verdict.Options{Machine: machine.DefaultOptions()}
-		r, err := verdict.Compute(ctx, p, verdict.RDMA, opt)
+		r, err := verdict.Compute(ctx, p, machine.RDMA, opt)
 		if err != nil || !r.Complete {
 			return false
 		}
-		s, err := verdict.Compute(ctx, p, verdict.SC, opt)
+		s, err := verdict.Compute(ctx, p, machine.SC, opt)
 		if err != nil || !s.Complete {
 			return false
 		}
@@ -282,7 +282,7 @@ func TestUnwind(t *testing.T) {
 			if hasLoops(q) || strings.Contains(q.String(), "loop {") {
 				t.Fatalf("loops left:\n%s", q)
 			}
-			for _, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+			for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 				o := verdict.Options{Machine: machine.DefaultOptions()}
 				o.Machine.Unroll = 2
 				a, err := verdict.Compute(context.Background(), p, sem, o)

@@ -196,7 +196,7 @@ func modelResults(ctx context.Context, q *prog.Program, opt verdict.Options) ([2
 
 func machineResults(ctx context.Context, q *prog.Program, opt verdict.Options) ([2]*verdict.Result, error) {
 	var out [2]*verdict.Result
-	for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 		r, err := verdict.Compute(ctx, q, sem, opt)
 		if err != nil {
 			return out, fmt.Errorf("fuzz: %w", err)

@@ -259,14 +259,14 @@ func checkMachines(p *prog.Program) sanity {
 	opt := verdict.Options{Machine: machine.DefaultOptions()}
 	s := sanity{sh: shapeOf(p)}
 	start := time.Now()
-	rd, err := verdict.Compute(context.Background(), q, verdict.RDMA, opt)
+	rd, err := verdict.Compute(context.Background(), q, machine.RDMA, opt)
 	s.rdmaTime = time.Since(start)
 	if err != nil {
 		s.err = "rdma: " + err.Error()
 		return s
 	}
 	start = time.Now()
-	sc, err := verdict.Compute(context.Background(), q, verdict.SC, opt)
+	sc, err := verdict.Compute(context.Background(), q, machine.SC, opt)
 	s.scTime = time.Since(start)
 	if err != nil {
 		s.err = "sc: " + err.Error()
@@ -413,7 +413,7 @@ func benchmark(b *testing.B, cfg Config, all bool) {
 	var states uint64
 	i := 0
 	for b.Loop() {
-		r, err := verdict.Compute(context.Background(), ps[i%programs], verdict.RDMA, opt)
+		r, err := verdict.Compute(context.Background(), ps[i%programs], machine.RDMA, opt)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
-	"rdmasim/opsem/verdict"
 )
 
 // The RDMA machine of a generated PCP program has far too many
@@ -61,7 +60,7 @@ type move struct {
 }
 
 func newGuided(p *prog.Program, opt machine.Options) (*guided, error) {
-	m, err := verdict.NewMachine(p, verdict.RDMA, opt)
+	m, err := machine.New(p, machine.RDMA, opt)
 	if err != nil {
 		return nil, err
 	}

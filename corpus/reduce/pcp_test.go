@@ -249,7 +249,7 @@ func TestPCPChannel(t *testing.T) {
 				}
 				// Unroll 3: the receiver may try a fourth message, so a
 				// duplicate would show.
-				r, err := verdict.Compute(context.Background(), p, verdict.RDMA,
+				r, err := verdict.Compute(context.Background(), p, machine.RDMA,
 					verdict.Options{Machine: machine.Options{MaxInflight: 8, Unroll: 3}})
 				if err != nil {
 					t.Fatal(err)
@@ -334,7 +334,7 @@ func TestPCPUnsolvableBounded(t *testing.T) {
 					t.Errorf("guided search, unroll %d: found=%v, %v after %d configurations", unroll, found, r.Stop, r.States)
 				}
 			}
-			res, err := verdict.Compute(context.Background(), pr, verdict.RDMA,
+			res, err := verdict.Compute(context.Background(), pr, machine.RDMA,
 				verdict.Options{Machine: machine.Options{MaxInflight: 2, Unroll: 1}, Settings: explore.Settings{MaxStates: 30000}})
 			if err != nil {
 				t.Fatal(err)
@@ -352,7 +352,7 @@ func TestPCPUnsolvableBounded(t *testing.T) {
 func TestPCPSC(t *testing.T) {
 	t.Parallel()
 	p := pcpFiles(t)["one-letter"]
-	r, err := verdict.Compute(context.Background(), pcpProgram(t, p), verdict.SC,
+	r, err := verdict.Compute(context.Background(), pcpProgram(t, p), machine.SC,
 		verdict.Options{Machine: machine.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)

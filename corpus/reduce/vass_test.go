@@ -224,7 +224,7 @@ func TestVASSReach(t *testing.T) {
 				mif = max(peak, 1)
 			}
 			p := vassProgram(t, v)
-			for _, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+			for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 				r, err := verdict.Compute(context.Background(), p, sem,
 					verdict.Options{Machine: machine.Options{MaxInflight: mif}, Settings: explore.Settings{MaxStates: 200000}})
 				if err != nil {

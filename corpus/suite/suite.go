@@ -35,6 +35,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/expect"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
@@ -174,7 +175,7 @@ func Check(ctx context.Context, file string, opt Options) *Row {
 	limited := map[string]bool{}
 	// The machines.
 	var mach [2]*verdict.Result
-	for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 		r, err := verdict.Compute(ctx, p, sem, vopt)
 		if err != nil {
 			row.fail([]string{RDMA, SC}[i], err)

@@ -36,11 +36,9 @@ import (
 	"rdmasim/store"
 )
 
-// Omega is the encoding of ω in a counter.
-const Omega = ^uint32(0)
-
 // Machine is an explore.Machine whose state encodings end with Counters()
-// counters, four bytes each, big-endian, Omega standing for ω.
+// counters, CounterBytes bytes each, big-endian, Omega standing for ω (see
+// Counter).
 type Machine interface {
 	explore.Machine
 	Counters() int
@@ -138,19 +136,11 @@ func (s *Search) push(st []byte, nd node) int {
 	return s.nnodes - 1
 }
 
-func counter(b []byte, j int) uint32 {
-	return uint32(b[4*j])<<24 | uint32(b[4*j+1])<<16 | uint32(b[4*j+2])<<8 | uint32(b[4*j+3])
-}
-
-func setCounter(b []byte, j int, v uint32) {
-	b[4*j], b[4*j+1], b[4*j+2], b[4*j+3] = uint8(v>>24), uint8(v>>16), uint8(v>>8), uint8(v)
-}
-
 // accelerate sets to Omega the counters of st (a successor of node parent)
 // that strictly exceed those of a covered ancestor with its control part;
 // it returns the hash of the control part and the number of counters set.
 func (s *Search) accelerate(st []byte, parent int) (uint64, int) {
-	cl := len(st) - 4*s.k
+	cl := len(st) - CounterBytes*s.k
 	ctrl, ctr := st[:cl], st[cl:]
 	h := store.Of(ctrl).Lo
 	if s.k == 0 {
@@ -158,7 +148,7 @@ func (s *Search) accelerate(st []byte, parent int) (uint64, int) {
 	}
 	positive := false
 	for j := 0; j < s.k; j++ {
-		if c := counter(ctr, j); c != 0 && c != Omega {
+		if c := Counter(ctr, j); c != 0 && c != Omega {
 			positive = true
 			break
 		}
@@ -178,7 +168,7 @@ func (s *Search) accelerate(st []byte, parent int) (uint64, int) {
 		ae := e[cl:]
 		le, lt := true, false
 		for j := 0; j < s.k && le; j++ {
-			x, y := counter(ae, j), counter(ctr, j)
+			x, y := Counter(ae, j), Counter(ctr, j)
 			switch {
 			case x > y:
 				le = false
@@ -190,8 +180,8 @@ func (s *Search) accelerate(st []byte, parent int) (uint64, int) {
 			continue
 		}
 		for j := 0; j < s.k; j++ {
-			if x, y := counter(ae, j), counter(ctr, j); x < y && y != Omega {
-				setCounter(ctr, j, Omega)
+			if x, y := Counter(ae, j), Counter(ctr, j); x < y && y != Omega {
+				SetCounter(ctr, j, Omega)
 				acc++
 			}
 		}

@@ -39,13 +39,13 @@ func (v *vass) Successors(s []byte, emit func(explore.Label, []byte)) explore.Pr
 		next[0] = t.to
 		ok := true
 		for j, dl := range t.delta {
-			c := counter(s[1:], j)
+			c := Counter(s[1:], j)
 			switch {
 			case c == Omega:
 			case dl < 0 && c < uint32(-dl):
 				ok = false
 			default:
-				setCounter(next[1:], j, uint32(int(c)+dl))
+				SetCounter(next[1:], j, uint32(int(c)+dl))
 			}
 		}
 		if ok {

@@ -43,7 +43,7 @@ func TestMachineAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+		for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 			res, err := verdict.Compute(ctx, p, sem, verdict.Options{Machine: machine.Options{MaxInflight: 8, Unroll: unroll}})
 			if err != nil {
 				t.Fatal(err)
@@ -112,7 +112,7 @@ func TestMachineAgreesRandom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, p)
 		}
-		for k, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+		for k, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 			res, err := verdict.Compute(ctx, p, sem, verdict.Options{Machine: mopt, Settings: explore.Settings{MaxStates: 1 << 21}})
 			if err != nil {
 				t.Fatal(err)

@@ -78,7 +78,7 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	if opt.Semantics == Both {
 		mopt.Machine.Unroll = verdict.LoopBound(p, mopt.Machine.Unroll)
 	}
-	for i, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 		res, err := verdict.Compute(ctx, p, sem, mopt)
 		if err != nil {
 			return nil, err

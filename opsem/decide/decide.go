@@ -232,9 +232,9 @@ func sizeString(n uint64) string {
 func hasOmega(m *instr.Machine, path []explore.Step) bool {
 	k := m.Counters()
 	for _, st := range path {
-		c := st.State[len(st.State)-4*k:]
+		c := st.State[len(st.State)-cover.CounterBytes*k:]
 		for j := 0; j < k; j++ {
-			if c[4*j]&c[4*j+1]&c[4*j+2]&c[4*j+3] == 0xFF {
+			if cover.Counter(c, j) == cover.Omega {
 				return true
 			}
 		}

@@ -60,7 +60,7 @@ func program(t *testing.T, src string) *prog.Program {
 // TestExecutions: which executions each selection draws, how many, their
 // titles, bold sc cycles and legends, and the message when there are none.
 func TestExecutions(t *testing.T) {
-	rdma, sc := verdict.RDMA, verdict.SC
+	rdma, sc := machine.RDMA, machine.SC
 	tests := []struct {
 		name    string
 		src     string
@@ -122,7 +122,7 @@ func TestExecutions(t *testing.T) {
 				if tc.bold && !boldCycle(g) {
 					t.Errorf("graph %d: the bold edges do not form a cycle: %+v", i+1, g.Edges)
 				}
-				if tc.opt.Semantics == verdict.SC && hasBold(g) {
+				if tc.opt.Semantics == machine.SC && hasBold(g) {
 					t.Errorf("graph %d: an SC-consistent execution with bold edges", i+1)
 				}
 				render(t, g)

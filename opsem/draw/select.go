@@ -6,6 +6,7 @@ import (
 
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
@@ -57,7 +58,7 @@ type Options struct {
 	Show Show
 	// Semantics is the consistency an execution needs: RDMA (ib and ob
 	// acyclic) or SC (sc acyclic). ShowViolation needs RDMA.
-	Semantics verdict.Semantics
+	Semantics machine.Semantics
 	// Unroll is the number of iterations of each loop per entry (see
 	// axiom.Options.Unroll).
 	Unroll int
@@ -88,7 +89,7 @@ func Executions(ctx context.Context, p *prog.Program, opt Options) (*Result, err
 			"which the declarative model's executions do not describe (rdmasim check -w answers them, with a witness run); "+
 			"use --show all to draw executions without the condition, or --show violation for those with an sc cycle", p.Name)
 	}
-	if opt.Show == ShowViolation && opt.Semantics != verdict.RDMA {
+	if opt.Show == ShowViolation && opt.Semantics != machine.RDMA {
 		return nil, fmt.Errorf("--show violation draws RDMA-consistent executions with an sc cycle: no SC-consistent execution has one (use --semantics rdma)")
 	}
 	want := opt.selects(p)
@@ -96,7 +97,7 @@ func Executions(ctx context.Context, p *prog.Program, opt Options) (*Result, err
 	seen := map[string]bool{}
 	st, err := axiom.Enumerate(ctx, p, axiom.Options{Unroll: opt.Unroll}, false, func(t *axiom.Trace, rdma, sc bool) bool {
 		consistent := rdma
-		if opt.Semantics == verdict.SC {
+		if opt.Semantics == machine.SC {
 			consistent = sc
 		}
 		if !consistent || !t.Complete || !want(t, sc) {

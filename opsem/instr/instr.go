@@ -106,10 +106,6 @@ import (
 	"rdmasim/opsem/prog"
 )
 
-// Omega is the value of a counter accelerated to ω: it stays Omega under
-// increments and decrements and enables every poll.
-const Omega = ^uint32(0)
-
 // Options configure the instrumented machine.
 type Options struct {
 	// EagerGuess guesses the whole boundary memory before any thread
@@ -259,7 +255,8 @@ func (m *Machine) Forbid() [6]uint8 { return m.forbid }
 func (m *Machine) Program() *prog.Program { return m.p }
 
 // Counters returns the number of counters that end every state encoding:
-// 4 bytes each, big-endian, Omega for ω. Two per queue pair with polls.
+// encoded as explore/cover encodes counters (cover.Counter), cover.Omega
+// standing for ω, which enables every poll. Two per queue pair with polls.
 func (m *Machine) Counters() int { return m.nctr }
 
 // Finite reports whether the machine has finitely many states: every

@@ -1,6 +1,10 @@
 package instr
 
-import "slices"
+import (
+	"slices"
+
+	"rdmasim/explore/cover"
+)
 
 // NewState returns a zero State sized for m.
 func (m *Machine) NewState() *State {
@@ -58,7 +62,7 @@ func b2u(b bool) uint8 {
 
 func (m *Machine) encode(dst []byte, s *State) []byte {
 	n := len(dst)
-	size := m.nt*m.thLen + len(s.ent) + m.nq + 4*m.nl + 4*m.nctr
+	size := m.nt*m.thLen + len(s.ent) + m.nq + 4*m.nl + cover.CounterBytes*m.nctr
 	dst = slices.Grow(dst, size)[:n+size]
 	e := dst[n:]
 	i := 0
@@ -82,9 +86,8 @@ func (m *Machine) encode(dst []byte, s *State) []byte {
 		e[i], e[i+1], e[i+2], e[i+3] = s.m1[l], s.m2[l], s.g[l], b2u(s.w2[l])|b2u(s.gset[l])<<1
 		i += 4
 	}
-	for _, c := range s.c {
-		e[i], e[i+1], e[i+2], e[i+3] = uint8(c>>24), uint8(c>>16), uint8(c>>8), uint8(c)
-		i += 4
+	for k, c := range s.c {
+		cover.SetCounter(e[i:], k, c)
 	}
 	return dst
 }
@@ -116,8 +119,7 @@ func (m *Machine) Decode(e []byte, s *State) {
 		i += 4
 	}
 	for k := range s.c {
-		s.c[k] = uint32(e[i])<<24 | uint32(e[i+1])<<16 | uint32(e[i+2])<<8 | uint32(e[i+3])
-		i += 4
+		s.c[k] = cover.Counter(e[i:], k)
 	}
 	s.guessed = 0
 	if m.opt.EagerGuess {

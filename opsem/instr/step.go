@@ -3,6 +3,7 @@ package instr
 import (
 	"fmt"
 
+	"rdmasim/explore/cover"
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/prog"
 )
@@ -255,20 +256,6 @@ func (m *Machine) allowed(st *State, ev prog.Event, qp, part int) bool {
 	return true
 }
 
-func dec(c uint32) uint32 {
-	if c == Omega {
-		return c
-	}
-	return c - 1
-}
-
-func inc(c uint32) uint32 {
-	if c >= Omega-1 {
-		return Omega
-	}
-	return c + 1
-}
-
 // performIn generates event ev of thread t in one part, if allowed: it
 // applies the event to the part's memory and the bookkeeping, moves the
 // thread on (to next, or to the middle of its instruction), and emits one
@@ -319,16 +306,16 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 					q.forced = true
 				}
 				if !q.forced {
-					nx.c[c] = inc(nx.c[c])
+					nx.c[c] = cover.Inc(nx.c[c])
 				}
-				nx.c[c+1] = inc(nx.c[c+1])
+				nx.c[c+1] = cover.Inc(nx.c[c+1])
 			case prog.EvPoll:
 				if part == 1 {
-					nx.c[c] = dec(nx.c[c])
+					nx.c[c] = cover.Dec(nx.c[c])
 				} else if nx.c[c] > 0 {
-					nx.c[c] = dec(nx.c[c])
+					nx.c[c] = cover.Dec(nx.c[c])
 				}
-				nx.c[c+1] = dec(nx.c[c+1])
+				nx.c[c+1] = cover.Dec(nx.c[c+1])
 			}
 		}
 	}

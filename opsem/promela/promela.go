@@ -25,8 +25,8 @@ import (
 // machine.Options of the same names mean, so that a model and rdmasim's
 // exploration with equal options reach the same outcomes.
 type Options struct {
-	// Semantics is the machine: verdict.RDMA or verdict.SC.
-	Semantics verdict.Semantics
+	// Semantics is the machine: machine.RDMA or machine.SC.
+	Semantics machine.Semantics
 	// MaxInflight bounds the operations in the buffers of one queue pair
 	// (RDMA) and, where a thread may poll without bound, its unpolled
 	// operations (both machines); 1..250, 0 means the default (8).
@@ -123,10 +123,10 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 	if err := machine.UnrollBound.Check(opt.Unroll); err != nil {
 		return nil, err
 	}
-	if opt.Semantics != verdict.RDMA && opt.Semantics != verdict.SC {
+	if opt.Semantics != machine.RDMA && opt.Semantics != machine.SC {
 		return nil, fmt.Errorf("unknown semantics %d", opt.Semantics)
 	}
-	g := &gen{p: p, opt: opt, sc: opt.Semantics == verdict.SC, k: opt.MaxInflight}
+	g := &gen{p: p, opt: opt, sc: opt.Semantics == machine.SC, k: opt.MaxInflight}
 	g.shown = verdict.ShownLocations(p)
 	g.dead = machine.DeadLocations(p, g.shown)
 	g.qps = make([]qpInfo, len(p.QPs))

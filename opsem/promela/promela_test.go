@@ -55,7 +55,7 @@ func model(t *testing.T, p *prog.Program, opt Options) []byte {
 	return b.Bytes()
 }
 
-var sems = []verdict.Semantics{verdict.RDMA, verdict.SC}
+var sems = []machine.Semantics{machine.RDMA, machine.SC}
 
 // TestSpinParsesCorpus: spin -a accepts the model of every corpus file under
 // both semantics.
@@ -147,7 +147,7 @@ func TestOutcomesMatch(t *testing.T) {
 // compare checks that SPIN's search of p's model and rdmasim's exploration
 // find the same outcomes, are cut by a bound alike, and count the same
 // states.
-func compare(t *testing.T, p *prog.Program, sem verdict.Semantics, k, unroll int) {
+func compare(t *testing.T, p *prog.Program, sem machine.Semantics, k, unroll int) {
 	t.Helper()
 	if k == 0 {
 		k = machine.DefaultOptions().MaxInflight
@@ -226,7 +226,7 @@ func TestWriteOptions(t *testing.T) {
 			t.Errorf("%+v: no error", o)
 		}
 	}
-	if s := string(model(t, p, Options{Semantics: verdict.SC})); !strings.Contains(s, "the SC machine") || strings.Contains(s, "proctype nic") {
+	if s := string(model(t, p, Options{Semantics: machine.SC})); !strings.Contains(s, "the SC machine") || strings.Contains(s, "proctype nic") {
 		t.Errorf("SC model:\n%s", s)
 	}
 }

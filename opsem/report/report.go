@@ -65,7 +65,7 @@ func NewRun(run *verdict.Run, names func(t int) string) *Run {
 
 // WriteRun prints run under a title line "TITLE (SEMANTICS, N steps):",
 // or with no title line when title is empty.
-func WriteRun(w io.Writer, title string, sem verdict.Semantics, run *verdict.Run) {
+func WriteRun(w io.Writer, title string, sem machine.Semantics, run *verdict.Run) {
 	if title != "" {
 		fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, plural(len(run.Steps), "step"))
 	}

@@ -19,7 +19,7 @@ func run(t *testing.T) (*verdict.Run, func(int) string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := verdict.Compute(t.Context(), p, verdict.RDMA, verdict.Options{Machine: machine.DefaultOptions(), Witness: true})
+	r, err := verdict.Compute(t.Context(), p, machine.RDMA, verdict.Options{Machine: machine.DefaultOptions(), Witness: true})
 	if err != nil || r.Witness == nil {
 		t.Fatalf("no witness: %v", err)
 	}
@@ -29,7 +29,7 @@ func run(t *testing.T) (*verdict.Run, func(int) string) {
 func TestWriteRun(t *testing.T) {
 	w, _ := run(t)
 	var b bytes.Buffer
-	WriteRun(&b, "Witness", verdict.RDMA, w)
+	WriteRun(&b, "Witness", machine.RDMA, w)
 	want := `Witness (rdma, 6 steps):
   | A { x=1 }
   | B { z=0 }

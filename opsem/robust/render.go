@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"rdmasim/opsem/expect"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
@@ -60,7 +61,7 @@ func writeViolation(w io.Writer, r *Result) {
 		writeLines(w, "    ", cycle)
 		if r.Run != nil {
 			fmt.Fprintf(w, "Replayed on the RDMA machine (%s):\n", report.Plural(len(r.Run.Steps), "step"))
-			report.WriteRun(w, "", verdict.RDMA, r.Run)
+			report.WriteRun(w, "", machine.RDMA, r.Run)
 		}
 	case EnumAxiom:
 		fmt.Fprintln(w, "Violation: an RDMA-consistent trace (ob acyclic) whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
@@ -71,7 +72,7 @@ func writeViolation(w io.Writer, r *Result) {
 		fmt.Fprintln(w, "Violation: an RDMA execution whose sc = po ∪ rf ∪ rb ∪ mo has a cycle:")
 		writeLines(w, "  ", cycle)
 		fmt.Fprintf(w, "Run to the violation (%s):\n", report.Plural(len(r.Run.Steps), "step"))
-		report.WriteRun(w, "", verdict.RDMA, r.Run)
+		report.WriteRun(w, "", machine.RDMA, r.Run)
 	}
 }
 

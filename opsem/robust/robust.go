@@ -349,7 +349,7 @@ func traceCycle(p *prog.Program, t *axiom.Trace) []report.CycleEvent {
 func deadlocks(ctx context.Context, p *prog.Program, opt verdict.Options) *verdict.Result {
 	opt.Witness = false
 	opt.Checkpoint, opt.NewSet, opt.SpillDir, opt.FrontierBudget = nil, nil, "", 0
-	r, err := verdict.Compute(ctx, p, verdict.SC, opt)
+	r, err := verdict.Compute(ctx, p, machine.SC, opt)
 	if err != nil || r.Deadlocks == 0 {
 		return nil
 	}

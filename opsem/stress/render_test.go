@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"rdmasim/opsem/machine"
-	"rdmasim/opsem/verdict"
 )
 
 // TestRender: the report and the JSON of a stress test say the same, the
@@ -15,7 +14,7 @@ import (
 func TestRender(t *testing.T) {
 	p := load(t, "PUT-LW.rdma")
 	for _, first := range []bool{false, true} {
-		opt := Options{Semantics: verdict.RDMA, Machine: machine.DefaultOptions(), Walks: 200, Seed: 1, First: first}
+		opt := Options{Semantics: machine.RDMA, Machine: machine.DefaultOptions(), Walks: 200, Seed: 1, First: first}
 		r, err := Run(context.Background(), p, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -43,7 +43,7 @@ const seedStream = 0x5eed
 
 // Options configure a stress run.
 type Options struct {
-	Semantics verdict.Semantics
+	Semantics machine.Semantics
 	Machine   machine.Options // bounds; Dead is computed by Run
 	Walks     uint64          // walks to take
 	Depth     int             // steps per walk at most; 0 means DefaultDepth
@@ -87,7 +87,7 @@ type Witness struct {
 
 // Result is the outcome of a stress run.
 type Result struct {
-	Semantics verdict.Semantics
+	Semantics machine.Semantics
 	Query     prog.Query
 	Locs      []int     // locations shown in outcomes
 	Outcomes  []Outcome // distinct final outcomes, sorted by value
@@ -164,7 +164,7 @@ func Run(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	res := &Result{Semantics: opt.Semantics, Query: q, Locs: verdict.ShownLocations(p)}
 	mopt := opt.Machine
 	mopt.Dead = machine.DeadLocations(p, res.Locs)
-	m, err := verdict.NewMachine(p, opt.Semantics, mopt)
+	m, err := machine.New(p, opt.Semantics, mopt)
 	if err != nil {
 		return nil, fmt.Errorf("stress %s under %s: %w", p.Name, opt.Semantics, err)
 	}

@@ -39,7 +39,7 @@ func TestCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sem := range []verdict.Semantics{verdict.RDMA, verdict.SC} {
+		for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 			exact, err := verdict.Compute(context.Background(), p, sem, verdict.Options{Machine: machine.DefaultOptions()})
 			if err != nil {
 				t.Fatal(err)
@@ -49,7 +49,7 @@ func TestCorpus(t *testing.T) {
 				reachable[string(o.Values)] = o.Satisfies
 			}
 			for _, bias := range []float64{0, 0.7} {
-				if sem == verdict.SC && bias > 0 {
+				if sem == machine.SC && bias > 0 {
 					continue // no NIC steps to delay: the same walks
 				}
 				r, err := Run(context.Background(), p, Options{Semantics: sem, Machine: machine.DefaultOptions(), Walks: 200, Bias: bias, Seed: 1})

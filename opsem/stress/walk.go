@@ -15,7 +15,7 @@ import (
 
 // WalkOptions configure Walk.
 type WalkOptions struct {
-	Semantics verdict.Semantics
+	Semantics machine.Semantics
 	Machine   machine.Options // bounds
 	Seed      uint64          // the same seed gives the same run
 	MaxSteps  int             // the run stops after this many steps
@@ -43,34 +43,39 @@ type OneRun struct {
 	FinalText string
 }
 
-// Walk takes one random run of p, reproducible from opt.Seed, until no
-// step is enabled, MaxSteps or ctx is done.
+// Walk takes one random run of p with an explore.Walker, reproducible from
+// opt.Seed, until no step is enabled, MaxSteps or ctx is done.
 func Walk(ctx context.Context, p *prog.Program, opt WalkOptions) (*OneRun, error) {
-	m, err := verdict.NewMachine(p, opt.Semantics, opt.Machine)
+	m, err := machine.New(p, opt.Semantics, opt.Machine)
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x5eed))
+	w := explore.NewWalker(m, rng, explore.WalkerOptions{MaxSteps: opt.MaxSteps, Trace: true})
 	prev := m.Initial(nil)
 	r := &OneRun{Program: p, Options: opt, Run: &verdict.Run{InitialText: m.Format(prev)}, End: "step-limit"}
-	n, deadEnd, pruned := explore.Walk(m, rng, opt.MaxSteps, func(l explore.Label, next []byte) bool {
-		r.Run.Steps = append(r.Run.Steps, m.ExplainChain(prev, l)...)
+	walk := w.Walk(func(step int, next []byte) bool {
+		if step == 0 {
+			return true
+		}
+		r.Run.Steps = append(r.Run.Steps, m.ExplainChain(prev, w.Trace()[step-1])...)
 		prev = append(prev[:0], next...)
 		return ctx.Err() == nil
 	})
-	r.Steps = n
+	r.Steps = walk.Steps
 	st := m.NewState()
 	m.Decode(prev, st)
+	deadEnd := walk.End == explore.EndDeadEnd
 	switch {
 	case deadEnd && m.Final(st):
 		r.End = "final"
-	case deadEnd && pruned != 0:
-		r.End = "cut by " + machine.PrunedString(pruned, m.Options())
+	case deadEnd && walk.Pruned != 0:
+		r.End = "cut by " + machine.PrunedString(walk.Pruned, m.Options())
 	case deadEnd && m.StuckEncoded(prev) == machine.Deadlock:
 		r.End, r.Waiting = "deadlock", m.Waiting(prev)
 	case deadEnd:
 		r.End = "filtered (an assume failed)"
-	case ctx.Err() != nil:
+	case walk.End == explore.EndStopped:
 		r.End = "interrupted"
 	}
 	if p.Query.Kind != 0 && p.Query.Cond != nil {

@@ -8,7 +8,6 @@ import (
 
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
-	"rdmasim/opsem/verdict"
 )
 
 // TestWalk: a random run ends as it should say, and prints and encodes
@@ -36,7 +35,7 @@ func TestWalk(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r, err := Walk(tc.ctx, p, WalkOptions{Semantics: verdict.RDMA, Machine: machine.DefaultOptions(), Seed: 1, MaxSteps: tc.maxSteps})
+			r, err := Walk(tc.ctx, p, WalkOptions{Semantics: machine.RDMA, Machine: machine.DefaultOptions(), Seed: 1, MaxSteps: tc.maxSteps})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -69,7 +69,7 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 	if err != nil {
 		return nil, nil, fmt.Errorf("enumerating traces of %s: %w", p.Name, err)
 	}
-	build := func(sem Semantics, mems [][]uint8) *Result {
+	build := func(sem machine.Semantics, mems [][]uint8) *Result {
 		r := &Result{Semantics: sem, Query: p.Query, Locs: ShownLocations(p), Model: true}
 		r.Complete = !st.Bounded && ctx.Err() == nil
 		r.Search = explore.Result{Stats: explore.Stats{States: st.Candidates}}
@@ -107,7 +107,7 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 		r.Allowed = r.Positive > 0
 		return r
 	}
-	return build(RDMA, rm), build(SC, sm), nil
+	return build(machine.RDMA, rm), build(machine.SC, sm), nil
 }
 
 // ModelLimited turns an error of ComputeModel that says p is too large for
@@ -121,11 +121,11 @@ func ModelLimited(p *prog.Program, err error) (rdma, sc *Result, ok bool) {
 	if !errors.As(err, &limit) {
 		return nil, nil, false
 	}
-	build := func(sem Semantics) *Result {
+	build := func(sem machine.Semantics) *Result {
 		return &Result{Semantics: sem, Query: p.Query, Locs: ShownLocations(p), Model: true,
 			Bound: LimitBound(limit), Limit: limit}
 	}
-	return build(RDMA), build(SC), true
+	return build(machine.RDMA), build(machine.SC), true
 }
 
 // RobustLimited is ModelLimited for RobustModel: the enum-axiom answer

@@ -20,10 +20,10 @@ import (
 // the average encoded state size.
 func BenchmarkHotPath(b *testing.B) {
 	for _, bc := range []struct {
-		sem     Semantics
+		sem     machine.Semantics
 		reduce  bool
 		workers int
-	}{{RDMA, false, 1}, {RDMA, true, 1}, {SC, false, 1}, {RDMA, false, 2}, {RDMA, true, 2}} {
+	}{{machine.RDMA, false, 1}, {machine.RDMA, true, 1}, {machine.SC, false, 1}, {machine.RDMA, false, 2}, {machine.RDMA, true, 2}} {
 		sem := bc.sem
 		name := sem.String()
 		if bc.reduce {
@@ -43,7 +43,7 @@ func BenchmarkHotPath(b *testing.B) {
 			// As Compute sets them for mp3's final query.
 			opt.Reduce, opt.ControlHidden = bc.reduce, bc.reduce
 			for b.Loop() {
-				m, err := NewMachine(p, sem, opt)
+				m, err := machine.New(p, sem, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -74,7 +74,7 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	var states uint64
 	for b.Loop() {
-		r, err := Compute(context.Background(), p, RDMA, Options{Machine: machine.DefaultOptions()})
+		r, err := Compute(context.Background(), p, machine.RDMA, Options{Machine: machine.DefaultOptions()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func BenchmarkSetFloor(b *testing.B) {
 // configurations a search of it visits.
 func sampleConfigs(b *testing.B, p *prog.Program, opt machine.Options) (*machine.Machine, [][]byte) {
 	b.Helper()
-	m, err := NewMachine(p, RDMA, opt)
+	m, err := machine.New(p, machine.RDMA, opt)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestCheckpointResume(t *testing.T) {
 						}
 						return ctx
 					}
-					for _, sem := range []Semantics{RDMA, SC} {
+					for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 						want, err := Compute(context.Background(), p, sem, opt)
 						if err != nil {
 							t.Fatal(err)

@@ -80,7 +80,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		Name:  p.Name + " robust enum-machine",
 		Trace: true,
 		Visit: visit,
-		Meta:  searchMeta{Search: "robust", Program: p.Name, Semantics: RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},
+		Meta:  searchMeta{Search: "robust", Program: p.Name, Semantics: machine.RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},
 		Save:  func() (json.RawMessage, error) { return json.Marshal(robustState{Violation: violation}) },
 		Restore: func(data json.RawMessage) error {
 			var rs robustState

@@ -28,7 +28,7 @@ func TestSpill(t *testing.T) {
 				dir := t.TempDir()
 				spill := opt
 				spill.SpillDir, spill.FrontierBudget = dir, 1
-				for _, sem := range []Semantics{RDMA, SC} {
+				for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 					want, err := Compute(context.Background(), p, sem, opt)
 					if err != nil {
 						t.Fatal(err)

@@ -23,23 +23,6 @@ import (
 	"rdmasim/opsem/prog"
 )
 
-// Semantics selects a machine.
-type Semantics int
-
-// The operational semantics.
-const (
-	RDMA Semantics = iota
-	SC
-)
-
-// String returns "rdma" or "sc".
-func (s Semantics) String() string {
-	if s == SC {
-		return "sc"
-	}
-	return "rdma"
-}
-
 // Options configure a verdict run. The search settings apply to each
 // exploration of a machine that Compute and RobustMachine run; their
 // checkpoints save the outcomes, counts and witness collected so far.
@@ -68,7 +51,7 @@ type Outcome struct {
 
 // Result is the answer for one program under one semantics.
 type Result struct {
-	Semantics Semantics
+	Semantics machine.Semantics
 	Query     prog.Query
 	Locs      []int     // locations shown in outcomes
 	Outcomes  []Outcome // distinct final outcomes, sorted by value
@@ -190,16 +173,8 @@ func ShownLocations(p *prog.Program) []int {
 	return locs
 }
 
-// NewMachine builds the machine of p for sem.
-func NewMachine(p *prog.Program, sem Semantics, o machine.Options) (*machine.Machine, error) {
-	if sem == SC {
-		return machine.NewSC(p, o)
-	}
-	return machine.NewRDMA(p, o)
-}
-
 // Compute explores p under sem and answers its query.
-func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (*Result, error) {
+func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Options) (*Result, error) {
 	q := p.Query
 	cond := q.Cond
 	if cond == nil {
@@ -209,7 +184,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 	mopt := opt.Machine
 	mopt.Dead = machine.DeadLocations(p, res.Locs)
 	mopt.ControlHidden = q.Kind != prog.QReach || !cond.HasControl()
-	m, err := NewMachine(p, sem, mopt)
+	m, err := machine.New(p, sem, mopt)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +248,7 @@ func Compute(ctx context.Context, p *prog.Program, sem Semantics, opt Options) (
 		}
 		return true
 	}
-	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Reduce: mopt.Reduce && sem == RDMA}
+	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Reduce: mopt.Reduce && sem == machine.RDMA}
 	c := explore.Caller{
 		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,

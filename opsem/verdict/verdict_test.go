@@ -24,7 +24,7 @@ func TestCorpusExpectations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, sem := range []Semantics{RDMA, SC} {
+			for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 				want, ok := p.Expectation(prog.Semantics(sem))
 				if !ok {
 					continue
@@ -93,7 +93,7 @@ func TestWorkersEqualSequential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sem := range []Semantics{RDMA, SC} {
+		for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 			seq, err := Compute(context.Background(), p, sem, Options{Machine: machine.DefaultOptions()})
 			if err != nil {
 				t.Fatal(err)
@@ -143,7 +143,7 @@ func TestReduceCorpus(t *testing.T) {
 		for i, reduce := range []bool{false, true} {
 			opt := Options{Machine: machine.DefaultOptions(), Witness: true}
 			opt.Machine.Reduce = reduce
-			if res[i], err = Compute(context.Background(), p, RDMA, opt); err != nil {
+			if res[i], err = Compute(context.Background(), p, machine.RDMA, opt); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
 		}
@@ -175,7 +175,7 @@ func TestReduceCorpus(t *testing.T) {
 		// The full machine Compute searched (Dead as it sets it).
 		mopt := machine.DefaultOptions()
 		mopt.Dead = machine.DeadLocations(p, ShownLocations(p))
-		m, err := NewMachine(p, RDMA, mopt)
+		m, err := machine.New(p, machine.RDMA, mopt)
 		if err != nil {
 			t.Fatal(err)
 		}

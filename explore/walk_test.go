@@ -41,24 +41,6 @@ func (c *stressChain) Successors(s []byte, emit func(Label, []byte)) Pruned {
 	return 0
 }
 
-// stressTree is the complete binary tree of depth 8: a state is its path
-// from the root, so encodings vary in length.
-type stressTree struct{ buf []byte }
-
-func (t *stressTree) Initial(dst []byte) []byte { return dst }
-
-func (t *stressTree) Successors(s []byte, emit func(Label, []byte)) Pruned {
-	if len(s) == 8 {
-		return 0
-	}
-	t.buf = append(append(t.buf[:0], s...), 0)
-	for b := range byte(2) {
-		t.buf[len(s)] = b
-		emit(Label(b+1), t.buf)
-	}
-	return 0
-}
-
 func TestWalker(t *testing.T) {
 	closed := make(chan struct{})
 	close(closed)
@@ -78,7 +60,7 @@ func TestWalker(t *testing.T) {
 		{"visitor stops", &stressChain{}, WalkerOptions{}, 17, 17, EndStopped, 0},
 		{"visitor stops at the initial state", &stressChain{}, WalkerOptions{}, 0, 0, EndStopped, 0},
 		{"done", &stressChain{}, WalkerOptions{MaxSteps: 1 << 20, Done: closed}, -1, doneEvery - 1, EndStopped, 0},
-		{"tree leaf", &stressTree{}, WalkerOptions{}, -1, 8, EndDeadEnd, 0},
+		{"tree leaf", &tree{depth: 8}, WalkerOptions{}, -1, 8, EndDeadEnd, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +96,50 @@ func TestWalker(t *testing.T) {
 			}
 			if !bytes.Equal(s, w.State()) {
 				t.Fatalf("trace replays to %v, walk ended in %v", s, w.State())
+			}
+		})
+	}
+}
+
+// TestWalkerEnds: how walks on the test machines of explore_test.go end,
+// after how many steps, and which bounds they report, OR-ed over every state
+// expanded.
+func TestWalkerEnds(t *testing.T) {
+	tests := []struct {
+		name     string
+		m        Machine
+		maxSteps int
+		stopAt   int // visit returns false on this step (1-based); 0 = never
+		steps    int
+		end      WalkEnd
+		pruned   Pruned
+	}{
+		{"dead end", &grid{k: 3, n: 4}, 100, 0, 9, EndDeadEnd, 0},
+		{"dead end exactly at max", &grid{k: 3, n: 4}, 9, 0, 9, EndDepth, 0},
+		{"initial dead end", &grid{k: 1, n: 1}, 100, 0, 0, EndDeadEnd, 0},
+		{"max steps", &line{}, 100, 0, 100, EndDepth, 0},
+		{"default max steps", &line{}, 0, 0, defaultWalkSteps, EndDepth, 0},
+		{"negative max steps", &line{}, -1, 0, defaultWalkSteps, EndDepth, 0},
+		{"visit returns false", &line{}, 100, 3, 3, EndStopped, 0},
+		{"pruned", &pruning{grid{k: 2, n: 3}}, 100, 0, 4, EndDeadEnd, 1 | 4},
+		{"pruned dead end", &fan{n: 3}, 100, 0, 1, EndDeadEnd, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			w := NewWalker(tt.m, rand.New(rand.NewPCG(7, 7)), WalkerOptions{MaxSteps: tt.maxSteps})
+			r := w.Walk(func(step int, _ []byte) bool {
+				if step == 0 {
+					return true
+				}
+				calls++
+				return calls != tt.stopAt
+			})
+			if r.Steps != tt.steps || r.End != tt.end || r.Pruned != tt.pruned {
+				t.Errorf("Walk = %d steps, %v, %#x; want %d, %v, %#x", r.Steps, r.End, r.Pruned, tt.steps, tt.end, tt.pruned)
+			}
+			if calls != r.Steps {
+				t.Errorf("visit called %d times after the initial state for %d steps", calls, r.Steps)
 			}
 		})
 	}
@@ -161,7 +187,7 @@ func TestWalkerDistribution(t *testing.T) {
 // TestWalkerReproducible: the same seed gives the same walks.
 func TestWalkerReproducible(t *testing.T) {
 	traces := func(seed uint64) [][]Label {
-		w := NewWalker(&stressTree{}, rand.New(rand.NewPCG(seed, 0)), WalkerOptions{Trace: true, Bias: 0.3, Prefer: func(l Label) bool { return l == 1 }})
+		w := NewWalker(&tree{depth: 8}, rand.New(rand.NewPCG(seed, 0)), WalkerOptions{Trace: true, Bias: 0.3, Prefer: func(l Label) bool { return l == 1 }})
 		var out [][]Label
 		for range 50 {
 			w.Walk(nil)
