@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/spf13/pflag"
 
-	"rdmasim/explore"
 	"rdmasim/explore/ckpt"
 	"rdmasim/opsem/decide"
 	"rdmasim/opsem/parse"
@@ -101,18 +99,18 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 // run.json for a new run or checks it when resuming, and makes opt checkpoint
 // each machine search in a directory search-N of the checkpoint directory.
 func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *verdict.Options) error {
-	dir := f.checkpoint
+	dir := f.Checkpoint
 	switch {
 	case dir == "":
 		return errors.New("--resume needs --checkpoint")
 	case fs.NArg() != 1:
 		return fmt.Errorf("--checkpoint takes one input file, not %d", fs.NArg())
-	case f.checkpointEvery < 0:
-		return fmt.Errorf("--checkpoint-every %v: want a duration of 0 or more", f.checkpointEvery)
+	case f.CheckpointEvery < 0:
+		return fmt.Errorf("--checkpoint-every %v: want a duration of 0 or more", f.CheckpointEvery)
 	}
-	params := ckpt.RunParams{Unroll: f.unroll, MaxInflight: f.maxInflight, MaxStates: f.maxStates, Timeout: f.timeout.String(),
-		Order: f.order, Workers: f.workers, Store: f.store, CheckpointEvery: f.checkpointEvery.String()}
-	params.MemBudget, _ = f.budget()
+	params := ckpt.RunParams{Unroll: f.unroll, MaxInflight: f.maxInflight, MaxStates: f.MaxStates, Timeout: f.Timeout.String(),
+		Order: f.Order, Workers: f.Workers, Store: f.Store, CheckpointEvery: f.CheckpointEvery.String()}
+	params.MemBudget, _ = f.Budget()
 	if fl := fs.Lookup("semantics"); fl != nil {
 		params.Semantics = fl.Value.String()
 		if command == "check" && params.Semantics == "axiom" {
@@ -134,11 +132,11 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 			}
 		}
 	}
-	if f.resume {
+	if f.Resume {
 		if _, err := ckpt.ResumeRun(dir, command, file); err != nil {
 			return err
 		}
-		if err := ckpt.RemoveLeftovers(dir, f.storeDir); err != nil {
+		if err := ckpt.RemoveLeftovers(dir, f.StoreDir); err != nil {
 			return err
 		}
 	} else {
@@ -152,12 +150,6 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 			return err
 		}
 	}
-	n := 0
-	every, resume := f.checkpointEvery, f.resume
-	opt.Checkpoint = func() *explore.Checkpoint {
-		c := &explore.Checkpoint{Dir: filepath.Join(dir, fmt.Sprintf("search-%d", n)), Every: every, Resume: resume}
-		n++
-		return c
-	}
+	opt.Checkpoint = f.Checkpoints()
 	return nil
 }
