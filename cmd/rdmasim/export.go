@@ -154,14 +154,11 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if *maxInflight < 1 || *maxInflight > 250 {
-		return fail("--max-inflight %d: want 1..250", *maxInflight)
-	}
-	if *unroll < 0 || *unroll > 254 {
-		return fail("--unroll %d: want 0..254", *unroll)
-	}
-	if *maxCounter < 1 || *maxCounter > 254 {
-		return fail("--max-counter %d: want 1..254", *maxCounter)
+	for _, err := range []error{machine.InflightBound.CheckFlag(*maxInflight), machine.UnrollBound.CheckFlag(*unroll),
+		promela.MaxCounterBound.CheckFlag(*maxCounter)} {
+		if err != nil {
+			return fail("%v", err)
+		}
 	}
 	file := fs.Arg(0)
 	p, err := parse.File(file)

@@ -49,6 +49,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		opt.Count = 0
 	}
 	var err error
+	inflightErr := machine.InflightBound.CheckFlag(*inflight)
 	switch {
 	case fs.NArg() > 0:
 		err = fmt.Errorf("unexpected arguments %q: fuzz generates its programs", fs.Args())
@@ -58,8 +59,8 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		err = fmt.Errorf("--time %s: want a positive duration", *dur)
 	case *workers < 1 || *workers > 256:
 		err = fmt.Errorf("--workers %d: want 1..256", *workers)
-	case *inflight < 1 || *inflight > 250:
-		err = fmt.Errorf("--max-inflight %d: want 1..250", *inflight)
+	case inflightErr != nil:
+		err = inflightErr
 	case *spinEvery < 0:
 		err = fmt.Errorf("--spin-every %d: want at least 0", *spinEvery)
 	case !(*modelCost >= 0):

@@ -9,6 +9,7 @@ import (
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
@@ -52,8 +53,8 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim graph: --svg needs -o")
 		return exitUsage
 	}
-	if *unroll < 0 || *unroll > 254 {
-		fmt.Fprintf(e.stderr, "rdmasim graph: --unroll %d: want 0..254\n", *unroll)
+	if err := machine.UnrollBound.CheckFlag(*unroll); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage
 	}
 	opt := draw.Options{Unroll: *unroll, Every: *all}

@@ -91,10 +91,9 @@ func checkStressFlags(walks uint64, depth int, bias float64, unroll, inflight in
 		return fmt.Errorf("--depth %d: want at least 1", depth)
 	case !(bias >= 0 && bias <= 1): // also rejects NaN
 		return fmt.Errorf("--bias %g: want a probability in 0..1", bias)
-	case unroll < 0 || unroll > 254:
-		return fmt.Errorf("--unroll %d: want 0..254", unroll)
-	case inflight < 1 || inflight > 250:
-		return fmt.Errorf("--max-inflight %d: want 1..250", inflight)
 	}
-	return nil
+	if err := machine.UnrollBound.CheckFlag(unroll); err != nil {
+		return err
+	}
+	return machine.InflightBound.CheckFlag(inflight)
 }
