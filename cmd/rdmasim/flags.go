@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -126,18 +124,6 @@ func negativeDuration(fs *pflag.FlagSet) error {
 		}
 	})
 	return err
-}
-
-// peakRSS returns the peak resident memory of the process, in bytes, or the
-// Go runtime's view of it where the OS does not say.
-func peakRSS() uint64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil && ru.Maxrss > 0 {
-		return uint64(ru.Maxrss) * 1024 // Linux reports KiB
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.Sys
 }
 
 // parseSearch parses the flags of an exploring command that takes input

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"rdmasim/opsem/report"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -70,36 +71,9 @@ func usage(w io.Writer, cols int) {
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
 		synopsis, summary := c.usage[:usageColumn], c.usage[usageColumn:]
-		fmt.Fprintf(w, "  %s%s\n", synopsis, wrapText(summary, cols-2-usageColumn, 2+usageColumn))
+		fmt.Fprintf(w, "  %s%s\n", synopsis, report.Wrap(summary, cols-2-usageColumn, 2+usageColumn))
 	}
 	fmt.Fprintln(w, "\nrun 'rdmasim help COMMAND' for the flags of a command")
-}
-
-// wrapText breaks s at spaces into lines of at most width bytes (a word
-// longer than width gets a line of its own), joined by newlines followed
-// by indent spaces. A width under 20 leaves s whole: wrapping into so
-// narrow a column would be harder to read than a long line.
-func wrapText(s string, width, indent int) string {
-	words := strings.Fields(s)
-	if width < 20 || len(words) == 0 {
-		return s
-	}
-	var b strings.Builder
-	n := 0 // bytes on the current line
-	for _, word := range words {
-		switch {
-		case n == 0:
-		case n+1+len(word) > width:
-			b.WriteString("\n" + strings.Repeat(" ", indent))
-			n = 0
-		default:
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(word)
-		n += len(word)
-	}
-	return b.String()
 }
 
 // cmdHelp prints help: alone, the list of commands; with a command, that

@@ -56,7 +56,7 @@ func (p *progress) endLocked() {
 }
 
 // search reports a search's statistics.
-func (p *progress) search(s explore.Stats) { p.line(report.SearchLine(s, &p.rates, peakRSS())) }
+func (p *progress) search(s explore.Stats) { p.line(report.SearchLine(s, &p.rates, report.PeakRSS())) }
 
 // work reports a run whose amount of work is known: done of total units
 // (total 0: unknown), with an estimate of the time left at the current rate.
