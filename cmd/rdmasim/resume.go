@@ -17,24 +17,14 @@ import (
 // Checkpoints of a command.
 //
 // A command run with --checkpoint DIR (check, explore or robust, on one input
-// file) saves itself in DIR:
-//
-//   - DIR/run.json, the run manifest (explore/ckpt's Run), with every flag
-//     of the command and its value (those given and the defaults).
-//   - DIR/search-N, for the N-th exploration of a machine that the command
-//     runs (N = 0, 1, ...: check explores the RDMA machine, then the SC one,
-//     then, for an expect robust line, the RDMA machine with event graphs;
-//     robust the decider's instrumented machine, then the RDMA machine with
-//     event graphs, as its --method asks),
-//     the checkpoint of that search in explore's format (see
-//     explore.Checkpoint), with the outcomes, counts and witness collected so
-//     far as the caller's state, and the search's description as its meta.
-//   - the temporary directory of a visited set that spilled to disk, and
-//     the segment files of a frontier that did (rdmasim-frontier-*.seg),
-//     if no --store-dir was given; resume removes those a killed run left,
-//     here and in --store-dir. The parent records of a traced search are
-//     the checkpoint's own parents.bin (with --store pebble, --store-dir or
-//     --mem-budget as without).
+// file) saves itself in DIR: the run manifest run.json (explore/ckpt's Run,
+// with every flag of the command and its value, those given and the
+// defaults), and the checkpoint of the N-th exploration of a machine that
+// the command runs in DIR/search-N (explore.Choices.Checkpoints; check
+// explores the RDMA machine, then the SC one, then, for an expect robust
+// line, the RDMA machine with event graphs; robust the decider's
+// instrumented machine, then the RDMA machine with event graphs, as its
+// --method asks), with the outcomes, counts and witness collected so far.
 //
 // rdmasim resume DIR checks that the program file still has the recorded
 // hash, and runs the command again with the recorded flags and a hidden
@@ -132,23 +122,14 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 			}
 		}
 	}
-	if f.Resume {
-		if _, err := ckpt.ResumeRun(dir, command, file); err != nil {
-			return err
+	rm := &ckpt.Run{Command: command, File: file, Params: params}
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if !slices.Contains(notSaved, fl.Name) {
+			rm.Flags = append(rm.Flags, "--"+fl.Name+"="+fl.Value.String())
 		}
-		if err := ckpt.RemoveLeftovers(dir, f.StoreDir); err != nil {
-			return err
-		}
-	} else {
-		rm := &ckpt.Run{Command: command, File: file, Params: params}
-		fs.VisitAll(func(fl *pflag.Flag) {
-			if !slices.Contains(notSaved, fl.Name) {
-				rm.Flags = append(rm.Flags, "--"+fl.Name+"="+fl.Value.String())
-			}
-		})
-		if err := ckpt.CreateRun(dir, rm); err != nil {
-			return err
-		}
+	})
+	if err := ckpt.StartRun(dir, rm, f.Resume, f.StoreDir); err != nil {
+		return err
 	}
 	opt.Checkpoint = f.Checkpoints()
 	return nil

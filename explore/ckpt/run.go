@@ -87,6 +87,19 @@ func CreateRun(dir string, r *Run) error {
 	return nil
 }
 
+// StartRun begins a run with checkpoints in dir: a new one (CreateRun), or
+// with resume the continuation of the run dir holds (ResumeRun, then
+// RemoveLeftovers of it and of storeDir).
+func StartRun(dir string, r *Run, resume bool, storeDir string) error {
+	if !resume {
+		return CreateRun(dir, r)
+	}
+	if _, err := ResumeRun(dir, r.Command, r.File); err != nil {
+		return err
+	}
+	return RemoveLeftovers(dir, storeDir)
+}
+
 // ResumeRun reads the run manifest of dir and checks that it is one of
 // command on a file with file's text.
 func ResumeRun(dir, command, file string) (*Run, error) {

@@ -31,7 +31,7 @@ func TestRun(t *testing.T) {
 	if got, err := r.Program(); err != nil || got != file {
 		t.Fatalf("Program() = %q, %v; want %q", got, err, file)
 	}
-	if _, err := ResumeRun(dir, "check", file); err != nil {
+	if err := StartRun(dir, &Run{Command: "check", File: file}, true, ""); err != nil {
 		t.Fatal(err)
 	}
 
@@ -51,7 +51,7 @@ func TestRun(t *testing.T) {
 		err  func() error
 		want string
 	}{
-		{"exists", func() error { return CreateRun(dir, &Run{Command: "check", File: file}) }, "already holds a checkpoint"},
+		{"exists", func() error { return StartRun(dir, &Run{Command: "check", File: file}, false, "") }, "already holds a checkpoint"},
 		{"no manifest", func() error { _, err := ReadRun(tmp); return err }, "holds no checkpoint"},
 		{"format", func() error { _, err := ReadRun(bad); return err }, "a checkpoint of format 2"},
 		{"command", func() error { _, err := ResumeRun(dir, "robust", file); return err }, "not of rdmasim robust"},
