@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"rdmasim/explore/ckpt"
-	"rdmasim/opsem/decide"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -109,17 +109,12 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 	}
 	if fl := fs.Lookup("method"); fl != nil {
 		params.Method = fl.Value.String()
-		if command == "robust" && params.Method == "enum-axiom" {
-			return fmt.Errorf("--checkpoint saves the explorations of machines, which --method %s does not run: use decide, enum-machine, both or all", params.Method)
-		}
 	}
 	file := fs.Arg(0)
-	if command == "robust" && (params.Method == "decide" || params.Method == "auto") {
-		// A file that does not parse is reported by the command itself.
-		if p, err := parse.File(file); err == nil {
-			if finite, err := decide.Finite(p); err == nil && !finite {
-				return errors.New("--checkpoint: a poll on a loop makes the decider's poll counters unbounded, and its Karp–Miller search is not checkpointed: use --method enum-machine")
-			}
+	if command == "robust" {
+		p, _ := parse.File(file) // a file that does not parse is reported by the command itself
+		if err := robust.Checkpointable(params.Method, p); err != nil {
+			return err
 		}
 	}
 	rm := &ckpt.Run{Command: command, File: file, Params: params}
