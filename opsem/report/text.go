@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
@@ -44,4 +46,36 @@ func PeakRSS() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.Sys
+}
+
+// VersionLine says which rdmasim bi describes: the module's version when
+// it was built as a versioned module (go install ...@v1.2.3), else the
+// revision of the repository it was built from (12 hex digits, "-dirty"
+// with uncommitted changes), else "devel" (a build with -buildvcs=false, as
+// the Makefile's GOFLAGS may give, or a test); then the Go version that
+// built it, which decides much of the performance.
+func VersionLine(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
+		return "rdmasim devel"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			v = rev[:min(12, len(rev))]
+			if dirty {
+				v += "-dirty"
+			}
+		}
+	}
+	return fmt.Sprintf("rdmasim %s (%s)", v, bi.GoVersion)
 }
