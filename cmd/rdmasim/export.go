@@ -13,24 +13,6 @@ import (
 	"rdmasim/opsem/report"
 )
 
-// exportJSON is the JSON form of export's model of its file.
-type exportJSON struct {
-	File   string `json:"file"`
-	Name   string `json:"name"`
-	Format string `json:"format"` // promela
-	// Model is what the model is of: "machine" (the RDMA or SC machine),
-	// or the flag of another generator ("robustness").
-	Model string `json:"model"`
-	// Options are the values of the options the generator reads, by flag
-	// name (semantics, max-inflight, unroll; max-counter).
-	Options map[string]any `json:"options"`
-	// Promela is the model's text, without -o; Output the file written,
-	// with -o.
-	Promela string `json:"promela,omitempty"`
-	Output  string `json:"output,omitempty"`
-	Bytes   int    `json:"bytes"` // the model's size
-}
-
 func cmdExport(_ context.Context, args []string, e *env) int {
 	fs := newFlagSet("export", e)
 	format := fs.Bool("promela", false, "write a Promela model for the SPIN model checker (required: the only format)")
@@ -108,15 +90,7 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 		return fail("%v", err)
 	}
 	if *jsonOut {
-		report := exportJSON{File: file, Name: p.Name, Format: "promela", Model: gen.Name(),
-			Options: map[string]any{}, Output: *out, Bytes: text.Len()}
-		for _, name := range gen.Options {
-			report.Options[name] = o.Value(name)
-		}
-		if *out == "" {
-			report.Promela = text.String()
-		}
-		writeJSON(e.stdout, report)
+		writeJSON(e.stdout, gen.JSON(file, p, o, text.String(), *out))
 	}
 	return exitOK
 }

@@ -109,3 +109,34 @@ func (o ModelOptions) Value(name string) any {
 	}
 	return nil
 }
+
+// JSON is the JSON form of a model of a program (rdmasim export --json).
+type JSON struct {
+	File   string `json:"file"`
+	Name   string `json:"name"`
+	Format string `json:"format"` // promela
+	// Model is what the model is of (Model.Name): "machine" (the RDMA or
+	// SC machine), or the flag of another model ("robustness").
+	Model string `json:"model"`
+	// Options are the values of the options the model reads, by flag
+	// name (semantics, max-inflight, unroll; max-counter).
+	Options map[string]any `json:"options"`
+	// Promela is the model's text, unless it was written to a file;
+	// Output is that file.
+	Promela string `json:"promela,omitempty"`
+	Output  string `json:"output,omitempty"`
+	Bytes   int    `json:"bytes"` // the model's size
+}
+
+// JSON returns the JSON form of m's model of p, of file, made with options
+// o: its text, or with output (the file it was written to) its path.
+func (m Model) JSON(file string, p *prog.Program, o ModelOptions, text, output string) JSON {
+	j := JSON{File: file, Name: p.Name, Format: "promela", Model: m.Name(), Options: map[string]any{}, Output: output, Bytes: len(text)}
+	for _, name := range m.Options {
+		j.Options[name] = o.Value(name)
+	}
+	if output == "" {
+		j.Promela = text
+	}
+	return j
+}
