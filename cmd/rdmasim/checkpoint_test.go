@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"rdmasim/explore/ckpt"
 	"rdmasim/opsem/report"
 )
 
@@ -194,7 +195,7 @@ func killAndResume(t *testing.T, rng *rand.Rand, args []string, want string, too
 	midway := 0
 	for attempt := 0; ; attempt++ {
 		args := args
-		if _, err := os.Stat(filepath.Join(dir, runManifestName)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, ckpt.RunName)); err == nil {
 			args = []string{"resume", dir}
 			if states, ok := midSearch(dir); ok {
 				midway++

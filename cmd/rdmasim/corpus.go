@@ -42,7 +42,7 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim corpus: %v\n", err)
 		return exitUsage
 	}
-	kmBytes, _ := sf.budget() // checked by options
+	kmBytes, _ := sf.Budget() // checked by options
 	files, err := suite.Files(flags.Args())
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim corpus: %v\n", err)

@@ -36,7 +36,7 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 			code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err))
 			continue
 		}
-		stats := report.NewStats(file, p, r, peakRSS())
+		stats := report.NewStats(file, p, r, report.PeakRSS())
 		if sf.json {
 			writeJSON(e.stdout, stats)
 		} else {

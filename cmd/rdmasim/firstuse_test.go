@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -114,53 +113,5 @@ func TestHelpColumns(t *testing.T) {
 	}
 	if w := terminalWidth(file); w != 0 {
 		t.Errorf("a regular file has width %d", w)
-	}
-}
-
-func TestWrapText(t *testing.T) {
-	tests := []struct {
-		s             string
-		width, indent int
-		want          string
-	}{
-		{"short", 40, 2, "short"},
-		{"one two three four five six seven", 20, 2, "one two three four\n  five six seven"},
-		{"a-very-long-unbreakable-word and more", 20, 4, "a-very-long-unbreakable-word\n    and more"},
-		{"  spaces   are   squeezed  ", 40, 0, "spaces are squeezed"},
-		{"too narrow to wrap into a column at all", 19, 2, "too narrow to wrap into a column at all"},
-		{"", 40, 2, ""},
-	}
-	for _, tc := range tests {
-		if got := wrapText(tc.s, tc.width, tc.indent); got != tc.want {
-			t.Errorf("wrapText(%q, %d, %d) = %q, want %q", tc.s, tc.width, tc.indent, got, tc.want)
-		}
-	}
-}
-
-func TestVersionLine(t *testing.T) {
-	bi := func(version string, settings ...string) *debug.BuildInfo {
-		b := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "rdmasim", Version: version}}
-		for i := 0; i+1 < len(settings); i += 2 {
-			b.Settings = append(b.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
-		}
-		return b
-	}
-	tests := []struct {
-		name string
-		bi   *debug.BuildInfo
-		ok   bool
-		want string
-	}{
-		{"no build info", nil, false, "rdmasim devel"},
-		{"devel, no VCS stamp", bi("(devel)"), true, "rdmasim devel (go1.26.8)"},
-		{"module version", bi("v1.2.3", "vcs.revision", "0123456789abcdef0123"), true, "rdmasim v1.2.3 (go1.26.8)"},
-		{"revision", bi("(devel)", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "false"), true, "rdmasim 0123456789ab (go1.26.8)"},
-		{"modified", bi("", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "true"), true, "rdmasim 0123456789ab-dirty (go1.26.8)"},
-		{"short revision", bi("(devel)", "vcs.revision", "abc"), true, "rdmasim abc (go1.26.8)"},
-	}
-	for _, tc := range tests {
-		if got := versionLine(tc.bi, tc.ok); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
 	}
 }

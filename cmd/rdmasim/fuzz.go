@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -49,48 +50,26 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		opt.Count = 0
 	}
 	var err error
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments %q: fuzz generates its programs", fs.Args())
-	case *countFlag < 0:
-		err = fmt.Errorf("--count %d: want at least 0", *countFlag)
-	case *dur < 0:
-		err = fmt.Errorf("--time %s: want a positive duration", *dur)
-	case *workers < 1 || *workers > 256:
-		err = fmt.Errorf("--workers %d: want 1..256", *workers)
-	case *inflight < 1 || *inflight > 250:
-		err = fmt.Errorf("--max-inflight %d: want 1..250", *inflight)
-	case *spinEvery < 0:
-		err = fmt.Errorf("--spin-every %d: want at least 0", *spinEvery)
-	case !(*modelCost >= 0):
-		err = fmt.Errorf("--max-model-cost %g: want at least 0", *modelCost)
 	}
+	var seedErr error
 	for _, s := range *programSeeds {
 		v, perr := strconv.ParseUint(s, 0, 64)
 		if perr != nil {
-			err = fmt.Errorf("--program-seed %q: want an unsigned integer (0x... for hex)", s)
+			seedErr = fmt.Errorf("--program-seed %q: want an unsigned integer (0x... for hex)", s)
 			break
 		}
 		opt.ProgramSeeds = append(opt.ProgramSeeds, v)
 	}
-	if err == nil && opt.Count == 0 && opt.Duration == 0 && len(opt.ProgramSeeds) == 0 {
-		err = fmt.Errorf("--count 0 needs --time (or Ctrl-C would be the only way out)")
+	if err == nil {
+		err = opt.Check()
 	}
-	if err != nil {
+	if err = cmp.Or(seedErr, err); err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim fuzz: %v\n", err)
 		return exitUsage
 	}
-	spinNote := fmt.Sprintf("on every %d-th program", opt.SpinEvery)
-	if opt.SpinEvery == 1 {
-		spinNote = "on every program"
-	}
-	switch serr := differ.SpinAvailable(); {
-	case opt.SpinEvery == 0:
-		spinNote = "off (--spin-every 0)"
-	case serr != nil:
-		opt.SpinEvery = 0
-		spinNote = "off (" + serr.Error() + ")"
-	}
+	spinNote := opt.ResolveSpin()
 	var mu sync.Mutex // serialises output from the workers
 	opt.Found = func(d *fuzz.Disagreement) {
 		if *jsonOut {

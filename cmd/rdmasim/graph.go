@@ -4,30 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"rdmasim/opsem/axiom"
-	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
-
-// graphJSON is the JSON form of graph's answer for its file.
-type graphJSON struct {
-	File      string `json:"file"`
-	Name      string `json:"name"`
-	Semantics string `json:"semantics"`
-	// Executions is the number of executions drawn: 0 when none was
-	// selected (exit code 1).
-	Executions int `json:"executions"`
-	// DOT holds each drawing's Graphviz text, without -o.
-	DOT []string `json:"dot,omitempty"`
-	// Files are the DOT files written, with -o.
-	Files []string `json:"files,omitempty"`
-}
 
 // cmdGraph draws executions of the declarative model as Graphviz DOT:
 // those that satisfy the query's condition (--show cond), every consistent
@@ -53,8 +37,8 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim graph: --svg needs -o")
 		return exitUsage
 	}
-	if *unroll < 0 || *unroll > 254 {
-		fmt.Fprintf(e.stderr, "rdmasim graph: --unroll %d: want 0..254\n", *unroll)
+	if err := machine.UnrollBound.CheckFlag(*unroll); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage
 	}
 	opt := draw.Options{Unroll: *unroll, Every: *all}
@@ -86,7 +70,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 	}
-	answer := graphJSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
+	answer := draw.JSON{File: file, Name: p.Name, Semantics: *sem, Executions: len(res.Graphs)}
 	if len(res.Graphs) == 0 {
 		msg := opt.Nothing(p)
 		if res.Bounded {
@@ -99,34 +83,21 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	if *jsonOut && *out == "" {
-		for _, d := range res.Graphs {
-			var b strings.Builder
-			if err := dot.Write(&b, d); err != nil {
-				return fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-			}
-			answer.DOT = append(answer.DOT, b.String())
+		if answer.DOT, err = res.DOT(); err != nil {
+			return fileFailed(e, true, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 		}
 		writeJSON(e.stdout, answer)
 		return exitOK
 	}
 	if *out == "" {
-		for _, d := range res.Graphs {
-			if err := dot.Write(e.stdout, d); err != nil {
-				fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
-				return exitUsage
-			}
+		if err := res.Write(e.stdout); err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
+			return exitUsage
 		}
 		return exitOK
 	}
-	for i, d := range res.Graphs {
-		path := *out
-		if *all {
-			path = fmt.Sprintf("%s-%d.dot", strings.TrimSuffix(*out, ".dot"), i+1)
-		}
-		if err := dot.WriteFile(path, d, *svg); err != nil {
-			return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
-		}
-		answer.Files = append(answer.Files, path)
+	if answer.Files, err = res.WriteFiles(*out, *all, *svg); err != nil {
+		return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim graph: %v", err), err)
 	}
 	if *jsonOut {
 		writeJSON(e.stdout, answer)

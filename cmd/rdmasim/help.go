@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"rdmasim/opsem/report"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -70,36 +71,9 @@ func usage(w io.Writer, cols int) {
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
 		synopsis, summary := c.usage[:usageColumn], c.usage[usageColumn:]
-		fmt.Fprintf(w, "  %s%s\n", synopsis, wrapText(summary, cols-2-usageColumn, 2+usageColumn))
+		fmt.Fprintf(w, "  %s%s\n", synopsis, report.Wrap(summary, cols-2-usageColumn, 2+usageColumn))
 	}
 	fmt.Fprintln(w, "\nrun 'rdmasim help COMMAND' for the flags of a command")
-}
-
-// wrapText breaks s at spaces into lines of at most width bytes (a word
-// longer than width gets a line of its own), joined by newlines followed
-// by indent spaces. A width under 20 leaves s whole: wrapping into so
-// narrow a column would be harder to read than a long line.
-func wrapText(s string, width, indent int) string {
-	words := strings.Fields(s)
-	if width < 20 || len(words) == 0 {
-		return s
-	}
-	var b strings.Builder
-	n := 0 // bytes on the current line
-	for _, word := range words {
-		switch {
-		case n == 0:
-		case n+1+len(word) > width:
-			b.WriteString("\n" + strings.Repeat(" ", indent))
-			n = 0
-		default:
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(word)
-		n += len(word)
-	}
-	return b.String()
 }
 
 // cmdHelp prints help: alone, the list of commands; with a command, that
@@ -138,38 +112,6 @@ func cmdVersion(_ context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	bi, ok := debug.ReadBuildInfo()
-	fmt.Fprintln(e.stdout, versionLine(bi, ok))
+	fmt.Fprintln(e.stdout, report.VersionLine(bi, ok))
 	return exitOK
-}
-
-// versionLine says which rdmasim bi describes: the module's version when
-// it was built as a versioned module (go install ...@v1.2.3), else the
-// revision of the repository it was built from (12 hex digits, "-dirty"
-// with uncommitted changes), else "devel" (a build with -buildvcs=false, as
-// the Makefile's GOFLAGS may give, or a test); then the Go version that
-// built it, which decides much of the performance.
-func versionLine(bi *debug.BuildInfo, ok bool) string {
-	if !ok || bi == nil {
-		return "rdmasim devel"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-		rev, dirty := "", false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-		if rev != "" {
-			v = rev[:min(12, len(rev))]
-			if dirty {
-				v += "-dirty"
-			}
-		}
-	}
-	return fmt.Sprintf("rdmasim %s (%s)", v, bi.GoVersion)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"rdmasim/opsem/promela"
 	"strings"
 	"testing"
 )
@@ -86,7 +87,7 @@ func TestExportJSON(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		var got exportJSON
+		var got promela.JSON
 		if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 			t.Fatal(err)
 		}

@@ -37,6 +37,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"rdmasim/store"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
@@ -123,23 +124,11 @@ func newEnv(stdout, stderr io.Writer) *env {
 	return e
 }
 
-// gcPercent is the garbage collector's target (GOGC) of a run with a memory
-// budget: the heap may grow to 1.5 times the live data between collections,
-// rather than twice. The live data of a long search is mostly pointer-free
-// tables (the visited set's buffer and filter, frontier chunks), so that
-// collections cost little: on corpus/bench/mp4y.rdma with --store pebble
-// --mem-budget 256MiB (1.2*10^8 configurations, live heap up to about 650
-// MB), 69 collections of a few milliseconds each, and a peak RSS of 1.46 GiB
-// instead of 1.82 GiB. It scales with the live data, unlike a fixed limit
-// (debug.SetMemoryLimit: GOMEMLIMIT=1GiB saved as much on that run), which
-// makes the collector run without pause once the live data outgrows it.
-const gcPercent = 50
-
-// tuneGC sets the collector's target to gcPercent, unless the GOGC
-// environment variable sets it.
+// tuneGC sets the collector's target to store.BudgetGCPercent, unless the
+// GOGC environment variable sets it.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
+		debug.SetGCPercent(store.BudgetGCPercent)
 	}
 }
 

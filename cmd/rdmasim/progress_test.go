@@ -37,11 +37,3 @@ func TestProgressLines(t *testing.T) {
 		t.Errorf("terminal got %q, want %q", term.String(), want)
 	}
 }
-
-func TestClock(t *testing.T) {
-	for d, want := range map[time.Duration]string{0: "0:00", 61 * time.Second: "1:01", 3723 * time.Second: "1:02:03"} {
-		if got := clock(d); got != want {
-			t.Errorf("clock(%v) = %q, want %q", d, got, want)
-		}
-	}
-}

@@ -26,7 +26,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	}
 	// The decider's Karp–Miller search keeps every state in memory: it
 	// stops, cut, at the visited set's budget (parseSearch checked it).
-	kmBytes, _ := sf.budget()
+	kmBytes, _ := sf.Budget()
 	methods, ok := robust.Methods(*method)
 	if !ok {
 		fmt.Fprintf(e.stderr, "rdmasim robust: --method %q: want auto, decide, enum-machine, enum-axiom, both or all\n", *method)
@@ -56,7 +56,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				continue
 			}
 			limited = limited || r.Limit != nil
-			if r.KarpMiller && (sf.checkpoint != "" || sf.store != "mem" || sf.workers > 1) {
+			if r.KarpMiller && (sf.Checkpoint != "" || sf.Store != "mem" || sf.Workers > 1) {
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core (within --mem-budget), without --checkpoint, --store or --workers\n", file)
 			}
 			if r.Expect != nil && r.Expect.Status == expect.Fail {

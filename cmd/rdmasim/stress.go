@@ -26,16 +26,6 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 		return code
 	}
 	s, err := semantics(*sem)
-	if err == nil {
-		err = checkStressFlags(*walks, *depth, *bias, *unroll, *inflight)
-	}
-	if err == nil && fs.NArg() == 0 {
-		err = fmt.Errorf("no input files")
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "rdmasim stress: %v\n", err)
-		return exitUsage
-	}
 	opt := stress.Options{
 		Semantics: s,
 		Machine:   machine.Options{MaxInflight: *inflight, Unroll: *unroll},
@@ -44,6 +34,16 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 		Bias:      *bias,
 		Seed:      *seed,
 		First:     *first,
+	}
+	if err == nil {
+		err = opt.CheckFlags()
+	}
+	if err == nil && fs.NArg() == 0 {
+		err = fmt.Errorf("no input files")
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim stress: %v\n", err)
+		return exitUsage
 	}
 	showProgress := *progress || e.isTerminal && !*jsonOut
 	current := "" // the program being stressed, for progress
@@ -80,21 +80,4 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	return code
-}
-
-// checkStressFlags checks the values of stress's numeric flags.
-func checkStressFlags(walks uint64, depth int, bias float64, unroll, inflight int) error {
-	switch {
-	case walks < 1:
-		return fmt.Errorf("--walks %d: want at least 1", walks)
-	case depth < 1:
-		return fmt.Errorf("--depth %d: want at least 1", depth)
-	case !(bias >= 0 && bias <= 1): // also rejects NaN
-		return fmt.Errorf("--bias %g: want a probability in 0..1", bias)
-	case unroll < 0 || unroll > 254:
-		return fmt.Errorf("--unroll %d: want 0..254", unroll)
-	case inflight < 1 || inflight > 250:
-		return fmt.Errorf("--max-inflight %d: want 1..250", inflight)
-	}
-	return nil
 }

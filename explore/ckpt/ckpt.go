@@ -2,7 +2,9 @@
 // checkpoint directory holds, how each file is encoded, how a checkpoint is
 // written so that a kill at any moment leaves the last complete one intact,
 // and how one is read back and validated. It knows nothing of how a search
-// runs; package explore decides when to checkpoint and what to save.
+// runs; package explore decides when to checkpoint and what to save. It
+// also holds the run manifest (Run, run.json) that a command run with
+// checkpoints writes above those of its searches.
 //
 // # What a checkpoint holds
 //

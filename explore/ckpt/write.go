@@ -142,12 +142,16 @@ func (d *Dir) writeSynced(path string, write func(io.Writer) error) error {
 
 // syncDir syncs the directory, making the renames and creations in it
 // durable.
-func (d *Dir) syncDir() error {
-	f, err := os.Open(d.dir)
+func (d *Dir) syncDir() error { return syncDir(d.dir, d.sync) }
+
+// syncDir syncs the directory dir with sync, making the renames and
+// creations in it durable.
+func syncDir(dir string, sync func(*os.File) error) error {
+	f, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	err = d.sync(f)
+	err = sync(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,79 @@
+package explore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestChoicesSettings checks what Choices.Settings makes of a user's
+// choices, and the errors it gives.
+func TestChoicesSettings(t *testing.T) {
+	tmp := t.TempDir()
+	base := Choices{Order: "bfs", Store: "mem"}
+	with := func(f func(c *Choices)) Choices {
+		c := base
+		f(&c)
+		return c
+	}
+	for _, c := range []struct {
+		name     string
+		c        Choices
+		order    Order
+		workers  int    // 0: one per core
+		spillDir string // "-": none
+		frontier int64
+		err      string
+	}{
+		{name: "default", c: base, order: BFS, spillDir: "-"},
+		{name: "dfs", c: with(func(c *Choices) { c.Order, c.Workers = "dfs", 3 }), order: DFS, workers: 3, spillDir: "-"},
+		{name: "budget", c: with(func(c *Choices) { c.MemBudget = "64MiB" }), order: BFS, spillDir: os.TempDir(), frontier: 16 << 20},
+		{name: "small budget", c: with(func(c *Choices) { c.MemBudget = "1MiB" }), order: BFS, spillDir: os.TempDir(), frontier: minFrontierBudget},
+		{name: "frontier", c: with(func(c *Choices) { c.FrontierBudget, c.Checkpoint = "8MiB", filepath.Join(tmp, "ck") }),
+			order: BFS, spillDir: filepath.Join(tmp, "ck"), frontier: 8 << 20},
+		{name: "store dir", c: with(func(c *Choices) { c.Store, c.StoreDir, c.MemBudget = "pebble", filepath.Join(tmp, "st"), "32MiB" }),
+			order: BFS, spillDir: filepath.Join(tmp, "st"), frontier: 8 << 20},
+		{name: "bad order", c: with(func(c *Choices) { c.Order = "up" }), err: `--order "up": want bfs or dfs`},
+		{name: "bad store", c: with(func(c *Choices) { c.Store = "tape" }), err: `--store "tape": want mem or pebble`},
+		{name: "bad budget", c: with(func(c *Choices) { c.MemBudget = "lots" }), err: `--mem-budget "lots"`},
+		{name: "bad frontier", c: with(func(c *Choices) { c.FrontierBudget = "lots" }), err: `--frontier-budget "lots"`},
+		{name: "workers", c: with(func(c *Choices) { c.Workers = MaxWorkers + 1 }), err: "--workers 257: want 0..256"},
+		{name: "negative workers", c: with(func(c *Choices) { c.Workers = -1 }), err: "--workers -1: want 0..256"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := c.c.Settings()
+			switch {
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("got %v, want an error with %q", err, c.err)
+			case c.err != "":
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if st.Order != c.order || st.NewSet == nil || (c.workers != 0 && st.Workers != c.workers) || st.Workers < 1 {
+				t.Errorf("got order %v, workers %d, NewSet %v", st.Order, st.Workers, st.NewSet != nil)
+			}
+			if c.spillDir == "-" {
+				if st.SpillDir != "" || st.FrontierBudget != 0 {
+					t.Errorf("spills to %q with %d bytes of frontier, want no spilling", st.SpillDir, st.FrontierBudget)
+				}
+			} else if st.SpillDir != c.spillDir || st.FrontierBudget != c.frontier {
+				t.Errorf("spills to %q with %d bytes of frontier, want %q with %d", st.SpillDir, st.FrontierBudget, c.spillDir, c.frontier)
+			}
+		})
+	}
+}
+
+// TestChoicesCheckpoints checks that each search gets its own directory.
+func TestChoicesCheckpoints(t *testing.T) {
+	c := Choices{Checkpoint: "ck", CheckpointEvery: time.Second, Resume: true}
+	next := c.Checkpoints()
+	for i, want := range []string{"search-0", "search-1"} {
+		cp := next()
+		if cp.Dir != filepath.Join("ck", want) || cp.Every != time.Second || !cp.Resume {
+			t.Errorf("search %d: got %+v", i, cp)
+		}
+	}
+}
