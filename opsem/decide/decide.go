@@ -17,8 +17,8 @@ package decide
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"rdmasim/explore"

@@ -76,32 +76,6 @@ type Machine struct {
 	mover   int
 }
 
-// Semantics selects one of the two operational machines of a program: the
-// queue-pair buffer machine (RDMA) or the sequentially consistent one (SC).
-type Semantics int
-
-// The operational semantics.
-const (
-	RDMA Semantics = iota
-	SC
-)
-
-// String returns "rdma" or "sc".
-func (s Semantics) String() string {
-	if s == SC {
-		return "sc"
-	}
-	return "rdma"
-}
-
-// New builds the machine of p for sem: NewSC for SC, NewRDMA otherwise.
-func New(p *prog.Program, sem Semantics, opt Options) (*Machine, error) {
-	if sem == SC {
-		return NewSC(p, opt)
-	}
-	return NewRDMA(p, opt)
-}
-
 // NewRDMA returns the queue-pair buffer machine of p.
 func NewRDMA(p *prog.Program, opt Options) (*Machine, error) { return newMachine(p, opt, false) }
 
@@ -698,25 +672,4 @@ func (m *Machine) Clone() *Machine {
 		panic("machine: cloning a valid machine failed: " + err.Error()) // m was built from the same arguments
 	}
 	return c
-}
-
-// putsAhead returns, for each instruction of code, whether a put on queue
-// pair qi is that instruction or reachable from it.
-func putsAhead(code []prog.Instr, qi int) []bool {
-	ahead := make([]bool, len(code))
-	r := prog.NewReach(code)
-	for pc := range code {
-		isPut := func(j int) bool { return code[j].Op == prog.OpPut && code[j].QP == qi }
-		if isPut(pc) {
-			ahead[pc] = true
-			continue
-		}
-		for j, ok := range r.From(pc) {
-			if ok && isPut(j) {
-				ahead[pc] = true
-				break
-			}
-		}
-	}
-	return ahead
 }

@@ -262,3 +262,24 @@ func (m *Machine) submitStep(s []byte, t int, emit func(l uint64, next []byte)) 
 func (c *Machine) capture(l uint64, _ []byte) {
 	c.stepLabel = l
 }
+
+// putsAhead returns, for each instruction of code, whether a put on queue
+// pair qi is that instruction or reachable from it.
+func putsAhead(code []prog.Instr, qi int) []bool {
+	ahead := make([]bool, len(code))
+	r := prog.NewReach(code)
+	for pc := range code {
+		isPut := func(j int) bool { return code[j].Op == prog.OpPut && code[j].QP == qi }
+		if isPut(pc) {
+			ahead[pc] = true
+			continue
+		}
+		for j, ok := range r.From(pc) {
+			if ok && isPut(j) {
+				ahead[pc] = true
+				break
+			}
+		}
+	}
+	return ahead
+}
