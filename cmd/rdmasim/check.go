@@ -14,13 +14,14 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	var sf searchFlags
 	sf.register(fs)
 	witness := fs.BoolP("witness", "w", false, "print the shortest witness run of each verdict, step by step")
+	jsonWitness := fs.Bool("json-witness", true, "with --json, include the witness runs (they need a parent record per configuration)")
 	strict := fs.Bool("strict", false, "exit 1 also when an expect line stays unknown (a bound cut the search) or a run deadlocks")
 	semFlag := fs.String("semantics", "machine", "machine (explore the RDMA and SC machines), axiom (enumerate the declarative model's traces) or both (compare their outcome sets; exit 1 on any difference)")
 	opt, code := parseSearch(fs, &sf, args, e, "check")
 	if code >= 0 {
 		return code
 	}
-	opt.Witness = *witness || sf.json
+	opt.Witness = *witness || sf.json && *jsonWitness
 	switch *semFlag {
 	case "machine", "axiom", "both":
 	default:

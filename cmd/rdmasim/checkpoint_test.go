@@ -415,6 +415,42 @@ func TestGoldenResumeJSON(t *testing.T) {
 		func(s string) string { return strings.ReplaceAll(s, dir, "DIR") })
 }
 
+// TestResumeJSONUntraced: resume --json of a check run made without -w or
+// --json, which kept no parent records, prints JSON without witnesses (it
+// failed with "made without Trace, resumed with it"); with -w they are there.
+func TestResumeJSONUntraced(t *testing.T) {
+	for _, tc := range []struct {
+		flags   []string
+		witness bool
+	}{{nil, false}, {[]string{"-w"}, true}} {
+		dir := filepath.Join(t.TempDir(), "ck")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{"check", "--checkpoint", dir}, tc.flags...), litmus+"PUT-LW.rdma")
+		if code := run(ctx, args, &stdout, &stderr); code != exitInterrupt {
+			t.Fatalf("%v: exit %d, want %d\n%s", args, code, exitInterrupt, stderr.String())
+		}
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(context.Background(), []string{"resume", "--json", dir}, &stdout, &stderr); code != exitOK {
+			t.Fatalf("resume --json after %v: exit %d\n%s", tc.flags, code, stderr.String())
+		}
+		var out struct {
+			RDMA struct {
+				Allowed *bool           `json:"allowed"`
+				Witness json.RawMessage `json:"witness"`
+			} `json:"rdma"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatalf("%v: %s", err, stdout.String())
+		}
+		if out.RDMA.Allowed == nil || !*out.RDMA.Allowed || (out.RDMA.Witness != nil) != tc.witness {
+			t.Errorf("resume --json after %v: allowed %v, witness %s", tc.flags, out.RDMA.Allowed, out.RDMA.Witness)
+		}
+	}
+}
+
 // TestRobustStores: the decider's search gives the same report, witness
 // included, whatever holds its visited set, frontier and parent records
 // and however many workers expand states.

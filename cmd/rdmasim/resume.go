@@ -74,6 +74,10 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 	cargs := append(slices.Clone(rm.Flags), "--checkpoint="+dir, "--resume")
 	if *asJSON {
 		cargs = append(cargs, "--json") // after the recorded --json=false
+		if rm.Command == "check" && slices.Contains(rm.Flags, "--json=false") && slices.Contains(rm.Flags, "--witness=false") {
+			// The interrupted run kept no parent records: no witnesses.
+			cargs = append(cargs, "--json-witness=false")
+		}
 	}
 	if *progress {
 		cargs = append(cargs, "--progress")
