@@ -173,6 +173,9 @@ func TestReduceSmallPrograms(t *testing.T) {
 			"poll(" + remote + ")", "poll(" + remote + ")", "rfence(" + remote + ")",
 			x + " := 1", r + " := 2",
 			"assume(" + x + " == 0)", "assume(" + r + " != 0)", "assume(" + x + " == 1)",
+			// a branch past a put, which a thread may take with no
+			// submission (see TestReduceSettlesPastLastPut)
+			"choose { " + y + " := " + x + " } or { skip }",
 		}
 	}
 	onA := alphabet([2]string{"x", "r"}, [2]string{"y", "s"}, "B")
@@ -226,4 +229,22 @@ func TestReduceSmallPrograms(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs: %d configurations, %d reduced", n, full, red)
+}
+
+// TestReduceSettlesPastLastPut: a get's response waits in B3 while its
+// thread may still submit a put on the queue pair (N8 is then visible); the
+// thread takes the branch without the put, a step that touches no queue
+// pair, and N8 becomes invisible: the successor must be settled all the
+// same.
+func TestReduceSettlesPastLastPut(t *testing.T) {
+	p := mustParse(t, "node A { x = 0; y = 0 }\nnode B { z = 1; w = 0 }\nthread T on A { y := z; choose { w := x } or { skip }; x := 1 }\nexists true\n")
+	for _, hidden := range []bool{false, true} {
+		opt := DefaultOptions()
+		opt.Reduce, opt.ControlHidden = true, hidden
+		m, err := NewRDMA(p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reach(t, m, true)
+	}
 }

@@ -83,6 +83,22 @@ func (m *Machine) putPending(s []byte, qi int) bool {
 	return false
 }
 
+// passedPut reports whether thread t, from configuration s to next, went
+// past the last put it could submit on one of its queue pairs.
+func (m *Machine) passedPut(s, next []byte, t int) bool {
+	from, _ := m.pcOf(s, t)
+	to, _ := m.pcOf(next, t)
+	if from == to {
+		return false
+	}
+	for _, qi := range m.thrQPs[t] {
+		if m.putAhead[qi][from] && !m.putAhead[qi][to] {
+			return true
+		}
+	}
+	return false
+}
+
 // stepN8 emits N8 on queue pair qi, whose B3 begins with the get response f.
 func (m *Machine) stepN8(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
 	e := &m.edit
@@ -132,7 +148,10 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 func (m *Machine) chained(l uint64, next []byte) {
 	c := m.chain
 	var moved bool
-	if !m.settled {
+	if !m.settled || m.passedPut(m.parent, next, m.mover) {
+		// A thread that went past its last put on a queue pair makes
+		// N8 invisible there (see invisibleStep), on a queue pair the
+		// step need not have touched: settle it whole.
 		moved = c.settle(next)
 	} else {
 		// No invisible step is enabled in the parent, and the step
