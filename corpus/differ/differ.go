@@ -78,6 +78,13 @@ const (
 	// violation of the model or does not replay on the machine ("decider
 	// bug").
 	DeciderError Kind = "decider-error"
+	// Deadlocks: the program is robust, yet its RDMA machine deadlocks
+	// and its SC machine does not, or the other way round. A robust
+	// program's RDMA runs are SC runs of the same traces, which stop at
+	// the same statements with the same memory, so both deadlock or
+	// neither; rdmasim robust reports the SC machine's deadlocks on that
+	// ground.
+	Deadlocks Kind = "deadlocks"
 	// SpinRDMA and SpinSC: SPIN's search of the exported Promela model
 	// differs from the machine's exploration.
 	SpinRDMA Kind = "spin-rdma"
@@ -85,7 +92,7 @@ const (
 )
 
 // Kinds lists every kind, in the order comparisons are made.
-var Kinds = []Kind{OutcomesRDMA, OutcomesSC, OutcomesReduced, RobustEnum, RobustDecide, DeciderError, SpinRDMA, SpinSC}
+var Kinds = []Kind{OutcomesRDMA, OutcomesSC, OutcomesReduced, RobustEnum, RobustDecide, DeciderError, Deadlocks, SpinRDMA, SpinSC}
 
 // Checks selects the comparisons Check makes.
 type Checks uint8
@@ -118,6 +125,8 @@ func For(k Kind) Checks {
 		return CheckRobust | CheckDecide
 	case DeciderError:
 		return CheckDecide
+	case Deadlocks:
+		return CheckOutcomes | CheckRobust | CheckDecide
 	}
 	return CheckSpin
 }
@@ -340,6 +349,9 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	if checks&CheckOutcomes != 0 && checks&(CheckRobust|CheckDecide) != 0 {
+		r.deadlocks()
+	}
 	if checks&CheckSpin != 0 {
 		if err := r.spin(ctx, vopt, opt.Spin); err != nil {
 			return nil, err
@@ -351,6 +363,25 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// deadlocks compares whether the RDMA and SC machines deadlock, when the
+// program is robust (see Deadlocks) and neither search was cut.
+func (r *Report) deadlocks() {
+	if robust, ok := r.Robust(); !ok || !robust {
+		return // nothing to compare: a program that is not robust may deadlock under RDMA only
+	}
+	rdma, sc := r.Machine[0], r.Machine[1]
+	for _, m := range []*verdict.Result{rdma, sc} {
+		if why := cut(m); why != "" {
+			r.Skipped = append(r.Skipped, Skip{string(Deadlocks), m.Semantics.String() + " machine search cut by " + why})
+			return
+		}
+	}
+	if (rdma.Deadlocks > 0) != (sc.Deadlocks > 0) {
+		r.Problems = append(r.Problems, Problem{Deadlocks, fmt.Sprintf("robust, but deadlocked configurations: rdma %d (%s), sc %d (%s)",
+			rdma.Deadlocks, rdma.DeadlockAt, sc.Deadlocks, sc.DeadlockAt)})
+	}
 }
 
 // cut returns the bound that cut a machine search, or "" when the machine

@@ -169,6 +169,7 @@ func TestFor(t *testing.T) {
 		{RobustEnum, CheckRobust},
 		{RobustDecide, CheckRobust | CheckDecide},
 		{DeciderError, CheckDecide},
+		{Deadlocks, CheckOutcomes | CheckRobust | CheckDecide},
 		{SpinRDMA, CheckSpin},
 		{SpinSC, CheckSpin},
 	}

@@ -472,7 +472,7 @@ func (s *Summary) add(r *result) {
 	for _, sk := range rep.Skipped {
 		s.Skipped[sk.What+": "+sk.Why]++
 	}
-	for _, what := range []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.OutcomesReduced), string(differ.RobustEnum), "decider", string(differ.SpinRDMA), string(differ.SpinSC)} {
+	for _, what := range comparisons {
 		made := !rep.WasSkipped(what)
 		switch what {
 		case string(differ.SpinRDMA), string(differ.SpinSC):
