@@ -34,7 +34,6 @@ package differ
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os/exec"
@@ -365,18 +364,24 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 	return r, nil
 }
 
-// deadlocks compares whether the RDMA and SC machines deadlock, when the
-// program is robust (see Deadlocks) and neither search was cut.
+// deadlocks compares whether the RDMA and SC machines deadlock when neither
+// search was cut: for every program, an SC deadlock is an RDMA one (the
+// RDMA machine follows any SC run by draining its queue pairs at once), and
+// for a robust program (see Deadlocks) the converse holds too.
 func (r *Report) deadlocks() {
-	if robust, ok := r.Robust(); !ok || !robust {
-		return // nothing to compare: a program that is not robust may deadlock under RDMA only
-	}
 	rdma, sc := r.Machine[0], r.Machine[1]
 	for _, m := range []*verdict.Result{rdma, sc} {
 		if why := cut(m); why != "" {
 			r.Skipped = append(r.Skipped, Skip{string(Deadlocks), m.Semantics.String() + " machine search cut by " + why})
 			return
 		}
+	}
+	if sc.Deadlocks > 0 && rdma.Deadlocks == 0 {
+		r.Problems = append(r.Problems, Problem{Deadlocks, fmt.Sprintf("the sc machine deadlocks (%s), the rdma machine does not", sc.DeadlockAt)})
+		return
+	}
+	if robust, ok := r.Robust(); !ok || !robust {
+		return // a program that is not robust may deadlock under RDMA only
 	}
 	if (rdma.Deadlocks > 0) != (sc.Deadlocks > 0) {
 		r.Problems = append(r.Problems, Problem{Deadlocks, fmt.Sprintf("robust, but deadlocked configurations: rdma %d (%s), sc %d (%s)",
@@ -497,13 +502,6 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
-		}
-		// With a state limit, the search for a concrete run behind an
-		// accelerated violation may be cut too: not a bug, no answer.
-		var nc *decide.NoConcreteRunError
-		if opt.MaxStates > 0 && errors.As(err, &nc) && nc.Stop == explore.StateLimit {
-			r.Skipped = append(r.Skipped, Skip{"decider", "concrete run cut by " + verdict.StatesBound(opt.MaxStates)})
-			return nil
 		}
 		r.DecideErr = err
 		r.Problems = append(r.Problems, Problem{DeciderError, fmt.Sprintf("decider: %v", err)})

@@ -479,6 +479,8 @@ func (s *Summary) add(r *result) {
 			made = made && spinRan(rep, differ.Kind(what))
 		case "decider":
 			made = made && (rep.Decide != nil || rep.DecideErr != nil)
+		case string(differ.Deadlocks):
+			made = made && rep.Machine[0] != nil
 		}
 		if made {
 			s.Compared[what]++

@@ -126,7 +126,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		// The abstract run pumps counters; find a concrete one.
 		steps, err = concrete(ctx, m, opt)
 		var nc *NoConcreteRunError
-		if errors.As(err, &nc) && nc.Stop != explore.Complete {
+		if errors.As(err, &nc) && (nc.Stop == explore.StateLimit || nc.Stop == explore.TimeLimit) {
 			res.WitnessCut = bound(nc.Stop, opt)
 			return res, nil
 		}

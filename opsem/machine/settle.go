@@ -84,13 +84,15 @@ func (m *Machine) putPending(s []byte, qi int) bool {
 }
 
 // passedPut reports whether thread t, from configuration s to next, went
-// past the last put it could submit on one of its queue pairs.
+// past the last put it could submit on one of its queue pairs. Only a
+// branch can: any other step that leaves a put behind is that put's
+// submission, whose queue pair is the one the step touched.
 func (m *Machine) passedPut(s, next []byte, t int) bool {
 	from, _ := m.pcOf(s, t)
-	to, _ := m.pcOf(next, t)
-	if from == to {
+	if m.p.Threads[t].Code[from].Op != prog.OpBranch {
 		return false
 	}
+	to, _ := m.pcOf(next, t)
 	for _, qi := range m.thrQPs[t] {
 		if m.putAhead[qi][from] && !m.putAhead[qi][to] {
 			return true
