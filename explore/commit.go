@@ -157,18 +157,11 @@ func (c *committer) commit(b *batch, depth int) {
 		b.added = make([]bool, n, 2*n)
 	}
 	added := b.added[:n]
-	var err error
-	if c.batcher != nil && n <= insertChunk {
-		// One batch, the common case of a sequential search.
-		if err = c.batcher.InsertBatch(b.fps, added); err != nil {
-			err = b.insertError(0, n, err)
+	if n > 0 { // a state without successors inserts nothing
+		if err := c.insert(b, added); err != nil {
+			c.halt(Complete, err)
+			return
 		}
-	} else {
-		err = c.insert(b, added)
-	}
-	if err != nil {
-		c.halt(Complete, err)
-		return
 	}
 	i, start := 0, 0
 	for k := range b.states {

@@ -9,10 +9,13 @@ import (
 )
 
 // TestFailuresAlike: the sequential and the parallel search commit through
-// the same core, so a visited set that fails at its nth insert fails both at
-// the same successor, with the same error. (The parallel search inserts a
-// block's successors before it discovers any, so it may have discovered
-// fewer states by then.)
+// the same core, so a visited set that inserts one fingerprint at a time and
+// fails at its nth insert fails both at the same successor, with the same
+// error. (A set that inserts in batches fails a whole chunk of successors,
+// which spans other states in a parallel block: the error is then the same
+// failure, reported for a range of states. The parallel search inserts a
+// block's successors before it discovers any, so it may also have
+// discovered fewer states by then.)
 func TestFailuresAlike(t *testing.T) {
 	for _, n := range []int{1, 2, 50, 3000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
