@@ -37,6 +37,12 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim corpus: no directories or files")
 		return exitUsage
 	}
+	if flags.Changed("checkpoint") || flags.Changed("checkpoint-every") {
+		// Many files and searches per file: nothing one checkpoint
+		// could resume.
+		fmt.Fprintln(e.stderr, "rdmasim corpus: --checkpoint: corpus runs are not checkpointed (checkpoint one file with check or robust)")
+		return exitUsage
+	}
 	opt, err := sf.options(e)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim corpus: %v\n", err)

@@ -52,6 +52,7 @@ func TestGoldenCorpus(t *testing.T) {
 		{"corpus-cut-lenient", []string{"corpus", "--max-states", "3", litmus + "SB-PUT.rdma", litmus + "rule-loop-gets-reorder.rdma"}, exitOK},
 		{"corpus-missing", []string{"corpus", "testdata/no-such-dir"}, exitUsage},
 		{"corpus-no-args", []string{"corpus"}, exitUsage},
+		{"corpus-checkpoint", []string{"corpus", "--checkpoint", "testdata/no-such-dir", litmus + "PUT-LW.rdma"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { goldenNormalized(t, tc.name, tc.args, tc.code, normalizeCorpus) })

@@ -67,7 +67,7 @@ func NewRun(run *verdict.Run, names func(t int) string) *Run {
 // or with no title line when title is empty.
 func WriteRun(w io.Writer, title string, sem machine.Semantics, run *verdict.Run) {
 	if title != "" {
-		fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, plural(len(run.Steps), "step"))
+		fmt.Fprintf(w, "%s (%s, %s):\n", title, sem, Plural(len(run.Steps), "step"))
 	}
 	WriteConfig(w, run.InitialText)
 	WriteSteps(w, run.Steps)
@@ -178,13 +178,6 @@ func ErrorText(err error) string {
 
 func lines(text string) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // Count prints n with thousands separators: 4,827.

@@ -2,6 +2,7 @@ package robust
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -199,7 +200,11 @@ const progressPeriod = 900 * time.Millisecond
 // sum adds up the statistics of concurrent searches.
 func sum(stats []explore.Stats) explore.Stats {
 	var t explore.Stats
+	var names []string
 	for _, s := range stats {
+		if s.Search != "" {
+			names = append(names, s.Search)
+		}
 		t.States += s.States
 		t.Transitions += s.Transitions
 		t.Frontier += s.Frontier
@@ -208,5 +213,6 @@ func sum(stats []explore.Stats) explore.Stats {
 		t.MaxDepth = max(t.MaxDepth, s.MaxDepth)
 		t.Elapsed = max(t.Elapsed, s.Elapsed)
 	}
+	t.Search = strings.Join(names, " + ")
 	return t
 }
