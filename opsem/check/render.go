@@ -67,9 +67,9 @@ func writeEnds(w io.Writer, r *verdict.Result) {
 	if r.Model || r.Filtered == 0 && r.Deadlocks == 0 && (r.Finals > 0 || !r.Complete) {
 		return
 	}
-	fmt.Fprintf(w, "Ends %d final, %d filtered by an assume, %d deadlocked\n", r.Finals, r.Filtered, r.Deadlocks)
+	fmt.Fprintf(w, "Ends %s\n", report.Ends(r.Finals, r.Filtered, r.Deadlocks))
 	if r.Deadlocks > 0 {
-		fmt.Fprintf(w, "Deadlock %s: waits for ever, nothing left to complete\n", r.DeadlockAt)
+		fmt.Fprintln(w, report.Deadlock(r.DeadlockAt))
 	}
 	if r.Vacuous() {
 		fmt.Fprintln(w, "Vacuous: no run of the program ends and some deadlock, so every verdict on final configurations holds vacuously")

@@ -56,7 +56,7 @@ func WriteStats(w io.Writer, s StatsJSON) {
 	fmt.Fprintf(w, "  transitions  %s\n", Count(s.Transitions))
 	fmt.Fprintf(w, "  max depth    %d\n", s.MaxDepth)
 	fmt.Fprintf(w, "  complete     %s\n", complete)
-	fmt.Fprintf(w, "  ends         %s final, %s filtered by an assume, %s deadlocked\n", Count(s.Finals), Count(s.Filtered), Count(s.Deadlocks))
+	fmt.Fprintf(w, "  ends         %s\n", Ends(s.Finals, s.Filtered, s.Deadlocks))
 	if s.Deadlocks > 0 {
 		fmt.Fprintf(w, "  deadlock     %s\n", s.DeadlockAt)
 	}
@@ -64,4 +64,15 @@ func WriteStats(w io.Writer, s StatsJSON) {
 	fmt.Fprintf(w, "  states/s     %s\n", Count(uint64(s.StatesPerSec)))
 	fmt.Fprintf(w, "  peak memory  %s\n", Bytes(s.PeakMemory))
 	fmt.Fprintf(w, "  visited set  %s\n", Bytes(s.StoreBytes))
+}
+
+// Ends says how the runs of a search ended: "2 final, 0 filtered by an
+// assume, 1 deadlocked".
+func Ends(finals, filtered, deadlocks uint64) string {
+	return fmt.Sprintf("%s final, %s filtered by an assume, %s deadlocked", Count(finals), Count(filtered), Count(deadlocks))
+}
+
+// Deadlock says where the threads of a deadlock wait, as a report line.
+func Deadlock(waiting string) string {
+	return "Deadlock " + waiting + ": waits for ever, nothing left to complete"
 }

@@ -277,11 +277,11 @@ func byDecider(ctx context.Context, p *prog.Program, opt Options) (*Result, erro
 		return r, nil
 	}
 	if rp := w.Replay; rp != nil {
-		run := &verdict.Run{Initial: rp.Path[0].State, InitialText: rp.Machine.Format(rp.Path[0].State)}
-		for i := 1; i < len(rp.Path); i++ {
-			run.Steps = append(run.Steps, rp.Machine.Explain(rp.Path[i-1].State, rp.Path[i].Label))
+		labels := make([]explore.Label, 0, len(rp.Path)-1)
+		for _, st := range rp.Path[1:] {
+			labels = append(labels, st.Label)
 		}
-		r.Run, r.Graph = run, rp.Graph
+		r.Run, r.Graph = verdict.Explain(rp.Machine, rp.Path[0].State, labels), rp.Graph
 	}
 	r.Trace, r.Cycle = w.Trace, traceCycle(p, w.Trace)
 	for i, e := range w.Tau {

@@ -290,13 +290,8 @@ walks:
 
 // witness replays the walker's last walk as a described run.
 func witness(m *machine.Machine, w *explore.Walker, walk uint64, reach bool) *Witness {
-	prev := m.Initial(nil)
-	run := &verdict.Run{Initial: append([]byte(nil), prev...), InitialText: m.Format(prev)}
-	for _, l := range w.Trace() {
-		ts := m.ExplainChain(prev, l)
-		run.Steps = append(run.Steps, ts...)
-		prev = ts[len(ts)-1].Post
-	}
+	run := verdict.Explain(m, m.Initial(nil), w.Trace())
+	prev := run.Last()
 	end := "final"
 	if reach {
 		end = "reach"

@@ -52,16 +52,9 @@ func Walk(ctx context.Context, p *prog.Program, opt WalkOptions) (*OneRun, error
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x5eed))
 	w := explore.NewWalker(m, rng, explore.WalkerOptions{MaxSteps: opt.MaxSteps, Trace: true})
-	prev := m.Initial(nil)
-	r := &OneRun{Program: p, Options: opt, Run: &verdict.Run{InitialText: m.Format(prev)}, End: "step-limit"}
-	walk := w.Walk(func(step int, next []byte) bool {
-		if step == 0 {
-			return true
-		}
-		r.Run.Steps = append(r.Run.Steps, m.ExplainChain(prev, w.Trace()[step-1])...)
-		prev = append(prev[:0], next...)
-		return ctx.Err() == nil
-	})
+	walk := w.Walk(func(int, []byte) bool { return ctx.Err() == nil })
+	r := &OneRun{Program: p, Options: opt, Run: verdict.Explain(m, m.Initial(nil), w.Trace()), End: "step-limit"}
+	prev := r.Run.Last()
 	r.Steps = walk.Steps
 	st := m.NewState()
 	m.Decode(prev, st)
@@ -96,7 +89,7 @@ func (r *OneRun) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "Run %s (%s, seed %d): %d steps, %s\n", p.Name, opt.Semantics, opt.Seed, r.Steps, r.End)
 	report.WriteRun(w, "", opt.Semantics, r.Run)
 	if r.Waiting != "" {
-		fmt.Fprintf(w, "Deadlock %s: waits for ever, nothing left to complete\n", r.Waiting)
+		fmt.Fprintln(w, report.Deadlock(r.Waiting))
 	}
 	fmt.Fprintln(w, "End configuration:")
 	report.WriteConfig(w, r.FinalText)

@@ -357,13 +357,33 @@ type outcomeState struct {
 
 // explain turns an explorer path into described transitions.
 func explain(m *machine.Machine, path []explore.Step) *Run {
-	run := &Run{Initial: append([]byte(nil), path[0].State...), InitialText: m.Format(path[0].State)}
-	prev := path[0].State
+	labels := make([]explore.Label, 0, len(path)-1)
 	for _, st := range path[1:] {
-		run.Steps = append(run.Steps, m.ExplainChain(prev, st.Label)...)
-		prev = st.State
+		labels = append(labels, st.Label)
+	}
+	return Explain(m, path[0].State, labels)
+}
+
+// Explain describes the run of m from initial by the transitions labels,
+// every step of the machine included (ExplainChain: under the reduction, a
+// label stands for a step and the invisible steps that settle it).
+func Explain(m *machine.Machine, initial []byte, labels []explore.Label) *Run {
+	run := &Run{Initial: append([]byte(nil), initial...), InitialText: m.Format(initial)}
+	prev := initial
+	for _, l := range labels {
+		ts := m.ExplainChain(prev, l)
+		run.Steps = append(run.Steps, ts...)
+		prev = ts[len(ts)-1].Post
 	}
 	return run
+}
+
+// Last returns the configuration the run ends in.
+func (r *Run) Last() []byte {
+	if len(r.Steps) == 0 {
+		return r.Initial
+	}
+	return r.Steps[len(r.Steps)-1].Post
 }
 
 // StatesBound names a limit of n distinct states as the bound that cut a
