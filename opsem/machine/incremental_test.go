@@ -3,6 +3,7 @@ package machine
 import (
 	"bytes"
 	"path/filepath"
+	"rdmasim/opsem/prog"
 	"testing"
 
 	"rdmasim/opsem/parse"
@@ -12,7 +13,8 @@ import (
 // mode, that Successors (which rewrites only the bytes a transition changes,
 // or under Options.Graph restores and re-encodes only what it may touch)
 // emits exactly what a full copy, apply and encode of the parent gives, and
-// that Encoded and FinalEncoded read states as decoding them does.
+// that Encoded, FinalEncoded and StuckEncoded read states as decoding them
+// does.
 func TestSuccessorsIncremental(t *testing.T) {
 	files, err := filepath.Glob("../../corpus/litmus/*.rdma")
 	if err != nil || len(files) == 0 {
@@ -64,7 +66,21 @@ func TestSuccessorsIncremental(t *testing.T) {
 						t.Fatalf("%s mode %d: %s: Encoded.PC(%d) = %d %v, want %d %v", f, mode, m.Format(s), th, gpc, gmid, wpc, wmid)
 					}
 				}
-				labels, _ := m.enabled(pre, nil)
+				labels, pruned := m.enabled(pre, nil)
+				// StuckEncoded's fast path answers as decoding and
+				// looking at every transition does.
+				wantStuck := NotStuck
+				if len(labels) == 0 && pruned == 0 && !m.Final(pre) {
+					wantStuck = Deadlock
+					for th := range p.Threads {
+						if op := p.Threads[th].Code[pre.pc[th]].Op; op == prog.OpAssumeEq || op == prog.OpAssumeNe {
+							wantStuck = Filtered
+						}
+					}
+				}
+				if got := m.StuckEncoded(s); got != wantStuck {
+					t.Fatalf("%s mode %d: %s: StuckEncoded = %v, want %v", f, mode, m.Format(s), got, wantStuck)
+				}
 				k := 0
 				m.Successors(s, func(l uint64, next []byte) {
 					if k >= len(labels) || labels[k] != l {
