@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"rdmasim/explore/ckpt"
 )
 
 // Frontiers hold the encodings of discovered but unexpanded states in chains of
@@ -254,7 +255,7 @@ func (q *fifo) spillMiddle() error {
 // writeSegment writes chunks to a new segment file in dir, removed from the
 // directory at once where the system allows, and kept open.
 func writeSegment(dir string, chunks [][]byte) (segment, error) {
-	f, err := os.CreateTemp(dir, "rdmasim-frontier-*.seg")
+	f, err := os.CreateTemp(dir, ckpt.FrontierPattern)
 	if err != nil {
 		return segment{}, fmt.Errorf("spilling the frontier: %w", err)
 	}

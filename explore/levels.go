@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"rdmasim/explore/ckpt"
 )
 
 // A levelQ is a level of a parallel search (see par): its blocks, in order,
@@ -61,7 +62,7 @@ func (l *levelQ) spill(dir string, release func([]byte)) error {
 		return nil
 	}
 	if l.f == nil {
-		f, err := os.CreateTemp(dir, "rdmasim-frontier-*.seg")
+		f, err := os.CreateTemp(dir, ckpt.FrontierPattern)
 		if err != nil {
 			return fmt.Errorf("spilling the frontier: %w", err)
 		}

@@ -13,6 +13,10 @@ import (
 // PebbleOptions.Temp.
 const tempPrefix = "pebbleset-"
 
+// TempPattern matches, in filepath.Glob, the directories of sets opened
+// with PebbleOptions.Temp.
+const TempPattern = tempPrefix + "*"
+
 // staleAge is how long ago a temporary directory must have last changed
 // before removeStale considers it: a set creates its directory a moment
 // before Pebble locks the database in it.

@@ -16,7 +16,7 @@
 //     transitions, depth, pruned bounds, elapsed time), whether the search
 //     has finished and why, the caller's State, and the names, lengths and
 //     CRC-32C of the files below. It is the only file that makes a checkpoint
-//     valid: it is written to tmp-SEQ.json, synced, renamed over
+//     valid: it is written to a temporary tmp-*.json, synced, renamed over
 //     manifest.json, and the directory synced.
 //   - visited.fp: the visited set, as the 16-byte fingerprints (Lo then Hi,
 //     little-endian) of the states in discovery (id) order. It only grows:

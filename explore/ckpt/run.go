@@ -25,6 +25,10 @@ import (
 // the program is unchanged, and runs the command again with the recorded
 // flags. The manifest knows commands, flags and programs only as strings.
 
+// FrontierPattern names, for os.CreateTemp and filepath.Glob, the segment
+// files a breadth-first frontier spills to.
+const FrontierPattern = "rdmasim-frontier-*.seg"
+
 // RunFormat is the version of run.json. A manifest of another version is
 // refused.
 const RunFormat = 1
@@ -124,10 +128,10 @@ func ResumeRun(dir, command, file string) (*Run, error) {
 // the segment files of frontiers that did (rdmasim-frontier-*.seg, in
 // both).
 func RemoveLeftovers(dir, storeDir string) error {
-	stale, _ := filepath.Glob(filepath.Join(dir, "pebbleset-*"))
+	stale, _ := filepath.Glob(filepath.Join(dir, store.TempPattern))
 	for _, d := range []string{dir, storeDir} {
 		if d != "" {
-			segs, _ := filepath.Glob(filepath.Join(d, "rdmasim-frontier-*.seg"))
+			segs, _ := filepath.Glob(filepath.Join(d, FrontierPattern))
 			stale = append(stale, segs...)
 		}
 	}
@@ -205,30 +209,5 @@ func writeRun(dir string, r *Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "tmp-run-*.json")
-	if err != nil {
-		return err
-	}
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		_, err = tmp.Write(append(data, '\n'))
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, RunName))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return syncDir(dir, (*os.File).Sync)
+	return writeJSONAtomic(dir, RunName, r, (*os.File).Sync)
 }

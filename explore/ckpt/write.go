@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"rdmasim/store"
@@ -68,21 +69,7 @@ func (d *Dir) write(seq uint64, m *Manifest, parents *os.File, frontier func(w i
 			return err
 		}
 	}
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := d.path(fmt.Sprintf("tmp-%d.json", seq))
-	if err := d.writeSynced(tmp, func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
-		return err
-	}); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, d.path(ManifestName)); err != nil {
-		return err
-	}
-	if err := d.syncDir(); err != nil {
+	if err := writeJSONAtomic(d.dir, ManifestName, m, d.sync); err != nil {
 		return err
 	}
 	if d.frontier != "" && d.frontier != m.Frontier.File {
@@ -143,6 +130,39 @@ func (d *Dir) writeSynced(path string, write func(io.Writer) error) error {
 // syncDir syncs the directory, making the renames and creations in it
 // durable.
 func (d *Dir) syncDir() error { return syncDir(d.dir, d.sync) }
+
+// writeJSONAtomic writes v as indented JSON to the file name in dir, so
+// that a crash leaves the old file or the new one, never a mix: to a
+// temporary file, synced with sync, renamed over name, and the directory
+// synced.
+func writeJSONAtomic(dir, name string, v any, sync func(*os.File) error) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "tmp-*.json")
+	if err != nil {
+		return err
+	}
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		_, err = tmp.Write(append(data, '\n'))
+	}
+	if err == nil {
+		err = sync(tmp)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return syncDir(dir, sync)
+}
 
 // syncDir syncs the directory dir with sync, making the renames and
 // creations in it durable.
