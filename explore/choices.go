@@ -94,7 +94,10 @@ func (c Choices) Settings() (Settings, error) {
 				return store.OpenPebble(c.Checkpoint, popt)
 			}
 			n++
-			dir := filepath.Join(c.StoreDir, fmt.Sprintf("search-%d", n))
+			// store-N, not search-N: with --store-dir equal to
+			// --checkpoint, a checkpoint's search-N must not be a
+			// database.
+			dir := filepath.Join(c.StoreDir, fmt.Sprintf("store-%d", n))
 			if c.Resume {
 				// The database of the interrupted run holds states
 				// past its checkpoint: start afresh.

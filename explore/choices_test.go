@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,30 @@ func TestChoicesCheckpoints(t *testing.T) {
 		if cp.Dir != filepath.Join("ck", want) || cp.Every != time.Second || !cp.Resume {
 			t.Errorf("search %d: got %+v", i, cp)
 		}
+	}
+}
+
+// TestChoicesStoreDirs: the Pebble database of each search is store-N under
+// --store-dir, so that a store directory equal to the checkpoint directory
+// puts no database in a checkpoint's search-N.
+func TestChoicesStoreDirs(t *testing.T) {
+	dir := t.TempDir()
+	c := Choices{Order: "bfs", Store: "pebble", StoreDir: dir, Checkpoint: dir}
+	st, err := c.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 2; i++ {
+		set, err := st.NewSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.Close()
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("store-%d", i))); err != nil {
+			t.Errorf("search %d: %v", i, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "search-1")); err == nil {
+		t.Error("a database in search-1, a checkpoint's directory")
 	}
 }
