@@ -45,6 +45,7 @@ func TestGolden(t *testing.T) {
 		{"check-bad-order", []string{"check", "--order", "random", litmus + "SB-PUT.rdma"}, exitUsage},
 		{"unknown-command", []string{"frobnicate"}, exitUsage},
 		{"run-seed-1", []string{"run", "--seed", "1", litmus + "paper-5.1.rdma"}, exitOK},
+		{"run-bad-unroll", []string{"run", "--unroll", "-1", litmus + "paper-5.1.rdma"}, exitUsage},
 		{"run-sc-json", []string{"run", "--json", "--semantics", "sc", "--seed", "7", litmus + "SB-PUT.rdma"}, exitOK},
 	}
 	for _, tc := range tests {

@@ -59,7 +59,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			if r.KarpMiller && (sf.Checkpoint != "" || sf.Store != "mem" || sf.Workers > 1) {
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core (within --mem-budget), without --checkpoint, --store or --workers\n", file)
 			}
-			if r.Expect != nil && r.Expect.Status == expect.Fail {
+			if r.Expect != nil && r.Expect.Status.Failed() {
 				code = max(code, exitFailed)
 			}
 			if *dotFile != "" && !r.Robust {

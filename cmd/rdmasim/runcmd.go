@@ -34,6 +34,12 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim run: --steps %d: want at least 1\n", *maxSteps)
 		return exitUsage
 	}
+	for _, err := range []error{machine.InflightBound.CheckFlag(*inflight), machine.UnrollBound.CheckFlag(*unroll)} {
+		if err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim run: %v\n", err)
+			return exitUsage
+		}
+	}
 	file := fs.Arg(0)
 	p, err := parse.File(file)
 	if err != nil {
