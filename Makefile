@@ -60,7 +60,7 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) ./...
 
 # The sustained rate on disk: every configuration of corpus/bench/mp5.rdma
-# (1.1*10^7 with the reduction) with the visited set in Pebble and 256 MiB of
+# (1.3*10^7 with the reduction) with the visited set in Pebble and 256 MiB of
 # tables, progress once a second on stderr, the peak memory at the end.
 PEBBLE_BENCH ?= corpus/bench/mp5.rdma
 bench-pebble: build
