@@ -127,10 +127,6 @@ func (d *Dir) writeSynced(path string, write func(io.Writer) error) error {
 	return err
 }
 
-// syncDir syncs the directory, making the renames and creations in it
-// durable.
-func (d *Dir) syncDir() error { return syncDir(d.dir, d.sync) }
-
 // writeJSONAtomic writes v as indented JSON to the file name in dir, so
 // that a crash leaves the old file or the new one, never a mix: to a
 // temporary file, synced with sync, renamed over name, and the directory
