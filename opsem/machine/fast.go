@@ -164,7 +164,7 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 	pc, mid := m.pcOf(s, t)
 	in := &th.Code[pc]
 	switch in.Op {
-	case prog.OpEnd:
+	case prog.OpEnd, prog.OpFail:
 		return 0
 	case prog.OpBranch:
 		var pruned uint32

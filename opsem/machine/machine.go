@@ -338,7 +338,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 		return dst, PrunedGraph
 	}
 	switch in.Op {
-	case prog.OpEnd:
+	case prog.OpEnd, prog.OpFail:
 		return dst, 0
 	case prog.OpBranch:
 		var pruned uint32

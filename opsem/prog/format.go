@@ -117,6 +117,11 @@ func (p *Program) StmtString(s *Stmt) string {
 		return "choose"
 	case SLoop:
 		return "loop"
+	case SFail:
+		if s.Src != nil {
+			return "fail: " + s.Src.Text
+		}
+		return "fail"
 	}
 	return "?"
 }
@@ -137,6 +142,8 @@ func (p *Program) CondString(c *Cond) string {
 		return p.Threads[c.Thread].Name + "@" + c.Label
 	case CEnd:
 		return p.Threads[c.Thread].Name + "@end"
+	case CFail:
+		return p.Threads[c.Thread].Name + "@fail"
 	case CNot:
 		return "~" + p.condOperand(c.L)
 	case CAnd:
