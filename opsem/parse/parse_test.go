@@ -216,7 +216,7 @@ func condString(c *prog.Cond) string {
 	case prog.CNe:
 		return fmt.Sprintf("ne(%d,%d)", c.Loc, c.Val)
 	case prog.CAt:
-		return fmt.Sprintf("at(%d,%s,%d)", c.Thread, c.Label, c.PC)
+		return fmt.Sprintf("at(%d,%s,%v)", c.Thread, c.Label, c.PCs)
 	case prog.CEnd:
 		return fmt.Sprintf("end(%d)", c.Thread)
 	case prog.CNot:
@@ -355,7 +355,7 @@ var goodCases = []struct {
 					walk(c.R)
 				case prog.CAt:
 					n++
-					want(t, "PC of "+c.Label, c.PC, th.LabelPC(c.Label))
+					want(t, "PC of "+c.Label, fmt.Sprint(c.PCs), fmt.Sprint(th.LabelPCs(c.Label)))
 				default:
 					t.Errorf("unexpected op %d", c.Op)
 				}
