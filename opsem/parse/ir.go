@@ -54,7 +54,7 @@ type irThread struct {
 type irBuilder struct {
 	lw     *lowerer
 	t      *irThread
-	breaks []int // the exits of the enclosing loops, innermost last
+	breaks []int               // the exits of the enclosing loops, innermost last
 	labels map[string]*rawStmt // a label's statement (copied where a for loop unrolls it)
 }
 

@@ -398,7 +398,6 @@ func (lw *lowerer) declareLoc(d rawLocDecl, env map[string]int, k int) {
 	}
 }
 
-
 // finish resolves the query and the expect lines. Names with indices in the
 // query (buf[1] = 2, client[0]@end) are resolved with the params. A file with
 // error points and no query asks whether one can be reached: reach

@@ -149,12 +149,12 @@ type rawStmt struct {
 	branches [][]*rawStmt
 
 	// The protocol language's: expressions where the core has tokens.
-	lhsE, rhsE             *rawExpr // rAssign
-	casZ, casA, casB       *rawExpr // rAssign of a cas
-	cond                   *rawExpr // rAssumeE, rAssert, rIf, rWhile
-	nodeE                  *rawExpr // rfence, poll of a family member: poll(m[i])
-	reg                    token    // rReg: the register; rFor: the variable
-	regLo, regHi, regInit  *rawExpr // rReg: range and initial value; rFor: lo and hi
+	lhsE, rhsE            *rawExpr // rAssign
+	casZ, casA, casB      *rawExpr // rAssign of a cas
+	cond                  *rawExpr // rAssumeE, rAssert, rIf, rWhile
+	nodeE                 *rawExpr // rfence, poll of a family member: poll(m[i])
+	reg                   token    // rReg: the register; rFor: the variable
+	regLo, regHi, regInit *rawExpr // rReg: range and initial value; rFor: lo and hi
 }
 
 type rawQuery struct {
