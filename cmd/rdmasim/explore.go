@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"rdmasim/opsem/machine"
-	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
@@ -26,7 +25,7 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	}
 	code = exitOK
 	for _, file := range fs.Args() {
-		p, err := parse.File(file)
+		p, err := sf.params.load(file)
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue

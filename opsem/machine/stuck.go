@@ -150,7 +150,7 @@ func (m *Machine) Waiting(s []byte) string {
 		if in.Op == prog.OpEnd {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s at %s (line %d)", th.Name, m.p.StmtString(in.Stmt), in.Stmt.Pos.Line))
+		parts = append(parts, fmt.Sprintf("%s at %s (line %d)", th.Name, m.p.SourceString(in.Stmt), in.Stmt.Pos.Line))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -178,12 +178,12 @@ func (sp *specialiser) stmt(kind prog.StmtKind) *prog.Stmt {
 
 // fail returns the error point for msg at pos.
 func (sp *specialiser) fail(pos prog.Pos, msg string) int {
-	key := pos.String() + " " + msg
+	key := pos.String() + " " + msg + " " + sp.src.Regs
 	if pc, ok := sp.fails[key]; ok {
 		return pc
 	}
 	pc := sp.emit(prog.Instr{Op: prog.OpFail, Loop: -1, QP: -1, Remote: -1,
-		Stmt: &prog.Stmt{Kind: prog.SFail, Pos: pos, Src: &prog.Source{Text: msg}}})
+		Stmt: &prog.Stmt{Kind: prog.SFail, Pos: pos, Src: &prog.Source{Text: msg, Regs: sp.src.Regs}}})
 	sp.code[pc].Next = pc
 	sp.fails[key] = pc
 	return pc

@@ -126,6 +126,38 @@ func (p *Program) StmtString(s *Stmt) string {
 	return "?"
 }
 
+// SourceString prints a statement in the user's terms: in a lowered program
+// the protocol statement it was compiled from (an error point: what
+// failed), else the core statement (StmtString).
+func (p *Program) SourceString(s *Stmt) string {
+	if s.Src != nil {
+		if s.Kind == SFail {
+			return p.StmtString(s)
+		}
+		return s.Src.Text
+	}
+	return p.StmtString(s)
+}
+
+// RegChanges lists the registers whose values differ between two
+// valuations of one thread as a lowered program prints them ("r=1 s=0"):
+// "s: 0 -> 2".
+func RegChanges(before, after string) []string {
+	b, a := strings.Fields(before), strings.Fields(after)
+	if len(a) != len(b) {
+		return nil
+	}
+	var out []string
+	for i := range a {
+		if a[i] != b[i] {
+			name, from, _ := strings.Cut(b[i], "=")
+			_, to, _ := strings.Cut(a[i], "=")
+			out = append(out, fmt.Sprintf("%s: %s -> %s", name, from, to))
+		}
+	}
+	return out
+}
+
 // CondString prints a condition, fully parenthesised where it matters.
 func (p *Program) CondString(c *Cond) string {
 	if c == nil {
