@@ -53,6 +53,11 @@ type Graph struct {
 	Threads []string `json:"threads"`
 	Events  []Event  `json:"events"`
 	Edges   []Edge   `json:"edges"`
+	// Key is the legend: each relation drawn with its colour and meaning
+	// (the colours of the CLI's Graphviz drawings), and Bold what bold
+	// edges mean, when there are some.
+	Key  []dot.Relation `json:"key"`
+	Bold string         `json:"bold,omitempty"`
 }
 
 // Event is a node of a Graph.
@@ -73,12 +78,15 @@ type Edge struct {
 // newGraph is g for the page: the drawing opsem/dot renders as Graphviz
 // for the CLI.
 func newGraph(g *dot.Graph) *Graph {
-	out := &Graph{Title: g.Title, Threads: g.Threads, Events: []Event{}, Edges: []Edge{}}
+	out := &Graph{Title: g.Title, Threads: g.Threads, Events: []Event{}, Edges: []Edge{}, Key: g.Key()}
 	for _, e := range g.Events {
 		out.Events = append(out.Events, Event{Thread: e.Thread, Label: e.Label})
 	}
 	for _, e := range g.Edges {
 		out.Edges = append(out.Edges, Edge{From: e.From, To: e.To, Rel: e.Rel, Bold: e.Bold})
+		if e.Bold {
+			out.Bold = dot.BoldMeaning
+		}
 	}
 	return out
 }
