@@ -111,7 +111,7 @@ function stop() {
     state.worker.terminate();
     setRunning(0);
     startWorker();
-    setStatus("stopped", "stopped: the search did not yield, so the worker was restarted (no report)");
+    setStatus("restarted", "stopped: the search did not yield, so the worker was restarted (no report)");
   }, 3000);
 }
 
