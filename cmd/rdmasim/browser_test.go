@@ -22,6 +22,7 @@ import (
 
 	"rdmasim/cmd/rdmasim/web"
 	"rdmasim/opsem/check"
+	"rdmasim/opsem/play"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/robust"
 )
@@ -240,16 +241,6 @@ func (b *browser) cli(v any, args ...string) {
 	}
 }
 
-func word(b *bool, yes, no string) string {
-	switch {
-	case b == nil:
-		return "unknown"
-	case *b:
-		return yes
-	}
-	return no
-}
-
 // compareCheck runs check on the picked example and compares the verdicts
 // shown, and the JSON shown, with the CLI's.
 func (b *browser) compareCheck(file string) {
@@ -263,7 +254,7 @@ func (b *browser) compareCheck(file string) {
 		name      string
 		want, got *check.SemanticsJSON
 	}{{"rdma", want.RDMA, got.RDMA}, {"sc", want.SC, got.SC}} {
-		if w := word(s.want.Allowed, "allowed", "forbidden"); shown[s.name] != w {
+		if w := play.Word(s.want.Allowed, "allowed", "forbidden"); shown[s.name] != w {
 			b.t.Errorf("%s: the page shows %s %s, the CLI says %s", file, s.name, shown[s.name], w)
 		}
 		if fmt.Sprint(s.got.Outcomes) != fmt.Sprint(s.want.Outcomes) || s.got.States != s.want.States ||
@@ -287,7 +278,7 @@ func (b *browser) compareRobust(file string) {
 	b.runCommand("robust")
 	shown := b.shown()
 	b.shownJSON(&got)
-	if w := word(want.Robust, "yes", "no"); shown["robust"] != w {
+	if w := play.Word(want.Robust, "yes", "no"); shown["robust"] != w {
 		b.t.Errorf("%s: the page shows robust %s, the CLI says %s", file, shown["robust"], w)
 	}
 	if len(got.Methods) != len(want.Methods) {
@@ -295,8 +286,8 @@ func (b *browser) compareRobust(file string) {
 	}
 	for i, m := range want.Methods {
 		g := got.Methods[i]
-		if w := word(m.Robust, "yes", "no"); shown[string(m.Method)] != w || g.Method != m.Method || word(g.Robust, "yes", "no") != w || g.Coverage != m.Coverage {
-			b.t.Errorf("%s: %s: the page shows %s (JSON %s, %s), the CLI says %s (%s)", file, m.Method, shown[string(m.Method)], word(g.Robust, "yes", "no"), g.Coverage, w, m.Coverage)
+		if w := play.Word(m.Robust, "yes", "no"); shown[string(m.Method)] != w || g.Method != m.Method || play.Word(g.Robust, "yes", "no") != w || g.Coverage != m.Coverage {
+			b.t.Errorf("%s: %s: the page shows %s (JSON %s, %s), the CLI says %s (%s)", file, m.Method, shown[string(m.Method)], play.Word(g.Robust, "yes", "no"), g.Coverage, w, m.Coverage)
 		}
 	}
 }

@@ -319,27 +319,23 @@ func semName(j check.JSON, s *check.SemanticsJSON) string {
 	return "sc"
 }
 
-// allowedWord is a JSON allowed field in words.
-func allowedWord(b *bool) string {
+// Word is a three-valued JSON field (allowed, robust, holds) in the words
+// of a Verdict: yes when true, no when false, "unknown" when null.
+func Word(b *bool, yes, no string) string {
 	switch {
 	case b == nil:
 		return "unknown"
 	case *b:
-		return "allowed"
+		return yes
 	}
-	return "forbidden"
+	return no
 }
 
+// allowedWord is a JSON allowed field in words.
+func allowedWord(b *bool) string { return Word(b, "allowed", "forbidden") }
+
 // yesNo is a JSON robust field in words.
-func yesNo(b *bool) string {
-	switch {
-	case b == nil:
-		return "unknown"
-	case *b:
-		return "yes"
-	}
-	return "no"
-}
+func yesNo(b *bool) string { return Word(b, "yes", "no") }
 
 // runRobust decides p's robustness by o.Method (every method by default),
 // as rdmasim robust --json prints it.
