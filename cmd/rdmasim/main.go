@@ -14,6 +14,7 @@
 //	rdmasim resume [flags] DIR      continue a run saved with --checkpoint DIR
 //	rdmasim fuzz [flags]            differential fuzzing of the semantics on random programs
 //	rdmasim corpus DIR...           every .rdma file under DIR through every semantics, against its expect lines
+//	rdmasim serve [--addr A]        the playground: rdmasim in the browser (or --write DIR: its files)
 //	rdmasim help [COMMAND]          the commands, or a command's flags (as COMMAND --help)
 //	rdmasim version                 the version (also --version)
 //
@@ -35,6 +36,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"rdmasim/store"
@@ -113,6 +115,9 @@ type env struct {
 	// cols is the width help is wrapped to; 0 means defaultColumns (see
 	// columns).
 	cols int
+	// static are the playground's files for serve; nil means those built
+	// into the binary (web.Static). Tests give their own.
+	static fs.FS
 }
 
 func newEnv(stdout, stderr io.Writer) *env {
@@ -145,6 +150,7 @@ func commands() []command {
 		{"resume", "resume [flags] DIR      continue the check, explore or robust run saved with --checkpoint DIR", cmdResume},
 		{"fuzz", "fuzz [flags]            compare every semantics on random programs, minimise and keep disagreements", cmdFuzz},
 		{"corpus", "corpus DIR...           check every .rdma file under DIR against its expect lines under every semantics", cmdCorpus},
+		{"serve", "serve [--addr A]        serve the playground (rdmasim in the browser) on 127.0.0.1:8080, or --write it to a directory", cmdServe},
 		{"help", "help [COMMAND]          print the commands, or one command's flags", cmdHelp},
 		{"version", "version                 print rdmasim's version (also --version)", cmdVersion},
 	}

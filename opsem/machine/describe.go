@@ -184,12 +184,13 @@ func (m *Machine) diff(a, b *State) ([]MemChange, []BufChange) {
 	return mem, bufs
 }
 
-func (m *Machine) qpName(qi int) string {
-	qp := m.p.QPs[qi]
-	return fmt.Sprintf("[%s->%s]", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
+// bufString prints buffer bi as a list: "[PUT(z,x) FENCE]".
+func (m *Machine) bufString(bi int, es []entry) string {
+	return "[" + strings.Join(m.entryStrings(bi, es), " ") + "]"
 }
 
-func (m *Machine) bufString(bi int, es []entry) string {
+// entryStrings prints the entries of buffer bi, oldest first.
+func (m *Machine) entryStrings(bi int, es []entry) []string {
 	loc := func(l uint8) string { return m.p.Locs[l].Name }
 	parts := make([]string, len(es))
 	for i, e := range es {
@@ -216,47 +217,5 @@ func (m *Machine) bufString(bi int, es []entry) string {
 			parts[i] = fmt.Sprintf("GETR(%s,%s,%d)", loc(e.a), loc(e.b), e.v)
 		}
 	}
-	return "[" + strings.Join(parts, " ") + "]"
-}
-
-// Format prints a configuration: memory per node, each thread's position,
-// and the non-empty buffers.
-func (m *Machine) Format(s []byte) string {
-	st := m.newState()
-	m.decode(s, st)
-	var b strings.Builder
-	for n, node := range m.p.Nodes {
-		fmt.Fprintf(&b, "%s {", node.Name)
-		for l, loc := range m.p.Locs {
-			switch {
-			case loc.Node != n:
-			case m.dead[l]:
-				fmt.Fprintf(&b, " %s=_", loc.Name) // not tracked: nothing reads it
-			default:
-				fmt.Fprintf(&b, " %s=%d", loc.Name, st.mem[l])
-			}
-		}
-		b.WriteString(" }\n")
-	}
-	for t := range m.p.Threads {
-		th := &m.p.Threads[t]
-		in := &th.Code[st.pc[t]]
-		where := "end"
-		if in.Op != prog.OpEnd {
-			where = fmt.Sprintf("at %s (line %d)", m.p.SourceString(in.Stmt), in.Stmt.Pos.Line)
-			if st.mid[t] {
-				where = fmt.Sprintf("inside %s (line %d), carrying %d", m.p.SourceString(in.Stmt), in.Stmt.Pos.Line, st.reg[t])
-			}
-		}
-		fmt.Fprintf(&b, "%s: %s\n", th.Name, where)
-	}
-	for qi := range st.q {
-		q := &st.q[qi]
-		for bi := 0; bi < nBuf; bi++ {
-			if len(q.buf[bi]) > 0 {
-				fmt.Fprintf(&b, "%s%s = %s\n", bufNames[bi], m.qpName(qi), m.bufString(bi, q.buf[bi]))
-			}
-		}
-	}
-	return b.String()
+	return parts
 }

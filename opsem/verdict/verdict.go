@@ -145,6 +145,10 @@ type Run struct {
 	Initial     []byte
 	InitialText string // the initial configuration, printed
 	Steps       []machine.Transition
+	// Configs are the configurations of the run whole (machine.Snapshot),
+	// for a step-through: Configs[0] the initial one, Configs[i] the one
+	// step i reaches (Steps[i-1].Post).
+	Configs []machine.Config
 }
 
 // Holds reports whether the query's claim holds (herd7's Ok), and whether
@@ -378,11 +382,14 @@ func explain(m *machine.Machine, path []explore.Step) *Run {
 // every step of the machine included (ExplainChain: under the reduction, a
 // label stands for a step and the invisible steps that settle it).
 func Explain(m *machine.Machine, initial []byte, labels []explore.Label) *Run {
-	run := &Run{Initial: append([]byte(nil), initial...), InitialText: m.Format(initial)}
+	run := &Run{Initial: append([]byte(nil), initial...), InitialText: m.Format(initial), Configs: []machine.Config{m.Snapshot(initial)}}
 	prev := initial
 	for _, l := range labels {
 		ts := m.ExplainChain(prev, l)
 		run.Steps = append(run.Steps, ts...)
+		for _, t := range ts {
+			run.Configs = append(run.Configs, m.Snapshot(t.Post))
+		}
 		prev = ts[len(ts)-1].Post
 	}
 	return run
