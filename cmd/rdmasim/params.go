@@ -48,7 +48,7 @@ func (f paramFlag) Type() string { return "NAME=N" }
 
 // register adds --param to fs.
 func (f paramFlag) register(fs *pflag.FlagSet) {
-	fs.Var(f, "param", "set a param of a protocol, overriding its `param N = ...` line: --param N=4 (repeat it, or N=4,M=2, for several)")
+	fs.Var(f, "param", "set a param of a protocol, overriding the file's param line: --param N=4 (repeat it, or N=4,M=2, for several)")
 }
 
 // load parses file with the params.
