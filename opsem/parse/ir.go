@@ -92,6 +92,8 @@ func (b *irBuilder) stmt(s *rawStmt, next int, env map[string]int) int {
 		in.kind = iJump // declared for the whole thread (see registers)
 	case rAssignValue, rAssignLoc, rAssignCAS, rAssign, rAssume, rAssumeE, rAssert, rRFence, rPoll:
 		in.kind = iStmt
+	case rCall:
+		in.kind, in.next = iJump, b.block(s.branches[0], next, env)
 	case rBreak:
 		if len(b.breaks) == 0 {
 			lw.errorf(s.pos, "break outside a loop")
@@ -168,6 +170,9 @@ func (b *irBuilder) registers(stmts []*rawStmt, env map[string]int) {
 func (lw *lowerer) declareReg(t *irThread, s *rawStmt, env map[string]int) {
 	name := s.reg.text
 	for _, r := range t.regs {
+		if r.name == name && r.pos == s.reg.pos {
+			return // a procedure's register, declared by each of its calls
+		}
 		if r.name == name {
 			lw.errorf(s.reg.pos, "register %s declared twice in thread %s (first at %s)", name, t.name, r.pos)
 			return
@@ -218,6 +223,7 @@ func (lw *lowerer) declareReg(t *irThread, s *rawStmt, env map[string]int) {
 func (lw *lowerer) threads(f *rawFile) {
 	var ts []*irThread
 	seen := map[string]bool{}
+	procs := lw.procMap(f)
 	for _, rt := range f.threads {
 		members := []int{-1}
 		if rt.family != nil {
@@ -240,10 +246,15 @@ func (lw *lowerer) threads(f *rawFile) {
 				continue
 			}
 			t := &irThread{name: name, node: node, pos: rt.name.pos, env: env}
+			body := substStmts(rt.body, nil) // each member inlines its own calls
+			lw.inline(body, procs, 0)
+			if lw.errs != nil {
+				return
+			}
 			b := &irBuilder{lw: lw, t: t, labels: map[string]*rawStmt{}}
-			b.registers(rt.body, env)
+			b.registers(body, env)
 			end := b.emit(irInstr{kind: iEnd, next: -1})
-			t.entry = b.block(rt.body, end, env)
+			t.entry = b.block(body, end, env)
 			ts = append(ts, t)
 		}
 	}

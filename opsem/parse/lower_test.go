@@ -169,6 +169,12 @@ func TestLowerErrors(t *testing.T) {
 			"t.rdma:2:13: unknown node m[2] (declare it with node m { ... })"},
 		{"a label fail", two + "thread T on A { fail: skip }",
 			"t.rdma:3:17: fail cannot be a label: T@fail means the thread has stopped at an error"},
+		{"a call with the wrong arity", "node A { x = 0 }\nnode B { y = 0 }\nproc p(a, b) { a := b }\nthread T on A { p(y) }",
+			"t.rdma:4:17: p takes 2 arguments, not 1"},
+		{"an unknown procedure", "node A { x = 0 }\nproc p(a) { a := 1 }\nthread T on A { q(x) }",
+			"t.rdma:3:17: unknown statement or procedure q (declare it with proc q(...) { ... })"},
+		{"a recursive procedure", "node A { x = 0 }\nproc p(a) { p(a) }\nthread T on A { p(x) }",
+			"t.rdma:2:13: calls nested more than 50 deep: does p call itself?"},
 		{"comparison chain", two + "thread T on A { reg r\n assert(0 < r < 2) }",
 			"t.rdma:4:15: comparisons do not chain: write (a < b) && (b < c)"},
 	}

@@ -74,6 +74,7 @@ func ParseOptions(filename string, src []byte, opt Options) (*prog.Program, erro
 type rawFile struct {
 	name, doc *token
 	params    []*rawParam
+	procs     []*rawProc
 	nodes     []*rawNode
 	threads   []*rawThread
 	query     *rawQuery
@@ -100,6 +101,14 @@ type rawLocDecl struct {
 	init   *rawExpr // any initial value (protocol language)
 	size   *rawExpr // an array: name[size]
 	lo, hi *rawExpr // a declared range: name : lo..hi
+}
+
+// rawProc is `proc name(a, b) { body }`: a procedure, inlined at its calls
+// with its parameters replaced by the call's arguments.
+type rawProc struct {
+	name   token
+	params []token
+	body   []*rawStmt
 }
 
 // rawParam is `param N = expr`.
@@ -136,6 +145,7 @@ const (
 	rWhile
 	rFor
 	rBreak
+	rCall // lhs(args): a call of a procedure
 )
 
 type rawStmt struct {
@@ -149,12 +159,13 @@ type rawStmt struct {
 	branches [][]*rawStmt
 
 	// The protocol language's: expressions where the core has tokens.
-	lhsE, rhsE            *rawExpr // rAssign
-	casZ, casA, casB      *rawExpr // rAssign of a cas
-	cond                  *rawExpr // rAssumeE, rAssert, rIf, rWhile
-	nodeE                 *rawExpr // rfence, poll of a family member: poll(m[i])
-	reg                   token    // rReg: the register; rFor: the variable
-	regLo, regHi, regInit *rawExpr // rReg: range and initial value; rFor: lo and hi
+	lhsE, rhsE            *rawExpr   // rAssign
+	casZ, casA, casB      *rawExpr   // rAssign of a cas
+	cond                  *rawExpr   // rAssumeE, rAssert, rIf, rWhile
+	nodeE                 *rawExpr   // rfence, poll of a family member: poll(m[i])
+	args                  []*rawExpr // rCall
+	reg                   token      // rReg: the register; rFor: the variable
+	regLo, regHi, regInit *rawExpr   // rReg: range and initial value; rFor: lo and hi
 }
 
 type rawQuery struct {
@@ -199,6 +210,7 @@ type rawExpect struct {
 // first error every token reads as end of file, so that all loops end.
 type parser struct {
 	s      scanner
+	calls  []*rawStmt // the calls, checked against the procedures at the end
 	file   string
 	tok    token
 	parens int // open parentheses in a condition: newlines are blanks there
@@ -350,6 +362,9 @@ func (p *parser) parseFile() *rawFile {
 			f.query = q
 		case t.kind == tKeyword && t.text == "expect":
 			f.expects = append(f.expects, p.parseExpect())
+		case t.kind == tKeyword && t.text == "proc":
+			f.procs = append(f.procs, p.parseProc())
+			p.endOfDecl("the procedure")
 		case t.kind == tKeyword && t.text == "param":
 			p.next()
 			pr := &rawParam{name: p.name("a parameter name")}
@@ -362,7 +377,51 @@ func (p *parser) parseFile() *rawFile {
 		}
 	}
 	f.end = p.tok.pos
+	p.checkCalls(f)
 	return f
+}
+
+// parseProc parses `proc name(a, b) { body }`.
+func (p *parser) parseProc() *rawProc {
+	p.next() // proc
+	pr := &rawProc{name: p.name("a procedure name")}
+	p.expect(tLParen, "'(' after the procedure name")
+	for p.tok.kind != tRParen && !p.failed() {
+		pr.params = append(pr.params, p.name("a parameter name"))
+		if p.tok.kind != tComma {
+			break
+		}
+		p.next()
+	}
+	p.expect(tRParen, "')' after the parameters")
+	pr.body = p.parseBlock()
+	return pr
+}
+
+// checkCalls reports a call that names no procedure of the file as the
+// unknown statement it most likely is (flush(B): did you mean rfence(B) or
+// poll(B)?).
+func (p *parser) checkCalls(f *rawFile) {
+	for _, c := range p.calls {
+		known := false
+		for _, pr := range f.procs {
+			known = known || pr.name.text == c.lhs.text
+		}
+		if known || p.failed() {
+			continue
+		}
+		arg := ""
+		if len(c.args) > 0 && c.args[0].simpleName() {
+			arg = c.args[0].name.text
+		}
+		if hint := statementHint(c.lhs.text, arg); hint != "" {
+			p.errorf(c.lhs.pos, "unknown statement %s; %s", c.lhs.text, hint)
+		} else if len(f.procs) == 0 {
+			p.errorf(c.lhs.pos, "unknown statement %s (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)", c.lhs.text)
+		} else {
+			p.errorf(c.lhs.pos, "unknown statement or procedure %s (declare it with proc %s(...) { ... })", c.lhs.text, c.lhs.text)
+		}
+	}
 }
 
 func (p *parser) parseNode() *rawNode {
@@ -651,6 +710,28 @@ func (p *parser) parseStmt() *rawStmt {
 		}
 		if p.tok.kind == tEq {
 			p.errorf(p.tok.pos, "expected ':=' in an assignment, found '=' (write %s := ...)", s.lhsE)
+			return s
+		}
+		if p.tok.kind == tLParen && s.lhsE.simpleName() {
+			// A call of a procedure (checked at the end of the file).
+			s.kind = rCall
+			open := p.tok
+			p.next()
+			p.parens++
+			for p.tok.kind != tRParen && !p.failed() {
+				s.args = append(s.args, p.parseExpr())
+				if p.tok.kind != tComma {
+					break
+				}
+				p.next()
+			}
+			p.parens--
+			if p.tok.kind != tRParen {
+				p.errorf(p.tok.pos, "expected ')' to close the '(' at %s, found %s", open.pos, p.tok.describe())
+				return s
+			}
+			p.next()
+			p.calls = append(p.calls, s)
 			return s
 		}
 		if p.tok.kind != tAssign {

@@ -67,7 +67,7 @@ var keywords = map[string]bool{
 	"forbidden": true, "yes": true, "no": true, "true": true,
 	// The protocol language's.
 	"param": true, "reg": true, "if": true, "else": true, "while": true, "for": true, "in": true,
-	"break": true, "assert": true, "false": true,
+	"break": true, "assert": true, "false": true, "proc": true,
 }
 
 // token is one lexical token.
