@@ -74,7 +74,7 @@ func condSurface(c *rawCond) bool {
 	if c == nil {
 		return false
 	}
-	return len(c.locIdx) > 0 || condSurface(c.l) || condSurface(c.r)
+	return len(c.locIdx) > 0 || c.valE != nil || condSurface(c.l) || condSurface(c.r)
 }
 
 // lowerer expands and lowers one surface file.
@@ -461,6 +461,11 @@ func (lw *lowerer) nameIndices(c *rawCond) {
 	switch c.op {
 	case prog.CEq, prog.CNe:
 		full(&c.loc, c.locIdx)
+		if c.valE != nil {
+			if v, ok := lw.constant(c.valE, nil, "the value compared with "+c.loc.text); ok {
+				c.val = token{kind: tInt, pos: c.valE.pos, text: strconv.Itoa(v)}
+			}
+		}
 	case prog.CAt, prog.CEnd, prog.CFail:
 		full(&c.thread, c.thrIdx)
 	}

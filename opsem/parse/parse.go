@@ -182,6 +182,7 @@ type rawCond struct {
 	val    token
 	thread token
 	thrIdx []*rawExpr // thread's indices: client[0]@end
+	valE   *rawExpr   // a value written as a constant expression: slot[0] = N
 	label  token
 	l, r   *rawCond
 	height int // of the tree: 1 for an atom
@@ -934,7 +935,16 @@ func (p *parser) parseUnary() *rawCond {
 			return c
 		}
 		p.next()
-		c.val = p.expect(tInt, "a value")
+		if p.tok.kind != tIdent && p.tok.kind != tLParen && p.tok.kind != tMinus {
+			c.val = p.expect(tInt, "a value")
+			return c
+		}
+		v := p.parseBinary(4)
+		if v.isInt() {
+			c.val = v.name
+		} else {
+			c.valE = v // a constant of a protocol: N - 1
+		}
 		return c
 	}
 	p.errorf(t.pos, "expected a condition (x = v, x != v, T@L, true, ~, '('), found %s", t.describe())
