@@ -154,3 +154,15 @@ func (m *Machine) Waiting(s []byte) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// assumeHolds reports whether in, if it is an assume, holds in memory mem
+// (a decoded memory, or an encoding, which starts with it).
+func assumeHolds(in *prog.Instr, mem []byte) bool {
+	switch in.Op {
+	case prog.OpAssumeEq:
+		return mem[in.X] == in.A
+	case prog.OpAssumeNe:
+		return mem[in.X] != in.A
+	}
+	return true
+}
