@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust bench-protocols lint fuzz clean tools agree
 
 all: build
 
@@ -138,3 +138,11 @@ fuzz:
 
 clean:
 	rm -rf bin $(WEBDIR) $(WEBSTATIC)/rdmasim.wasm $(WEBSTATIC)/wasm_exec.js
+
+# Time, states and peak memory of rdmasim robust (default method) and
+# rdmasim check on every protocol of corpus/protocols, one row per file (the
+# table of corpus/protocols/README.md). Not a test: the times are this
+# machine's.
+PROTOCOLS := corpus/protocols/*.rdma
+bench-protocols: build
+	$(GO) run ./corpus/protocols/bench -rdmasim $(BIN) $(PROTOCOLS)
