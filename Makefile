@@ -41,9 +41,10 @@ run: build
 corpus: build
 	./$(BIN) corpus --strict corpus/
 
-# Rewrite the golden report beside each litmus test (corpus/litmus/NAME.expected:
+# Rewrite the golden report beside each litmus test and protocol (corpus/litmus/NAME.expected,
+# corpus/protocols/NAME.expected:
 # outcomes, counts, completeness, robustness), which TestLitmusExpected compares
-# with; review the change with git diff corpus/litmus/.
+# with; review the change with git diff corpus/litmus/ corpus/protocols/.
 expected:
 	$(GO) test -count=1 ./corpus -run TestLitmusExpected -update-expected
 
