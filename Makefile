@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust bench-protocols lint fuzz clean tools agree
 
 all: build
 
@@ -41,9 +41,10 @@ run: build
 corpus: build
 	./$(BIN) corpus --strict corpus/
 
-# Rewrite the golden report beside each litmus test (corpus/litmus/NAME.expected:
+# Rewrite the golden report beside each litmus test and protocol (corpus/litmus/NAME.expected,
+# corpus/protocols/NAME.expected:
 # outcomes, counts, completeness, robustness), which TestLitmusExpected compares
-# with; review the change with git diff corpus/litmus/.
+# with; review the change with git diff corpus/litmus/ corpus/protocols/.
 expected:
 	$(GO) test -count=1 ./corpus -run TestLitmusExpected -update-expected
 
@@ -138,3 +139,11 @@ fuzz:
 
 clean:
 	rm -rf bin $(WEBDIR) $(WEBSTATIC)/rdmasim.wasm $(WEBSTATIC)/wasm_exec.js
+
+# Time, states and peak memory of rdmasim robust (default method) and
+# rdmasim check on every protocol of corpus/protocols, one row per file (the
+# table of corpus/protocols/README.md). Not a test: the times are this
+# machine's.
+PROTOCOLS := corpus/protocols/*.rdma
+bench-protocols: build
+	$(GO) run ./corpus/protocols/bench -rdmasim $(BIN) $(PROTOCOLS)
