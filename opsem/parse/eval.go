@@ -240,8 +240,20 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 			return -1
 		})
 		if root < 0 && lw.errs == nil {
+			// The assume fails on this path whatever memory holds (a test
+			// of registers): the run is filtered out here, as at a core
+			// assume that never holds. The core has no such assume without
+			// a location, so it waits on one of the thread's node.
 			if l < 0 {
-				lw.errorf(s.pos, "assume(%s) never holds here: the thread would stop for ever", s.cond)
+				for i := range p.Locs {
+					if p.Locs[i].Node == sp.t.node {
+						l = i
+						break
+					}
+				}
+			}
+			if l < 0 {
+				lw.errorf(s.pos, "assume(%s) never holds here, and node %s has no location for the thread to wait on: declare one", s.cond, p.Nodes[sp.t.node].Name)
 				return -1
 			}
 			return sp.block(l)
