@@ -182,7 +182,7 @@ func (g *generator) thread(own *gnode, others []*gnode) {
 		name := fmt.Sprintf("r%d", r)
 		switch {
 		case g.pct(70):
-			g.line("reg %s : 0..%d = 0", name, 2+g.rng.IntN(2))
+			g.line("reg %s : 0..%d = 0", name, 3+g.rng.IntN(2))
 		case g.pct(50):
 			g.line("reg %s : 1..3 = 1", name)
 		default:
@@ -195,7 +195,7 @@ func (g *generator) thread(own *gnode, others []*gnode) {
 
 // block generates up to n statements at the current depth.
 func (g *generator) block(n int) {
-	for i := 0; i < n && g.n < 12; i++ {
+	for i := 0; i < n && g.n < 9; i++ {
 		g.stmt()
 	}
 }
@@ -206,9 +206,18 @@ func (g *generator) stmt() {
 	nested := g.depth < 3
 	switch k := g.rng.IntN(100); {
 	case k < 14:
-		g.line("%s := %s", g.localLoc(), g.expr(2))
+		if g.pct(50) {
+			g.line("%s := %s", g.localLoc(), g.expr(2))
+		} else {
+			g.line("%s := %s", g.localLoc(), g.atom())
+		}
 	case k < 26:
-		g.line("%s := %s", g.pick(th.regs), g.expr(2))
+		r := g.pick(th.regs)
+		if g.pct(30) {
+			g.line("%s := %s", r, g.expr(2))
+		} else {
+			g.line("%s := (%s + %s) %% 3", r, r, g.atom())
+		}
 	case k < 38 && len(th.others) > 0:
 		g.line("%s := %s", g.remoteLoc(), g.localLoc())
 	case k < 48 && len(th.others) > 0:
@@ -224,7 +233,11 @@ func (g *generator) stmt() {
 	case k < 62:
 		g.line("%s := cas(%s, %s, %s)", g.localLoc(), g.localLoc(), g.expr(1), g.expr(1))
 	case k < 68:
-		g.line("assert(%s)", g.cond())
+		if g.pct(50) {
+			g.line("assert(%s <= %d)", g.localRead(), 2+g.rng.IntN(2))
+		} else {
+			g.line("assert(%s)", g.cond())
+		}
 	case k < 72:
 		g.line("assume(%s)", g.memCond())
 	case k < 80 && nested:
@@ -256,13 +269,15 @@ func (g *generator) stmt() {
 		r := g.pick(th.regs)
 		was := th.inWhile
 		th.inWhile = true
-		if g.pct(50) {
+		if g.pct(60) {
 			g.line("while (%s == %d && %s < 2) {", g.localLoc(), g.rng.IntN(2), r)
 			g.depth++
 			g.line("%s := %s + 1", r, r)
 			g.depth--
 		} else {
-			g.line("while (%s != %d) {", g.localLoc(), g.rng.IntN(2))
+			// Waits while some thread's write holds (locations start at
+			// 0 or 1 mostly): for ever when no other write follows.
+			g.line("while (%s == %d) {", g.localLoc(), 1+g.rng.IntN(2))
 			g.depth++
 			g.line("skip")
 			g.depth--
@@ -351,14 +366,27 @@ func (g *generator) atom() string {
 	return g.localRead()
 }
 
-// expr draws an arithmetic expression of the given depth.
+// expr draws an arithmetic expression of the given depth: mostly atoms
+// and sums, sometimes a difference (which may go negative), a product, or a
+// division or remainder (by a constant, or by an atom that may be 0).
 func (g *generator) expr(depth int) string {
-	if depth == 0 || g.pct(40) {
+	if depth == 0 || g.pct(45) {
 		return g.atom()
 	}
-	ops := []string{"+", "+", "-", "*", "/", "%"}
-	op := g.pick(ops)
-	l, r := g.expr(depth-1), g.expr(depth-1)
+	l := g.expr(depth - 1)
+	var op, r string
+	switch k := g.rng.IntN(20); {
+	case k < 9:
+		op, r = "+", g.expr(depth-1)
+	case k < 12:
+		op, r = "-", g.expr(depth-1)
+	case k < 14:
+		op, r = "*", g.expr(depth-1)
+	case k < 19:
+		op, r = g.pick([]string{"/", "%"}), fmt.Sprint(1+g.rng.IntN(3))
+	default:
+		op, r = g.pick([]string{"/", "%"}), g.atom()
+	}
 	if g.pct(50) {
 		return fmt.Sprintf("(%s %s %s)", l, op, r)
 	}
@@ -384,9 +412,18 @@ func (g *generator) cond() string {
 }
 
 // memCond draws a test that reads memory (an assume on registers alone
-// that fails is rejected by the lowering).
+// that fails is rejected by the lowering), one that holds more often than
+// not, so that most runs are not filtered out.
 func (g *generator) memCond() string {
-	c := fmt.Sprintf("%s %s %d", g.localRead(), g.pick([]string{"==", "!=", "<=", ">="}), g.rng.IntN(3))
+	var c string
+	switch k := g.rng.IntN(10); {
+	case k < 3:
+		c = fmt.Sprintf("%s != %d", g.localRead(), 2+g.rng.IntN(2))
+	case k < 6:
+		c = fmt.Sprintf("%s <= %d", g.localRead(), 1+g.rng.IntN(2))
+	default:
+		c = fmt.Sprintf("%s == %d", g.localRead(), g.rng.IntN(2))
+	}
 	if g.pct(30) {
 		c = fmt.Sprintf("%s || %s == %d", c, g.localRead(), g.rng.IntN(3))
 	}
