@@ -13,8 +13,8 @@ import (
 // registers with and without ranges, locations with and without ranges,
 // arrays, families of nodes and threads with a param, stores of
 // expressions, loads, puts and gets (with computed indices), rfence, poll,
-// cas, if/else, while over registers and over memory, for, break, assert
-// and assume.
+// cas, if/else, while over registers and over memory, for, choose, loop,
+// break, assert and assume.
 //
 // They are built to lower: expressions read only the thread's own node, a
 // put's source is a location, a cas works on the thread's node, polls are
@@ -297,6 +297,24 @@ func (g *generator) stmt() {
 		}
 		th.loops--
 		th.forVars = th.forVars[:len(th.forVars)-1]
+		g.line("}")
+	case k < 97 && nested:
+		g.line("choose {")
+		g.nest(1)
+		g.line("} or {")
+		g.nest(1)
+		g.line("}")
+	case k < 98 && nested:
+		// loop may run any number of times: a register bounds it.
+		r := g.pick(th.regs)
+		g.line("loop {")
+		th.loops++
+		g.nest(1)
+		g.depth++
+		g.line("%s := %s + 1", r, r)
+		g.line("if (%s >= 2) { break }", r)
+		g.depth--
+		th.loops--
 		g.line("}")
 	default:
 		g.line("%s := %s", g.pick(th.regs), g.localRead())
