@@ -11,10 +11,11 @@ import (
 // TestCorpusFiles compares the interpreter with the SC machine on the
 // corpus's programs: the litmus tests (core programs, which the resolver
 // compiles rather than the lowering: the interpreter runs them as protocol
-// programs that use no register) and the regressions.
+// programs that use no register), the regressions and the protocols (where
+// corpus/protocols exists).
 func TestCorpusFiles(t *testing.T) {
 	var files []string
-	for _, dir := range []string{"../litmus", "../regress"} {
+	for _, dir := range []string{"../litmus", "../regress", "../protocols"} {
 		fs, err := filepath.Glob(filepath.Join(dir, "*.rdma"))
 		if err != nil {
 			t.Fatal(err)
@@ -30,7 +31,7 @@ func TestCorpusFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Compare(context.Background(), f, src, Options{MaxStates: 20000})
+		rep, err := Compare(context.Background(), f, src, Options{MaxStates: 100000})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
