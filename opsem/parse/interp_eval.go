@@ -46,7 +46,6 @@ type action struct {
 // evaluator evaluates the expressions of one statement of thread t.
 type evaluator struct {
 	in  *interp
-	t   int
 	th  *ithread
 	s   *tstate
 	env map[string]int
@@ -275,7 +274,7 @@ func (e *evaluator) inRange(pos prog.Pos, what string, v int, rng valRange) stop
 
 // exec returns what statement st of thread t does next in state s.
 func (in *interp) exec(t int, s *tstate, st *rawStmt) (*action, error) {
-	e := &evaluator{in: in, t: t, th: in.threads[t], s: s, env: in.env(t, s)}
+	e := &evaluator{in: in, th: in.threads[t], s: s, env: in.env(t, s)}
 	a, err := e.stmt(st)
 	if err != nil {
 		return nil, err

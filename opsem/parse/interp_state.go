@@ -326,3 +326,66 @@ func (in *interp) forRange(s *rawStmt, env map[string]int) (lo, hi int, err erro
 	}
 	return lo, hi, nil
 }
+
+// pollCaps bounds, per node, the polls thread th can make on the queue pair
+// to it: the poll statements naming it, a for loop's counted once per
+// iteration, a choose's branches all counted; -1 when one is in a while or
+// loop. A poll whose node is computed at run time counts for every node.
+func (in *interp) pollCaps(th *ithread, body []*rawStmt) []int {
+	caps := make([]int, len(in.lw.p.Nodes))
+	var walk func(stmts []*rawStmt, env map[string]int, looped bool)
+	add := func(n int, looped bool) {
+		if looped || caps[n] < 0 {
+			caps[n] = -1
+		} else {
+			caps[n]++
+		}
+	}
+	walk = func(stmts []*rawStmt, env map[string]int, looped bool) {
+		for _, s := range stmts {
+			switch s.kind {
+			case rPoll:
+				if n, ok := in.constNode(s.nodeE, env); ok {
+					add(n, looped)
+				} else {
+					for n := range caps {
+						add(n, looped)
+					}
+				}
+			case rWhile, rLoop:
+				walk(s.branches[0], env, true)
+			case rFor:
+				lo, err1 := evalConst(s.regLo, in.constants(env))
+				hi, err2 := evalConst(s.regHi, in.constants(env))
+				if err1 != nil || err2 != nil {
+					continue // the lowering rejects it; so does the interpreter when it runs it
+				}
+				for k := lo; k <= hi; k++ {
+					inner := copyEnv(env)
+					inner[s.reg.text] = k
+					walk(s.branches[0], inner, looped)
+				}
+			default:
+				for _, br := range s.branches {
+					walk(br, env, looped)
+				}
+			}
+		}
+	}
+	walk(body, th.env, false)
+	return caps
+}
+
+// constNode resolves a node reference whose indices are constants.
+func (in *interp) constNode(e *rawExpr, env map[string]int) (int, bool) {
+	idx := make([]int, len(e.idx))
+	for i, x := range e.idx {
+		v, err := evalConst(x, in.constants(env))
+		if err != nil {
+			return 0, false
+		}
+		idx[i] = v
+	}
+	n, ok := in.lw.nodes[indexed(e.name.text, idx...)]
+	return n, ok
+}
