@@ -39,7 +39,7 @@ thread U on B {
   assert(y == 1)
 }
 `,
-	`node A { x = 0; n = 0; z = 0 }
+	`node A { x = 0; n : 0..7 = 0; z = 0 }
 thread T on A {
   reg r : 0..3 = 0
   while (x == 0 && r < 3) {
