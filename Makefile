@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree agree-surface
+.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
 
 all: build
 
@@ -135,6 +135,7 @@ agree:
 # Lowering = interpreter agreement on N generated protocol programs (final
 # memories, error points, deadlocks under SC); DIFFER=1 also runs every
 # comparison of the fuzzer (RDMA machine, model, decider) on each lowering.
+.PHONY: agree-surface
 agree-surface:
 	$(GO) test -count=1 -timeout=0 -run 'TestAgreement' -v ./corpus/surface/ -surface.n=$(N) -surface.seed=$(SEED) $(if $(DIFFER),-surface.differ) | grep -v '^=== RUN'
 
