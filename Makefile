@@ -133,6 +133,13 @@ SEED ?= 1
 agree:
 	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) $(if $(LOOPS),-agree.loops) | grep -v '^=== RUN'
 
+# Lowering = interpreter agreement on N generated protocol programs (final
+# memories, error points, deadlocks under SC); DIFFER=1 also runs every
+# comparison of the fuzzer (RDMA machine, model, decider) on each lowering.
+.PHONY: agree-surface
+agree-surface:
+	$(GO) test -count=1 -timeout=0 -run 'TestAgreement' -v ./corpus/surface/ -surface.n=$(N) -surface.seed=$(SEED) $(if $(DIFFER),-surface.differ) | grep -v '^=== RUN'
+
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./opsem/parse/

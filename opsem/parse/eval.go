@@ -110,7 +110,9 @@ func (e *evalCtx) eval(x *rawExpr) value {
 	return value{v: v}
 }
 
-// read returns the value of location l, which x names, or asks for it.
+// read returns the value of location l, which x names, or asks for it. A
+// value outside l's declared range is an error point (PROTOCOLS.md: "as is
+// a load of one").
 func (e *evalCtx) read(x *rawExpr, l int) value {
 	p := e.sp.lw.p
 	if node := p.Locs[l].Node; node != e.sp.t.node {
@@ -118,6 +120,11 @@ func (e *evalCtx) read(x *rawExpr, l int) value {
 			p.Locs[l].Name, p.Nodes[node].Name, e.sp.t.name, p.Nodes[e.sp.t.node].Name, p.Nodes[e.sp.t.node].Name, p.Locs[l].Name)
 	}
 	if v, ok := e.mem[l]; ok {
+		// A NIC write (or a cas's copy) may have put there a value
+		// outside the location's range: loading it is an error point.
+		if rng := e.sp.lw.ranges[l]; v < rng.lo || v > rng.hi {
+			return e.failAt(x.pos, "the value %d of %s is outside its range %s", v, p.Locs[l].Name, rng)
+		}
 		return value{v: v}
 	}
 	e.need = l

@@ -57,6 +57,9 @@ func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
+	for _, s := range surfaceSeeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(checkParse)
 }
 

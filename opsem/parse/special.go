@@ -2,6 +2,8 @@ package parse
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"rdmasim/opsem/prog"
@@ -452,7 +454,10 @@ func (sp *specialiser) finishGraph(th *prog.Thread, entry int) {
 	// jump (compiled away below by the renumbering).
 	onCycle := prog.OnCycle(code)
 	alias := map[int]int{}
-	for pc, body := range sp.heads {
+	// Loops are numbered in the order of their heads' pcs, so that a
+	// lowering is a function of its input (a map's order is not).
+	for _, pc := range slices.Sorted(maps.Keys(sp.heads)) {
+		body := sp.heads[pc]
 		in := &code[pc]
 		switch {
 		case onCycle[pc] && body == 1:

@@ -1,0 +1,439 @@
+package parse
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"rdmasim/opsem/prog"
+)
+
+// The SC interpreter of the protocol language: a reference semantics that
+// checks the lowering (lower.go, special.go, eval.go) from outside. It
+// shares with the lowering only the parser and the expansion of the
+// declarations (params, nodes and locations of families and arrays, the
+// members of thread families, register declarations); it executes the
+// statements of the syntax tree directly, with registers and memory as
+// values at run time: no specialisation, no domains, no decision trees.
+//
+// Its steps are the SC machine's, so that a lowered program and its
+// interpretation reach the same final memories, the same error points and
+// the same deadlocks:
+//
+//   - every memory read of a statement is a step of its own (the lowering's
+//     assume), left to right, each location once, when the evaluation first
+//     needs it; && and || do not read what they do not need;
+//   - a store is one step; a put or a get two (the read of its source, then
+//     the write of its destination, as the SC machine does them), after
+//     which one more operation of its queue pair is unpolled; a cas two (the
+//     read-modify-write of z, then the write of the old value to x); an
+//     rfence one (it does nothing under SC); a poll one, which takes one
+//     unpolled operation and waits while there is none;
+//   - what touches no memory (registers, tests on registers, skip, choose,
+//     loop, for, break) is done at once with the step before it: moving such
+//     steps around changes no reachable memory, error point or deadlock;
+//   - an assume that does not hold stops the thread for ever (the run is
+//     filtered out); an assertion that fails, a value leaving its range, an
+//     index out of its array or a division by zero stops it at an error
+//     point, named as the lowering names it.
+//
+// One rule of docs/PROTOCOLS.md has no counterpart in the lowering's code
+// as written: "a load of a value outside the range of its location (a NIC
+// write copied it) is an error point". The interpreter checks it on every
+// read a statement's evaluation makes (not on the reads of a put's source or
+// of a cas, which the machines make, not the thread's expression).
+
+// ErrorPoint is an error point a run reaches: the thread, the position of
+// the expression or statement that failed, and the message, as the
+// lowering's prog.OpFail instruction says them (Stmt.Pos, Stmt.Src.Text).
+type ErrorPoint struct {
+	Thread string
+	Pos    prog.Pos
+	Msg    string
+}
+
+func (e ErrorPoint) String() string {
+	return fmt.Sprintf("%s at line %d: %s", e.Thread, e.Pos.Line, e.Msg)
+}
+
+// Interp is the result of InterpretSC: every behaviour of the program under
+// SC that the search reached.
+type Interp struct {
+	Locs    []string // location names, in the lowered program's order (p.Locs)
+	Threads []string // thread names, in the lowered program's order
+	// Finals are the distinct final memories (every thread ended), one
+	// value per location of Locs, sorted.
+	Finals [][]uint8
+	// Errors are the distinct error points reached, sorted.
+	Errors []ErrorPoint
+	// Deadlock: some reachable configuration is a deadlock: no thread can
+	// move, none failed or waits at an assume that does not hold, and the
+	// threads that have not ended wait at polls with nothing to complete.
+	Deadlock bool
+	// Complete: the search covered every reachable configuration (no state
+	// limit, no bound on unpolled operations cut it).
+	Complete bool
+	// States counts the distinct configurations explored.
+	States int
+}
+
+// maxUnpolled bounds the unpolled operations of a queue pair whose thread
+// polls it in a loop (an unbounded number of polls ahead), as the machines'
+// default max-inflight does; an operation beyond it is not taken and the
+// search is incomplete.
+const maxUnpolled = 8
+
+// InterpretSC interprets the protocol program src under SC and explores
+// every interleaving of its threads, breadth first, up to limit distinct
+// configurations (0: no limit). A program the parser rejects, or in which
+// a run meets a mistake the lowering rejects at compile time (a read of
+// another node's memory, a put of an expression, an unknown name), is an
+// error.
+func InterpretSC(filename string, src []byte, opt Options, limit int) (*Interp, error) {
+	ps := &parser{s: newScanner(src), file: filename}
+	ps.next()
+	f := ps.parseFile()
+	if ps.errs != nil {
+		return nil, ps.errs
+	}
+	in := &interp{file: filename, lw: &lowerer{file: filename, params: map[string]int{}, locs: map[string]int{},
+		nodes: map[string]int{}, arrays: map[string]int{}, p: &prog.Program{File: filename}},
+		blocks: map[blockKey]int{}, errIdx: map[ErrorPoint]int{}}
+	in.setParams(f, opt)
+	if in.lw.errs == nil {
+		in.lw.declare(f)
+	}
+	if in.lw.errs == nil {
+		in.expandThreads(f)
+	}
+	if in.lw.errs != nil {
+		in.lw.errs.sort()
+		return nil, in.lw.errs
+	}
+	res, err := in.search(limit)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// interp is one interpretation: the declarations, expanded, and the search.
+type interp struct {
+	file    string
+	lw      *lowerer // the declarations only: params, nodes, locations, ranges
+	threads []*ithread
+	blocks  map[blockKey]int
+	blkList []blockInfo
+	errs    []ErrorPoint
+	errIdx  map[ErrorPoint]int
+	pruned  bool // an operation beyond maxUnpolled was not taken
+}
+
+// ithread is one thread (one member of a family).
+type ithread struct {
+	name   string
+	node   int
+	env    map[string]int // the family's index
+	body   int            // the block of its body
+	regs   []regDecl
+	regIdx map[string]int
+	// pollCap[n] bounds the polls the thread can make on its queue pair
+	// to node n (the unpolled count is kept at most that); -1: unbounded.
+	pollCap []int
+}
+
+// staticError is a mistake of the program that the lowering reports when it
+// compiles the statement: the interpretation fails with it.
+func (in *interp) staticError(pos prog.Pos, format string, args ...any) error {
+	return ErrorList{&Error{File: in.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}}
+}
+
+// setParams evaluates the file's params, overridden or completed by opt.
+func (in *interp) setParams(f *rawFile, opt Options) {
+	lw := in.lw
+	for _, pr := range f.params {
+		if _, dup := lw.params[pr.name.text]; dup {
+			lw.errorf(pr.name.pos, "param %s declared twice", pr.name.text)
+			continue
+		}
+		v, ok := lw.constant(pr.val, nil, "param "+pr.name.text)
+		if ov, set := opt.Params[pr.name.text]; set {
+			v, ok = ov, true
+		}
+		if ok {
+			lw.params[pr.name.text] = v
+		}
+	}
+	for name, v := range opt.Params {
+		if _, ok := lw.params[name]; !ok {
+			lw.params[name] = v
+		}
+	}
+}
+
+// expandThreads makes one ithread per thread and member of a family, with
+// its registers.
+func (in *interp) expandThreads(f *rawFile) {
+	lw := in.lw
+	seen := map[string]bool{}
+	for _, rt := range f.threads {
+		members := []int{-1}
+		if rt.family != nil {
+			members = lw.familyRange(rt.family, "thread "+rt.name.text)
+		}
+		body := in.block(rt.body, nil, 0)
+		for _, k := range members {
+			env := map[string]int{}
+			name := rt.name.text
+			if k >= 0 {
+				env[rt.family.index.text] = k
+				name = indexed(name, k)
+			}
+			if seen[name] {
+				lw.errorf(rt.name.pos, "thread %s declared twice", name)
+				continue
+			}
+			seen[name] = true
+			node, ok := lw.nodeOf(rt.nodeE, env)
+			if !ok {
+				continue
+			}
+			decls := &irThread{name: name}
+			in.registers(decls, rt.body, env)
+			th := &ithread{name: name, node: node, env: env, body: body, regs: decls.regs, regIdx: map[string]int{}}
+			for i, r := range th.regs {
+				th.regIdx[r.name] = i
+			}
+			th.pollCap = in.pollCaps(th, rt.body)
+			in.threads = append(in.threads, th)
+		}
+	}
+	if len(in.threads) > prog.MaxThreads {
+		lw.errorf(f.threads[0].name.pos, "too many threads (the limit is %d)", prog.MaxThreads)
+	}
+	if len(in.threads) == 0 && lw.errs == nil {
+		lw.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
+	}
+}
+
+// registers declares the registers of a thread: those of every reg
+// statement of its body, wherever it is.
+func (in *interp) registers(t *irThread, stmts []*rawStmt, env map[string]int) {
+	for _, s := range stmts {
+		if s.kind == rReg {
+			in.lw.declareReg(t, s, env)
+		}
+		for _, br := range s.branches {
+			in.registers(t, br, env)
+		}
+	}
+}
+
+// blockKey names a block of statements: the statement it is a branch of
+// (nil for a thread's body, told apart by the body's first statement) and
+// the branch.
+type blockKey struct {
+	owner  *rawStmt
+	branch int
+	first  *rawStmt
+}
+
+// blockInfo is a block of statements and the statement it belongs to.
+type blockInfo struct {
+	stmts []*rawStmt
+	owner *rawStmt // nil: a thread's body
+}
+
+// block numbers stmts, a branch of owner, and the blocks nested in it.
+func (in *interp) block(stmts []*rawStmt, owner *rawStmt, branch int) int {
+	key := blockKey{owner: owner, branch: branch}
+	if owner == nil && len(stmts) > 0 {
+		key.first = stmts[0]
+	}
+	if id, ok := in.blocks[key]; ok && owner != nil {
+		return id
+	}
+	id := len(in.blkList)
+	in.blocks[key] = id
+	in.blkList = append(in.blkList, blockInfo{stmts: stmts, owner: owner})
+	for _, s := range stmts {
+		for b, br := range s.branches {
+			in.block(br, s, b)
+		}
+	}
+	return id
+}
+
+// branchBlock returns the block of branch b of s.
+func (in *interp) branchBlock(s *rawStmt, b int) int {
+	return in.blocks[blockKey{owner: s, branch: b}]
+}
+
+// constants looks names up among the constants of env and the params.
+func (in *interp) constants(env map[string]int) func(string) (int, bool) {
+	return func(name string) (int, bool) {
+		if v, ok := env[name]; ok {
+			return v, true
+		}
+		v, ok := in.lw.params[name]
+		return v, ok
+	}
+}
+
+func copyEnv(env map[string]int) map[string]int {
+	out := make(map[string]int, len(env)+1)
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
+// errorPoint returns the index of error point e, interning it.
+func (in *interp) errorPoint(e ErrorPoint) int {
+	if i, ok := in.errIdx[e]; ok {
+		return i
+	}
+	in.errIdx[e] = len(in.errs)
+	in.errs = append(in.errs, e)
+	return len(in.errs) - 1
+}
+
+// search explores the configurations breadth first.
+func (in *interp) search(limit int) (*Interp, error) {
+	p := in.lw.p
+	res := &Interp{Complete: true}
+	for _, l := range p.Locs {
+		res.Locs = append(res.Locs, l.Name)
+	}
+	for _, t := range in.threads {
+		res.Threads = append(res.Threads, t.name)
+	}
+	init := &config{mem: make([]uint8, len(p.Locs)), th: make([]tstate, len(in.threads)),
+		npend: make([]uint8, len(in.threads)*len(p.Nodes))}
+	for l := range p.Locs {
+		init.mem[l] = p.Locs[l].Init
+	}
+	starts := []*config{init}
+	for t, th := range in.threads {
+		st := tstate{frames: []frame{{blk: th.body}}, regs: make([]uint8, len(th.regs))}
+		for i, r := range th.regs {
+			st.regs[i] = uint8(r.init)
+		}
+		settled, err := in.settle(t, st)
+		if err != nil {
+			return nil, err
+		}
+		var next []*config
+		for _, c := range starts {
+			for _, s := range settled {
+				d := c.clone()
+				d.th[t] = s
+				next = append(next, d)
+			}
+		}
+		starts = next
+	}
+	seen := map[string]bool{}
+	finals := map[string]bool{}
+	errSeen := map[int]bool{}
+	var queue []*config
+	var key []byte
+	push := func(c *config) bool {
+		key = c.encode(key[:0])
+		if seen[string(key)] {
+			return true
+		}
+		if limit > 0 && len(seen) >= limit {
+			res.Complete = false
+			return false
+		}
+		seen[string(key)] = true
+		queue = append(queue, c)
+		return true
+	}
+	for _, c := range starts {
+		if !push(c) {
+			break
+		}
+	}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		final := true
+		for t := range c.th {
+			switch c.th[t].status {
+			case sFailed:
+				errSeen[c.th[t].err] = true
+				final = false
+			case sEnded:
+			default:
+				final = false
+			}
+		}
+		if final {
+			finals[string(c.mem)] = true
+			continue
+		}
+		succ, stuck, err := in.successors(c)
+		if err != nil {
+			return nil, err
+		}
+		if stuck && in.deadlocked(c) {
+			res.Deadlock = true
+		}
+		full := false
+		for _, d := range succ {
+			if !push(d) {
+				full = true
+				break
+			}
+		}
+		if full {
+			break
+		}
+	}
+	res.States = len(seen)
+	if in.pruned {
+		res.Complete = false
+	}
+	for m := range finals {
+		res.Finals = append(res.Finals, []uint8(m))
+	}
+	sort.Slice(res.Finals, func(i, j int) bool { return bytes.Compare(res.Finals[i], res.Finals[j]) < 0 })
+	for i := range errSeen {
+		res.Errors = append(res.Errors, in.errs[i])
+	}
+	SortErrorPoints(res.Errors)
+	return res, nil
+}
+
+// SortErrorPoints sorts error points by thread, position and message.
+func SortErrorPoints(es []ErrorPoint) {
+	sort.Slice(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.Thread != b.Thread {
+			return a.Thread < b.Thread
+		}
+		if a.Pos != b.Pos {
+			return a.Pos.Line < b.Pos.Line || a.Pos.Line == b.Pos.Line && a.Pos.Col < b.Pos.Col
+		}
+		return a.Msg < b.Msg
+	})
+}
+
+// deadlocked reports whether c, in which no thread can move, is a
+// deadlock: no thread failed, none waits at an assume, none spins, and at
+// least one waits at a poll (the others ended).
+func (in *interp) deadlocked(c *config) bool {
+	waiting := false
+	for t := range c.th {
+		switch c.th[t].status {
+		case sEnded:
+		case sRunning:
+			waiting = true // at a poll: every other running thread can move
+		default:
+			return false
+		}
+	}
+	return waiting
+}
