@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"rdmasim/corpus/surface"
 	"strconv"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	spinEvery := fs.Int("spin-every", 1000, "also compare SPIN on every N-th program when spin and gcc are on the PATH (0 = never)")
 	regressDir := fs.String("regress-dir", "corpus/regress", "directory for minimised disagreements as .rdma regression tests (\"\" = write none)")
 	noMin := fs.Bool("no-minimize", false, "report disagreements without minimising them")
+	surfaceFlag := fs.Bool("surface", false, "draw programs of the protocol language (registers, expressions, if/while/for, assert, arrays, families) and compare every semantics on their lowering; a disagreement is kept whole as the protocol's text in --regress-dir")
 	minTime := fs.Duration("minimize-time", 2*time.Minute, "time allowed to minimise one disagreement")
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 	if code := parseFlags(fs, args, e, "fuzz [--seed S] [--count N | --time T] [flags]"); code >= 0 {
@@ -43,6 +45,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		Timeout:    *timeout,
 		SpinEvery:  *spinEvery,
 		NoMinimize: *noMin,
+		Surface:    *surfaceFlag,
 		Minimize:   fuzz.MinimizeOptions{Time: *minTime},
 		RegressDir: *regressDir,
 	}
@@ -88,6 +91,11 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	}
 	if len(opt.ProgramSeeds) > 0 && !*jsonOut {
 		for _, s := range opt.ProgramSeeds {
+			if opt.Surface {
+				fmt.Fprintf(e.stdout, "Program seed %#x (protocol language):\n", s)
+				report.WriteConfig(e.stdout, surface.Generate(s))
+				continue
+			}
 			p, desc := fuzz.Generate(s)
 			fmt.Fprintf(e.stdout, "Program seed %#x (%s):\n", s, desc)
 			report.WriteConfig(e.stdout, p.String())

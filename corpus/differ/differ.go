@@ -197,6 +197,10 @@ func ModelCost(p *prog.Program, unroll int) float64 {
 		}
 	}
 	for t := range p.Threads {
+		if th := &p.Threads[t]; th.Lowered {
+			costCode(th.Code, float64(max(unroll, 1)), reads, writes)
+			continue
+		}
 		walk(p.Threads[t].Body, 1)
 	}
 	cost := 0.0
@@ -600,4 +604,32 @@ func SpinAvailable() error {
 		}
 	}
 	return nil
+}
+
+// costCode counts the reads and writes of a lowered thread's instructions
+// for ModelCost: those on a cycle of its graph times loop, the others once.
+func costCode(code []prog.Instr, loop float64, reads, writes []float64) {
+	onCycle := prog.OnCycle(code)
+	for pc, in := range code {
+		times := 1.0
+		if onCycle[pc] {
+			times = loop
+		}
+		switch in.Op {
+		case prog.OpWrite:
+			writes[in.X] += times
+		case prog.OpAssumeEq, prog.OpAssumeNe:
+			reads[in.X] += times
+		case prog.OpCAS:
+			reads[in.Z] += times
+			writes[in.Z] += times
+			writes[in.X] += times
+		case prog.OpGet:
+			reads[in.Y] += times
+			writes[in.X] += times
+		case prog.OpPut:
+			reads[in.X] += times
+			writes[in.Y] += times
+		}
+	}
 }

@@ -28,6 +28,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"rdmasim/corpus/surface"
+	"rdmasim/opsem/parse"
 	"sort"
 	"strings"
 	"sync"
@@ -73,6 +77,11 @@ type Options struct {
 	SpinEvery int
 	// NoMinimize reports disagreements without minimising them.
 	NoMinimize bool
+	// Surface draws programs of the protocol language (corpus/surface's
+	// generator) and compares every semantics on their lowering. The
+	// lowered programs have no statement trees to minimise: a
+	// disagreement is kept as the protocol's text, whole.
+	Surface bool
 	// Minimize bounds the minimisation of each disagreement.
 	Minimize MinimizeOptions
 	// RegressDir is where minimised disagreements are written as .rdma
@@ -106,10 +115,13 @@ type Progress struct {
 
 // Disagreement is a program on which semantics disagree.
 type Disagreement struct {
-	Index    int    // program index in the run (in ProgramSeeds when given)
-	Seed     uint64 // program seed: Generate(Seed) draws the program again
-	Config   string // the drawn configuration, described
-	Program  *prog.Program
+	Index   int    // program index in the run (in ProgramSeeds when given)
+	Seed    uint64 // program seed: Generate(Seed) draws the program again
+	Config  string // the drawn configuration, described
+	Program *prog.Program
+	// Source is a protocol's text (Options.Surface), of which Program is
+	// the lowering; "" for core programs.
+	Source   string
 	Problems []differ.Problem // of Program; KindError: the error's text
 	// Kind is the kind minimised: the first of Problems.
 	Kind differ.Kind
@@ -256,7 +268,8 @@ type result struct {
 	report   *differ.Report
 	disagree *Disagreement
 	slow     bool
-	stopped  bool // ctx ended the run first: not counted
+	skip     string // why the program was not checked (a protocol too large to lower)
+	stopped  bool   // ctx ended the run first: not counted
 	stats    Stats
 }
 
@@ -462,6 +475,9 @@ func (s *Summary) add(r *result) {
 	case r.slow:
 		s.Slow = append(s.Slow, r.seed)
 		return
+	case r.skip != "":
+		s.Skipped["program: "+r.skip]++
+		return
 	case r.disagree != nil:
 		s.Disagreements = append(s.Disagreements, r.disagree)
 	}
@@ -508,8 +524,24 @@ func spinRan(rep *differ.Report, k differ.Kind) bool {
 // checkOne draws and checks program index with seed seed, and minimises
 // and writes a disagreement.
 func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend func(time.Duration)) *result {
-	p, desc := Generate(seed)
 	r := &result{index: index, seed: seed}
+	var (
+		p          *prog.Program
+		desc, text string
+	)
+	if opt.Surface {
+		text, desc = surface.Generate(seed), "protocol language"
+		q, err := parse.Parse(fmt.Sprintf("surface-%016x.rdma", seed), []byte(text))
+		if err != nil {
+			// The generator writes programs that parse; one that does not
+			// lower lowers too large (registers without ranges).
+			r.skip = "does not lower: " + firstLine(err.Error())
+			return r
+		}
+		p = q
+	} else {
+		p, desc = Generate(seed)
+	}
 	r.stats.Add(p)
 	dopt := opt.Differ
 	dopt.Checks = differ.CheckAll
@@ -532,7 +564,7 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 		r.slow = true
 		return r
 	}
-	d := &Disagreement{Index: index, Seed: seed, Config: desc, Program: p}
+	d := &Disagreement{Index: index, Seed: seed, Config: desc, Program: p, Source: text}
 	switch {
 	case err != nil:
 		d.Kind = KindError
@@ -546,6 +578,12 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 		return r
 	}
 	r.disagree = d
+	if opt.Surface {
+		if opt.RegressDir != "" {
+			d.File, d.FileErr = writeSurface(opt.RegressDir, d)
+		}
+		return r
+	}
 	if opt.NoMinimize {
 		return r
 	}
@@ -621,4 +659,23 @@ func problemsOf(ctx context.Context, p *prog.Program, k differ.Kind, dopt differ
 		}
 	}
 	return out
+}
+
+// writeSurface keeps a protocol's disagreement as dir/surface-SEED.rdma:
+// the program's text whole, with the problems in a comment.
+func writeSurface(dir string, d *Disagreement) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Found by rdmasim fuzz --surface (program seed %#x): the semantics disagree on its lowering.\n", d.Seed)
+	for _, pr := range d.Problems {
+		fmt.Fprintf(&b, "# %s: %s\n", pr.Kind, firstLine(pr.Detail))
+	}
+	b.WriteString(d.Source)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("fuzz: %w", err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("surface-%016x.rdma", d.Seed))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return "", fmt.Errorf("fuzz: %w", err)
+	}
+	return path, nil
 }

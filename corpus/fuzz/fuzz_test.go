@@ -406,3 +406,20 @@ func TestRunStuck(t *testing.T) {
 		})
 	}
 }
+
+// TestSurfaceRun checks a short run on programs of the protocol language:
+// every comparison is made on their lowering, with no disagreement.
+func TestSurfaceRun(t *testing.T) {
+	sum, err := Run(context.Background(), Options{Seed: 3, Count: 25, Surface: true, Timeout: 20 * time.Second,
+		Differ: differ.Options{MaxStates: 20000, MaxInflight: 4, MaxModelCost: 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Disagreements) > 0 {
+		d := sum.Disagreements[0]
+		t.Fatalf("%d disagreements; the first, program seed %#x: %v\n%s", len(sum.Disagreements), d.Seed, d.Problems, d.Source)
+	}
+	if sum.Programs != 25 || sum.Compared["outcomes-sc"] == 0 || sum.Compared["decider"] == 0 {
+		t.Errorf("%d programs, compared %v: want 25 and the SC outcomes and the decider compared", sum.Programs, sum.Compared)
+	}
+}

@@ -76,7 +76,12 @@ func WriteDisagreement(w io.Writer, d *Disagreement) {
 	for _, p := range d.Problems {
 		fmt.Fprintf(w, "  %s: %s\n", p.Kind, strings.ReplaceAll(p.Detail, "\n", "\n    "))
 	}
-	fmt.Fprintf(w, "  rerun: rdmasim fuzz --program-seed %#x\n", d.Seed)
+	if d.Source != "" {
+		fmt.Fprintf(w, "  rerun: rdmasim fuzz --surface --program-seed %#x\n", d.Seed)
+		report.WriteConfig(w, d.Source)
+	} else {
+		fmt.Fprintf(w, "  rerun: rdmasim fuzz --program-seed %#x\n", d.Seed)
+	}
 	prog := d.Program
 	if d.Minimal != nil {
 		prog = d.Minimal
@@ -89,7 +94,9 @@ func WriteDisagreement(w io.Writer, d *Disagreement) {
 			fmt.Fprintf(w, "  %s: %s\n", p.Kind, firstLineOf(p.Detail))
 		}
 	}
-	report.WriteConfig(w, prog.String())
+	if d.Source == "" {
+		report.WriteConfig(w, prog.String())
+	}
 	switch {
 	case d.File != "":
 		fmt.Fprintf(w, "  written to %s\n", d.File)

@@ -258,8 +258,14 @@ func appendOnce(s []int, v int) []int {
 
 func (g *gen) f(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
 
-func (g *gen) loc(l int) string   { return "m_" + g.p.Locs[l].Name }
-func (g *gen) locID(l int) string { return "L_" + g.p.Locs[l].Name }
+func (g *gen) loc(l int) string   { return "m_" + ident(g.p.Locs[l].Name) }
+func (g *gen) locID(l int) string { return "L_" + ident(g.p.Locs[l].Name) }
+
+// ident turns a name of the program into a Promela identifier: an element
+// of an array or a member of a family, buf[1], becomes buf__1.
+func ident(name string) string {
+	return strings.NewReplacer("[", "__", "]", "").Replace(name)
+}
 
 // model writes the whole model.
 func (g *gen) model() {

@@ -171,7 +171,7 @@ func instrAccesses(in *prog.Instr) []access {
 func (g *robustGen) f(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
 
 // Names of the model's variables.
-func (g *robustGen) lname(l int) string          { return g.p.Locs[l].Name }
+func (g *robustGen) lname(l int) string          { return ident(g.p.Locs[l].Name) }
 func (g *robustGen) v(what string, l int) string { return what + "_" + g.lname(l) }
 func qn(q int) string                            { return fmt.Sprintf("q%d", q) }
 func (g *robustGen) ent(t, l int, w bool) string {

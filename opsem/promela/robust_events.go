@@ -23,7 +23,7 @@ func (g *robustGen) option(guard []string, comment string, effects []string) {
 
 func (g *robustGen) thread(t int) {
 	th := &g.p.Threads[t]
-	g.f("active proctype thread_%s() {\n\tdo\n", th.Name)
+	g.f("active proctype thread_%s() {\n\tdo\n", ident(th.Name))
 	n := g.options
 	for pc := range th.Code {
 		g.instr(t, pc)

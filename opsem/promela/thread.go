@@ -38,11 +38,15 @@ func (g *gen) thread(t int) {
 			g.f("byte ctr%d_%d;\t/* iterations of loop %d in this entry */\n", t, l, l)
 		}
 	}
-	g.f("\nactive proctype thread_%s() {\n\tdo\n", th.Name)
+	g.f("\nactive proctype thread_%s() {\n\tdo\n", ident(th.Name))
 	for pc := range th.Code {
 		g.instr(t, pc)
 	}
-	if len(th.Code) == 1 {
+	steps := false // an instruction with a step (not the end, not an error point)
+	for _, in := range th.Code {
+		steps = steps || in.Op != prog.OpEnd && in.Op != prog.OpFail
+	}
+	if !steps {
 		g.f("\t:: false\t/* no instructions */\n")
 	}
 	g.f("\tod\n}\n\n")
