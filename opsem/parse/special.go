@@ -428,8 +428,7 @@ func (sp *specialiser) block(l int) int {
 func (sp *specialiser) finishGraph(th *prog.Thread, entry int) {
 	code := sp.code
 	// Jumps are followed to what they stand for.
-	var resolve func(pc int) int
-	resolve = func(pc int) int {
+	resolve := func(pc int) int {
 		for n := 0; pc >= 0 && sp.jump[pc]; n++ {
 			if n > len(code) {
 				return pc // a cycle of jumps: cannot happen, every cycle passes a head
