@@ -160,7 +160,7 @@ func buckets(ctx context.Context, js jetstream.JetStream) (runs, claims jetstrea
 // first, calling each until it says done; while none arrives it calls wait
 // (if not nil) every 100ms. It returns ctx's error when ctx is done.
 func read(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
-	cons, err := js.OrderedConsumer(ctx, streamName(run), jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
+	cons, err := js.OrderedConsumer(ctx, streamName(run), jetstream.OrderedConsumerConfig{FilterSubjects: subjects, MaxResetAttempts: 5})
 	if err != nil {
 		return fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
@@ -169,6 +169,9 @@ func read(ctx context.Context, js jetstream.JetStream, run string, subjects []st
 		return fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
 	defer it.Stop()
+	// A consumer whose stream is gone (the run is over) retries for
+	// ever, whatever Next's wait: stopping it ends the wait.
+	defer context.AfterFunc(ctx, it.Stop)()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

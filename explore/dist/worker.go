@@ -110,6 +110,9 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 		if err := json.Unmarshal(e.Value(), &spec); err != nil {
 			continue
 		}
+		if st, err := runs.Get(ctx, stateKey(id)); err != nil || isDone(st.Value()) {
+			continue // over, or not started yet
+		}
 		if why := spec.compatible(w.Version); why != "" {
 			w.refuse(ctx, runs, &spec, why)
 			refused[id] = true
@@ -141,6 +144,12 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 }
 
 var errRefused = errors.New("refused")
+
+// isDone says whether the state b is that of a run that is over.
+func isDone(b []byte) bool {
+	var st State
+	return json.Unmarshal(b, &st) != nil || st.Done
+}
 
 // refuse records that this worker refuses run s, for its coordinator to say.
 func (w *Worker) refuse(ctx context.Context, runs jetstream.KeyValue, s *Spec, why string) {

@@ -1,0 +1,111 @@
+package dist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"rdmasim/explore"
+)
+
+// gridFactory builds the grid machine of a payload (a, b, c).
+func gridFactory(payload []byte) (explore.Machine, error) {
+	if len(payload) != 3 {
+		return nil, errors.New("want 3 bytes")
+	}
+	return grid{payload[0], payload[1], payload[2]}, nil
+}
+
+// startCluster starts an embedded server and n in-process workers, stopped
+// at the end of the test.
+func startCluster(t *testing.T, n int) *Server {
+	t.Helper()
+	srv, err := StartServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		srv.Shutdown()
+	})
+	for k := range n {
+		nc, err := Connect(srv.URL(), "test worker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer nc.Close()
+			w := &Worker{Factory: gridFactory, ID: fmt.Sprintf("w%d", k)}
+			if err := w.Run(ctx, nc); err != nil {
+				t.Errorf("worker %d: %v", k, err)
+			}
+		}()
+	}
+	return srv
+}
+
+// runDist runs the search of g over the cluster at url with n partitions.
+func runDist(t *testing.T, url string, g grid, n int, opt explore.Options) (explore.Result, *explore.Search) {
+	t.Helper()
+	nc, err := Connect(url, "test coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c, err := NewCoordinator(nc, Config{Partitions: n, Payload: []byte{g.a, g.b, g.c}, Batch: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	opt.Remote = c
+	s := explore.New(g, opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := s.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s
+}
+
+// TestClusterEqualsSequential runs searches, one after another, over an
+// embedded server and three workers, and checks them against the sequential
+// search: visits, counts, stops and runs.
+func TestClusterEqualsSequential(t *testing.T) {
+	srv := startCluster(t, 3)
+	for _, tc := range []struct {
+		g   grid
+		max uint64
+	}{{grid{9, 11, 6}, 0}, {grid{9, 11, 6}, 101}, {grid{5, 7, 4}, 0}} {
+		var want, got visits
+		ws := explore.New(tc.g, explore.Options{MaxStates: tc.max, Trace: true, Visit: want.visit})
+		wr, err := ws.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		gr, gs := runDist(t, srv.URL(), tc.g, 3, explore.Options{MaxStates: tc.max, Trace: true, Visit: got.visit})
+		name := fmt.Sprintf("%v max=%d", tc.g, tc.max)
+		if gr.States != wr.States || gr.Transitions != wr.Transitions || gr.MaxDepth != wr.MaxDepth || gr.Stop != wr.Stop || gr.Pruned != wr.Pruned {
+			t.Errorf("%s: got %+v, want %+v", name, gr, wr)
+		}
+		if gr.Workers != 3 {
+			t.Errorf("%s: %d workers took part, want 3", name, gr.Workers)
+		}
+		if got.buf.String() != want.buf.String() {
+			t.Errorf("%s: the visits differ", name)
+		}
+		gp, err1 := gs.Path(gr.States - 1)
+		wp, err2 := ws.Path(wr.States - 1)
+		if err1 != nil || err2 != nil || fmt.Sprint(gp) != fmt.Sprint(wp) {
+			t.Errorf("%s: last path %v %v, want %v %v", name, gp, err1, wp, err2)
+		}
+	}
+}
