@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"rdmasim/explore"
 	"rdmasim/store"
@@ -13,11 +14,17 @@ import (
 // grid is a test machine: states (a, b, c) of bytes, modulo its sizes, with
 // successors that merge often (so that a state has many discoverers at the
 // same depth), a repeated successor, and a bound that prunes.
-type grid struct{ a, b, c byte }
+type grid struct {
+	a, b, c byte
+	delay   time.Duration // per expansion, to make a run last
+}
 
 func (g grid) Initial(dst []byte) []byte { return append(dst, 0, 0, 0) }
 
 func (g grid) Successors(s []byte, emit func(explore.Label, []byte)) explore.Pruned {
+	if g.delay > 0 {
+		time.Sleep(g.delay)
+	}
 	a, b, c := s[0], s[1], s[2]
 	var buf [3]byte
 	put := func(l explore.Label, x, y, z byte) {
@@ -123,7 +130,7 @@ func (v *visits) visit(id uint64, s []byte, depth int) bool {
 // depths), counts, stops, pruned bounds and runs, also when the state limit
 // cuts a level.
 func TestPartitionsEqualSequential(t *testing.T) {
-	for _, g := range []grid{{5, 7, 4}, {9, 11, 6}, {1, 1, 1}} {
+	for _, g := range []grid{{5, 7, 4, 0}, {9, 11, 6, 0}, {1, 1, 1, 0}} {
 		for _, max := range []uint64{0, 1, 2, 3, 10, 57, 200} {
 			var want visits
 			ws := explore.New(g, explore.Options{MaxStates: max, Trace: true, Visit: want.visit})

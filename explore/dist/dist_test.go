@@ -11,13 +11,16 @@ import (
 	"rdmasim/explore"
 )
 
-// gridFactory builds the grid machine of a payload (a, b, c).
+// gridFactory builds the grid machine of a payload (a, b, c, delay in
+// 100µs).
 func gridFactory(payload []byte) (explore.Machine, error) {
-	if len(payload) != 3 {
-		return nil, errors.New("want 3 bytes")
+	if len(payload) != 4 {
+		return nil, errors.New("want 4 bytes")
 	}
-	return grid{payload[0], payload[1], payload[2]}, nil
+	return grid{payload[0], payload[1], payload[2], time.Duration(payload[3]) * 100 * time.Microsecond}, nil
 }
+
+func (g grid) payload() []byte { return []byte{g.a, g.b, g.c, byte(g.delay / (100 * time.Microsecond))} }
 
 // startCluster starts an embedded server and n in-process workers, stopped
 // at the end of the test.
@@ -60,7 +63,7 @@ func runDist(t *testing.T, url string, g grid, n int, opt explore.Options) (expl
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	c, err := NewCoordinator(nc, Config{Partitions: n, Payload: []byte{g.a, g.b, g.c}, Batch: 64})
+	c, err := NewCoordinator(nc, Config{Partitions: n, Payload: g.payload(), Batch: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +87,7 @@ func TestClusterEqualsSequential(t *testing.T) {
 	for _, tc := range []struct {
 		g   grid
 		max uint64
-	}{{grid{9, 11, 6}, 0}, {grid{9, 11, 6}, 101}, {grid{5, 7, 4}, 0}} {
+	}{{grid{9, 11, 6, 0}, 0}, {grid{9, 11, 6, 0}, 101}, {grid{5, 7, 4, 0}, 0}} {
 		var want, got visits
 		ws := explore.New(tc.g, explore.Options{MaxStates: tc.max, Trace: true, Visit: want.visit})
 		wr, err := ws.Run(context.Background())
