@@ -20,7 +20,9 @@ func gridFactory(payload []byte) (explore.Machine, error) {
 	return grid{payload[0], payload[1], payload[2], time.Duration(payload[3]) * 100 * time.Microsecond}, nil
 }
 
-func (g grid) payload() []byte { return []byte{g.a, g.b, g.c, byte(g.delay / (100 * time.Microsecond))} }
+func (g grid) payload() []byte {
+	return []byte{g.a, g.b, g.c, byte(g.delay / (100 * time.Microsecond))}
+}
 
 // startCluster starts an embedded server and n in-process workers, stopped
 // at the end of the test.
