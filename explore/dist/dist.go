@@ -46,7 +46,6 @@ package dist
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -164,34 +163,33 @@ func read(ctx context.Context, js jetstream.JetStream, run string, subjects []st
 	if err != nil {
 		return fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxBytes(8 << 20))
+	msgs := make(chan jetstream.Msg, 64)
+	done := make(chan struct{})
+	defer close(done)
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		select {
+		case msgs <- m:
+		case <-done:
+		}
+	}, jetstream.PullMaxBytes(8<<20))
 	if err != nil {
 		return fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
-	defer it.Stop()
-	// A consumer whose stream is gone (the run is over) retries for
-	// ever, whatever Next's wait: stopping it ends the wait.
-	defer context.AfterFunc(ctx, it.Stop)()
+	defer cc.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		msg, err := it.Next(jetstream.NextMaxWait(100 * time.Millisecond))
-		switch {
-		case errors.Is(err, nats.ErrTimeout):
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
 			if wait != nil {
 				wait()
 			}
-			continue
-		case err != nil:
-			if ctx.Err() != nil {
-				return ctx.Err()
+		case m := <-msgs:
+			if done, err := each(m); err != nil || done {
+				return err
 			}
-			return fmt.Errorf("dist: reading %v: %w", subjects, err)
-		}
-		done, err := each(msg)
-		if err != nil || done {
-			return err
 		}
 	}
 }

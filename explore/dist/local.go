@@ -152,3 +152,32 @@ func (ps *Processes) Stop() {
 	ps.mu.Unlock()
 	ps.wg.Wait()
 }
+
+// Local is a cluster on this machine: an embedded server and worker
+// processes, each the command argv followed by "--nats URL" (and "--id
+// local-K").
+type Local struct {
+	*Server
+	procs *Processes
+}
+
+// StartLocal starts a cluster of n worker processes on this machine.
+func StartLocal(ctx context.Context, n int, argv []string, stderr io.Writer) (*Local, error) {
+	srv, err := StartServer()
+	if err != nil {
+		return nil, err
+	}
+	argv = append(append([]string(nil), argv...), "--nats", srv.URL())
+	ps, err := StartProcesses(ctx, n, argv, stderr)
+	if err != nil {
+		srv.Shutdown()
+		return nil, err
+	}
+	return &Local{Server: srv, procs: ps}, nil
+}
+
+// Stop stops the workers and the server.
+func (l *Local) Stop() {
+	l.procs.Stop()
+	l.Shutdown()
+}

@@ -58,6 +58,13 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 	if err != nil {
 		return err
 	}
+	// Any change to the runs wakes the worker up; it looks anyway every
+	// second (a claim may have lapsed).
+	wt, err := runs.WatchAll(ctx, jetstream.UpdatesOnly(), jetstream.IgnoreDeletes())
+	if err != nil {
+		return fmt.Errorf("dist: watching the runs: %w", err)
+	}
+	defer wt.Stop()
 	refused := map[string]bool{}
 	for {
 		served, err := w.findRun(ctx, js, runs, claims, inc, refused)
@@ -72,7 +79,8 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-time.After(200 * time.Millisecond):
+			case <-wt.Updates():
+			case <-time.After(time.Second):
 			}
 		}
 	}
