@@ -51,6 +51,7 @@ type Coordinator struct {
 	workers map[string]bool     // the incarnations that expanded states
 	bytes   []uint64            // the visited set of each partition
 	refused map[string]struct{} // keys of refusals already logged
+	purge   chan error          // the purge of the last level's messages, if running
 }
 
 var _ explore.RemoteCloser = (*Coordinator)(nil)
@@ -209,14 +210,33 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	if err := c.putState(ctx, State{Level: depth + 1}); err != nil {
 		return err
 	}
-	// No worker needs the level's successors and expansions any more.
-	for _, kind := range []string{"succ", "exp"} {
-		subj := fmt.Sprintf("rdmasim.%s.%s.%d.*", run, kind, depth)
-		if err := c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
-			return fmt.Errorf("dist: purging %s: %w", subj, err)
-		}
+	// No worker needs the level's successors and expansions any more:
+	// they go while the next level runs.
+	if err := c.purged(); err != nil {
+		return err
 	}
+	c.purge = make(chan error, 1)
+	go func(purge chan<- error) {
+		var err error
+		for _, kind := range []string{"succ", "exp"} {
+			subj := fmt.Sprintf("rdmasim.%s.%s.%d.*", run, kind, depth)
+			if perr := c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj)); perr != nil && err == nil {
+				err = fmt.Errorf("dist: purging %s: %w", subj, perr)
+			}
+		}
+		purge <- err
+	}(c.purge)
 	return nil
+}
+
+// purged waits for the last purge and returns its error.
+func (c *Coordinator) purged() error {
+	if c.purge == nil {
+		return nil
+	}
+	err := <-c.purge
+	c.purge = nil
+	return err
 }
 
 // kindOf returns the kind of a run's subject: succ, exp, new or ids.
@@ -274,6 +294,7 @@ func (c *Coordinator) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	c.purged() // the stream goes anyway
 	err := c.putState(ctx, State{Done: true})
 	if derr := c.js.DeleteStream(ctx, streamName(c.spec.Run)); derr != nil && !errors.Is(derr, jetstream.ErrStreamNotFound) {
 		err = errors.Join(err, fmt.Errorf("dist: deleting the run's stream: %w", derr))

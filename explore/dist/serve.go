@@ -193,10 +193,9 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 	if err == nil && len(exps) > 0 {
 		err = pub.data(expSubj, exps)
 	}
-	if err == nil {
-		// The end markers only once every record is stored.
-		err = pub.flush(ctx)
-	}
+	// The end markers follow the records on the same connection, so the
+	// stream stores them after; should a record fail to be stored, the
+	// count an end marker carries tells its receiver.
 	for to := range out {
 		if err == nil {
 			err = pub.end(subject(s.Run, "succ", d, to), nil)
@@ -230,9 +229,6 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 			return err
 		}
 		b = b[n:]
-	}
-	if err := pub.flush(ctx); err != nil {
-		return err
 	}
 	if err := pub.end(newSubj, nil); err != nil {
 		return err
