@@ -49,7 +49,6 @@ func (g grid) Successors(s []byte, emit func(explore.Label, []byte)) explore.Pru
 type memRemote struct {
 	parts []*partition
 	first uint64
-	news  [][]byte
 }
 
 func newMemRemote(m explore.Machine, n int) *memRemote {

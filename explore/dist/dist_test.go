@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -112,5 +113,62 @@ func TestClusterEqualsSequential(t *testing.T) {
 		if err1 != nil || err2 != nil || fmt.Sprint(gp) != fmt.Sprint(wp) {
 			t.Errorf("%s: last path %v %v, want %v %v", name, gp, err1, wp, err2)
 		}
+	}
+}
+
+// TestRefusedWorker checks that a worker of another version refuses a run,
+// that the coordinator says so, and that a run without workers stops at its
+// time limit, reported as such.
+func TestRefusedWorker(t *testing.T) {
+	srv, err := StartServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wnc, err := Connect(srv.URL(), "test worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wnc.Close()
+	done := make(chan error, 1)
+	go func() {
+		w := &Worker{Factory: gridFactory, ID: "old", Version: "rdmasim 0.1"}
+		done <- w.Run(ctx, wnc)
+	}()
+
+	nc, err := Connect(srv.URL(), "test coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var mu sync.Mutex
+	var logs []string
+	g := grid{5, 7, 4, 0}
+	c, err := NewCoordinator(nc, Config{Partitions: 1, Payload: g.payload(), Log: func(s string) {
+		mu.Lock()
+		logs = append(logs, s)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, err := explore.New(g, explore.Options{Remote: c, Timeout: time.Second}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stop != explore.TimeLimit || r.States != 1 {
+		t.Errorf("got %+v, want a time limit after the initial state", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logs) != 1 || !strings.Contains(logs[0], "worker old refuses run") || !strings.Contains(logs[0], "rdmasim 0.1") {
+		t.Errorf("the coordinator said %q, want the refusal of worker old, built from rdmasim 0.1", logs)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }
