@@ -122,6 +122,7 @@ func (f *clusterFlags) remote(nc *nats.Conn, e *env, file string, sem machine.Se
 			Payload:    payload,
 			Name:       fmt.Sprintf("%s %s", file, sem),
 			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim explore: %s\n", s) },
+			Memory:     f.cluster != "",
 		})
 	}
 }

@@ -3,6 +3,7 @@ package dist
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"rdmasim/explore"
 	"rdmasim/store"
@@ -21,6 +22,7 @@ type partition struct {
 	level []byte   // the level's states as state records, in id order
 	ids   []uint64 // their ids
 
+	mu    sync.Mutex                // over receive: the receiver and the expander deliver
 	index map[store.Fingerprint]int // new states of the next level, into cands
 	cands []cand
 	arena []byte // the encodings of cands
@@ -75,7 +77,14 @@ func (p *partition) setLevel(b []byte, ids []uint64) error {
 // every successor, its owner, its parent's id and its ordinal, and exp with
 // every expanded state's id, successor count and pruned bounds. Encodings
 // are valid only during the call.
+//
+// A successor this partition already emitted in the level is not emitted
+// again: its first emission had the least (parent, ordinal), all its owner
+// keeps. (In the state spaces of RDMA programs a level emits each successor
+// several times.)
 func (p *partition) expand(succ func(to int, parent uint64, ord uint32, enc []byte) error, exp func(id uint64, succs uint32, pruned explore.Pruned) error) error {
+	sent := store.NewMem(uint64(len(p.ids)))
+	defer sent.Close()
 	var ferr error
 	i := 0
 	err := forStates(p.level, func(_ uint64, _ uint32, enc []byte) {
@@ -87,7 +96,10 @@ func (p *partition) expand(succ func(to int, parent uint64, ord uint32, enc []by
 		var ord uint32
 		pruned := p.m.Successors(enc, func(_ explore.Label, next []byte) {
 			if ferr == nil {
-				ferr = succ(Owner(store.Of(next), p.n), id, ord, next)
+				fp := store.Of(next)
+				if added, _ := sent.Insert(fp); added {
+					ferr = succ(Owner(fp, p.n), id, ord, next)
+				}
 			}
 			ord++
 		})
@@ -106,6 +118,8 @@ func (p *partition) expand(succ func(to int, parent uint64, ord uint32, enc []by
 // first discoverer is the least (parent, ordinal) it arrives with. Records
 // may arrive in any order, and more than once.
 func (p *partition) receive(b []byte) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var ierr error
 	err := forStates(b, func(parent uint64, ord uint32, enc []byte) {
 		if ierr != nil {

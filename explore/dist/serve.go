@@ -169,6 +169,14 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 	out := make([][]byte, s.Partitions)
 	var exps []byte
 	expSubj := subject(s.Run, "exp", d, p.k)
+	// Successors this partition owns go straight to it, not through the
+	// stream: were the worker to die, its successor redoes the level.
+	send := func(to int, b []byte) error {
+		if to == p.k {
+			return p.receive(b)
+		}
+		return pub.data(subject(s.Run, "succ", d, to), b)
+	}
 	err := p.expand(func(to int, parent uint64, ord uint32, enc []byte) error {
 		out[to] = appendState(out[to], parent, ord, enc)
 		if len(out[to]) < s.Batch {
@@ -176,7 +184,7 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 		}
 		b := out[to]
 		out[to] = nil
-		return pub.data(subject(s.Run, "succ", d, to), b)
+		return send(to, b)
 	}, func(id uint64, succs uint32, pruned uint32) error {
 		if exps = appendExp(exps, id, succs, pruned); len(exps) < s.Batch {
 			return nil
@@ -187,7 +195,7 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 	})
 	for to, b := range out {
 		if err == nil && len(b) > 0 {
-			err = pub.data(subject(s.Run, "succ", d, to), b)
+			err = send(to, b)
 		}
 	}
 	if err == nil && len(exps) > 0 {
@@ -197,7 +205,7 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 	// stream stores them after; should a record fail to be stored, the
 	// count an end marker carries tells its receiver.
 	for to := range out {
-		if err == nil {
+		if err == nil && to != p.k {
 			err = pub.end(subject(s.Run, "succ", d, to), nil)
 		}
 	}
@@ -207,7 +215,7 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 	if err := <-recv; err != nil {
 		return err
 	}
-	// The visited set is the receiver's until it is done.
+	// The visited set is the receivers' until they are done.
 	if err := pub.end(expSubj, map[string]string{hBytes: strconv.FormatUint(p.set.Bytes(), 10)}); err != nil {
 		return err
 	}
@@ -247,7 +255,11 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 // partition has sent its end marker, and takes them (partition.receive).
 func receive(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition, d int) error {
 	ended := make([]bool, s.Partitions)
-	left := s.Partitions
+	ended[p.k] = true // its own successors do not come through the stream
+	left := s.Partitions - 1
+	if left == 0 {
+		return nil
+	}
 	counts := map[string]int{}
 	return read(ctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
 		h := m.Headers()
