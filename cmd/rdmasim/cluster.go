@@ -47,12 +47,14 @@ type clusterFlags struct {
 	natsFlags
 	cluster    string
 	partitions int
+	replicas   int
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cluster, "cluster", "", "explore on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; the state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part")
 	f.natsFlags.register(fs, "explore on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
 	fs.IntVar(&f.partitions, "partitions", 0, "with --nats: partitions of the state space, each served by one worker at a time")
+	fs.IntVar(&f.replicas, "nats-replicas", 1, "with --nats: copies a JetStream cluster keeps of the run's stream and buckets (3 survives the loss of a server)")
 }
 
 func (f *clusterFlags) active() bool { return f.cluster != "" || f.url != "" }
@@ -123,6 +125,7 @@ func (f *clusterFlags) remote(nc *nats.Conn, e *env, file string, sem machine.Se
 			Name:       fmt.Sprintf("%s %s", file, sem),
 			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim explore: %s\n", s) },
 			Memory:     f.cluster != "",
+			Replicas:   f.replicas,
 		})
 	}
 }

@@ -39,19 +39,24 @@ type Config struct {
 	// (StartLocal), where files would survive nothing, and cost a third
 	// of the time.
 	Memory bool
+	// Replicas is the number of copies a JetStream cluster keeps of the
+	// run's stream and of the buckets, so that the run survives the loss
+	// of a server (1 if 0).
+	Replicas int
 }
 
 // A Coordinator is the explore.Remote of a distributed search: it publishes
 // the run, merges the partitions' levels into the search's order (see the
 // package documentation) and numbers their states. Close ends the run.
 type Coordinator struct {
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	runs   jetstream.KeyValue
-	spec   Spec
-	stream jetstream.Stream
-	log    func(string)
-	memory bool
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	runs     jetstream.KeyValue
+	spec     Spec
+	stream   jetstream.Stream
+	log      func(string)
+	memory   bool
+	replicas int
 
 	next    uint64              // the id the next level's first state gets
 	workers map[string]bool     // the incarnations that expanded states
@@ -72,7 +77,7 @@ func NewCoordinator(nc *nats.Conn, cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, workers: map[string]bool{},
+	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), workers: map[string]bool{},
 		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}}
 	c.spec = Spec{Run: nuid.Next(), Name: cfg.Name, Partitions: cfg.Partitions, Payload: cfg.Payload,
 		Version: cfg.Version, Seed: store.FingerprintSeed(), Batch: cfg.Batch, Protocol: protocol}
@@ -92,7 +97,7 @@ func (c *Coordinator) Run() string { return c.spec.Run }
 // publishes the run for workers to find.
 func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	var err error
-	if c.runs, _, err = buckets(ctx, c.js); err != nil {
+	if c.runs, _, err = buckets(ctx, c.js, c.replicas); err != nil {
 		return err
 	}
 	storage := jetstream.FileStorage
@@ -103,6 +108,7 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 		Name:     streamName(c.spec.Run),
 		Subjects: []string{"rdmasim." + c.spec.Run + ".>"},
 		Storage:  storage,
+		Replicas: c.replicas,
 	})
 	if err != nil {
 		return fmt.Errorf("dist: creating the run's stream: %w", err)

@@ -142,15 +142,31 @@ func stateKey(run string) string { return run + ".state" }
 
 func claimKey(run string, k int) string { return run + "." + strconv.Itoa(k) }
 
-// buckets opens (creating if need be) the bucket of runs and of claims.
-func buckets(ctx context.Context, js jetstream.JetStream) (runs, claims jetstream.KeyValue, err error) {
-	runs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: RunsBucket, Storage: jetstream.FileStorage})
-	if err != nil {
-		return nil, nil, fmt.Errorf("dist: opening the bucket of runs: %w", err)
+// buckets opens the bucket of runs and of claims. The coordinator (replicas
+// > 0) creates or updates them with that many replicas; a worker (replicas
+// 0) opens them, creating them with one replica only if they do not exist
+// yet, so that it never changes a coordinator's choice.
+func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, claims jetstream.KeyValue, err error) {
+	open := func(cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+		if replicas == 0 {
+			if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
+				return kv, nil
+			}
+			cfg.Replicas = 1
+		} else {
+			cfg.Replicas = replicas
+		}
+		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("dist: opening the bucket %s: %w", cfg.Bucket, err)
+		}
+		return kv, nil
 	}
-	claims, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: ClaimsBucket, TTL: ClaimTTL, Storage: jetstream.FileStorage})
-	if err != nil {
-		return nil, nil, fmt.Errorf("dist: opening the bucket of claims: %w", err)
+	if runs, err = open(jetstream.KeyValueConfig{Bucket: RunsBucket, Storage: jetstream.FileStorage}); err != nil {
+		return nil, nil, err
+	}
+	if claims, err = open(jetstream.KeyValueConfig{Bucket: ClaimsBucket, TTL: ClaimTTL, Storage: jetstream.FileStorage}); err != nil {
+		return nil, nil, err
 	}
 	return runs, claims, nil
 }

@@ -54,7 +54,7 @@ func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
 	if err != nil {
 		return err
 	}
-	runs, claims, err := buckets(ctx, js)
+	runs, claims, err := buckets(ctx, js, 0)
 	if err != nil {
 		return err
 	}
