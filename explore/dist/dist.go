@@ -88,8 +88,9 @@ const (
 	// ClaimsBucket is the key-value bucket of partition claims
 	// (RUN.K), whose entries lapse after ClaimTTL unless renewed.
 	ClaimsBucket = "rdmasim-claims"
-	// ClaimTTL is how long a dead worker's partition waits for another.
-	ClaimTTL = 3 * time.Second
+	// ClaimTTL is how long a dead worker's partition waits for another
+	// (a worker restarted under the same ID takes it back at once).
+	ClaimTTL = 10 * time.Second
 
 	protocol = 1
 
@@ -272,9 +273,11 @@ func (p *publisher) flush(ctx context.Context) error {
 }
 
 // newJS returns the JetStream context of nc, with a bound on the messages
-// published and not yet stored.
+// published and not yet stored, and a patient timeout for requests: a
+// server on a loaded machine answers slowly, and a request that times out
+// costs a level's work.
 func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64))
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("dist: %w", err)
 	}

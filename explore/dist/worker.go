@@ -97,10 +97,11 @@ func (w *Worker) logf(format string, args ...any) {
 func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, claims jetstream.KeyValue, inc string, refused map[string]bool) (served bool, err error) {
 	keys, err := runs.ListKeysFiltered(ctx, "*")
 	if err != nil {
-		if errors.Is(err, jetstream.ErrNoKeysFound) || ctx.Err() != nil {
-			return false, nil
+		if !errors.Is(err, jetstream.ErrNoKeysFound) && ctx.Err() == nil {
+			// The server is away or slow: look again later.
+			w.logf("listing runs: %v", err)
 		}
-		return false, fmt.Errorf("dist: listing runs: %w", err)
+		return false, nil
 	}
 	var ids []string
 	for k := range keys.Keys() {
@@ -190,6 +191,30 @@ func (l *lease) release() {
 	<-l.done
 }
 
+// renew takes the claim key back after an update failed: it returns the
+// claim's new revision if it is still (or again) this worker's value, 0 and
+// held if that cannot be told now (the server is slow), and 0 and not held if
+// another worker has it.
+func renew(ctx context.Context, claims jetstream.KeyValue, key string, value []byte) (rev uint64, held bool) {
+	e, err := claims.Get(ctx, key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		// It lapsed, and nobody took it.
+		if rev, err := claims.Create(ctx, key, value); err == nil {
+			return rev, true
+		}
+		return 0, true // try again at the next tick
+	case err != nil:
+		return 0, true
+	case string(e.Value()) != string(value):
+		return 0, false
+	}
+	if rev, err := claims.Update(ctx, key, value, e.Revision()); err == nil {
+		return rev, true
+	}
+	return 0, true
+}
+
 // claim claims a free partition of run s: its first free one from an offset
 // chosen by the worker's ID (so that workers spread), or the one this
 // worker's ID already holds. It returns -1 when none is free.
@@ -216,7 +241,7 @@ func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, 
 		l := &lease{cancel: cancel, lost: make(chan struct{}), done: make(chan struct{})}
 		go func() {
 			defer close(l.done)
-			t := time.NewTicker(ClaimTTL / 4)
+			t := time.NewTicker(ClaimTTL / 5)
 			defer t.Stop()
 			for {
 				select {
@@ -226,8 +251,19 @@ func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, 
 					dcancel()
 					return
 				case <-t.C:
-					var err error
-					if rev, err = claims.Update(lctx, key, value, rev); err != nil && lctx.Err() == nil {
+					r, err := claims.Update(lctx, key, value, rev)
+					if err == nil {
+						rev = r
+						continue
+					}
+					if lctx.Err() != nil {
+						continue
+					}
+					// A slow server is no lost claim: only another
+					// worker's claim is.
+					if r, held := renew(lctx, claims, key, value); r != 0 {
+						rev = r
+					} else if !held {
 						close(l.lost)
 						<-lctx.Done()
 						return
