@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rdmasim/explore"
 	"rdmasim/explore/dist"
 	"rdmasim/opsem/cluster"
 )
@@ -18,11 +19,20 @@ func cmdWorker(ctx context.Context, args []string, e *env) int {
 	id := fs.String("id", "", "this worker's name: restarted with the same name it takes its partition back at once (default: host name and process id)")
 	once := fs.Bool("once", false, "exit after serving one run")
 	quiet := fs.BoolP("quiet", "q", false, "say nothing on stderr but errors and refused runs")
+	c := explore.Choices{Order: "bfs"}
+	fs.StringVar(&c.Store, "store", "mem", "each partition's visited set: mem (in memory, spilling to disk beyond --mem-budget) or pebble (on disk)")
+	fs.StringVar(&c.StoreDir, "store-dir", "", "directory for the visited sets on disk (default: temporary directories)")
+	fs.StringVar(&c.MemBudget, "mem-budget", "", "memory for a partition's visited set, e.g. 2GiB (default: a quarter of the machine's memory)")
 	if code := parseFlags(fs, args, e, "worker --nats URL [flags]"); code >= 0 {
 		return code
 	}
 	if nf.url == "" || fs.NArg() > 0 {
 		fmt.Fprintln(e.stderr, "rdmasim worker: want --nats URL and no arguments")
+		return exitUsage
+	}
+	st, err := c.Settings()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim worker: %v\n", err)
 		return exitUsage
 	}
 	nc, err := nf.connect("rdmasim worker")
@@ -31,7 +41,7 @@ func cmdWorker(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	defer nc.Close()
-	w := &dist.Worker{Factory: cluster.Machine, ID: *id, Once: *once,
+	w := &dist.Worker{Factory: cluster.Machine, ID: *id, Once: *once, NewSet: st.NewSet,
 		Log: func(s string) {
 			if !*quiet || strings.Contains(s, " refuses ") {
 				fmt.Fprintf(e.stderr, "rdmasim %s\n", s)

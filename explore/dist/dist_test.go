@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rdmasim/explore"
+	"rdmasim/store"
 )
 
 // gridFactory builds the grid machine of a payload (a, b, c, delay in
@@ -26,7 +27,7 @@ func (g grid) payload() []byte {
 }
 
 // startCluster starts an embedded server and n in-process workers, stopped
-// at the end of the test.
+// at the end of the test; worker 0's visited sets spill to Pebble.
 func startCluster(t *testing.T, n int) *Server {
 	t.Helper()
 	srv, err := StartServer()
@@ -34,6 +35,7 @@ func startCluster(t *testing.T, n int) *Server {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	dir := t.TempDir()
 	var wg sync.WaitGroup
 	t.Cleanup(func() {
 		cancel()
@@ -50,6 +52,12 @@ func startCluster(t *testing.T, n int) *Server {
 			defer wg.Done()
 			defer nc.Close()
 			w := &Worker{Factory: gridFactory, ID: fmt.Sprintf("w%d", k)}
+			if k == 0 {
+				// A visited set that spills to Pebble at once.
+				w.NewSet = func() (store.Set, error) {
+					return store.NewSpill(1, dir, store.PebbleOptions{Temp: true}), nil
+				}
+			}
 			if err := w.Run(ctx, nc); err != nil {
 				t.Errorf("worker %d: %v", k, err)
 			}
