@@ -63,6 +63,9 @@ type Coordinator struct {
 	bytes   []uint64            // the visited set of each partition
 	refused map[string]struct{} // keys of refusals already logged
 	purge   chan error          // the purge of the last level's messages, if running
+
+	heartbeat     chan struct{} // closed when the lease's goroutine ends
+	stopHeartbeat func()
 }
 
 var _ explore.RemoteCloser = (*Coordinator)(nil)
@@ -97,9 +100,40 @@ func (c *Coordinator) Run() string { return c.spec.Run }
 // publishes the run for workers to find.
 func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	var err error
-	if c.runs, _, err = buckets(ctx, c.js, c.replicas); err != nil {
+	var claims jetstream.KeyValue
+	if c.runs, claims, err = buckets(ctx, c.js, c.replicas); err != nil {
 		return err
 	}
+	// The coordinator's own lease: workers leave a run whose coordinator
+	// is gone.
+	key := coordKey(c.spec.Run)
+	rev, err := claims.Create(ctx, key, []byte(c.spec.Run))
+	if err != nil {
+		return fmt.Errorf("dist: %w", err)
+	}
+	hctx, stop := context.WithCancel(context.Background())
+	c.heartbeat = make(chan struct{})
+	go func() {
+		defer close(c.heartbeat)
+		t := time.NewTicker(ClaimTTL / 5)
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				dctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				claims.Delete(dctx, key)
+				cancel()
+				return
+			case <-t.C:
+				if r, err := claims.Update(hctx, key, []byte(c.spec.Run), rev); err == nil {
+					rev = r
+				} else if r, held := renew(hctx, claims, key, []byte(c.spec.Run)); r != 0 && held {
+					rev = r
+				}
+			}
+		}
+	}()
+	c.stopHeartbeat = stop
 	storage := jetstream.FileStorage
 	if c.memory {
 		storage = jetstream.MemoryStorage
@@ -310,6 +344,10 @@ func (c *Coordinator) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if c.stopHeartbeat != nil {
+		c.stopHeartbeat()
+		<-c.heartbeat
+	}
 	c.purged() // the stream goes anyway
 	err := c.putState(ctx, State{Done: true})
 	if derr := c.js.DeleteStream(ctx, streamName(c.spec.Run)); derr != nil && !errors.Is(derr, jetstream.ErrStreamNotFound) {

@@ -143,6 +143,9 @@ func stateKey(run string) string { return run + ".state" }
 
 func claimKey(run string, k int) string { return run + "." + strconv.Itoa(k) }
 
+// coordKey is the key of the coordinator's lease in the bucket of claims.
+func coordKey(run string) string { return run + ".coordinator" }
+
 // buckets opens the bucket of runs and of claims. The coordinator (replicas
 // > 0) creates or updates them with that many replicas; a worker (replicas
 // 0) opens them, creating them with one replica only if they do not exist

@@ -43,6 +43,9 @@ func (w *Worker) serve(ctx context.Context, js jetstream.JetStream, runs jetstre
 		case <-l.lost:
 			w.logf("lost its claim on partition %d of run %s", k, s.Run)
 			cancel()
+		case <-l.orphaned:
+			w.logf("left run %s: its coordinator is gone", s.Run)
+			cancel()
 		case <-rctx.Done():
 		}
 	}()

@@ -122,6 +122,9 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 		if st, err := runs.Get(ctx, stateKey(id)); err != nil || isDone(st.Value()) {
 			continue // over, or not started yet
 		}
+		if _, err := claims.Get(ctx, coordKey(id)); errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // its coordinator is gone
+		}
 		if why := spec.compatible(w.Version); why != "" {
 			w.refuse(ctx, runs, &spec, why)
 			refused[id] = true
@@ -181,9 +184,10 @@ func keySafe(s string) string {
 // A lease is a worker's claim on a partition, renewed in the background;
 // lost is closed if another worker took it.
 type lease struct {
-	cancel context.CancelFunc
-	lost   chan struct{}
-	done   chan struct{}
+	cancel   context.CancelFunc
+	lost     chan struct{}
+	orphaned chan struct{} // closed if the run's coordinator is gone
+	done     chan struct{}
 }
 
 func (l *lease) release() {
@@ -238,7 +242,7 @@ func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, 
 			}
 		}
 		lctx, cancel := context.WithCancel(ctx)
-		l := &lease{cancel: cancel, lost: make(chan struct{}), done: make(chan struct{})}
+		l := &lease{cancel: cancel, lost: make(chan struct{}), orphaned: make(chan struct{}), done: make(chan struct{})}
 		go func() {
 			defer close(l.done)
 			t := time.NewTicker(ClaimTTL / 5)
@@ -251,6 +255,11 @@ func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, 
 					dcancel()
 					return
 				case <-t.C:
+					if _, err := claims.Get(lctx, coordKey(s.Run)); errors.Is(err, jetstream.ErrKeyNotFound) {
+						close(l.orphaned)
+						<-lctx.Done()
+						return
+					}
 					r, err := claims.Update(lctx, key, value, rev)
 					if err == nil {
 						rev = r
