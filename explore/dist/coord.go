@@ -223,9 +223,9 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	if err != nil {
 		return err
 	}
-	expData, newData := make([][]byte, n), make([][]byte, n)
+	expData, newData := make([][][]byte, n), make([][][]byte, n)
 	for k := range n {
-		expData[k], newData[k] = exps.joined(k), news.joined(k)
+		expData[k], newData[k] = exps.bodies(k), news.bodies(k)
 		c.workers[exps.done[k].inc] = true
 		c.bytes[k], _ = strconv.ParseUint(exps.done[k].hdr.Get(hBytes), 10, 64)
 	}

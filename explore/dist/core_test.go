@@ -98,7 +98,8 @@ func (r *memRemote) Expand(_ context.Context, depth int, commit func(*explore.Ex
 	if depth == 0 {
 		first = 1
 	}
-	ids, halted, err := merge(exps, news, first, commit)
+	// In messages of a few records, as the workers send them.
+	ids, halted, err := merge(split(exps, expSize*3), splitStates(news), first, commit)
 	if err != nil || halted {
 		return err
 	}
@@ -112,6 +113,39 @@ func (r *memRemote) Expand(_ context.Context, depth int, commit func(*explore.Ex
 		r.first++
 	}
 	return nil
+}
+
+// split cuts each of bs into messages of n bytes.
+func split(bs [][]byte, n int) [][][]byte {
+	out := make([][][]byte, len(bs))
+	for k, b := range bs {
+		for len(b) > n {
+			out[k] = append(out[k], b[:n])
+			b = b[n:]
+		}
+		out[k] = append(out[k], b)
+	}
+	return out
+}
+
+// splitStates cuts each of bs into messages of two state records or fewer
+// (and an empty one).
+func splitStates(bs [][]byte) [][][]byte {
+	out := make([][][]byte, len(bs))
+	for k, b := range bs {
+		out[k] = append(out[k], nil)
+		for len(b) > 0 {
+			n := 0
+			for i, rest := 0, b; i < 2 && len(rest) > 0; i++ {
+				_, _, _, r, _ := nextState(rest)
+				n += len(rest) - len(r)
+				rest = r
+			}
+			out[k] = append(out[k], b[:n])
+			b = b[n:]
+		}
+	}
+	return out
 }
 
 func (r *memRemote) Stats() explore.RemoteStats { return explore.RemoteStats{Workers: len(r.parts)} }

@@ -343,6 +343,9 @@ func (c *collector) add(m jetstream.Msg) error {
 	return nil
 }
 
+// bodies returns the data of partition k, as the bodies of its messages.
+func (c *collector) bodies(k int) [][]byte { return c.done[k].bodies }
+
 // joined returns the data of partition k, concatenated.
 func (c *collector) joined(k int) []byte {
 	var b []byte
