@@ -43,7 +43,7 @@ func cmdWorker(ctx context.Context, args []string, e *env) int {
 	defer nc.Close()
 	w := &dist.Worker{Factory: cluster.Machine, ID: *id, Once: *once, NewSet: st.NewSet,
 		Log: func(s string) {
-			if !*quiet || strings.Contains(s, " refuses ") {
+			if !*quiet || strings.Contains(s, " refuses ") || strings.Contains(s, " failed") {
 				fmt.Fprintf(e.stderr, "rdmasim %s\n", s)
 			}
 		}}

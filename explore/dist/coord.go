@@ -64,6 +64,7 @@ type Coordinator struct {
 	refused map[string]struct{} // keys of refusals already logged
 	purge   chan error          // the purge of the last level's messages, if running
 
+	claims        jetstream.KeyValue
 	heartbeat     chan struct{} // closed when the lease's goroutine ends
 	stopHeartbeat func()
 }
@@ -100,10 +101,10 @@ func (c *Coordinator) Run() string { return c.spec.Run }
 // publishes the run for workers to find.
 func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	var err error
-	var claims jetstream.KeyValue
-	if c.runs, claims, err = buckets(ctx, c.js, c.replicas); err != nil {
+	if c.runs, c.claims, err = buckets(ctx, c.js, c.replicas); err != nil {
 		return err
 	}
+	claims := c.claims
 	// The coordinator's own lease: workers leave a run whose coordinator
 	// is gone.
 	key := coordKey(c.spec.Run)
@@ -203,6 +204,7 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	n := c.spec.Partitions
 	run := c.spec.Run
 	exps, news := newCollector(n), newCollector(n)
+	since := time.Now()
 	subjects := []string{
 		fmt.Sprintf("rdmasim.%s.exp.%d.*", run, depth),
 		fmt.Sprintf("rdmasim.%s.new.%d.*", run, depth+1),
@@ -218,6 +220,10 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 		return exps.left == 0 && news.left == 0, nil
 	}, func() {
 		c.checkRefusals(ctx)
+		if time.Since(since) > unservedAfter {
+			c.checkUnserved(ctx, depth, exps, news)
+			since = time.Now()
+		}
 		wait()
 	})
 	if err != nil {
@@ -324,6 +330,31 @@ func (c *Coordinator) checkRefusals(ctx context.Context) {
 		if e, err := c.runs.Get(ctx, k); err == nil {
 			c.log(string(e.Value()))
 		}
+	}
+}
+
+// unservedAfter is how long a level waits before the coordinator says which
+// partitions have no worker.
+const unservedAfter = 10 * time.Second
+
+// checkUnserved says which partitions of the level depth have not sent all
+// their records and have no worker (a run with more partitions than
+// workers waits for ever).
+func (c *Coordinator) checkUnserved(ctx context.Context, depth int, exps, news *collector) {
+	if c.log == nil {
+		return
+	}
+	var missing []int
+	for k := range c.spec.Partitions {
+		if exps.done[k] != nil && news.done[k] != nil {
+			continue
+		}
+		if _, err := c.claims.Get(ctx, claimKey(c.spec.Run, k)); errors.Is(err, jetstream.ErrKeyNotFound) {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		c.log(fmt.Sprintf("level %d waits for partitions %v, which no worker serves: start more workers (rdmasim worker --nats URL)", depth, missing))
 	}
 }
 
