@@ -181,3 +181,9 @@ func (l *Local) Stop() {
 	l.procs.Stop()
 	l.Shutdown()
 }
+
+// Kill kills worker k (SIGKILL), as a crash would; it is started again.
+func (l *Local) Kill(k int) error { return l.procs.Kill(k) }
+
+// Restarts returns how many times a worker was started again.
+func (l *Local) Restarts() int { return l.procs.Restarts() }
