@@ -65,8 +65,7 @@ type Coordinator struct {
 	purge   chan error          // the purge of the last level's messages, if running
 
 	claims        jetstream.KeyValue
-	heartbeat     chan struct{} // closed when the lease's goroutine ends
-	stopHeartbeat func()
+	stopHeartbeat func() // ends the coordinator's lease
 }
 
 var _ explore.RemoteCloser = (*Coordinator)(nil)
@@ -107,34 +106,9 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	claims := c.claims
 	// The coordinator's own lease: workers leave a run whose coordinator
 	// is gone.
-	key := coordKey(c.spec.Run)
-	rev, err := claims.Create(ctx, key, []byte(c.spec.Run))
-	if err != nil {
-		return fmt.Errorf("dist: %w", err)
+	if c.stopHeartbeat, err = coordLease(ctx, claims, c.spec.Run); err != nil {
+		return err
 	}
-	hctx, stop := context.WithCancel(context.Background())
-	c.heartbeat = make(chan struct{})
-	go func() {
-		defer close(c.heartbeat)
-		t := time.NewTicker(ClaimTTL / 5)
-		defer t.Stop()
-		for {
-			select {
-			case <-hctx.Done():
-				dctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				claims.Delete(dctx, key)
-				cancel()
-				return
-			case <-t.C:
-				if r, err := claims.Update(hctx, key, []byte(c.spec.Run), rev); err == nil {
-					rev = r
-				} else if r, held := renew(hctx, claims, key, []byte(c.spec.Run)); r != 0 && held {
-					rev = r
-				}
-			}
-		}
-	}()
-	c.stopHeartbeat = stop
 	storage := jetstream.FileStorage
 	if c.memory {
 		storage = jetstream.MemoryStorage
@@ -358,6 +332,39 @@ func (c *Coordinator) checkUnserved(ctx context.Context, depth int, exps, news *
 	}
 }
 
+// coordLease takes the coordinator's lease on run and renews it until stop
+// is called, which removes it: workers leave a run whose lease lapsed.
+func coordLease(ctx context.Context, claims jetstream.KeyValue, run string) (stop func(), err error) {
+	key, value := coordKey(run), []byte(run)
+	rev, err := claims.Create(ctx, key, value)
+	if err != nil {
+		return nil, fmt.Errorf("dist: taking the coordinator's lease: %w", err)
+	}
+	hctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(ClaimTTL / 5)
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				dctx, dcancel := context.WithTimeout(context.Background(), time.Second)
+				claims.Delete(dctx, key)
+				dcancel()
+				return
+			case <-t.C:
+				if r, err := claims.Update(hctx, key, value, rev); err == nil {
+					rev = r
+				} else if r, held := renew(hctx, claims, key, value); r != 0 && held {
+					rev = r
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }, nil
+}
+
 // Stats returns the workers that took part and their visited sets' size.
 func (c *Coordinator) Stats() explore.RemoteStats {
 	var b uint64
@@ -377,7 +384,6 @@ func (c *Coordinator) Close() error {
 	defer cancel()
 	if c.stopHeartbeat != nil {
 		c.stopHeartbeat()
-		<-c.heartbeat
 	}
 	c.purged() // the stream goes anyway
 	err := c.putState(ctx, State{Done: true})

@@ -70,6 +70,10 @@ type Spec struct {
 	Batch      int       `json:"batch"`    // the bytes of records per message
 	Created    time.Time `json:"created"`  // when the run began
 	Protocol   int       `json:"protocol"` // protocol
+	// Campaign, for a campaign rather than a search, names its task
+	// function (see RunCampaign); AckWait is how long a task may run.
+	Campaign string        `json:"campaign,omitempty"`
+	AckWait  time.Duration `json:"ack_wait,omitempty"`
 }
 
 // State is a run's progress, in the bucket of runs under RUN.state: the

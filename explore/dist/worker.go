@@ -37,6 +37,9 @@ type Worker struct {
 	NewSet func() (store.Set, error)
 	// Log, if not nil, is told what the worker does.
 	Log func(string)
+	// Tasks are the task functions of the campaigns this worker serves
+	// (see RunCampaign), by kind.
+	Tasks map[string]func(ctx context.Context, payload []byte) ([]byte, error)
 }
 
 // Run serves runs on the NATS server of nc until ctx is done (it then returns
@@ -129,6 +132,17 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 			w.refuse(ctx, runs, &spec, why)
 			refused[id] = true
 			continue
+		}
+		if spec.Campaign != "" {
+			if w.Tasks[spec.Campaign] == nil {
+				refused[id] = true // not ours to serve
+				continue
+			}
+			w.logf("serving campaign %s (%s)", spec.Run, spec.Name)
+			if err := w.serveCampaign(ctx, js, runs, &spec); err != nil && ctx.Err() == nil {
+				w.logf("campaign %s failed: %v", spec.Run, err)
+			}
+			return true, nil
 		}
 		k, lease, err := w.claim(ctx, claims, &spec, inc)
 		if err != nil {
