@@ -57,6 +57,47 @@ func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.replicas, "nats-replicas", 1, "with --nats: copies a JetStream cluster keeps of the run's stream and buckets (3 survives the loss of a server)")
 }
 
+// registerCampaign registers the flags of a command whose work the
+// cluster's workers share (a campaign: no partitions), doing what.
+func (f *clusterFlags) registerCampaign(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&f.cluster, "cluster", "", what+": local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine, which take the work from a queue; the output is the single-process one")
+	f.natsFlags.register(fs, what+" whose server (NATS with JetStream) is at this URL, e.g. nats://host:4222, and whose workers run 'rdmasim worker --nats URL'")
+}
+
+// checkCampaign says what is wrong with the cluster flags of a campaign.
+func (f *clusterFlags) checkCampaign() error {
+	if f.cluster != "" && f.url != "" {
+		return errors.New("--cluster and --nats: give one")
+	}
+	if f.cluster != "" {
+		n, ok := strings.CutPrefix(f.cluster, "local:")
+		k, err := strconv.Atoi(n)
+		if !ok || err != nil || k < 1 || k > explore.MaxWorkers {
+			return fmt.Errorf("--cluster %q: want local:N, N = 1..%d", f.cluster, explore.MaxWorkers)
+		}
+		f.partitions = k
+	}
+	return nil
+}
+
+// campaign runs the work of cmd, one task per item (task makes its
+// payload), on the cluster, and hands the results to result in item order.
+func (f *clusterFlags) campaign(ctx context.Context, e *env, cmd, kind string, items []string, task func(string) ([]byte, error), result func(int, []byte) error) error {
+	tasks := make([][]byte, len(items))
+	for i, it := range items {
+		var err error
+		if tasks[i], err = task(it); err != nil {
+			return err
+		}
+	}
+	nc, stop, err := f.start(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return dist.RunCampaign(ctx, nc, dist.CampaignConfig{Kind: kind, Name: cmd}, tasks, result)
+}
+
 func (f *clusterFlags) active() bool { return f.cluster != "" || f.url != "" }
 
 // check says what is wrong with the cluster flags, with the search's
@@ -99,7 +140,7 @@ func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), e
 		}
 		f.url, stop = l.URL(), l.Stop
 	}
-	nc, err := f.connect("rdmasim explore")
+	nc, err := f.connect("rdmasim")
 	if err != nil {
 		stop()
 		return nil, nil, err

@@ -107,3 +107,36 @@ func TestExploreClusterUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusCluster checks the corpus's files (litmus tests, and the
+// testdata's failing, deadlocking and malformed ones) as tasks on a cluster
+// of three workers, and checks that the rows (but their times) and the exit
+// code are the single process's.
+func TestCorpusCluster(t *testing.T) {
+	t.Setenv(asMainEnv, "1")
+	corpus := func(args ...string) ([]string, int) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"corpus", "--json", litmus, "testdata"}, args...), &out, &errb)
+		var rows []string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("%q: %v (%s)", line, err, errb.String())
+			}
+			delete(m, "seconds")
+			b, _ := json.Marshal(m)
+			rows = append(rows, string(b))
+		}
+		return rows, code
+	}
+	want, wcode := corpus()
+	got, gcode := corpus("--cluster", "local:3")
+	if gcode != wcode || len(got) != len(want) || len(want) < 100 {
+		t.Fatalf("exit %d with %d rows, want %d with %d (at least 100)", gcode, len(got), wcode, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("on a cluster:\n%s\nin one process:\n%s", got[i], want[i])
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rdmasim/corpus/suite"
 	"rdmasim/explore"
 	"rdmasim/explore/dist"
 	"rdmasim/opsem/cluster"
@@ -42,6 +43,7 @@ func cmdWorker(ctx context.Context, args []string, e *env) int {
 	}
 	defer nc.Close()
 	w := &dist.Worker{Factory: cluster.Machine, ID: *id, Once: *once, NewSet: st.NewSet,
+		Tasks: map[string]func(context.Context, []byte) ([]byte, error){suite.TaskKind: suite.Task},
 		Log: func(s string) {
 			if !*quiet || strings.Contains(s, " refuses ") || strings.Contains(s, " failed") {
 				fmt.Fprintf(e.stderr, "rdmasim %s\n", s)

@@ -36,8 +36,9 @@ type CampaignConfig struct {
 	Name string
 	// Version is the coordinator's build (Version() if empty).
 	Version string
-	// AckWait is how long a task may run before it is given to another
-	// worker (a minute if 0). It must exceed the longest task.
+	// AckWait is how long a task's worker may stay silent before the task
+	// is given to another worker (30s if 0); a worker says it is alive
+	// three times per AckWait while a task runs.
 	AckWait time.Duration
 }
 
@@ -66,7 +67,7 @@ func RunCampaign(ctx context.Context, nc *nats.Conn, cfg CampaignConfig, tasks [
 	defer stopLease()
 	ackWait := cfg.AckWait
 	if ackWait <= 0 {
-		ackWait = time.Minute
+		ackWait = 30 * time.Second
 	}
 	spec := Spec{Run: run, Name: cfg.Name, Campaign: cfg.Kind, Version: cfg.Version, Seed: store.FingerprintSeed(),
 		Created: time.Now().UTC(), Protocol: protocol, AckWait: ackWait}
@@ -166,6 +167,18 @@ func RunCampaign(ctx context.Context, nc *nats.Conn, cfg CampaignConfig, tasks [
 	return nil
 }
 
+// settled returns nil if the campaign's context ctx ends within a moment
+// (the campaign ended, and its streams went before its state said so),
+// else err.
+func settled(ctx context.Context, err error) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-time.After(2 * time.Second):
+		return err
+	}
+}
+
 // serveCampaign runs the tasks of campaign s until none is left and the
 // campaign is over, or ctx is done.
 func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs jetstream.KeyValue, s *Spec) error {
@@ -185,11 +198,27 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 	for rctx.Err() == nil {
 		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
-			return stopped(rctx, fmt.Errorf("dist: pulling a task: %w", err))
+			return settled(rctx, fmt.Errorf("dist: pulling a task: %w", err))
 		}
 		for m := range batch.Messages() {
 			idx := m.Headers().Get(hIndex)
+			// A long task says it is alive, so that it is not given
+			// to another worker meanwhile.
+			alive := make(chan struct{})
+			go func() {
+				t := time.NewTicker(max(s.AckWait/3, 100*time.Millisecond))
+				defer t.Stop()
+				for {
+					select {
+					case <-alive:
+						return
+					case <-t.C:
+						m.InProgress()
+					}
+				}
+			}()
 			out, err := task(rctx, m.Data())
+			close(alive)
 			if err != nil {
 				// Another worker may do better; this one leaves.
 				m.Nak()
@@ -199,14 +228,14 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 			r.Data = out
 			r.Header.Set(hIndex, idx)
 			if _, err := js.PublishMsg(rctx, r, jetstream.WithMsgID(idx)); err != nil {
-				return stopped(rctx, fmt.Errorf("dist: publishing the result of task %s: %w", idx, err))
+				return settled(rctx, fmt.Errorf("dist: publishing the result of task %s: %w", idx, err))
 			}
-			if err := m.DoubleAck(rctx); err != nil && !errors.Is(err, context.Canceled) {
-				return stopped(rctx, fmt.Errorf("dist: acknowledging task %s: %w", idx, err))
-			}
+			// The result is stored: should the acknowledgement be
+			// lost, the task's second result is a duplicate.
+			m.DoubleAck(rctx)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
-			return stopped(rctx, fmt.Errorf("dist: pulling a task: %w", err))
+			return settled(rctx, fmt.Errorf("dist: pulling a task: %w", err))
 		}
 	}
 	return nil
