@@ -4,12 +4,28 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust lint fuzz clean tools agree
+.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust bench-protocols lint fuzz clean tools agree
 
 all: build
 
-build:
+# rdmasim embeds the playground (rdmasim serve), so the WebAssembly build
+# comes first.
+build: wasm
 	$(GO) build -o $(BIN) ./cmd/rdmasim
+
+# The playground's WebAssembly build and Go's loader for it, beside the
+# committed page (cmd/rdmasim/web/static; both files are build artifacts,
+# ignored by git). wasm_exec.js must come from the Go that built the wasm.
+WEBSTATIC := cmd/rdmasim/web/static
+wasm:
+	GOOS=js GOARCH=wasm $(GO) build -o $(WEBSTATIC)/rdmasim.wasm ./cmd/rdmasim-wasm
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WEBSTATIC)/wasm_exec.js
+
+# The playground as static files in WEBDIR (the page, the WebAssembly build,
+# the examples): copy the directory to any static host.
+WEBDIR ?= web-dist
+web: build
+	./$(BIN) serve --write $(WEBDIR)
 
 # The main job on a bundled example (the README's: check PUT-LW under RDMA
 # and SC, with its witness run), then every .rdma file of corpus/ (litmus
@@ -25,16 +41,21 @@ run: build
 corpus: build
 	./$(BIN) corpus --strict corpus/
 
-# Rewrite the golden report beside each litmus test (corpus/litmus/NAME.expected:
+# Rewrite the golden report beside each litmus test and protocol (corpus/litmus/NAME.expected,
+# corpus/protocols/NAME.expected:
 # outcomes, counts, completeness, robustness), which TestLitmusExpected compares
-# with; review the change with git diff corpus/litmus/.
+# with; review the change with git diff corpus/litmus/ corpus/protocols/.
 expected:
 	$(GO) test -count=1 ./corpus -run TestLitmusExpected -update-expected
 
 # Graphviz renders execution graphs (the tests check that the DOT output
 # renders); SPIN checks the exported Promela models (the opsem/promela tests
-# and bench-spin). Both are installed from Debian packages when missing.
+# and bench-spin); Chromium runs the playground's browser test (cmd/rdmasim,
+# TestBrowser). All are installed from Debian packages when missing.
 tools:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing chromium"; \
+	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
+	  echo "warning: could not install chromium; the playground's browser test will be skipped outside CI"; }
 	@command -v dot >/dev/null 2>&1 || { echo "installing graphviz"; \
 	  (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) || \
 	  echo "warning: could not install graphviz; DOT rendering tests will be skipped outside CI"; }
@@ -42,8 +63,9 @@ tools:
 	  (apt-get update -qq && apt-get install -y -qq spin >/dev/null) || \
 	  echo "warning: could not install spin; SPIN comparison tests will be skipped outside CI"; }
 
-# The full suite, as CI runs it.
-test: vet
+# The full suite, as CI runs it (the playground's browser test needs the
+# WebAssembly build embedded in the test binary, hence wasm first).
+test: wasm vet
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'Reduce' ./opsem/machine/
 	$(GO) test -count=1 -tags rdmasim_broken -run Broken ./corpus/fuzz/
@@ -51,7 +73,7 @@ test: vet
 # The edit-test loop: every package without the race detector, and with
 # -short, which leaves out the long fuzz, kill and scale tests (about a
 # minute; make test stays the whole suite).
-test-short:
+test-short: wasm
 	$(GO) test -short -count=1 ./...
 
 # Hot-path and explorer benchmarks; medians over 5 runs with `make bench COUNT=5`.
@@ -116,4 +138,12 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./opsem/parse/
 
 clean:
-	rm -rf bin
+	rm -rf bin $(WEBDIR) $(WEBSTATIC)/rdmasim.wasm $(WEBSTATIC)/wasm_exec.js
+
+# Time, states and peak memory of rdmasim robust (default method) and
+# rdmasim check on every protocol of corpus/protocols, one row per file (the
+# table of corpus/protocols/README.md). Not a test: the times are this
+# machine's.
+PROTOCOLS := corpus/protocols/*.rdma
+bench-protocols: build
+	$(GO) run ./corpus/protocols/bench -rdmasim $(BIN) $(PROTOCOLS)

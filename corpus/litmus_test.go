@@ -36,10 +36,16 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
-var updateExpected = flag.Bool("update-expected", false, "rewrite corpus/litmus/*.expected from the current reports")
+var updateExpected = flag.Bool("update-expected", false, "rewrite corpus/litmus/*.expected and corpus/protocols/*.expected from the current reports")
 
-// litmusDir is where the litmus tests and their golden reports live.
-const litmusDir = "litmus"
+// litmusDir is where the litmus tests and their golden reports live;
+// protocolsDir the protocols (docs/PROTOCOLS.md), pinned the same way, so
+// that a change in a protocol's lowering, outcomes or robustness shows in
+// review too.
+const (
+	litmusDir    = "litmus"
+	protocolsDir = "protocols"
+)
 
 // options are those of rdmasim check with its defaults: --max-inflight 8,
 // --unroll 0 (loops explored to a fixpoint), --reduce, breadth-first. The
@@ -53,9 +59,17 @@ func options() verdict.Options {
 }
 
 // TestLitmusExpected computes the report of every corpus/litmus/*.rdma and
-// compares it with NAME.expected; with -update-expected it rewrites the
-// files instead (and removes those whose test is gone).
+// corpus/protocols/*.rdma and compares it with NAME.expected beside it; with
+// -update-expected it rewrites the files instead (and removes those whose
+// test is gone).
 func TestLitmusExpected(t *testing.T) {
+	for _, dir := range []string{litmusDir, protocolsDir} {
+		t.Run(dir, func(t *testing.T) { testExpected(t, dir) })
+	}
+}
+
+// testExpected pins the reports of the .rdma files of one directory.
+func testExpected(t *testing.T, litmusDir string) {
 	files, err := filepath.Glob(filepath.Join(litmusDir, "*.rdma"))
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +83,11 @@ func TestLitmusExpected(t *testing.T) {
 		tests[name] = true
 		golden := filepath.Join(litmusDir, name+".expected")
 		t.Run(name, func(t *testing.T) {
+			// A protocol's search is larger than a litmus test's (seconds for
+			// the largest): they run side by side.
+			if litmusDir == protocolsDir {
+				t.Parallel()
+			}
 			p, err := parse.File(file)
 			if err != nil {
 				t.Fatal(err)

@@ -1,3 +1,5 @@
+//go:build !js
+
 package store
 
 // defaultJumpSlots is the table size (64 MiB) from which a buffer that must

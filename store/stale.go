@@ -1,3 +1,5 @@
+//go:build !js
+
 package store
 
 import (
@@ -8,14 +10,6 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
-
-// tempPrefix begins the names of the directories of sets opened with
-// PebbleOptions.Temp.
-const tempPrefix = "pebbleset-"
-
-// TempPattern matches, in filepath.Glob, the directories of sets opened
-// with PebbleOptions.Temp.
-const TempPattern = tempPrefix + "*"
 
 // staleAge is how long ago a temporary directory must have last changed
 // before removeStale considers it: a set creates its directory a moment

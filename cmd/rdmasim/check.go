@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"rdmasim/opsem/check"
-	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 )
 
@@ -31,7 +30,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	code = exitOK
 	limited := false // the model's size limit kept it from answering some file
 	for _, file := range fs.Args() {
-		p, err := parse.File(file)
+		p, err := sf.params.load(file)
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue

@@ -148,15 +148,15 @@ func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), e
 	return nc, func() { nc.Close(); stop() }, nil
 }
 
-// remote returns the Settings.Remote of the search of the program in file
-// under sem with the machine options mopt, on the cluster of nc.
-func (f *clusterFlags) remote(nc *nats.Conn, e *env, file string, sem machine.Semantics, mopt machine.Options) func() (explore.RemoteCloser, error) {
+// remote returns the Settings.Remote of the search of the program in file,
+// read with params, under sem with the machine options mopt, on the cluster of nc.
+func (f *clusterFlags) remote(nc *nats.Conn, e *env, file string, params map[string]int, sem machine.Semantics, mopt machine.Options) func() (explore.RemoteCloser, error) {
 	return func() (explore.RemoteCloser, error) {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("reading program: %w", err)
 		}
-		payload, err := cluster.Encode(file, src, sem, mopt)
+		payload, err := cluster.Encode(file, src, params, sem, mopt)
 		if err != nil {
 			return nil, err
 		}

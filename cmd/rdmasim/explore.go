@@ -7,7 +7,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"rdmasim/opsem/machine"
-	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
@@ -42,13 +41,13 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	}
 	code = exitOK
 	for _, file := range fs.Args() {
-		p, err := parse.File(file)
+		p, err := sf.params.load(file)
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
 		}
 		if nc != nil {
-			opt.Remote = cf.remote(nc, e, file, s, opt.Machine)
+			opt.Remote = cf.remote(nc, e, file, sf.params, s, opt.Machine)
 		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {

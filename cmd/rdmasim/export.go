@@ -8,13 +8,14 @@ import (
 	"os"
 
 	"rdmasim/opsem/machine"
-	"rdmasim/opsem/parse"
 	"rdmasim/opsem/promela"
 	"rdmasim/opsem/report"
 )
 
 func cmdExport(_ context.Context, args []string, e *env) int {
 	fs := newFlagSet("export", e)
+	params := paramFlag{}
+	params.register(fs)
 	format := fs.Bool("promela", false, "write a Promela model for the SPIN model checker (required: the only format)")
 	sem := fs.String("semantics", "rdma", "machine to export: rdma (queue-pair machine) or sc")
 	var o promela.ModelOptions
@@ -53,7 +54,7 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 		return fail("%v", err)
 	}
 	file := fs.Arg(0)
-	p, err := parse.File(file)
+	p, err := params.load(file)
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}

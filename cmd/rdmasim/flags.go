@@ -21,10 +21,13 @@ type searchFlags struct {
 	maxInflight int
 	progress    bool
 	reduce      bool
+	params      paramFlag
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print one JSON object per file on one line")
+	f.params = paramFlag{}
+	f.params.register(fs)
 	fs.IntVar(&f.unroll, "unroll", 0, "iterations of each loop per entry, 0 = unbounded (loops are explored to a fixpoint)")
 	fs.IntVar(&f.maxInflight, "max-inflight", machine.DefaultOptions().MaxInflight, "operations in the buffers of one queue pair")
 	fs.Uint64Var(&f.MaxStates, "max-states", 0, "stop after this many distinct configurations, 0 = no limit")

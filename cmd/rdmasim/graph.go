@@ -8,7 +8,6 @@ import (
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/draw"
 	"rdmasim/opsem/machine"
-	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
@@ -19,6 +18,8 @@ import (
 // choosing and drawing is package draw's.
 func cmdGraph(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("graph", e)
+	params := paramFlag{}
+	params.register(fs)
 	show := fs.String("show", "cond", "which executions: cond (those that satisfy the condition; for forall, those that violate it), all (every consistent execution) or violation (RDMA-consistent with an sc cycle, drawn bold)")
 	all := fs.Bool("all", false, "draw every selected execution (default: the first)")
 	out := fs.StringP("output", "o", "", "write the DOT to this file (with --all: PREFIX-1.dot, PREFIX-2.dot, ...); default stdout")
@@ -57,7 +58,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	file := fs.Arg(0)
-	p, err := parse.File(file)
+	p, err := params.load(file)
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}

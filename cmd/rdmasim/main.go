@@ -15,6 +15,7 @@
 //	rdmasim fuzz [flags]            differential fuzzing of the semantics on random programs
 //	rdmasim corpus DIR...           every .rdma file under DIR through every semantics, against its expect lines
 //	rdmasim worker --nats URL       serve the partitions of distributed searches
+//	rdmasim serve [--addr A]        the playground: rdmasim in the browser (or --write DIR: its files)
 //	rdmasim help [COMMAND]          the commands, or a command's flags (as COMMAND --help)
 //	rdmasim version                 the version (also --version)
 //
@@ -36,6 +37,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"rdmasim/store"
@@ -114,6 +116,9 @@ type env struct {
 	// cols is the width help is wrapped to; 0 means defaultColumns (see
 	// columns).
 	cols int
+	// static are the playground's files for serve; nil means those built
+	// into the binary (web.Static). Tests give their own.
+	static fs.FS
 }
 
 func newEnv(stdout, stderr io.Writer) *env {
@@ -138,6 +143,7 @@ func commands() []command {
 		{"check", "check [flags] FILE...   answer each file's query under RDMA and SC, check its expect lines", cmdCheck},
 		{"explore", "explore [flags] FILE... explore the state space and print statistics", cmdExplore},
 		{"robust", "robust [flags] FILE...  decide whether every RDMA behaviour is an SC behaviour", cmdRobust},
+		{"lower", "lower [flags] FILE...   print what is checked: each thread's control-flow graph, a protocol's lowered to the core", cmdLower},
 		{"graph", "graph [flags] FILE      draw consistent executions that satisfy the condition (Graphviz DOT)", cmdGraph},
 		{"run", "run [flags] FILE        print one random run, reproducible from --seed", cmdRun},
 		{"export", "export --promela FILE   write the RDMA (or --semantics sc) machine, or with --robustness the instrumented program, as Promela for SPIN", cmdExport},
@@ -146,6 +152,7 @@ func commands() []command {
 		{"fuzz", "fuzz [flags]            compare every semantics on random programs, minimise and keep disagreements", cmdFuzz},
 		{"corpus", "corpus DIR...           check every .rdma file under DIR against its expect lines under every semantics", cmdCorpus},
 		{"worker", "worker --nats URL       serve the partitions of distributed searches (explore --cluster, --nats) until interrupted", cmdWorker},
+		{"serve", "serve [--addr A]        serve the playground (rdmasim in the browser) on 127.0.0.1:8080, or --write it to a directory", cmdServe},
 		{"help", "help [COMMAND]          print the commands, or one command's flags", cmdHelp},
 		{"version", "version                 print rdmasim's version (also --version)", cmdVersion},
 	}

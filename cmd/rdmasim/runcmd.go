@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"rdmasim/opsem/machine"
-	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/stress"
 )
 
 func cmdRun(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("run", e)
+	params := paramFlag{}
+	params.register(fs)
 	jsonOut := fs.Bool("json", false, "print the run as one JSON object")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same run")
 	maxSteps := fs.Int("steps", 10000, "stop after this many steps")
@@ -41,7 +42,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	file := fs.Arg(0)
-	p, err := parse.File(file)
+	p, err := params.load(file)
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"rdmasim/opsem/machine"
-	"rdmasim/opsem/parse"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/stress"
 )
 
 func cmdStress(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("stress", e)
+	params := paramFlag{}
+	params.register(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON object per file on one line")
 	walks := fs.Uint64("walks", 100000, "random walks to take")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same walks and output")
@@ -54,7 +55,7 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 	}
 	code := exitOK
 	for _, file := range fs.Args() {
-		p, err := parse.File(file)
+		p, err := params.load(file)
 		if err != nil {
 			code = max(code, fileFailed(e, *jsonOut, file, report.ErrorText(err), err))
 			continue

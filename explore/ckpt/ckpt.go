@@ -56,7 +56,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"rdmasim/store"
@@ -194,7 +193,7 @@ func Open(dir string, p Params, resume bool) (d *Dir, m *Manifest, err error) {
 	if d.lock, err = os.OpenFile(d.path(LockName), os.O_CREATE|os.O_RDWR, 0o644); err != nil {
 		return d, nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := syscall.Flock(int(d.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFile(d.lock); err != nil {
 		return d, nil, fmt.Errorf("checkpoint directory %s is in use by another process: %w", dir, err)
 	}
 	data, err := os.ReadFile(d.path(ManifestName))

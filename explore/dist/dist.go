@@ -199,7 +199,19 @@ func read(ctx context.Context, js jetstream.JetStream, run string, subjects []st
 	if err != nil {
 		return fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
-	defer cc.Stop()
+	defer func() {
+		cc.Stop()
+		// The server would keep an ordered consumer for seconds after
+		// its last pull; a run creates several per level, beyond its
+		// limit on consumers in a deep run: delete it now.
+		if info := cons.CachedInfo(); info != nil {
+			go func() {
+				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				js.DeleteConsumer(dctx, streamName(run), info.Name)
+			}()
+		}
+	}()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {

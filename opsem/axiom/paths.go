@@ -70,42 +70,25 @@ type treeGen struct {
 	t       int
 	unroll  int
 	maxLen  int
-	pcOf    map[*prog.Stmt]int
 	tree    *threadTree
 	nic     []int // NIC writes so far per local queue pair
 	polls   []int // polls so far per local queue pair
+	iters   []int // iterations taken per loop of the thread, in the loop's current entry
 	bounded bool
 	err     error
 }
 
-// cont is a continuation: the statements still to run, innermost first.
-// iter counts the iterations a loop statement has taken in this entry.
-type cont struct {
-	s    *prog.Stmt
-	iter int
-	next *cont
-}
-
-func push(block []*prog.Stmt, next *cont) *cont {
-	for i := len(block) - 1; i >= 0; i-- {
-		next = &cont{s: block[i], next: next}
-	}
-	return next
-}
-
 // buildTree returns the trie of thread t's label sequences with loops
 // unrolled up to unroll times per entry, and whether the bound cut a path.
-// Sequences stop before a poll that has no unpolled NIC write to poll from
-// (such a sequence never completes).
+// It walks the thread's control-flow graph (so that core and lowered
+// programs are read alike); a loop's counter counts the iterations of its
+// current entry and is reset when the loop is left. Sequences stop before a
+// poll that has no unpolled NIC write to poll from (such a sequence never
+// completes), and at an error point (OpFail), where the thread stops.
 func buildTree(p *prog.Program, t, unroll, maxLen int) (*threadTree, bool, error) {
 	th := &p.Threads[t]
-	g := &treeGen{p: p, t: t, unroll: unroll, maxLen: maxLen, pcOf: map[*prog.Stmt]int{},
-		tree: &threadTree{nodes: []tnode{{parent: -1}}}}
-	for pc := range th.Code {
-		if s := th.Code[pc].Stmt; s != nil {
-			g.pcOf[s] = pc
-		}
-	}
+	g := &treeGen{p: p, t: t, unroll: unroll, maxLen: maxLen,
+		tree: &threadTree{nodes: []tnode{{parent: -1}}}, iters: make([]int, th.Loops)}
 	nq := 0
 	for _, q := range p.QPs {
 		if q.Thread == t {
@@ -114,7 +97,7 @@ func buildTree(p *prog.Program, t, unroll, maxLen int) (*threadTree, bool, error
 	}
 	g.nic = make([]int, nq)
 	g.polls = make([]int, nq)
-	g.walk(0, push(th.Body, nil))
+	g.walk(0, th.Entry)
 	return g.tree, g.bounded, g.err
 }
 
@@ -139,97 +122,104 @@ func (g *treeGen) emit(node int, e skel) int {
 	return c
 }
 
-func (g *treeGen) walk(node int, k *cont) {
+// walk extends the trie from node with the sequences of the thread from
+// instruction pc on.
+func (g *treeGen) walk(node, pc int) {
 	if g.err != nil {
 		return
 	}
-	if k == nil {
-		g.tree.nodes[node].end = true
-		return
-	}
-	s, rest := k.s, k.next
-	pc, ok := g.pcOf[s]
-	if !ok {
-		pc = -1
-	}
+	th := &g.p.Threads[g.t]
+	in := &th.Code[pc]
 	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1}
 	depth := func(n int) int { return g.tree.nodes[n].depth }
-	th := &g.p.Threads[g.t]
-	switch s.Kind {
-	case prog.SSkip:
-		g.walk(node, rest)
-	case prog.SWrite:
+	switch in.Op {
+	case prog.OpEnd:
+		g.tree.nodes[node].end = true
+	case prog.OpFail:
+		// The thread stops at an error point: no complete sequence.
+	case prog.OpSkip:
+		g.walk(node, in.Next)
+	case prog.OpWrite:
 		e := base
-		e.kind, e.loc, e.val = prog.EvLW, s.X, s.A
-		g.walk(g.emit(node, e), rest)
-	case prog.SAssume:
+		e.kind, e.loc, e.val = prog.EvLW, in.X, in.A
+		g.walk(g.emit(node, e), in.Next)
+	case prog.OpAssumeEq, prog.OpAssumeNe:
 		e := base
-		e.kind, e.loc, e.cons, e.a = prog.EvLR, s.X, consEq, s.A
-		if s.Ne {
+		e.kind, e.loc, e.cons, e.a = prog.EvLR, in.X, consEq, in.A
+		if in.Op == prog.OpAssumeNe {
 			e.cons = consNe
 		}
-		g.walk(g.emit(node, e), rest)
-	case prog.SCAS:
+		g.walk(g.emit(node, e), in.Next)
+	case prog.OpCAS:
 		// success: CAS(z,a,b) · lW(x,a)
 		c := base
-		c.kind, c.loc, c.cons, c.a, c.val = prog.EvCAS, s.Z, consEq, s.A, s.B
+		c.kind, c.loc, c.cons, c.a, c.val = prog.EvCAS, in.Z, consEq, in.A, in.B
 		n1 := g.emit(node, c)
 		w := base
-		w.kind, w.loc, w.val = prog.EvLW, s.X, s.A
-		g.walk(g.emit(n1, w), rest)
+		w.kind, w.loc, w.val = prog.EvLW, in.X, in.A
+		g.walk(g.emit(n1, w), in.Next)
 		// failure: lR(z,v) · lW(x,v), v != a
 		r := base
-		r.kind, r.loc, r.cons, r.a = prog.EvLR, s.Z, consNe, s.A
+		r.kind, r.loc, r.cons, r.a = prog.EvLR, in.Z, consNe, in.A
 		n1 = g.emit(node, r)
 		w = base
-		w.kind, w.loc, w.dep = prog.EvLW, s.X, depth(n1)-1
-		g.walk(g.emit(n1, w), rest)
-	case prog.SGet, prog.SPut:
-		q := th.QPs[s.Remote]
+		w.kind, w.loc, w.dep = prog.EvLW, in.X, depth(n1)-1
+		g.walk(g.emit(n1, w), in.Next)
+	case prog.OpGet, prog.OpPut:
+		q := in.QP
 		l := g.p.QPs[q].Local
 		r, w := base, base
-		r.remote, r.qp, w.remote, w.qp = s.Remote, q, s.Remote, q
-		if s.Kind == prog.SGet { // nrR(y,v) · nlW(x,v,n)
-			r.kind, r.loc, w.kind, w.loc = prog.EvNRR, s.Y, prog.EvNLW, s.X
+		r.remote, r.qp, w.remote, w.qp = in.Remote, q, in.Remote, q
+		if in.Op == prog.OpGet { // nrR(y,v) · nlW(x,v,n)
+			r.kind, r.loc, w.kind, w.loc = prog.EvNRR, in.Y, prog.EvNLW, in.X
 		} else { // nlR(x,v,n) · nrW(y,v)
-			r.kind, r.loc, w.kind, w.loc = prog.EvNLR, s.X, prog.EvNRW, s.Y
+			r.kind, r.loc, w.kind, w.loc = prog.EvNLR, in.X, prog.EvNRW, in.Y
 		}
 		n1 := g.emit(node, r)
 		w.dep = depth(n1) - 1
 		n2 := g.emit(n1, w)
 		g.nic[l]++
-		g.walk(n2, rest)
+		g.walk(n2, in.Next)
 		g.nic[l]--
-	case prog.SRFence:
+	case prog.OpRFence:
 		e := base
-		e.kind, e.remote, e.qp = prog.EvNF, s.Remote, th.QPs[s.Remote]
-		g.walk(g.emit(node, e), rest)
-	case prog.SPoll:
-		q := th.QPs[s.Remote]
-		l := g.p.QPs[q].Local
+		e.kind, e.remote, e.qp = prog.EvNF, in.Remote, in.QP
+		g.walk(g.emit(node, e), in.Next)
+	case prog.OpPoll:
+		l := g.p.QPs[in.QP].Local
 		if g.nic[l] <= g.polls[l] {
 			return // ill-formed: nothing to poll from; the sequence stops here
 		}
 		e := base
-		e.kind, e.remote, e.qp = prog.EvPoll, s.Remote, q
+		e.kind, e.remote, e.qp = prog.EvPoll, in.Remote, in.QP
 		n := g.emit(node, e)
 		g.polls[l]++
-		g.walk(n, rest)
+		g.walk(n, in.Next)
 		g.polls[l]--
-	case prog.SChoose:
-		for _, b := range s.Branches {
-			g.walk(node, push(b, rest))
+	case prog.OpBranch:
+		if in.Loop < 0 {
+			for _, a := range in.Alts {
+				g.walk(node, a)
+			}
+			return
 		}
-	case prog.SLoop:
-		g.walk(node, rest)
-		if k.iter < g.unroll {
-			g.walk(node, push(s.Branches[0], &cont{s: s, iter: k.iter + 1, next: rest}))
+		it := &g.iters[in.Loop]
+		saved := *it
+		if len(in.Alts) > 1 { // leave the loop: its next entry starts afresh
+			*it = 0
+			g.walk(node, in.Alts[1])
+			*it = saved
+		}
+		if saved < g.unroll {
+			*it = saved + 1
+			g.walk(node, in.Alts[0])
+			*it = saved
 		} else {
 			g.bounded = true
 		}
 	default:
 		if g.err == nil {
-			g.err = fmt.Errorf("%s: unknown statement kind %d", s.Pos, s.Kind)
+			g.err = fmt.Errorf("thread %s: unknown instruction %v at %d", th.Name, in.Op, pc)
 		}
 	}
 }

@@ -92,15 +92,21 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 }
 
 // CheckExpect checks the program's expect lines: the rdma and sc lines
-// against the answers, the robust line against enumeration on the machine
-// with opt.
+// against the answers, the robust line with robust.Decide's default method
+// (the decider, complete with loops; on a loop-free program raced with
+// enumeration on the machine) with opt. A checkpointed check keeps to
+// enumeration on the machine, whose searches its checkpoint holds.
 func (r *Result) CheckExpect(ctx context.Context, opt verdict.Options) error {
 	p := r.Program
 	r.Expect = expect.Check(p, r.Results)
 	if _, ok := p.Expectation(prog.Robust); !ok {
 		return nil
 	}
-	rr, err := robust.Decide(ctx, p, robust.Options{Method: robust.EnumMachine, Verdict: opt})
+	method := robust.Auto
+	if opt.Checkpoint != nil {
+		method = robust.EnumMachine
+	}
+	rr, err := robust.Decide(ctx, p, robust.Options{Method: method, Verdict: opt})
 	if err != nil {
 		return err
 	}

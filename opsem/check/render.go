@@ -56,6 +56,9 @@ func writeResult(w io.Writer, p *prog.Program, r *verdict.Result) {
 	fmt.Fprintf(w, "Positive: %d Negative: %d\n", r.Positive, r.Negative)
 	fmt.Fprintf(w, "Condition %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond))
 	fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, report.Observation(r.Positive, r.Negative, r.Complete), r.Positive, r.Negative)
+	if r.ErrorAt != "" {
+		fmt.Fprintf(w, "Error %s\n", r.ErrorAt)
+	}
 	fmt.Fprintln(w, completeness(r))
 	writeEnds(w, r)
 }
@@ -126,6 +129,7 @@ type SemanticsJSON struct {
 	Filtered    uint64      `json:"filtered"`
 	Deadlocks   uint64      `json:"deadlocks"`
 	DeadlockAt  string      `json:"deadlock_at,omitempty"`
+	ErrorAt     string      `json:"error_at,omitempty"`
 	DeadlockRun *report.Run `json:"deadlock_run,omitempty"`
 	Vacuous     bool        `json:"vacuous"`
 }
@@ -144,7 +148,7 @@ func (r *Result) JSON(file string) JSON {
 	for i, res := range r.Results {
 		s := &SemanticsJSON{Complete: res.Complete, Coverage: res.Coverage(), Bound: res.Bound, States: res.Search.States,
 			Transitions: res.Search.Transitions, Positive: res.Positive, Negative: res.Negative, Outcomes: []map[string]uint8{},
-			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, DeadlockAt: res.DeadlockAt, Vacuous: res.Vacuous()}
+			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous()}
 		if res.Certain() {
 			s.Allowed = &res.Allowed
 		}

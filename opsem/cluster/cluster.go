@@ -23,13 +23,16 @@ type Payload struct {
 	MaxInflight int    `json:"max_inflight"`
 	Unroll      int    `json:"unroll"`
 	Reduce      bool   `json:"reduce"`
+	// Params are a protocol's params set on the command line (--param).
+	Params map[string]int `json:"params,omitempty"`
 }
 
 // Encode returns the payload of a run of verdict.Compute on the program of
-// file, whose text is src, under sem with the machine options opt.
-func Encode(file string, src []byte, sem machine.Semantics, opt machine.Options) ([]byte, error) {
+// file, whose text is src, read with the params (nil: the file's own), under
+// sem with the machine options opt.
+func Encode(file string, src []byte, params map[string]int, sem machine.Semantics, opt machine.Options) ([]byte, error) {
 	b, err := json.Marshal(Payload{File: file, Source: src, Semantics: sem.String(),
-		MaxInflight: opt.MaxInflight, Unroll: opt.Unroll, Reduce: opt.Reduce})
+		MaxInflight: opt.MaxInflight, Unroll: opt.Unroll, Reduce: opt.Reduce, Params: params})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
@@ -51,7 +54,7 @@ func Machine(payload []byte) (explore.Machine, error) {
 	default:
 		return nil, fmt.Errorf("cluster: unknown semantics %q", pl.Semantics)
 	}
-	p, err := parse.Parse(pl.File, pl.Source)
+	p, err := parse.ParseOptions(pl.File, pl.Source, parse.Options{Params: pl.Params})
 	if err != nil {
 		return nil, err
 	}

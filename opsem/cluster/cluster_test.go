@@ -30,7 +30,7 @@ func TestMachine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			payload, err := Encode(file, src, sem, opt)
+			payload, err := Encode(file, src, nil, sem, opt)
 			if err != nil {
 				t.Fatal(err)
 			}

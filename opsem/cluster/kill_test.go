@@ -78,7 +78,7 @@ func TestKilledRDMA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	payload, err := Encode(file, src, machine.RDMA, mopt)
+	payload, err := Encode(file, src, nil, machine.RDMA, mopt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ type Graph struct {
 // relations lists the relations an execution graph draws, in the order a
 // legend shows them, each with its colour (as in the paper's figures) and
 // what it means. Any other relation name is drawn grey.
-var relations = []struct{ name, colour, meaning string }{
+var relations = []Relation{
 	{"po", "black", "program order"},
 	{"rf", "red", "reads-from: a write → the read that takes its value"},
 	{"mo", "blue", "modification order: the order of the writes to one location"},
@@ -56,8 +56,8 @@ var relations = []struct{ name, colour, meaning string }{
 // know.
 func colour(rel string) string {
 	for _, r := range relations {
-		if r.name == rel {
-			return r.colour
+		if r.Name == rel {
+			return r.Colour
 		}
 	}
 	return "grey"
@@ -119,24 +119,27 @@ func Write(w io.Writer, g *Graph) error {
 	return err
 }
 
-// writeLegend adds the legend of g: a dashed box holding one node whose
-// HTML-like label is a table with a row per relation g draws (its name in
-// its colour, what it means) and, when an edge is bold, a row saying that
-// the bold edges form a cycle of sc = po ∪ rf ∪ rb ∪ mo. The node has no
-// edges, so it does not disturb the columns.
-func writeLegend(b *strings.Builder, g *Graph) {
+// Relation is a relation an execution graph draws: its name (po, rf, ...),
+// the colour of its edges and what it means ("" for a name this package
+// does not know, drawn grey).
+type Relation struct {
+	Name    string `json:"name"`
+	Colour  string `json:"colour"`
+	Meaning string `json:"meaning"`
+}
+
+// Key returns the relations g draws, as its legend lists them: the known
+// ones in the paper's order, then any other by name.
+func (g *Graph) Key() []Relation {
 	drawn := map[string]bool{}
-	bold := false
 	for _, e := range g.Edges {
 		drawn[e.Rel] = true
-		bold = bold || e.Bold
 	}
-	type row struct{ name, colour, meaning string }
-	var rows []row
+	var rows []Relation
 	for _, r := range relations {
-		if drawn[r.name] {
-			rows = append(rows, row(r))
-			delete(drawn, r.name)
+		if drawn[r.Name] {
+			rows = append(rows, r)
+			delete(drawn, r.Name)
 		}
 	}
 	var others []string
@@ -145,8 +148,25 @@ func writeLegend(b *strings.Builder, g *Graph) {
 	}
 	sort.Strings(others)
 	for _, name := range others {
-		rows = append(rows, row{name, colour(name), ""})
+		rows = append(rows, Relation{Name: name, Colour: colour(name)})
 	}
+	return rows
+}
+
+// BoldMeaning is what bold edges are, in a legend: the edges of an sc cycle.
+const BoldMeaning = "a cycle of sc = po ∪ rf ∪ rb ∪ mo: the execution is not SC-consistent"
+
+// writeLegend adds the legend of g: a dashed box holding one node whose
+// HTML-like label is a table with a row per relation g draws (its name in
+// its colour, what it means) and, when an edge is bold, a row saying that
+// the bold edges form a cycle of sc = po ∪ rf ∪ rb ∪ mo. The node has no
+// edges, so it does not disturb the columns.
+func writeLegend(b *strings.Builder, g *Graph) {
+	bold := false
+	for _, e := range g.Edges {
+		bold = bold || e.Bold
+	}
+	rows := g.Key()
 	if len(rows) == 0 && !bold {
 		return
 	}
@@ -154,11 +174,11 @@ func writeLegend(b *strings.Builder, g *Graph) {
 	b.WriteString("    legend [fontsize=10, label=<<table border=\"0\" cellspacing=\"0\" cellpadding=\"2\">\n")
 	for _, r := range rows {
 		fmt.Fprintf(b, "      <tr><td align=\"left\"><font color=\"%s\">%s</font></td><td align=\"left\">%s</td></tr>\n",
-			r.colour, html.EscapeString(r.name), html.EscapeString(r.meaning))
+			r.Colour, html.EscapeString(r.Name), html.EscapeString(r.Meaning))
 	}
 	if bold {
 		fmt.Fprintf(b, "      <tr><td align=\"left\"><b>bold</b></td><td align=\"left\">%s</td></tr>\n",
-			html.EscapeString("a cycle of sc = po ∪ rf ∪ rb ∪ mo: the execution is not SC-consistent"))
+			html.EscapeString(BoldMeaning))
 	}
 	b.WriteString("    </table>>];\n  }\n")
 }

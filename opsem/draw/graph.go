@@ -137,7 +137,14 @@ func Trace(p *prog.Program, t *axiom.Trace, cycle []int, title string) *dot.Grap
 			continue
 		}
 		node[i] = len(d.Events)
-		d.Events = append(d.Events, dot.Event{Thread: e.Thread, Label: p.EventString(e.Event)})
+		label := p.EventString(e.Event)
+		if e.Thread >= 0 && e.PC >= 0 {
+			// A protocol's event is labelled with its statement too.
+			if s := p.Threads[e.Thread].Code[e.PC].Stmt; s != nil && s.Src != nil {
+				label += fmt.Sprintf("\nline %d: %s", s.Pos.Line, p.SourceString(s))
+			}
+		}
+		d.Events = append(d.Events, dot.Event{Thread: e.Thread, Label: label})
 	}
 	bold := map[[2]int]bool{}
 	for k, a := range cycle {

@@ -174,7 +174,8 @@ func (m *Machine) scratch2() (a, b []uint64) {
 // ended reports whether thread t of s has terminated.
 func (m *Machine) ended(s *State, t int) bool {
 	th := &s.th[t]
-	return !th.mid && m.p.Threads[t].Code[th.pc].Op == prog.OpEnd
+	op := m.p.Threads[t].Code[th.pc].Op
+	return !th.mid && (op == prog.OpEnd || op == prog.OpFail)
 }
 
 // canon forgets what can no longer matter, so that equivalent states
@@ -190,7 +191,7 @@ func (m *Machine) canon(s *State) bool {
 		th := &s.th[t]
 		code := m.p.Threads[t].Code
 		in := &code[th.pc]
-		ended := in.Op == prog.OpEnd && !th.mid
+		ended := (in.Op == prog.OpEnd || in.Op == prog.OpFail) && !th.mid // a failed thread makes no more events
 		for _, q := range m.qps[t] {
 			if th.cpu2 || ended {
 				s.q[q].in2, s.q[q].fence = 0, false

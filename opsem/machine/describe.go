@@ -89,6 +89,15 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 	for _, c := range tr.Buffers {
 		tr.Changes = append(tr.Changes, fmt.Sprintf("%s[%s] = %s", c.Buf, c.QP, c.Entries))
 	}
+	if rule == RuleStep {
+		// A lowered thread's registers live in its control point.
+		code := m.p.Threads[t].Code
+		if a, b := code[pre.pc[t]].Stmt, code[post.pc[t]].Stmt; a != nil && b != nil && a.Src != nil && b.Src != nil {
+			for _, c := range prog.RegChanges(a.Src.Regs, b.Src.Regs) {
+				tr.Changes = append(tr.Changes, "register "+c)
+			}
+		}
+	}
 	tr.Post = m.encode(nil, post)
 	return tr
 }
@@ -115,31 +124,38 @@ func (m *Machine) describeCPU(st *State, t, arg int) string {
 	in := &m.p.Threads[t].Code[st.pc[t]]
 	switch in.Op {
 	case prog.OpBranch:
+		what := "loop"
+		if in.Stmt.Src != nil {
+			what = in.Stmt.Src.Text
+		}
 		if in.Loop >= 0 {
 			if arg == 0 {
-				return "loop: iterate"
+				return what + ": iterate"
 			}
-			return "loop: exit"
+			return what + ": exit"
+		}
+		if in.Stmt.Src != nil {
+			return fmt.Sprintf("%s: branch %d", what, arg+1)
 		}
 		return fmt.Sprintf("choose: branch %d", arg+1)
 	case prog.OpCAS:
 		if st.mid[t] {
-			return m.p.StmtString(in.Stmt) + " (write result)"
+			return m.p.SourceString(in.Stmt) + " (write result)"
 		}
-		return m.p.StmtString(in.Stmt) + " (compare and swap)"
+		return m.p.SourceString(in.Stmt) + " (compare and swap)"
 	case prog.OpGet, prog.OpPut, prog.OpRFence:
 		if m.sc {
 			if in.Op == prog.OpRFence {
-				return m.p.StmtString(in.Stmt)
+				return m.p.SourceString(in.Stmt)
 			}
 			if st.mid[t] {
-				return m.p.StmtString(in.Stmt) + " (write)"
+				return m.p.SourceString(in.Stmt) + " (write)"
 			}
-			return m.p.StmtString(in.Stmt) + " (read)"
+			return m.p.SourceString(in.Stmt) + " (read)"
 		}
-		return m.p.StmtString(in.Stmt) + " (submit)"
+		return m.p.SourceString(in.Stmt) + " (submit)"
 	}
-	return m.p.StmtString(in.Stmt)
+	return m.p.SourceString(in.Stmt)
 }
 
 // diff lists the memory cells and buffers that differ between two
@@ -168,12 +184,13 @@ func (m *Machine) diff(a, b *State) ([]MemChange, []BufChange) {
 	return mem, bufs
 }
 
-func (m *Machine) qpName(qi int) string {
-	qp := m.p.QPs[qi]
-	return fmt.Sprintf("[%s->%s]", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
+// bufString prints buffer bi as a list: "[PUT(z,x) FENCE]".
+func (m *Machine) bufString(bi int, es []entry) string {
+	return "[" + strings.Join(m.entryStrings(bi, es), " ") + "]"
 }
 
-func (m *Machine) bufString(bi int, es []entry) string {
+// entryStrings prints the entries of buffer bi, oldest first.
+func (m *Machine) entryStrings(bi int, es []entry) []string {
 	loc := func(l uint8) string { return m.p.Locs[l].Name }
 	parts := make([]string, len(es))
 	for i, e := range es {
@@ -200,47 +217,5 @@ func (m *Machine) bufString(bi int, es []entry) string {
 			parts[i] = fmt.Sprintf("GETR(%s,%s,%d)", loc(e.a), loc(e.b), e.v)
 		}
 	}
-	return "[" + strings.Join(parts, " ") + "]"
-}
-
-// Format prints a configuration: memory per node, each thread's position,
-// and the non-empty buffers.
-func (m *Machine) Format(s []byte) string {
-	st := m.newState()
-	m.decode(s, st)
-	var b strings.Builder
-	for n, node := range m.p.Nodes {
-		fmt.Fprintf(&b, "%s {", node.Name)
-		for l, loc := range m.p.Locs {
-			switch {
-			case loc.Node != n:
-			case m.dead[l]:
-				fmt.Fprintf(&b, " %s=_", loc.Name) // not tracked: nothing reads it
-			default:
-				fmt.Fprintf(&b, " %s=%d", loc.Name, st.mem[l])
-			}
-		}
-		b.WriteString(" }\n")
-	}
-	for t := range m.p.Threads {
-		th := &m.p.Threads[t]
-		in := &th.Code[st.pc[t]]
-		where := "end"
-		if in.Op != prog.OpEnd {
-			where = fmt.Sprintf("at %s (line %d)", m.p.StmtString(in.Stmt), in.Stmt.Pos.Line)
-			if st.mid[t] {
-				where = fmt.Sprintf("inside %s (line %d), carrying %d", m.p.StmtString(in.Stmt), in.Stmt.Pos.Line, st.reg[t])
-			}
-		}
-		fmt.Fprintf(&b, "%s: %s\n", th.Name, where)
-	}
-	for qi := range st.q {
-		q := &st.q[qi]
-		for bi := 0; bi < nBuf; bi++ {
-			if len(q.buf[bi]) > 0 {
-				fmt.Fprintf(&b, "%s%s = %s\n", bufNames[bi], m.qpName(qi), m.bufString(bi, q.buf[bi]))
-			}
-		}
-	}
-	return b.String()
+	return parts
 }

@@ -164,13 +164,16 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 	pc, mid := m.pcOf(s, t)
 	in := &th.Code[pc]
 	switch in.Op {
-	case prog.OpEnd:
+	case prog.OpEnd, prog.OpFail:
 		return 0
 	case prog.OpBranch:
 		var pruned uint32
-		for i := range in.Alts {
+		for i, a := range in.Alts {
 			if in.Loop >= 0 && i == 0 && m.opt.Unroll > 0 && int(s[m.lay.ctrOff+m.ctr0[t]+in.Loop]) >= m.opt.Unroll {
 				pruned |= PrunedUnroll
+				continue
+			}
+			if m.opt.ReadNow && th.Lowered && !assumeHolds(&th.Code[a], s) {
 				continue
 			}
 			m.cpuStep(s, t, in, mid, i, emit)

@@ -338,13 +338,16 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 		return dst, PrunedGraph
 	}
 	switch in.Op {
-	case prog.OpEnd:
+	case prog.OpEnd, prog.OpFail:
 		return dst, 0
 	case prog.OpBranch:
 		var pruned uint32
-		for i := range in.Alts {
+		for i, a := range in.Alts {
 			if in.Loop >= 0 && i == 0 && m.opt.Unroll > 0 && int(st.ctr[m.ctr0[t]+in.Loop]) >= m.opt.Unroll {
 				pruned |= PrunedUnroll
+				continue
+			}
+			if m.opt.ReadNow && th.Lowered && !assumeHolds(&th.Code[a], st.mem) {
 				continue
 			}
 			dst = append(dst, label(t, RuleStep, 0, i))

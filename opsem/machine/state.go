@@ -100,6 +100,17 @@ type Options struct {
 	// from the full machine's. A bound reported as cutting the reduced
 	// search is one that cuts the full one.
 	Reduce bool
+	// ReadNow is for random walks of a protocol (a lowered thread): a
+	// read there is a branch over the values a location may hold, each
+	// alternative an assume, and a walk that picks a value the location
+	// does not hold waits at the assume, most often for ever. With ReadNow
+	// an alternative that starts with an assume is offered only when the
+	// assume holds now: the branch and its assume act as one read. Every
+	// run of the walks is a run of the machine, and every end reachable
+	// without it stays reachable (a thread that does not commit to a value
+	// early can commit when the value is there); only the distribution of
+	// the walks changes. Searches never set it.
+	ReadNow bool
 	// ControlHidden says that nothing reads a thread's control point (its
 	// pc: T@L, T@end) except in final configurations, as with a query on
 	// final outcomes or a reach condition over memory only. Under Reduce a

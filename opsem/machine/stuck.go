@@ -35,9 +35,13 @@ const (
 	// Deadlock: every thread that has not ended waits at a poll with no
 	// operation left to complete.
 	Deadlock
+	// Failed: a thread stopped at an error point of a protocol (an
+	// assertion failed, a value left its range). It wins over the others:
+	// the run shows an error whatever else holds in it.
+	Failed
 )
 
-// String returns "not stuck", "filtered" or "deadlock".
+// String returns "not stuck", "filtered", "deadlock" or "failed".
 func (k Stuck) String() string {
 	switch k {
 	case NotStuck:
@@ -46,6 +50,8 @@ func (k Stuck) String() string {
 		return "filtered"
 	case Deadlock:
 		return "deadlock"
+	case Failed:
+		return "failed"
 	}
 	return fmt.Sprintf("Stuck(%d)", uint8(k))
 }
@@ -64,6 +70,8 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 		}
 		switch in := &m.p.Threads[t].Code[pc]; in.Op {
 		case prog.OpEnd:
+		case prog.OpFail:
+			waiting = true
 		case prog.OpAssumeEq:
 			if s[in.X] == in.A {
 				return NotStuck
@@ -118,13 +126,16 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 	if m.stuckLabels, pruned = m.enabled(st, m.stuckLabels[:0]); len(m.stuckLabels) > 0 || pruned != 0 {
 		return NotStuck
 	}
+	kind := Deadlock
 	for t := range m.p.Threads {
 		switch in := &m.p.Threads[t].Code[st.pc[t]]; in.Op {
+		case prog.OpFail:
+			return Failed
 		case prog.OpAssumeEq, prog.OpAssumeNe:
-			return Filtered
+			kind = Filtered
 		}
 	}
-	return Deadlock
+	return kind
 }
 
 // Waiting describes where the threads of a stuck configuration wait, in the
@@ -139,7 +150,19 @@ func (m *Machine) Waiting(s []byte) string {
 		if in.Op == prog.OpEnd {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s at %s (line %d)", th.Name, m.p.StmtString(in.Stmt), in.Stmt.Pos.Line))
+		parts = append(parts, fmt.Sprintf("%s at %s (line %d)", th.Name, m.p.SourceString(in.Stmt), in.Stmt.Pos.Line))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// assumeHolds reports whether in, if it is an assume, holds in memory mem
+// (a decoded memory, or an encoding, which starts with it).
+func assumeHolds(in *prog.Instr, mem []byte) bool {
+	switch in.Op {
+	case prog.OpAssumeEq:
+		return mem[in.X] == in.A
+	case prog.OpAssumeNe:
+		return mem[in.X] != in.A
+	}
+	return true
 }

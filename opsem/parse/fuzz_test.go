@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"rdmasim/opsem/prog"
 	"regexp"
 	"strings"
 	"testing"
@@ -86,6 +87,20 @@ func checkParse(t *testing.T, src []byte) {
 				t.Errorf("error %q lies outside the input", msg)
 			}
 		}
+		return
+	}
+	if lowered(p) {
+		// A protocol: its threads have no statement trees to print. Its
+		// lowering is a function of the input (parsing again gives an
+		// equal program), and its graph prints.
+		q, err := Parse("t.rdma", src)
+		if err != nil {
+			t.Fatalf("second parse fails: %v", err)
+		}
+		if d := diffPrograms(p, q); len(d) > 0 {
+			t.Fatalf("a second lowering differs:\n  %s\ninput:\n%q", strings.Join(d, "\n  "), src)
+		}
+		_ = p.CodeString()
 		return
 	}
 	text := p.String()
@@ -370,4 +385,14 @@ func (g *gen) cond(threads []string, labels [][]string, depth int) {
 		g.w(g.pick(` /\ `, ` \/ `))
 		g.cond(threads, labels, depth+1)
 	}
+}
+
+// lowered reports whether p was read as a protocol.
+func lowered(p *prog.Program) bool {
+	for t := range p.Threads {
+		if p.Threads[t].Lowered {
+			return true
+		}
+	}
+	return false
 }

@@ -19,23 +19,38 @@ import (
 
 // File reads and parses the .rdma file at path.
 func File(path string) (*prog.Program, error) {
+	return FileOptions(path, Options{})
+}
+
+// FileOptions is File with settings: the params of a protocol.
+func FileOptions(path string, opt Options) (*prog.Program, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading program: %w", err)
 	}
-	return Parse(path, src)
+	return ParseOptions(path, src, opt)
 }
 
 // Parse parses src, naming it filename in messages. The program's name
 // defaults to the file name without extension. On failure the error is an
 // ErrorList.
 func Parse(filename string, src []byte) (*prog.Program, error) {
+	return ParseOptions(filename, src, Options{})
+}
+
+// ParseOptions is Parse with settings: the params of a protocol.
+func ParseOptions(filename string, src []byte, opt Options) (*prog.Program, error) {
 	p := &parser{s: newScanner(src), file: filename}
 	p.next()
 	f := p.parseFile()
 	if p.errs == nil {
 		r := resolver{file: filename}
-		prg := r.resolve(f)
+		var prg *prog.Program
+		if f.isSurface() || len(opt.Params) > 0 {
+			prg, r.errs = lowerFile(filename, f, opt)
+		} else {
+			prg = r.resolve(f)
+		}
 		if r.errs == nil {
 			if prg.Name == "" {
 				base := filepath.Base(filename)
@@ -58,6 +73,8 @@ func Parse(filename string, src []byte) (*prog.Program, error) {
 
 type rawFile struct {
 	name, doc *token
+	params    []*rawParam
+	procs     []*rawProc
 	nodes     []*rawNode
 	threads   []*rawThread
 	query     *rawQuery
@@ -66,17 +83,44 @@ type rawFile struct {
 }
 
 type rawNode struct {
-	name token
-	locs []rawLocDecl
+	name   token
+	family *rawFamily // node m[i] for i in lo..hi
+	locs   []rawLocDecl
+}
+
+// rawFamily is `[i] ... for i in lo..hi`: a declaration made once per value
+// of i.
+type rawFamily struct {
+	index  token
+	lo, hi *rawExpr
 }
 
 type rawLocDecl struct {
+	name   token
+	val    *token   // a number initial value (core)
+	init   *rawExpr // any initial value (protocol language)
+	size   *rawExpr // an array: name[size]
+	lo, hi *rawExpr // a declared range: name : lo..hi
+}
+
+// rawProc is `proc name(a, b) { body }`: a procedure, inlined at its calls
+// with its parameters replaced by the call's arguments.
+type rawProc struct {
+	name   token
+	params []token
+	body   []*rawStmt
+}
+
+// rawParam is `param N = expr`.
+type rawParam struct {
 	name token
-	val  *token
+	val  *rawExpr
 }
 
 type rawThread struct {
 	name, node token
+	nodeE      *rawExpr   // the node, with indices in a family (on m[i])
+	family     *rawFamily // thread t[i] on m[i] for i in lo..hi
 	body       []*rawStmt
 }
 
@@ -92,6 +136,16 @@ const (
 	rPoll
 	rChoose
 	rLoop
+	// The protocol language's statements.
+	rAssign // lhsE := rhsE, or lhsE := cas(casZ, casA, casB) when casZ != nil
+	rAssumeE
+	rAssert
+	rReg
+	rIf
+	rWhile
+	rFor
+	rBreak
+	rCall // lhs(args): a call of a procedure
 )
 
 type rawStmt struct {
@@ -103,6 +157,15 @@ type rawStmt struct {
 	z, a, b  token // cas(z, a, b)
 	node     token // rfence, poll
 	branches [][]*rawStmt
+
+	// The protocol language's: expressions where the core has tokens.
+	lhsE, rhsE            *rawExpr   // rAssign
+	casZ, casA, casB      *rawExpr   // rAssign of a cas
+	cond                  *rawExpr   // rAssumeE, rAssert, rIf, rWhile
+	nodeE                 *rawExpr   // rfence, poll of a family member: poll(m[i])
+	args                  []*rawExpr // rCall
+	reg                   token      // rReg: the register; rFor: the variable
+	regLo, regHi, regInit *rawExpr   // rReg: range and initial value; rFor: lo and hi
 }
 
 type rawQuery struct {
@@ -115,8 +178,11 @@ type rawCond struct {
 	op     prog.CondOp
 	pos    prog.Pos
 	loc    token
+	locIdx []*rawExpr // loc's indices: buf[1] = 2
 	val    token
 	thread token
+	thrIdx []*rawExpr // thread's indices: client[0]@end
+	valE   *rawExpr   // a value written as a constant expression: slot[0] = N
 	label  token
 	l, r   *rawCond
 	height int // of the tree: 1 for an atom
@@ -145,6 +211,7 @@ type rawExpect struct {
 // first error every token reads as end of file, so that all loops end.
 type parser struct {
 	s      scanner
+	calls  []*rawStmt // the calls, checked against the procedures at the end
 	file   string
 	tok    token
 	parens int // open parentheses in a condition: newlines are blanks there
@@ -296,17 +363,75 @@ func (p *parser) parseFile() *rawFile {
 			f.query = q
 		case t.kind == tKeyword && t.text == "expect":
 			f.expects = append(f.expects, p.parseExpect())
+		case t.kind == tKeyword && t.text == "proc":
+			f.procs = append(f.procs, p.parseProc())
+			p.endOfDecl("the procedure")
+		case t.kind == tKeyword && t.text == "param":
+			p.next()
+			pr := &rawParam{name: p.name("a parameter name")}
+			p.expect(tEq, "'=' after the parameter name (param N = 2)")
+			pr.val = p.parseExpr()
+			f.params = append(f.params, pr)
+			p.endOfDecl("the parameter " + pr.name.text)
 		default:
-			p.errorf(t.pos, "expected node, thread, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
+			p.errorf(t.pos, "expected node, thread, param, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
 		}
 	}
 	f.end = p.tok.pos
+	p.checkCalls(f)
 	return f
+}
+
+// parseProc parses `proc name(a, b) { body }`.
+func (p *parser) parseProc() *rawProc {
+	p.next() // proc
+	pr := &rawProc{name: p.name("a procedure name")}
+	p.expect(tLParen, "'(' after the procedure name")
+	for p.tok.kind != tRParen && !p.failed() {
+		pr.params = append(pr.params, p.name("a parameter name"))
+		if p.tok.kind != tComma {
+			break
+		}
+		p.next()
+	}
+	p.expect(tRParen, "')' after the parameters")
+	pr.body = p.parseBlock()
+	return pr
+}
+
+// checkCalls reports a call that names no procedure of the file as the
+// unknown statement it most likely is (flush(B): did you mean rfence(B) or
+// poll(B)?).
+func (p *parser) checkCalls(f *rawFile) {
+	for _, c := range p.calls {
+		known := false
+		for _, pr := range f.procs {
+			known = known || pr.name.text == c.lhs.text
+		}
+		if known || p.failed() {
+			continue
+		}
+		arg := ""
+		if len(c.args) > 0 && c.args[0].simpleName() {
+			arg = c.args[0].name.text
+		}
+		if hint := statementHint(c.lhs.text, arg); hint != "" {
+			p.errorf(c.lhs.pos, "unknown statement %s; %s", c.lhs.text, hint)
+		} else if len(f.procs) == 0 {
+			p.errorf(c.lhs.pos, "unknown statement %s (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)", c.lhs.text)
+		} else {
+			p.errorf(c.lhs.pos, "unknown statement or procedure %s (declare it with proc %s(...) { ... })", c.lhs.text, c.lhs.text)
+		}
+	}
 }
 
 func (p *parser) parseNode() *rawNode {
 	p.next() // node
 	n := &rawNode{name: p.name("a node name")}
+	n.family = p.parseFamilyIndex()
+	if n.family != nil {
+		p.parseFamilyRange(n.family, "node "+n.name.text)
+	}
 	open := p.expect(tLBrace, "'{' after the node name")
 	for p.skipSeparators(); p.tok.kind != tRBrace && !p.failed(); p.skipSeparators() {
 		if p.tok.kind == tEOF {
@@ -314,10 +439,29 @@ func (p *parser) parseNode() *rawNode {
 			break
 		}
 		d := rawLocDecl{name: p.name("a location name")}
+		if p.tok.kind == tLBrack {
+			open := p.tok
+			p.next()
+			d.size = p.parseExpr()
+			if p.tok.kind != tRBrack {
+				p.errorf(p.tok.pos, "expected ']' to close the '[' at %s, found %s", open.pos, p.tok.describe())
+			}
+			p.next()
+		}
+		if p.tok.kind == tColon {
+			p.next()
+			d.lo, d.hi = p.parseRange("the range of location " + d.name.text)
+		}
 		if p.tok.kind == tEq {
 			p.next()
-			v := p.expect(tInt, "an initial value (0..255)")
-			d.val = &v
+			if p.tok.kind == tMinus {
+				p.errorf(p.tok.pos, "expected an initial value (0..255), found '-': values are 0..255")
+			}
+			d.init = p.parseExpr()
+			if d.init.isInt() && d.size == nil && d.lo == nil {
+				v := d.init.name
+				d.val = &v
+			}
 		} else if p.tok.kind == tAssign {
 			p.errorf(p.tok.pos, "expected '=' after location %s, found ':=' (initial values are written %s = v)", d.name.text, d.name.text)
 		}
@@ -342,13 +486,49 @@ func (p *parser) unclosed(open token) {
 func (p *parser) parseThread() *rawThread {
 	p.next() // thread
 	t := &rawThread{name: p.name("a thread name")}
+	t.family = p.parseFamilyIndex()
 	if !p.isKeyword("on") {
 		p.errorf(p.tok.pos, "expected on after the thread name (thread %s on N { ... }), found %s", t.name.text, p.tok.describe())
 	}
 	p.next()
-	t.node = p.name("a node name")
+	t.node = p.tok
+	t.nodeE = p.parseRef("a node name")
+	if t.family != nil {
+		p.parseFamilyRange(t.family, "thread "+t.name.text)
+	}
 	t.body = p.parseBlock()
 	return t
+}
+
+// parseFamilyIndex parses the `[i]` after the name of a family of nodes or
+// threads, if there is one.
+func (p *parser) parseFamilyIndex() *rawFamily {
+	if p.tok.kind != tLBrack {
+		return nil
+	}
+	p.next()
+	f := &rawFamily{index: p.name("the family's index (node m[i] for i in 0..N-1)")}
+	p.expect(tRBrack, "']' after the family's index")
+	return f
+}
+
+// parseFamilyRange parses `for i in lo..hi` after a family's declaration.
+func (p *parser) parseFamilyRange(f *rawFamily, what string) {
+	if !p.isKeyword("for") {
+		p.errorf(p.tok.pos, "expected for %s in lo..hi after %s[%s], found %s", f.index.text, what, f.index.text, p.tok.describe())
+		return
+	}
+	p.next()
+	if i := p.name("the family's index"); !p.failed() && i.text != f.index.text {
+		p.errorf(i.pos, "the family is indexed by %s, not %s", f.index.text, i.text)
+		return
+	}
+	if !p.isKeyword("in") {
+		p.errorf(p.tok.pos, "expected in after for %s, found %s", f.index.text, p.tok.describe())
+		return
+	}
+	p.next()
+	f.lo, f.hi = p.parseRange("the family's range")
 }
 
 // parseBlock parses `{ stmts }`.
@@ -415,23 +595,28 @@ func (p *parser) parseStmt() *rawStmt {
 	case t.kind == tKeyword && t.text == "skip":
 		s.kind = rSkip
 		p.next()
-	case t.kind == tKeyword && t.text == "assume":
-		s.kind = rAssume
+	case t.kind == tKeyword && (t.text == "assume" || t.text == "assert"):
 		p.next()
-		p.expect(tLParen, "'(' after assume")
-		s.lhs = p.name("a location")
-		switch p.tok.kind {
-		case tEqEq:
-		case tNe:
-			s.ne = true
-		case tEq:
-			p.errorf(p.tok.pos, "assume compares with '==' or '!=', not '='")
-		default:
-			p.errorf(p.tok.pos, "expected '==' or '!=' in assume, found %s", p.tok.describe())
+		p.expect(tLParen, "'(' after "+t.text)
+		if p.tok.kind == tIdent && p.peek().kind == tEq {
+			n := p.tok
+			p.next()
+			p.errorf(p.tok.pos, "%s compares with '==' or '!=', not '=' (write %s(%s == v))", t.text, t.text, n.text)
+			return s
 		}
-		p.next()
-		s.rhs = p.expect(tInt, "a value")
-		p.expect(tRParen, "')'")
+		p.parens++
+		s.cond = p.parseExpr()
+		p.parens--
+		p.expect(tRParen, "')' to close "+t.text+"(")
+		c := s.cond
+		switch {
+		case t.text == "assert":
+			s.kind = rAssert
+		case c.kind == eBinary && (c.op == tEqEq || c.op == tNe) && c.l.simpleName() && c.r.isInt():
+			s.kind, s.lhs, s.rhs, s.ne = rAssume, c.l.name, c.r.name, c.op == tNe
+		default:
+			s.kind = rAssumeE
+		}
 	case t.kind == tKeyword && (t.text == "rfence" || t.text == "poll"):
 		s.kind = rRFence
 		if t.text == "poll" {
@@ -439,8 +624,59 @@ func (p *parser) parseStmt() *rawStmt {
 		}
 		p.next()
 		p.expect(tLParen, "'(' after "+t.text)
-		s.node = p.name("a node name")
+		s.node = p.tok
+		s.nodeE = p.parseRef("a node name")
 		p.expect(tRParen, "')'")
+	case t.kind == tKeyword && t.text == "reg":
+		s.kind = rReg
+		p.next()
+		s.reg = p.name("a register name")
+		if p.tok.kind == tColon {
+			p.next()
+			s.regLo, s.regHi = p.parseRange("the range of register " + s.reg.text)
+		}
+		if p.tok.kind == tEq || p.tok.kind == tAssign {
+			p.next()
+			s.regInit = p.parseExpr()
+		}
+	case t.kind == tKeyword && t.text == "if":
+		s.kind = rIf
+		p.next()
+		s.cond = p.parseCondExpr("if")
+		s.branches = append(s.branches, p.parseBlock())
+		save, tok := p.s, p.tok
+		for p.tok.kind == tNewline {
+			p.next()
+		}
+		if !p.isKeyword("else") {
+			p.s, p.tok = save, tok
+			break
+		}
+		p.next()
+		if p.isKeyword("if") {
+			s.branches = append(s.branches, []*rawStmt{p.parseStmt()})
+		} else {
+			s.branches = append(s.branches, p.parseBlock())
+		}
+	case t.kind == tKeyword && t.text == "while":
+		s.kind = rWhile
+		p.next()
+		s.cond = p.parseCondExpr("while")
+		s.branches = [][]*rawStmt{p.parseBlock()}
+	case t.kind == tKeyword && t.text == "for":
+		s.kind = rFor
+		p.next()
+		s.reg = p.name("the loop variable")
+		if !p.isKeyword("in") {
+			p.errorf(p.tok.pos, "expected in after for %s (for %s in lo..hi { ... }), found %s", s.reg.text, s.reg.text, p.tok.describe())
+			return s
+		}
+		p.next()
+		s.regLo, s.regHi = p.parseRange("the loop's range")
+		s.branches = [][]*rawStmt{p.parseBlock()}
+	case t.kind == tKeyword && t.text == "break":
+		s.kind = rBreak
+		p.next()
 	case t.kind == tKeyword && t.text == "choose":
 		s.kind = rChoose
 		p.next()
@@ -467,9 +703,36 @@ func (p *parser) parseStmt() *rawStmt {
 		s.branches = [][]*rawStmt{p.parseBlock()}
 	case t.kind == tIdent:
 		s.lhs = t
-		p.next()
+		if p.peek().kind == tLBrack {
+			s.lhsE = p.parseRef("a location")
+		} else {
+			p.next()
+			s.lhsE = &rawExpr{pos: t.pos, kind: eName, name: t}
+		}
 		if p.tok.kind == tEq {
-			p.errorf(p.tok.pos, "expected ':=' in an assignment, found '=' (write %s := ...)", t.text)
+			p.errorf(p.tok.pos, "expected ':=' in an assignment, found '=' (write %s := ...)", s.lhsE)
+			return s
+		}
+		if p.tok.kind == tLParen && s.lhsE.simpleName() {
+			// A call of a procedure (checked at the end of the file).
+			s.kind = rCall
+			open := p.tok
+			p.next()
+			p.parens++
+			for p.tok.kind != tRParen && !p.failed() {
+				s.args = append(s.args, p.parseExpr())
+				if p.tok.kind != tComma {
+					break
+				}
+				p.next()
+			}
+			p.parens--
+			if p.tok.kind != tRParen {
+				p.errorf(p.tok.pos, "expected ')' to close the '(' at %s, found %s", open.pos, p.tok.describe())
+				return s
+			}
+			p.next()
+			p.calls = append(p.calls, s)
 			return s
 		}
 		if p.tok.kind != tAssign {
@@ -478,24 +741,30 @@ func (p *parser) parseStmt() *rawStmt {
 		}
 		p.next()
 		switch {
-		case p.tok.kind == tInt:
-			s.kind = rAssignValue
-			s.rhs = p.tok
-			p.next()
-		case p.tok.kind == tIdent:
-			s.kind = rAssignLoc
-			s.rhs = p.tok
-			p.next()
 		case p.isKeyword("cas"):
-			s.kind = rAssignCAS
 			p.next()
 			p.expect(tLParen, "'(' after cas")
-			s.z = p.name("a location")
+			s.casZ = p.parseRef("a location")
 			p.expect(tComma, "',' in cas(z, expected, new)")
-			s.a = p.expect(tInt, "the expected value of cas")
+			s.casA = p.parseExpr()
 			p.expect(tComma, "',' in cas(z, expected, new)")
-			s.b = p.expect(tInt, "the new value of cas")
+			s.casB = p.parseExpr()
 			p.expect(tRParen, "')'")
+			s.kind = rAssign
+			if s.lhsE.simpleName() && s.casZ.simpleName() && s.casA.isInt() && s.casB.isInt() {
+				s.kind, s.z, s.a, s.b = rAssignCAS, s.casZ.name, s.casA.name, s.casB.name
+			}
+		case p.tok.kind == tInt || p.tok.kind == tIdent || p.tok.kind == tLParen || p.tok.kind == tBang ||
+			p.tok.kind == tMinus || p.isKeyword("true") || p.isKeyword("false"):
+			s.rhsE = p.parseExpr()
+			s.kind = rAssign
+			switch {
+			case !s.lhsE.simpleName():
+			case s.rhsE.isInt():
+				s.kind, s.rhs = rAssignValue, s.rhsE.name
+			case s.rhsE.simpleName():
+				s.kind, s.rhs = rAssignLoc, s.rhsE.name
+			}
 		default:
 			p.errorf(p.tok.pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
 		}
@@ -507,6 +776,23 @@ func (p *parser) parseStmt() *rawStmt {
 		p.errorf(t.pos, "expected a statement, found %s", t.describe())
 	}
 	return s
+}
+
+// parseCondExpr parses the parenthesised condition of if or while.
+func (p *parser) parseCondExpr(kw string) *rawExpr {
+	open := p.expect(tLParen, "'(' after "+kw)
+	if p.failed() {
+		return &rawExpr{pos: open.pos, kind: eBool, name: token{text: "true"}}
+	}
+	p.parens++
+	c := p.parseExpr()
+	p.parens--
+	if p.tok.kind != tRParen {
+		p.errorf(p.tok.pos, "expected ')' to close the '(' at %s, found %s", open.pos, p.tok.describe())
+		return c
+	}
+	p.next()
+	return c
 }
 
 // unknownStatement reports name t, at the start of a statement but not
@@ -609,8 +895,14 @@ func (p *parser) parseUnary() *rawCond {
 		p.next()
 		return &rawCond{op: prog.CTrue, pos: t.pos, height: 1}
 	case t.kind == tIdent:
-		p.next()
 		c := &rawCond{pos: t.pos, height: 1}
+		var idx []*rawExpr
+		if p.peek().kind == tLBrack {
+			idx = p.parseRef("a name").idx
+		} else {
+			p.next()
+		}
+		c.locIdx, c.thrIdx = idx, idx
 		switch p.tok.kind {
 		case tEq:
 			c.op, c.loc = prog.CEq, t
@@ -630,8 +922,11 @@ func (p *parser) parseUnary() *rawCond {
 			}
 			c.label = p.tok
 			c.op = prog.CAt
-			if p.tok.text == "end" {
+			switch p.tok.text {
+			case "end":
 				c.op = prog.CEnd
+			case "fail":
+				c.op = prog.CFail
 			}
 			p.next()
 			return c
@@ -640,7 +935,16 @@ func (p *parser) parseUnary() *rawCond {
 			return c
 		}
 		p.next()
-		c.val = p.expect(tInt, "a value")
+		if p.tok.kind != tIdent && p.tok.kind != tLParen && p.tok.kind != tMinus {
+			c.val = p.expect(tInt, "a value")
+			return c
+		}
+		v := p.parseBinary(4)
+		if v.isInt() {
+			c.val = v.name
+		} else {
+			c.valE = v // a constant of a protocol: N - 1
+		}
 		return c
 	}
 	p.errorf(t.pos, "expected a condition (x = v, x != v, T@L, true, ~, '('), found %s", t.describe())

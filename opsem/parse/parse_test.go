@@ -216,7 +216,7 @@ func condString(c *prog.Cond) string {
 	case prog.CNe:
 		return fmt.Sprintf("ne(%d,%d)", c.Loc, c.Val)
 	case prog.CAt:
-		return fmt.Sprintf("at(%d,%s,%d)", c.Thread, c.Label, c.PC)
+		return fmt.Sprintf("at(%d,%s,%v)", c.Thread, c.Label, c.PCs)
 	case prog.CEnd:
 		return fmt.Sprintf("end(%d)", c.Thread)
 	case prog.CNot:
@@ -355,7 +355,7 @@ var goodCases = []struct {
 					walk(c.R)
 				case prog.CAt:
 					n++
-					want(t, "PC of "+c.Label, c.PC, th.LabelPC(c.Label))
+					want(t, "PC of "+c.Label, fmt.Sprint(c.PCs), fmt.Sprint(th.LabelPCs(c.Label)))
 				default:
 					t.Errorf("unexpected op %d", c.Op)
 				}
@@ -426,7 +426,7 @@ var goodCases = []struct {
 		src:  twoNodes + "thread p on n1 { skip }\nthread q on n2 { L: skip }\nreach p@end /\\ ~q@L /\\ ~q@end\nexpect rdma allowed\nexpect sc allowed\nexpect robust yes\n",
 		check: func(t *testing.T, p *prog.Program) {
 			want(t, "kind", p.Query.Kind, prog.QReach)
-			want(t, "cond", condString(p.Query.Cond), "and(and(end(0),not(at(1,L,0))),not(end(1)))")
+			want(t, "cond", condString(p.Query.Cond), "and(and(end(0),not(at(1,L,[0]))),not(end(1)))")
 			want(t, "expects", fmt.Sprint(p.Expects[0].Sem, p.Expects[1].Sem, p.Expects[2].Sem), "rdma sc robust")
 			want(t, "yes", p.Expects[2].Yes, true)
 		},
@@ -496,7 +496,7 @@ var goodCases = []struct {
 		name: "names that are not keywords",
 		src:  "node end { on_ = 1; Exists; x1 }\nnode N2 { r2d2 }\nthread end on end { L_1: r2d2 := on_ }\nreach end@end \\/ end@L_1\n",
 		check: func(t *testing.T, p *prog.Program) {
-			want(t, "cond", condString(p.Query.Cond), "or(end(0),at(0,L_1,0))")
+			want(t, "cond", condString(p.Query.Cond), "or(end(0),at(0,L_1,[0]))")
 			want(t, "kind", p.Threads[0].Body[0].Kind, prog.SPut)
 		},
 	},
@@ -626,7 +626,7 @@ var badCases = []struct {
 	{"initial value 256", "node n { x = 256 }",
 		"t.rdma:1:14: value 256 is out of range 0..255"},
 	{"negative value", "node n { x = -1 }",
-		`t.rdma:1:14: unexpected character "-"`},
+		`t.rdma:1:14: expected an initial value (0..255), found '-': values are 0..255`},
 	{"condition value 300", twoNodes + "exists x = 300",
 		"t.rdma:3:12: value 300 is out of range 0..255"},
 	// Queries and expect lines.
@@ -690,7 +690,7 @@ var badCases = []struct {
 	{":= in a node", "node n { x := 1 }",
 		"t.rdma:1:12: expected '=' after location x, found ':=' (initial values are written x = v)"},
 	{"assume with =", twoNodes + "thread p on n1 { assume(x = 1) }",
-		"t.rdma:3:27: assume compares with '==' or '!=', not '='"},
+		"t.rdma:3:27: assume compares with '==' or '!=', not '=' (write assume(x == v))"},
 	{"unterminated string", "litmus a\n\"abc\nnode n { x }",
 		`t.rdma:2:1: string not terminated (a doc string ends with " on the same line)`},
 	{"two doc strings", `"a"` + "\n" + `"b"`,
@@ -700,7 +700,7 @@ var badCases = []struct {
 	{"illegal non-ASCII character", "node n { x → 1 }",
 		`t.rdma:1:12: unexpected character "→"`},
 	{"lone slash", twoNodes + "exists x = 1 / y = 0",
-		`t.rdma:3:14: unexpected character "/"`},
+		`t.rdma:3:14: expected /\, \/ or end of line after the condition, found '/'`},
 	{"missing } of a thread", twoNodes + "thread p on n1 { skip",
 		"t.rdma:3:22: expected '}' to close the '{' at 3:16, found end of file"},
 	{"missing } of a thread after a newline", twoNodes + "thread p on n1 {\n  skip\n",
@@ -726,7 +726,7 @@ var badCases = []struct {
 	{"junk after a thread", twoNodes + "thread p on n1 { skip } skip",
 		`t.rdma:3:25: expected end of line or ';' after the declaration of thread p, found keyword "skip"`},
 	{"junk at top level", "x := 1",
-		`t.rdma:1:1: expected node, thread, a query (exists, ~exists, forall, reach) or expect, found name "x"`},
+		`t.rdma:1:1: expected node, thread, param, a query (exists, ~exists, forall, reach) or expect, found name "x"`},
 	{"two statements on a line", twoNodes + "thread p on n1 { skip skip }",
 		`t.rdma:3:23: expected ';', newline or '}' after a statement, found keyword "skip"`},
 	{"two locations without separator", "node n { x = 1 y }",
@@ -739,8 +739,8 @@ var badCases = []struct {
 		`t.rdma:3:10: expected on after the thread name (thread p on N { ... }), found name "n1"`},
 	{"brace on the next line", twoNodes + "thread p on n1\n{ skip }",
 		"t.rdma:3:15: expected '{' on the same line, found newline"},
-	{"cas with a location as value", twoNodes + "thread p on n1 { x := cas(y, 0, y) }",
-		`t.rdma:3:33: expected the new value of cas, found name "y"`},
+	{"cas with a remote location as value", twoNodes + "thread p on n1 { x := cas(y, 0, z) }",
+		`t.rdma:3:33: z is on node n2: thread p reads only the memory of its own node n1 (get it into a location of n1 first: l := z)`},
 	{"assignment of a keyword", twoNodes + "thread p on n1 { x := skip }",
 		`t.rdma:3:23: expected a value, a location or cas(z, a, b) after ':=', found keyword "skip"`},
 	{"statement keyword out of place", twoNodes + "thread p on n1 { exists }",
@@ -763,8 +763,8 @@ var badCases = []struct {
 		"t.rdma:3:26: unknown statement pol; did you mean poll(n2)?"},
 	{"capitalised skip", twoNodes + "thread p on n1 { Skip }",
 		"t.rdma:3:18: unknown statement Skip; did you mean skip?"},
-	{"assert", twoNodes + "thread p on n1 { assert(x == 1) }",
-		"t.rdma:3:18: unknown statement assert; did you mean assume(x == v)?"},
+	{"assert with =", twoNodes + "thread p on n1 { assert(x = 1) }",
+		"t.rdma:3:27: assert compares with '==' or '!=', not '=' (write assert(x == v))"},
 	{"write as a call", twoNodes + "thread p on n1 { write(z, x) }",
 		"t.rdma:3:18: unknown statement write; did you mean a put y := x (y on the remote node, x on the thread's)?"},
 	{"unknown call", twoNodes + "thread p on n1 { frobnicate(n2) }",

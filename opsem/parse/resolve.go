@@ -104,6 +104,21 @@ func (r *resolver) resolve(f *rawFile) *prog.Program {
 		}
 		p.Threads = append(p.Threads, th)
 	}
+	r.queryAndExpects(f)
+	if len(f.threads) == 0 && r.errs == nil {
+		// Without a thread nothing runs: the only outcome is the initial
+		// memory, and every query would be answered about a program the
+		// user did not mean to write (an empty file, or threads commented
+		// out). Reported only when nothing else is wrong, at the end of the
+		// file, where a thread would go.
+		r.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
+	}
+	return p
+}
+
+// queryAndExpects resolves the query and the expect lines of f.
+func (r *resolver) queryAndExpects(f *rawFile) {
+	p := r.p
 	if f.query != nil {
 		p.Query = prog.Query{Kind: f.query.kind, Pos: f.query.pos}
 		p.Query.Cond = r.cond(f.query.cond, f.query.kind == prog.QReach)
@@ -116,22 +131,13 @@ func (r *resolver) resolve(f *rawFile) *prog.Program {
 			continue
 		}
 		seen[sem] = e.pos
-		if sem != prog.Robust && f.query == nil {
+		if sem != prog.Robust && p.Query.Kind == prog.QNone {
 			r.errorf(e.pos, "expect %s needs a query to check (exists, ~exists, forall or reach)", e.sem.text)
 			continue
 		}
 		yes := e.word.text == "allowed" || e.word.text == "yes"
 		p.Expects = append(p.Expects, prog.Expect{Sem: sem, Yes: yes, Pos: e.pos})
 	}
-	if len(f.threads) == 0 && r.errs == nil {
-		// Without a thread nothing runs: the only outcome is the initial
-		// memory, and every query would be answered about a program the
-		// user did not mean to write (an empty file, or threads commented
-		// out). Reported only when nothing else is wrong, at the end of the
-		// file, where a thread would go.
-		r.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
-	}
-	return p
 }
 
 // loc resolves a location name.
@@ -162,6 +168,8 @@ func (r *resolver) stmt(rs *rawStmt, node int, labels map[string]prog.Pos) *prog
 			r.errorf(rs.label.pos, "label %s used twice in thread %s (first at %s)", rs.label.text, r.thread, first)
 		} else if rs.label.text == "end" {
 			r.errorf(rs.label.pos, "end cannot be a label: T@end means the thread has terminated")
+		} else if rs.label.text == "fail" {
+			r.errorf(rs.label.pos, "fail cannot be a label: T@fail means the thread stopped at an error")
 		} else {
 			labels[rs.label.text] = rs.label.pos
 			s.Label = rs.label.text
@@ -263,7 +271,7 @@ func (r *resolver) cond(rc *rawCond, reach bool) *prog.Cond {
 	case prog.CEq, prog.CNe:
 		c.Loc, _ = r.loc(rc.loc)
 		c.Val = r.value(rc.val)
-	case prog.CAt, prog.CEnd:
+	case prog.CAt, prog.CEnd, prog.CFail:
 		if !reach {
 			r.errorf(rc.pos, "control condition %s@%s is only allowed in reach queries (exists, ~exists and forall look at final configurations, where every thread has ended)", rc.thread.text, rc.label.text)
 			return c
@@ -276,7 +284,8 @@ func (r *resolver) cond(rc *rawCond, reach bool) *prog.Cond {
 		c.Thread = t
 		if rc.op == prog.CAt {
 			c.Label = rc.label.text
-			if !hasLabel(r.p.Threads[t].Body, c.Label) {
+			th := &r.p.Threads[t]
+			if th.Lowered && len(th.LabelPCs(c.Label)) == 0 || !th.Lowered && !hasLabel(th.Body, c.Label) {
 				r.errorf(rc.label.pos, "thread %s has no label %s", rc.thread.text, c.Label)
 			}
 		}

@@ -32,6 +32,21 @@ const (
 	tTilde  // ~
 	tComma
 	tAt
+	tLBrack  // [
+	tRBrack  // ]
+	tPlus    // +
+	tMinus   // -
+	tStar    // *
+	tSlash   // /
+	tPercent // %
+	tLt      // <
+	tLe      // <=
+	tGt      // >
+	tGe      // >=
+	tAndAnd  // &&
+	tOrOr    // ||
+	tBang    // !
+	tDotDot  // ..
 	tIllegal
 )
 
@@ -39,7 +54,10 @@ var tokNames = [...]string{
 	tEOF: "end of file", tNewline: "newline", tIdent: "name", tKeyword: "keyword", tInt: "number",
 	tString: "string", tWord: "name", tLBrace: "'{'", tRBrace: "'}'", tLParen: "'('", tRParen: "')'",
 	tSemi: "';'", tColon: "':'", tAssign: "':='", tEq: "'='", tEqEq: "'=='", tNe: "'!='",
-	tAnd: `'/\'`, tOr: `'\/'`, tTilde: "'~'", tComma: "','", tAt: "'@'", tIllegal: "illegal character",
+	tAnd: `'/\'`, tOr: `'\/'`, tTilde: "'~'", tComma: "','", tAt: "'@'", tLBrack: "'['", tRBrack: "']'",
+	tPlus: "'+'", tMinus: "'-'", tStar: "'*'", tSlash: "'/'", tPercent: "'%'", tLt: "'<'", tLe: "'<='",
+	tGt: "'>'", tGe: "'>='", tAndAnd: "'&&'", tOrOr: "'||'", tBang: "'!'", tDotDot: "'..'",
+	tIllegal: "illegal character",
 }
 
 var keywords = map[string]bool{
@@ -47,6 +65,9 @@ var keywords = map[string]bool{
 	"rfence": true, "poll": true, "choose": true, "or": true, "loop": true, "exists": true, "forall": true,
 	"reach": true, "expect": true, "rdma": true, "sc": true, "robust": true, "allowed": true,
 	"forbidden": true, "yes": true, "no": true, "true": true,
+	// The protocol language's.
+	"param": true, "reg": true, "if": true, "else": true, "while": true, "for": true, "in": true,
+	"break": true, "assert": true, "false": true, "proc": true,
 }
 
 // token is one lexical token.
@@ -193,6 +214,16 @@ func (s *scanner) next() token {
 		kind = tAnd
 	case `\/`:
 		kind = tOr
+	case "<=":
+		kind = tLe
+	case ">=":
+		kind = tGe
+	case "&&":
+		kind = tAndAnd
+	case "||":
+		kind = tOrOr
+	case "..":
+		kind = tDotDot
 	}
 	if kind != tIllegal {
 		s.advance()
@@ -220,6 +251,26 @@ func (s *scanner) next() token {
 		kind = tComma
 	case '@':
 		kind = tAt
+	case '[':
+		kind = tLBrack
+	case ']':
+		kind = tRBrack
+	case '+':
+		kind = tPlus
+	case '-':
+		kind = tMinus
+	case '*':
+		kind = tStar
+	case '/':
+		kind = tSlash
+	case '%':
+		kind = tPercent
+	case '<':
+		kind = tLt
+	case '>':
+		kind = tGt
+	case '!':
+		kind = tBang
 	}
 	if kind == tIllegal {
 		// Report the whole UTF-8 sequence, not a broken byte.

@@ -1,11 +1,11 @@
 package prog
 
 // Succ returns the instructions that can follow in in its thread's
-// control-flow graph: a branch's alternatives, none after the end, and Next
-// after any other instruction.
+// control-flow graph: a branch's alternatives, none after the end or an
+// error point, and Next after any other instruction.
 func (in *Instr) Succ() []int {
 	switch in.Op {
-	case OpEnd:
+	case OpEnd, OpFail:
 		return nil
 	case OpBranch:
 		return in.Alts

@@ -6,7 +6,9 @@ import "fmt"
 type Op uint8
 
 // Instruction operations. Branch and Skip are silent steps: they produce no
-// event. End marks a terminated thread.
+// event. End marks a terminated thread; Fail a thread stopped at an error
+// point of a protocol (see opsem/parse's lowering): like End it has no step,
+// unlike End it never makes a configuration final.
 const (
 	OpEnd      Op = iota // the thread has terminated
 	OpSkip               // skip; go to Next
@@ -19,9 +21,10 @@ const (
 	OpPut                // Y := X (Y remote): events nlR, nrW on queue pair QP
 	OpRFence             // rfence(Remote): event nF on QP
 	OpPoll               // poll(Remote)
+	OpFail               // an error point: an assertion failed or a value left its range; no step leaves it
 )
 
-var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll"}
+var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail"}
 
 // String returns a short name of the operation.
 func (o Op) String() string {
@@ -61,7 +64,9 @@ const Unbounded = int(^uint(0) >> 1)
 
 // Compile builds the control-flow graph of every thread of p, numbers the
 // queue pairs, and computes the poll bounds. The parser calls it; it is
-// exported for programs built in code.
+// exported for programs built in code. A thread marked Lowered keeps the
+// graph it comes with (its Code, Entry, Loops and Labels): Compile numbers
+// its queue pairs from the graph and computes the poll bounds.
 func Compile(p *Program) error {
 	p.QPs = p.QPs[:0]
 	for ti := range p.Threads {
@@ -71,6 +76,12 @@ func Compile(p *Program) error {
 			t.QPs[n] = -1
 		}
 		c := compiler{p: p, t: t, ti: ti}
+		if t.Lowered {
+			if err := c.checkLowered(); err != nil {
+				return err
+			}
+			continue
+		}
 		t.Code = t.Code[:0]
 		t.Labels = t.Labels[:0]
 		t.Loops = 0
@@ -103,8 +114,8 @@ func bindLabels(p *Program, c *Cond) error {
 		return nil
 	}
 	if c.Op == CAt {
-		c.PC = p.Threads[c.Thread].LabelPC(c.Label)
-		if c.PC < 0 {
+		c.PCs = p.Threads[c.Thread].LabelPCs(c.Label)
+		if len(c.PCs) == 0 {
 			return fmt.Errorf("%s: thread %s has no label %s", c.Pos, p.Threads[c.Thread].Name, c.Label)
 		}
 	}
@@ -128,21 +139,74 @@ func (c *compiler) emit(in Instr) int {
 	return len(c.t.Code) - 1
 }
 
+// checkLowered numbers the queue pairs of a lowered thread in the order of
+// its instructions and checks the graph's shape: OpEnd last and only there,
+// every successor an instruction, and every cycle through a loop head's
+// first alternative (so that --unroll bounds every cycle, as the model's
+// enumeration and the event graphs need).
+func (c *compiler) checkLowered() error {
+	t := c.t
+	n := len(t.Code)
+	if n == 0 || t.Code[n-1].Op != OpEnd {
+		return fmt.Errorf("thread %s: a lowered graph ends with its OpEnd instruction", t.Name)
+	}
+	if n > MaxCode {
+		return fmt.Errorf("thread %s: %d instructions, more than the limit of %d", t.Name, n, MaxCode)
+	}
+	for pc := range t.Code {
+		in := &t.Code[pc]
+		if in.Op == OpEnd && pc != n-1 {
+			return fmt.Errorf("thread %s: instruction %d is a second OpEnd", t.Name, pc)
+		}
+		for _, s := range in.Succ() {
+			if s < 0 || s >= n {
+				return fmt.Errorf("thread %s: instruction %d goes to %d, outside the graph", t.Name, pc, s)
+			}
+		}
+		switch in.Op {
+		case OpGet, OpPut, OpRFence, OpPoll:
+			c.useQP(in.Remote)
+			in.QP = t.QPs[in.Remote]
+		}
+	}
+	// Without the loop heads' back edges the graph must be acyclic.
+	cut := make([]Instr, n)
+	copy(cut, t.Code)
+	for pc := range cut {
+		if cut[pc].Op == OpBranch && cut[pc].Loop >= 0 {
+			cut[pc].Alts = cut[pc].Alts[1:]
+		}
+	}
+	for pc, on := range OnCycle(cut) {
+		if on {
+			return fmt.Errorf("thread %s: instruction %d lies on a cycle that passes no loop head", t.Name, pc)
+		}
+	}
+	return nil
+}
+
+// useQP makes sure the thread has a queue pair towards node remote, numbering
+// a new one after the thread's others.
+func (c *compiler) useQP(remote int) {
+	if c.t.QPs[remote] >= 0 {
+		return
+	}
+	local := 0
+	for _, q := range c.p.QPs {
+		if q.Thread == c.ti {
+			local++
+		}
+	}
+	c.p.QPs = append(c.p.QPs, QP{Thread: c.ti, Remote: remote, Local: local})
+	c.t.QPs[remote] = len(c.p.QPs) - 1
+}
+
 // assignQPs numbers the thread's queue pairs in order of first use.
 func (c *compiler) assignQPs(stmts []*Stmt) {
 	for _, s := range stmts {
 		switch s.Kind {
 		case SGet, SPut, SRFence, SPoll:
-			if c.t.QPs[s.Remote] < 0 {
-				local := 0
-				for _, q := range c.p.QPs {
-					if q.Thread == c.ti {
-						local++
-					}
-				}
-				c.p.QPs = append(c.p.QPs, QP{Thread: c.ti, Remote: s.Remote, Local: local})
-				c.t.QPs[s.Remote] = len(c.p.QPs) - 1
-			}
+			c.useQP(s.Remote)
 		case SChoose, SLoop:
 			for _, b := range s.Branches {
 				c.assignQPs(b)

@@ -8,8 +8,9 @@ const (
 	CTrue CondOp = iota // true
 	CEq                 // Loc = Val
 	CNe                 // Loc != Val
-	CAt                 // Thread@Label (Thread is at the labelled instruction PC)
+	CAt                 // Thread@Label (Thread is at one of the labelled instructions PCs)
 	CEnd                // Thread@end
+	CFail               // Thread@fail (Thread stopped at an error point: an OpFail instruction)
 	CNot                // ~L
 	CAnd                // L /\ R
 	COr                 // L \/ R
@@ -22,7 +23,7 @@ type Cond struct {
 	Val    uint8
 	Thread int
 	Label  string // for CAt
-	PC     int    // for CAt: the labelled instruction
+	PCs    []int  // for CAt: the labelled instructions (several where a lowering specialised the statement)
 	L, R   *Cond
 	Pos    Pos
 }
@@ -48,10 +49,21 @@ func (c *Cond) Eval(p *Program, cfg Config) bool {
 		return cfg.Mem(c.Loc) != c.Val
 	case CAt:
 		pc, mid := cfg.PC(c.Thread)
-		return !mid && pc == c.PC
+		if mid {
+			return false
+		}
+		for _, l := range c.PCs {
+			if pc == l {
+				return true
+			}
+		}
+		return false
 	case CEnd:
 		pc, _ := cfg.PC(c.Thread)
 		return pc == p.Threads[c.Thread].End()
+	case CFail:
+		pc, _ := cfg.PC(c.Thread)
+		return p.Threads[c.Thread].Code[pc].Op == OpFail
 	case CNot:
 		return !c.L.Eval(p, cfg)
 	case CAnd:
@@ -91,7 +103,7 @@ func (c *Cond) HasControl() bool {
 		return false
 	}
 	switch c.Op {
-	case CAt, CEnd:
+	case CAt, CEnd, CFail:
 		return true
 	case CNot:
 		return c.L.HasControl()

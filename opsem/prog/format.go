@@ -117,8 +117,45 @@ func (p *Program) StmtString(s *Stmt) string {
 		return "choose"
 	case SLoop:
 		return "loop"
+	case SFail:
+		if s.Src != nil {
+			return "fail: " + s.Src.Text
+		}
+		return "fail"
 	}
 	return "?"
+}
+
+// SourceString prints a statement in the user's terms: in a lowered program
+// the protocol statement it was compiled from (an error point: what
+// failed), else the core statement (StmtString).
+func (p *Program) SourceString(s *Stmt) string {
+	if s.Src != nil {
+		if s.Kind == SFail {
+			return p.StmtString(s)
+		}
+		return s.Src.Text
+	}
+	return p.StmtString(s)
+}
+
+// RegChanges lists the registers whose values differ between two
+// valuations of one thread as a lowered program prints them ("r=1 s=0"):
+// "s: 0 -> 2".
+func RegChanges(before, after string) []string {
+	b, a := strings.Fields(before), strings.Fields(after)
+	if len(a) != len(b) {
+		return nil
+	}
+	var out []string
+	for i := range a {
+		if a[i] != b[i] {
+			name, from, _ := strings.Cut(b[i], "=")
+			_, to, _ := strings.Cut(a[i], "=")
+			out = append(out, fmt.Sprintf("%s: %s -> %s", name, from, to))
+		}
+	}
+	return out
 }
 
 // CondString prints a condition, fully parenthesised where it matters.
@@ -137,6 +174,8 @@ func (p *Program) CondString(c *Cond) string {
 		return p.Threads[c.Thread].Name + "@" + c.Label
 	case CEnd:
 		return p.Threads[c.Thread].Name + "@end"
+	case CFail:
+		return p.Threads[c.Thread].Name + "@fail"
 	case CNot:
 		return "~" + p.condOperand(c.L)
 	case CAnd:
@@ -172,3 +211,69 @@ func (p *Program) Outcome(locs []int, mem func(int) uint8) string {
 
 // ThreadName returns the name of thread t.
 func (p *Program) ThreadName(t int) string { return p.Threads[t].Name }
+
+// CodeString prints the control-flow graph of every thread, one instruction
+// a line: its number, the core statement, where control goes next, and, in
+// a lowered program, the line, statement and registers it was compiled
+// from. It is what `rdmasim lower` shows of a protocol: exactly what is
+// checked.
+func (p *Program) CodeString() string {
+	var b strings.Builder
+	for n, node := range p.Nodes {
+		fmt.Fprintf(&b, "node %s {", node.Name)
+		sep := " "
+		for _, l := range p.Locs {
+			if l.Node == n {
+				fmt.Fprintf(&b, "%s%s = %d", sep, l.Name, l.Init)
+				sep = "; "
+			}
+		}
+		b.WriteString(" }\n")
+	}
+	for i := range p.Threads {
+		t := &p.Threads[i]
+		fmt.Fprintf(&b, "thread %s on %s: %d instructions, entry %d\n", t.Name, p.Nodes[t.Node].Name, len(t.Code), t.Entry)
+		for pc := range t.Code {
+			in := &t.Code[pc]
+			var text, next string
+			switch in.Op {
+			case OpEnd:
+				text = "end"
+			case OpBranch:
+				kind := "choose"
+				if in.Loop >= 0 {
+					kind = fmt.Sprintf("loop %d", in.Loop)
+				}
+				text = kind
+				next = fmt.Sprint(in.Alts)
+			default:
+				text = p.StmtString(in.Stmt)
+				if in.Op != OpFail {
+					next = fmt.Sprint(in.Next)
+				}
+			}
+			for _, l := range t.Labels {
+				if l.PC == pc {
+					text = l.Name + ": " + text
+				}
+			}
+			fmt.Fprintf(&b, "  %3d  %-28s", pc, text)
+			if next != "" {
+				fmt.Fprintf(&b, " -> %s", next)
+			}
+			if in.Stmt != nil && in.Stmt.Src != nil && in.Op != OpFail {
+				fmt.Fprintf(&b, "\t# line %d: %s", in.Stmt.Pos.Line, in.Stmt.Src.Text)
+				if in.Stmt.Src.Regs != "" {
+					fmt.Fprintf(&b, " [%s]", in.Stmt.Src.Regs)
+				}
+			} else if in.Op == OpFail {
+				fmt.Fprintf(&b, "\t# line %d", in.Stmt.Pos.Line)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if p.Query.Kind != QNone {
+		fmt.Fprintf(&b, "%s %s\n", p.Query.Kind, p.CondString(p.Query.Cond))
+	}
+	return b.String()
+}

@@ -57,6 +57,7 @@ const (
 	SPoll                   // poll(n)
 	SChoose                 // choose { A } or { B } ...
 	SLoop                   // loop { A }
+	SFail                   // an error point of a lowered program (Text says which)
 )
 
 // Stmt is one statement of a thread.
@@ -78,6 +79,17 @@ type Stmt struct {
 	Ne       bool
 	Remote   int
 	Branches [][]*Stmt
+
+	// Src is, in a lowered program, the protocol-language statement this
+	// one was compiled from, in the user's words; nil in a core program.
+	Src *Source
+}
+
+// Source is a statement of the protocol language as the user wrote it, and
+// the registers a lowered instruction was specialised for.
+type Source struct {
+	Text string // the statement (for an error point: what failed)
+	Regs string // the thread's registers at this instruction, "r=1 s=0"; "" without registers
 }
 
 // Thread is a sequential process running on a node.
@@ -86,6 +98,10 @@ type Thread struct {
 	Node int
 	Body []*Stmt
 	Pos  Pos
+
+	// Lowered marks a thread compiled from the protocol language: it has no
+	// Body, and Code, Entry, Loops and Labels come from the lowering.
+	Lowered bool
 
 	// Compiled form, filled by Compile.
 	Code   []Instr // Code[len(Code)-1] is the OpEnd instruction
@@ -101,7 +117,7 @@ type Label struct {
 	PC   int
 }
 
-// LabelPC returns the instruction labelled name, or -1.
+// LabelPC returns the first instruction labelled name, or -1.
 func (t *Thread) LabelPC(name string) int {
 	for _, l := range t.Labels {
 		if l.Name == name {
@@ -109,6 +125,18 @@ func (t *Thread) LabelPC(name string) int {
 		}
 	}
 	return -1
+}
+
+// LabelPCs returns every instruction labelled name: one in a core program,
+// one per register valuation the statement is reached with in a lowered one.
+func (t *Thread) LabelPCs(name string) []int {
+	var pcs []int
+	for _, l := range t.Labels {
+		if l.Name == name {
+			pcs = append(pcs, l.PC)
+		}
+	}
+	return pcs
 }
 
 // End returns the index of the thread's OpEnd instruction.

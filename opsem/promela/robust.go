@@ -413,7 +413,8 @@ func (g *robustGen) canon(t, pc, next int, setCPU2 bool, modified int) []string 
 	if next != pc {
 		out = append(out, fmt.Sprintf("pc%d = %d", t, next))
 	}
-	ended := next != pc && g.p.Threads[t].Code[next].Op == prog.OpEnd
+	op := g.p.Threads[t].Code[next].Op
+	ended := next != pc && (op == prog.OpEnd || op == prog.OpFail)
 	for _, q := range g.qpsOf[t] {
 		n := qn(q)
 		if setCPU2 || ended {

@@ -114,6 +114,9 @@ type CycleEvent struct {
 	Thread string `json:"thread"` // "init" for an initial write
 	Event  string `json:"event"`  // in the paper's notation, e.g. nlR(x,2,B)
 	Rel    string `json:"rel"`    // po, rf, rb or mo
+	// Source is, in a protocol, the statement the event comes from:
+	// "line 7: data := buf [d=0]".
+	Source string `json:"source,omitempty"`
 }
 
 // CycleLines prints a cycle, one line per event.
@@ -121,6 +124,9 @@ func CycleLines(cycle []CycleEvent) []string {
 	out := make([]string, len(cycle))
 	for i, e := range cycle {
 		out[i] = fmt.Sprintf("%s %s -%s->", e.Thread, e.Event, e.Rel)
+		if e.Source != "" {
+			out[i] = fmt.Sprintf("%s %s (%s) -%s->", e.Thread, e.Event, e.Source, e.Rel)
+		}
 	}
 	return out
 }

@@ -72,8 +72,8 @@ func TestNewRun(t *testing.T) {
 }
 
 func TestCycleLines(t *testing.T) {
-	got := CycleLines([]CycleEvent{{"T0", "lW(x,2)", "rf"}, {"T0", "nlR(x,2,B)", "po"}})
-	if strings.Join(got, "|") != "T0 lW(x,2) -rf->|T0 nlR(x,2,B) -po->" {
+	got := CycleLines([]CycleEvent{{"T0", "lW(x,2)", "rf", ""}, {"T0", "nlR(x,2,B)", "po", "line 3: y := x"}})
+	if strings.Join(got, "|") != "T0 lW(x,2) -rf->|T0 nlR(x,2,B) (line 3: y := x) -po->" {
 		t.Errorf("got %q", got)
 	}
 }

@@ -2,10 +2,8 @@ package report
 
 import (
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 )
 
 // Wrap breaks s at spaces into lines of at most width bytes (a word longer
@@ -33,19 +31,6 @@ func Wrap(s string, width, indent int) string {
 		n += len(word)
 	}
 	return b.String()
-}
-
-// PeakRSS returns the peak resident memory of the process, in bytes, or the
-// Go runtime's view of it where the OS does not say: the memory figure of
-// statistics and progress lines.
-func PeakRSS() uint64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil && ru.Maxrss > 0 {
-		return uint64(ru.Maxrss) * 1024 // Linux reports KiB
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.Sys
 }
 
 // VersionLine says which rdmasim bi describes: the module's version when

@@ -38,6 +38,7 @@ package robust
 
 import (
 	"context"
+	"fmt"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
@@ -331,7 +332,16 @@ func traceCycle(p *prog.Program, t *axiom.Trace) []report.CycleEvent {
 		if ev.Thread >= 0 {
 			who = p.Threads[ev.Thread].Name
 		}
-		out = append(out, report.CycleEvent{Thread: who, Event: p.EventString(ev.Event), Rel: rel.EdgeKind(a, cyc[(k+1)%len(cyc)])})
+		ce := report.CycleEvent{Thread: who, Event: p.EventString(ev.Event), Rel: rel.EdgeKind(a, cyc[(k+1)%len(cyc)])}
+		if ev.Thread >= 0 && ev.PC >= 0 {
+			if s := p.Threads[ev.Thread].Code[ev.PC].Stmt; s != nil && s.Src != nil {
+				ce.Source = fmt.Sprintf("line %d: %s", s.Pos.Line, p.SourceString(s))
+				if s.Src.Regs != "" {
+					ce.Source += " [" + s.Src.Regs + "]"
+				}
+			}
+		}
+		out = append(out, ce)
 	}
 	return out
 }

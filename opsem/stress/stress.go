@@ -164,6 +164,7 @@ func Run(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	res := &Result{Semantics: opt.Semantics, Query: q, Locs: verdict.ShownLocations(p)}
 	mopt := opt.Machine
 	mopt.Dead = machine.DeadLocations(p, res.Locs)
+	mopt.ReadNow = true
 	m, err := machine.New(p, opt.Semantics, mopt)
 	if err != nil {
 		return nil, fmt.Errorf("stress %s under %s: %w", p.Name, opt.Semantics, err)

@@ -46,7 +46,9 @@ type OneRun struct {
 // Walk takes one random run of p with an explore.Walker, reproducible from
 // opt.Seed, until no step is enabled, MaxSteps or ctx is done.
 func Walk(ctx context.Context, p *prog.Program, opt WalkOptions) (*OneRun, error) {
-	m, err := machine.New(p, opt.Semantics, opt.Machine)
+	mopt := opt.Machine
+	mopt.ReadNow = true // a protocol's reads take a value the location holds
+	m, err := machine.New(p, opt.Semantics, mopt)
 	if err != nil {
 		return nil, err
 	}

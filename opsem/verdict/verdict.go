@@ -94,6 +94,10 @@ type Result struct {
 	// DeadlockAt says where the threads of the first deadlock found wait
 	// (machine.Machine.Waiting); empty when there is none.
 	DeadlockAt string
+	// ErrorAt says which error point of a protocol (a failed assertion, a
+	// value out of its range) the search reached first, and where:
+	// "R at line 15: assertion d == 1 failed"; empty when none was.
+	ErrorAt string
 	// DeadlockRun is the shortest run to a deadlock, as Witness is to the
 	// query's configuration; nil when there is none or when
 	// Options.Witness is off.
@@ -141,6 +145,10 @@ type Run struct {
 	Initial     []byte
 	InitialText string // the initial configuration, printed
 	Steps       []machine.Transition
+	// Configs are the configurations of the run whole (machine.Snapshot),
+	// for a step-through: Configs[0] the initial one, Configs[i] the one
+	// step i reaches (Steps[i-1].Post).
+	Configs []machine.Config
 }
 
 // Holds reports whether the query's claim holds (herd7's Ok), and whether
@@ -204,6 +212,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	outcomes := map[string]bool{}
 	key := make([]byte, len(res.Locs))
 	witness, deadlock := int64(-1), int64(-1)
+	hasErrors := HasErrorPoints(p)
 	visit := func(id uint64, s []byte, depth int) bool {
 		// The visitor reads states in place: decoding every one would
 		// cost as much as generating it.
@@ -222,6 +231,9 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 				}
 				res.Deadlocks++
 			}
+		}
+		if hasErrors && res.ErrorAt == "" {
+			res.ErrorAt = ErrorAt(p, st)
 		}
 		if q.Kind == prog.QReach {
 			sat := cond.Eval(p, st)
@@ -270,7 +282,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		Save: func() (json.RawMessage, error) {
 			cs := computeState{
 				Positive: res.Positive, Negative: res.Negative, Witness: witness,
-				Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Deadlock: &deadlock, DeadlockAt: res.DeadlockAt,
+				Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Deadlock: &deadlock, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt,
 			}
 			for k, sat := range outcomes {
 				cs.Outcomes = append(cs.Outcomes, outcomeState{Values: hex.EncodeToString([]byte(k)), Satisfies: sat})
@@ -293,6 +305,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 			}
 			res.Positive, res.Negative, witness = cs.Positive, cs.Negative, cs.Witness
 			res.Finals, res.Filtered, res.Deadlocks, res.DeadlockAt = cs.Finals, cs.Filtered, cs.Deadlocks, cs.DeadlockAt
+			res.ErrorAt = cs.ErrorAt
 			if cs.Deadlock == nil {
 				// Its final and stuck configurations were never
 				// counted: resuming would report a vacuous verdict.
@@ -359,6 +372,7 @@ type computeState struct {
 	Deadlocks  uint64 `json:"deadlocks,omitempty"`
 	Deadlock   *int64 `json:"deadlock,omitempty"` // the id of the first deadlock, or -1
 	DeadlockAt string `json:"deadlock_at,omitempty"`
+	ErrorAt    string `json:"error_at,omitempty"`
 }
 
 // outcomeState is one distinct final outcome in a checkpoint: the values of
@@ -381,11 +395,14 @@ func explain(m *machine.Machine, path []explore.Step) *Run {
 // every step of the machine included (ExplainChain: under the reduction, a
 // label stands for a step and the invisible steps that settle it).
 func Explain(m *machine.Machine, initial []byte, labels []explore.Label) *Run {
-	run := &Run{Initial: append([]byte(nil), initial...), InitialText: m.Format(initial)}
+	run := &Run{Initial: append([]byte(nil), initial...), InitialText: m.Format(initial), Configs: []machine.Config{m.Snapshot(initial)}}
 	prev := initial
 	for _, l := range labels {
 		ts := m.ExplainChain(prev, l)
 		run.Steps = append(run.Steps, ts...)
+		for _, t := range ts {
+			run.Configs = append(run.Configs, m.Snapshot(t.Post))
+		}
 		prev = ts[len(ts)-1].Post
 	}
 	return run
@@ -418,4 +435,29 @@ func stopBound(s explore.Stop, opt Options) string {
 		return "interrupted"
 	}
 	return s.String()
+}
+
+// HasErrorPoints reports whether a thread of p has an error point
+// (prog.OpFail): an assertion, or a value that can leave its range.
+func HasErrorPoints(p *prog.Program) bool {
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.Op == prog.OpFail {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ErrorAt describes the first thread of cfg stopped at an error point, "T at
+// line L: what failed", or returns "".
+func ErrorAt(p *prog.Program, cfg prog.Config) string {
+	for t := range p.Threads {
+		pc, _ := cfg.PC(t)
+		if in := &p.Threads[t].Code[pc]; in.Op == prog.OpFail {
+			return fmt.Sprintf("%s at line %d: %s", p.Threads[t].Name, in.Stmt.Pos.Line, in.Stmt.Src.Text)
+		}
+	}
+	return ""
 }

@@ -1,0 +1,438 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"rdmasim/cmd/rdmasim/web"
+	"rdmasim/opsem/check"
+	"rdmasim/opsem/play"
+	"rdmasim/opsem/report"
+	"rdmasim/opsem/robust"
+)
+
+// TestBrowser drives the playground in headless Chromium: rdmasim serve on
+// a free loopback port, the page loaded, examples picked, check and robust
+// run in the page's WebAssembly; the verdicts shown must equal the CLI's
+// JSON (run in-process) on every litmus test (every fourth with -short), a
+// witness of paper-5.1 stepped to its end must show the final memory the
+// CLI's witness run ends in, having shown every buffer the run fills, a
+// syntax error typed into the editor must be marked at the line and column
+// the CLI reports, and a long search must show progress and stop with a
+// report of what it explored. Screenshots of each view are written to
+// testdata/artifacts (ignored by git), or $RDMASIM_ARTIFACTS.
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the browser test takes about a minute")
+	}
+	chrome := findChromium()
+	if chrome == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed under CI (make tools installs it)")
+		}
+		t.Skip("chromium is not installed (make tools installs it)")
+	}
+	if _, err := fs.Stat(web.Static(), web.WasmName); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the WebAssembly build is not embedded under CI: make test builds it (make wasm)")
+		}
+		t.Skip("the playground's WebAssembly is not built: run make wasm, then the test again")
+	}
+	artifacts := os.Getenv("RDMASIM_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = filepath.Join("testdata", "artifacts")
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	addr, stopServe := startServe(t)
+	defer stopServe()
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000))
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	b := &browser{t: t, ctx: ctx, artifacts: artifacts}
+	b.do(chromedp.Navigate("http://" + addr + "/"))
+	b.wait(`document.getElementById("status").dataset.state === "idle"`, 60*time.Second)
+
+	t.Run("verdicts", func(t *testing.T) {
+		files, err := filepath.Glob(litmus + "*.rdma")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no litmus tests: %v", err)
+		}
+		sort.Strings(files)
+		n, stride := 0, 1
+		if testing.Short() {
+			stride = 4
+		}
+		for i := 0; i < len(files); i += stride {
+			b.t = t
+			b.pick("litmus/" + filepath.Base(files[i]))
+			b.compareCheck(files[i])
+			b.compareRobust(files[i])
+			n++
+		}
+		if n < 20 {
+			t.Fatalf("compared %d files, want at least 20", n)
+		}
+		b.shot("report")
+	})
+	t.Run("step-through", func(t *testing.T) {
+		b.t = t
+		b.stepThrough(litmus + "paper-5.1.rdma")
+	})
+	t.Run("syntax-error", func(t *testing.T) {
+		b.t = t
+		b.syntaxError()
+	})
+	t.Run("stop", func(t *testing.T) {
+		b.t = t
+		b.stop()
+	})
+}
+
+// findChromium returns the path of a Chromium, or "".
+func findChromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// startServe runs rdmasim serve on a free loopback port, in-process, and
+// returns its address and a func that stops it and checks how it ended.
+func startServe(t *testing.T) (string, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, pw, &stderr)
+		pw.Close()
+		done <- code
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("rdmasim serve printed no address: %v\n%s", err, stderr.String())
+	}
+	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("rdmasim serve printed %q, want its loopback address", line)
+	}
+	go io.Copy(io.Discard, pr)
+	return m[1], func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("rdmasim serve exited %d: %s", code, stderr.String())
+		}
+	}
+}
+
+// browser is the page in a tab.
+type browser struct {
+	t         *testing.T
+	ctx       context.Context
+	artifacts string
+}
+
+func (b *browser) do(actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// eval evaluates a JavaScript expression into v.
+func (b *browser) eval(expr string, v any) {
+	b.t.Helper()
+	raw, err := chromedp.Run(b.ctx, chromedp.Evaluate[json.RawMessage](expr))
+	if err != nil {
+		b.t.Fatalf("%s: %v", expr, err)
+	}
+	if v != nil {
+		if err := json.Unmarshal(raw, v); err != nil {
+			b.t.Fatalf("%s: %v", expr, err)
+		}
+	}
+}
+
+// wait waits until the expression is true.
+func (b *browser) wait(expr string, timeout time.Duration) {
+	b.t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		var status string
+		b.eval(`document.getElementById("status").textContent`, &status)
+		b.t.Fatalf("waiting for %s: %v (status: %s)", expr, err, status)
+	}
+}
+
+// shot saves a screenshot of the page as NAME.png.
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(b.artifacts, name+".png"), png, 0o644)
+	}
+	if err != nil {
+		b.t.Errorf("screenshot %s: %v", name, err)
+	}
+}
+
+// pick selects an example, as a user does, and waits until it is loaded.
+func (b *browser) pick(path string) {
+	b.t.Helper()
+	b.eval(fmt.Sprintf(`(() => { const s = document.getElementById("examples"); s.value = %q; s.dispatchEvent(new Event("change")); return true })()`, path), nil)
+	b.wait(fmt.Sprintf(`location.hash === "#example=" + encodeURIComponent(%q)`, path), 10*time.Second)
+}
+
+// runCommand clicks a command's button and waits for its answer.
+func (b *browser) runCommand(command string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.ID("run-" + command)))
+	b.wait(`document.getElementById("status").dataset.state === "done"`, 60*time.Second)
+}
+
+// shown returns the verdicts the page shows, by name.
+func (b *browser) shown() map[string]string {
+	b.t.Helper()
+	var v map[string]string
+	b.eval(`Object.fromEntries([...document.querySelectorAll("#verdicts .verdict")].map(e => [e.dataset.name, e.dataset.value]))`, &v)
+	return v
+}
+
+// shownJSON decodes the JSON the page shows.
+func (b *browser) shownJSON(v any) {
+	b.t.Helper()
+	var text string
+	b.eval(`document.getElementById("json").textContent`, &text)
+	if err := json.Unmarshal([]byte(text), v); err != nil {
+		b.t.Fatalf("the page's JSON: %v\n%s", err, text)
+	}
+}
+
+// cli runs rdmasim in-process and decodes its --json line into v.
+func (b *browser) cli(v any, args ...string) {
+	b.t.Helper()
+	var stdout, stderr bytes.Buffer
+	run(context.Background(), args, &stdout, &stderr)
+	if err := json.Unmarshal(stdout.Bytes(), v); err != nil {
+		b.t.Fatalf("rdmasim %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+}
+
+// compareCheck runs check on the picked example and compares the verdicts
+// shown, and the JSON shown, with the CLI's.
+func (b *browser) compareCheck(file string) {
+	b.t.Helper()
+	var want, got check.JSON
+	b.cli(&want, "check", "--json", file)
+	b.runCommand("check")
+	shown := b.shown()
+	b.shownJSON(&got)
+	for _, s := range []struct {
+		name      string
+		want, got *check.SemanticsJSON
+	}{{"rdma", want.RDMA, got.RDMA}, {"sc", want.SC, got.SC}} {
+		if w := play.Word(s.want.Allowed, "allowed", "forbidden"); shown[s.name] != w {
+			b.t.Errorf("%s: the page shows %s %s, the CLI says %s", file, s.name, shown[s.name], w)
+		}
+		if fmt.Sprint(s.got.Outcomes) != fmt.Sprint(s.want.Outcomes) || s.got.States != s.want.States ||
+			s.got.Coverage != s.want.Coverage || s.got.Positive != s.want.Positive || s.got.Negative != s.want.Negative {
+			b.t.Errorf("%s: %s: the page's JSON %+v, the CLI's %+v", file, s.name, *s.got, *s.want)
+		}
+	}
+	for _, x := range want.Expect {
+		if got := shown["expect "+x.Sem]; got != string(x.Status) {
+			b.t.Errorf("%s: the page shows expect %s %s, the CLI says %s", file, x.Sem, got, x.Status)
+		}
+	}
+}
+
+// compareRobust runs robust (every method) on the picked example and
+// compares the verdicts shown with the CLI's robust --method all.
+func (b *browser) compareRobust(file string) {
+	b.t.Helper()
+	var want, got robust.AllJSON
+	b.cli(&want, "robust", "--json", "--method", "all", file)
+	b.runCommand("robust")
+	shown := b.shown()
+	b.shownJSON(&got)
+	if w := play.Word(want.Robust, "yes", "no"); shown["robust"] != w {
+		b.t.Errorf("%s: the page shows robust %s, the CLI says %s", file, shown["robust"], w)
+	}
+	if len(got.Methods) != len(want.Methods) {
+		b.t.Fatalf("%s: the page ran %d methods, the CLI %d", file, len(got.Methods), len(want.Methods))
+	}
+	for i, m := range want.Methods {
+		g := got.Methods[i]
+		if w := play.Word(m.Robust, "yes", "no"); shown[string(m.Method)] != w || g.Method != m.Method || play.Word(g.Robust, "yes", "no") != w || g.Coverage != m.Coverage {
+			b.t.Errorf("%s: %s: the page shows %s (JSON %s, %s), the CLI says %s (%s)", file, m.Method, shown[string(m.Method)], play.Word(g.Robust, "yes", "no"), g.Coverage, w, m.Coverage)
+		}
+	}
+}
+
+// stepThrough checks paper-5.1 in the page, steps its RDMA witness forward
+// to its end, then once back and forward, and compares the memory shown
+// with the final memory of the CLI's witness (its initial memory with each
+// step's changes applied), and the buffers shown along the way with those
+// the CLI's run fills.
+func (b *browser) stepThrough(file string) {
+	b.t.Helper()
+	var want check.JSON
+	b.cli(&want, "check", "--json", file)
+	w := want.RDMA.Witness
+	if w == nil {
+		b.t.Fatalf("%s: the CLI finds no RDMA witness", file)
+	}
+	memory := initialMemory(b.t, w)
+	filled := map[string]bool{} // buffers the run makes non-empty
+	for _, s := range w.Steps {
+		for _, c := range s.Memory {
+			memory[c.Loc] = strconv.Itoa(int(c.To))
+		}
+		for _, c := range s.Buffers {
+			if c.Entries != "[]" {
+				filled[c.Buf] = true
+			}
+		}
+	}
+	b.pick("litmus/" + filepath.Base(file))
+	b.runCommand("check")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="steps"]`)))
+	var last int
+	b.eval(`Number(document.getElementById("step-pos").dataset.last)`, &last)
+	if last != len(w.Steps) {
+		b.t.Fatalf("the page's witness has %d steps, the CLI's %d", last, len(w.Steps))
+	}
+	seen := map[string]bool{}
+	for i := 1; i <= last; i++ {
+		b.do(chromedp.Click(chromedp.ID("step-next")))
+		b.wait(fmt.Sprintf(`document.getElementById("step-pos").dataset.frame === "%d"`, i), 5*time.Second)
+		var bufs []string
+		b.eval(`[...document.querySelectorAll("#queues td[data-buf]")].filter(td => td.textContent !== "").map(td => td.dataset.buf)`, &bufs)
+		for _, x := range bufs {
+			seen[x] = true
+		}
+		if i == 3 {
+			b.shot("step-through-3")
+		}
+	}
+	for buf := range filled {
+		if !seen[buf] {
+			b.t.Errorf("the step-through never showed %s non-empty; the CLI's run fills it", buf)
+		}
+	}
+	b.do(chromedp.Click(chromedp.ID("step-prev")), chromedp.Click(chromedp.ID("step-next")))
+	var got map[string]string
+	b.eval(`Object.fromEntries([...document.querySelectorAll("#memory td[data-loc]")].map(td => [td.dataset.loc, td.textContent]))`, &got)
+	for loc, v := range memory {
+		if got[loc] != v && got[loc] != "_" {
+			b.t.Errorf("at the end of the witness the page shows %s = %s, the CLI's run ends with %s", loc, got[loc], v)
+		}
+	}
+	var ended bool
+	b.eval(`[...document.querySelectorAll("#threads .thread")].every(e => e.textContent.endsWith(": end"))`, &ended)
+	if !ended {
+		b.t.Error("at the end of the witness some thread is not shown at its end")
+	}
+	b.shot("step-through-end")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="graph"]`)))
+	var events int
+	b.eval(`document.querySelectorAll("#graph svg .g-event").length`, &events)
+	if events == 0 {
+		b.t.Error("no execution graph drawn for paper-5.1's witness")
+	}
+	b.shot("graph")
+}
+
+// initialMemory reads the memory of a run's initial configuration from its
+// lines ("n1 { x=1 y=0 }").
+func initialMemory(t *testing.T, w *report.Run) map[string]string {
+	mem := map[string]string{}
+	re := regexp.MustCompile(`(\w+)=(\d+|_)`)
+	for _, line := range w.Initial {
+		if !strings.Contains(line, "{") {
+			continue
+		}
+		for _, m := range re.FindAllStringSubmatch(line, -1) {
+			mem[m[1]] = m[2]
+		}
+	}
+	if len(mem) == 0 {
+		t.Fatalf("no memory in the initial configuration %q", w.Initial)
+	}
+	return mem
+}
+
+// syntaxError types a program with an error into the editor and checks
+// that the page marks the line and column the CLI reports.
+func (b *browser) syntaxError() {
+	b.t.Helper()
+	src := "litmus bad\nnode A { x = 1 }\nthread T0 on A {\n  x := := 2\n}\n"
+	path := filepath.Join(b.t.TempDir(), "bad.rdma")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	var want report.FileErrorJSON
+	b.cli(&want, "check", "--json", path)
+	pos := strings.TrimPrefix(want.Error.Pos, path+":")
+	if pos == want.Error.Pos || pos == "" {
+		b.t.Fatalf("the CLI reports no position: %+v", want)
+	}
+	b.eval(`(() => { const e = document.getElementById("editor"); e.value = ""; e.focus(); return true })()`, nil)
+	b.do(chromedp.SendKeys(chromedp.ID("editor"), src))
+	b.wait(`document.querySelector("#backdrop .err-mark") !== null`, 10*time.Second)
+	var got string
+	b.eval(`(() => { const m = document.querySelector("#backdrop .err-mark"); return m.dataset.line + ":" + m.dataset.col })()`, &got)
+	if got != pos {
+		b.t.Errorf("the page marks %s, the CLI reports %s", got, pos)
+	}
+	var listed string
+	b.eval(`document.querySelector("#diagnostics li").textContent`, &listed)
+	if listed != pos+": "+want.Error.Message {
+		b.t.Errorf("the page lists %q, the CLI reports %q", listed, pos+": "+want.Error.Message)
+	}
+	b.shot("syntax-error")
+}
+
+// stop starts a search of millions of configurations, waits for its
+// progress, stops it and checks the report of a stopped search.
+func (b *browser) stop() {
+	b.t.Helper()
+	b.pick("bench/mp5.rdma")
+	b.do(chromedp.Click(chromedp.ID("run-reach")))
+	b.wait(`/states/.test(document.getElementById("status").textContent)`, 30*time.Second)
+	b.shot("progress")
+	b.do(chromedp.Click(chromedp.ID("stop")))
+	b.wait(`document.getElementById("status").dataset.state === "stopped"`, 20*time.Second)
+	var stats report.StatsJSON
+	b.shownJSON(&stats)
+	if stats.Complete || stats.Bound != "interrupted" || stats.States == 0 {
+		b.t.Errorf("after stop the page reports %+v, want an incomplete search cut by interrupted", stats)
+	}
+	b.shot("stopped")
+}

@@ -1,0 +1,118 @@
+// Execution graphs as SVG, laid out as the CLI's Graphviz drawings are
+// (opsem/dot): the initial writes in a row on top, one column per thread with
+// its events in program order downwards, po edges straight down the column,
+// every other relation a labelled curve in the relation's colour, the edges
+// of an sc cycle bold, and the legend below. A graph comes from the worker
+// as play.Graph: {title, threads, events: [{thread, label}], edges: [{from,
+// to, rel, bold}], key: [{name, colour, meaning}], bold}.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svgEl(name, attrs, text) {
+  const el = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+// layoutGraph places each event: {x, y} centres, the SVG's width and height.
+function layoutGraph(g) {
+  const colW = 190, rowH = 74, top = 56, left = 40, boxW = 150;
+  const init = [], cols = g.threads.map(() => []);
+  g.events.forEach((e, i) => (e.thread < 0 ? init : cols[e.thread]).push(i));
+  const ncols = Math.max(cols.length, 1);
+  const pos = new Array(g.events.length);
+  const width = Math.max(left * 2 + ncols * colW, left * 2 + init.length * (boxW + 20));
+  init.forEach((ev, k) => {
+    pos[ev] = { x: left + boxW / 2 + k * (boxW + 20), y: top + 20 };
+  });
+  const colTop = top + (init.length ? 20 + rowH : 20) + 24;
+  let rows = 0;
+  cols.forEach((evs, t) => {
+    evs.forEach((ev, k) => {
+      pos[ev] = { x: left + colW / 2 + t * colW, y: colTop + k * rowH };
+    });
+    rows = Math.max(rows, evs.length);
+  });
+  return { pos, width, height: colTop + rows * rowH, colTop, colW, left, boxW };
+}
+
+// drawGraph renders g into container (replacing what it held).
+function drawGraph(container, g) {
+  container.textContent = "";
+  const L = layoutGraph(g);
+  const key = g.key || [];
+  const legendH = 22 * (key.length + (g.bold ? 1 : 0)) + 20;
+  const svg = svgEl("svg", {
+    width: L.width, height: L.height + legendH, viewBox: `0 0 ${L.width} ${L.height + legendH}`,
+    class: "exec-graph", role: "img", "aria-label": g.title,
+  });
+  const colour = (rel) => (key.find((k) => k.name === rel) || { colour: "grey" }).colour;
+  const defs = svgEl("defs");
+  for (const c of new Set(key.map((k) => k.colour).concat(["grey"]))) {
+    const m = svgEl("marker", { id: "arrow-" + c, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+    m.appendChild(svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: c }));
+    defs.appendChild(m);
+  }
+  svg.appendChild(defs);
+  svg.appendChild(svgEl("text", { x: 12, y: 22, class: "g-title" }, g.title));
+  g.threads.forEach((name, t) => {
+    svg.appendChild(svgEl("text", { x: L.left + L.colW / 2 + t * L.colW, y: L.colTop - 30, class: "g-thread" }, name));
+  });
+  const edges = svgEl("g", { class: "g-edges" });
+  svg.appendChild(edges);
+  // Edges between the same two events are spread apart.
+  const seen = new Map();
+  for (const e of g.edges) {
+    const a = L.pos[e.from], b = L.pos[e.to];
+    const k = [Math.min(e.from, e.to), Math.max(e.from, e.to)].join(",");
+    const n = seen.get(k) || 0;
+    seen.set(k, n + 1);
+    const c = colour(e.rel);
+    const attrs = { stroke: c, fill: "none", "stroke-width": e.bold ? 3 : 1.3, "marker-end": `url(#arrow-${c})`, "data-rel": e.rel };
+    const ev = g.events;
+    const sameCol = ev[e.from].thread === ev[e.to].thread;
+    const h = 13; // half a box's height
+    let d, lx, ly;
+    if (e.rel === "po" && sameCol && n === 0) {
+      const dir = b.y > a.y ? 1 : -1;
+      d = `M ${a.x} ${a.y + dir * h} L ${b.x} ${b.y - dir * h}`;
+      lx = a.x + 6; ly = (a.y + b.y) / 2 + 4;
+    } else {
+      // A curve bowing sideways: out of the column for events of one
+      // thread, else bent by how many edges join the pair already.
+      const dx = b.x - a.x, dy = b.y - a.y;
+      const len = Math.hypot(dx, dy) || 1;
+      let bend = (sameCol ? 70 + 14 * Math.abs(dy) / 74 : 28) * (1 + n) * (n % 2 ? -1 : 1);
+      if (sameCol && e.from > e.to) bend = -bend;
+      const nx = -dy / len, ny = dx / len;
+      const sx = a.x + (sameCol ? L.boxW / 2 - 8 : 0) * Math.sign(bend), sy = a.y + (sameCol ? 0 : Math.sign(dy) * h);
+      const tx = b.x + (sameCol ? L.boxW / 2 - 8 : 0) * Math.sign(bend), ty = b.y - (sameCol ? 0 : Math.sign(dy) * h);
+      const cx = (sx + tx) / 2 + nx * bend, cy = (sy + ty) / 2 + ny * bend;
+      d = `M ${sx} ${sy} Q ${cx} ${cy} ${tx} ${ty}`;
+      lx = (sx + 2 * cx + tx) / 4; ly = (sy + 2 * cy + ty) / 4;
+    }
+    edges.appendChild(svgEl("path", Object.assign({ d }, attrs)));
+    edges.appendChild(svgEl("text", { x: lx + 3, y: ly, fill: c, class: "g-rel" + (e.bold ? " bold" : "") }, e.rel));
+  }
+  g.events.forEach((e, i) => {
+    const p = L.pos[i];
+    const box = svgEl("g", { class: "g-event" + (e.thread < 0 ? " init" : ""), "data-event": i });
+    box.appendChild(svgEl("rect", { x: p.x - L.boxW / 2, y: p.y - 13, width: L.boxW, height: 26, rx: 5 }));
+    box.appendChild(svgEl("text", { x: p.x, y: p.y + 4 }, e.label));
+    svg.appendChild(box);
+  });
+  let y = L.height + 14;
+  for (const k of key) {
+    svg.appendChild(svgEl("line", { x1: 14, y1: y - 4, x2: 44, y2: y - 4, stroke: k.colour, "stroke-width": 2 }));
+    svg.appendChild(svgEl("text", { x: 52, y, class: "g-key", fill: k.colour }, k.name));
+    svg.appendChild(svgEl("text", { x: 90, y, class: "g-key" }, k.meaning));
+    y += 22;
+  }
+  if (g.bold) {
+    svg.appendChild(svgEl("line", { x1: 14, y1: y - 4, x2: 44, y2: y - 4, stroke: "black", "stroke-width": 3 }));
+    svg.appendChild(svgEl("text", { x: 52, y, class: "g-key" }, "bold: " + g.bold));
+  }
+  container.appendChild(svg);
+}

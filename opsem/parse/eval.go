@@ -1,0 +1,431 @@
+package parse
+
+import (
+	"fmt"
+
+	"rdmasim/opsem/prog"
+)
+
+// evalCtx evaluates the expressions of one statement at one register
+// valuation, knowing the values of the locations read so far (mem). When
+// the evaluation needs a location not read yet, it stops and names it
+// (need); specialiser.decide then branches over its values and evaluates
+// again.
+type evalCtx struct {
+	sp   *specialiser
+	mem  map[int]int
+	need int
+}
+
+// value is an evaluation's result: a value, or a stop — the evaluation
+// needs a location (evalCtx.need), hit an error point (pc), or found a
+// mistake in the program (reported, pc -1).
+type value struct {
+	v    int
+	halt bool
+	pc   int
+}
+
+func (v value) stop() bool { return v.halt }
+
+func halted(pc int) value { return value{halt: true, pc: pc} }
+
+// compileErr reports a mistake of the program at pos and stops.
+func (e *evalCtx) compileErr(pos prog.Pos, format string, args ...any) value {
+	e.sp.lw.errorf(pos, format, args...)
+	return halted(-1)
+}
+
+// failAt stops at the error point msg of the current statement.
+func (e *evalCtx) failAt(pos prog.Pos, format string, args ...any) value {
+	return halted(e.sp.fail(pos, fmt.Sprintf(format, args...)))
+}
+
+// register returns the index of register name, or -1.
+func (e *evalCtx) register(name string) int {
+	if i, ok := e.sp.regIdx[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// constant looks a name up among the constants in scope.
+func (e *evalCtx) constant(name string) (int, bool) {
+	if v, ok := e.sp.cur.env[name]; ok {
+		return v, true
+	}
+	v, ok := e.sp.lw.params[name]
+	return v, ok
+}
+
+func (e *evalCtx) eval(x *rawExpr) value {
+	switch x.kind {
+	case eInt:
+		v, ok := intValue(x)
+		if !ok {
+			return e.compileErr(x.pos, "number %s is too large", x.name.text)
+		}
+		return value{v: v}
+	case eBool:
+		return value{v: b2i(x.name.text == "true")}
+	case eName:
+		if len(x.idx) == 0 {
+			if r := e.register(x.name.text); r >= 0 {
+				return value{v: int(e.sp.curRegs[r])}
+			}
+			if v, ok := e.constant(x.name.text); ok {
+				return value{v: v}
+			}
+		}
+		l, v := e.locRef(x)
+		if v.stop() {
+			return v
+		}
+		return e.read(x, l)
+	case eUnary:
+		v := e.eval(x.l)
+		if v.stop() {
+			return v
+		}
+		return value{v: unary(x.op, v.v)}
+	}
+	l := e.eval(x.l)
+	if l.stop() {
+		return l
+	}
+	switch {
+	case x.op == tAndAnd && l.v == 0:
+		return value{v: 0}
+	case x.op == tOrOr && l.v != 0:
+		return value{v: 1}
+	}
+	r := e.eval(x.r)
+	if r.stop() {
+		return r
+	}
+	v, msg := binary(x.op, l.v, r.v)
+	if msg != "" {
+		return e.failAt(x.pos, "%s: %s", x, msg)
+	}
+	return value{v: v}
+}
+
+// read returns the value of location l, which x names, or asks for it.
+func (e *evalCtx) read(x *rawExpr, l int) value {
+	p := e.sp.lw.p
+	if node := p.Locs[l].Node; node != e.sp.t.node {
+		return e.compileErr(x.pos, "%s is on node %s: thread %s reads only the memory of its own node %s (get it into a location of %s first: l := %s)",
+			p.Locs[l].Name, p.Nodes[node].Name, e.sp.t.name, p.Nodes[e.sp.t.node].Name, p.Nodes[e.sp.t.node].Name, p.Locs[l].Name)
+	}
+	if v, ok := e.mem[l]; ok {
+		return value{v: v}
+	}
+	e.need = l
+	return halted(-1)
+}
+
+// isLoc reports whether x names locations (not a register or a constant).
+func (e *evalCtx) isLoc(x *rawExpr) bool {
+	if x.kind != eName {
+		return false
+	}
+	if len(x.idx) == 0 {
+		if e.register(x.name.text) >= 0 {
+			return false
+		}
+		if _, ok := e.constant(x.name.text); ok {
+			return false
+		}
+	}
+	_, ok := e.sp.lw.arrays[x.name.text]
+	return ok
+}
+
+// indices evaluates the indices of x.
+func (e *evalCtx) indices(x *rawExpr) ([]int, value) {
+	idx := make([]int, len(x.idx))
+	for i, ix := range x.idx {
+		v := e.eval(ix)
+		if v.stop() {
+			return nil, v
+		}
+		idx[i] = v.v
+	}
+	return idx, value{}
+}
+
+// locRef resolves x, a location or an array element, to its location.
+func (e *evalCtx) locRef(x *rawExpr) (int, value) {
+	lw := e.sp.lw
+	if x.kind != eName {
+		return 0, e.compileErr(x.pos, "expected a location, found %s", x)
+	}
+	name := x.name.text
+	if len(x.idx) == 0 && e.register(name) >= 0 {
+		return 0, e.compileErr(x.pos, "%s is a register, not a location", name)
+	}
+	dims, ok := lw.arrays[name]
+	if !ok {
+		if _, isNode := lw.nodes[name]; isNode {
+			return 0, e.compileErr(x.pos, "%s is a node, not a value", name)
+		}
+		if _, isFamily := lw.nodes[indexed(name, 0)]; isFamily {
+			return 0, e.compileErr(x.pos, "%s is a family of nodes, not a value", name)
+		}
+		return 0, e.compileErr(x.pos, "unknown name %s (declare a register with reg %s, or a location in a node)", name, name)
+	}
+	if len(x.idx) != dims {
+		return 0, e.compileErr(x.pos, "%s takes %d indices, not %d", name, dims, len(x.idx))
+	}
+	idx, v := e.indices(x)
+	if v.stop() {
+		return 0, v
+	}
+	full := indexed(name, idx...)
+	l, ok := lw.locs[full]
+	if !ok {
+		return 0, e.failAt(x.pos, "index out of bounds: %s does not exist", full)
+	}
+	return l, value{}
+}
+
+// node resolves x, a node or a member of a family of nodes.
+func (e *evalCtx) node(x *rawExpr) (int, value) {
+	idx, v := e.indices(x)
+	if v.stop() {
+		return 0, v
+	}
+	full := indexed(x.name.text, idx...)
+	n, ok := e.sp.lw.nodes[full]
+	if !ok {
+		if len(idx) == 0 {
+			return 0, e.compileErr(x.pos, "unknown node %s (declare it with node %s { ... })", full, full)
+		}
+		return 0, e.failAt(x.pos, "index out of bounds: there is no node %s", full)
+	}
+	return n, value{}
+}
+
+// inRange checks a value stored into a register or a location.
+func (e *evalCtx) inRange(pos prog.Pos, what string, v int, rng valRange) value {
+	if v < rng.lo || v > rng.hi {
+		return e.failAt(pos, "the value %d leaves the range %s of %s", v, rng, what)
+	}
+	return value{v: v}
+}
+
+// statement specialises an assignment, assume, assert, rfence or poll at
+// valuation regs.
+func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
+	s := in.s
+	lw := sp.lw
+	p := lw.p
+	next := func(r []uint8) int { return sp.core(in.next, r) }
+	instr := func(op prog.Op, st *prog.Stmt, nx int) prog.Instr {
+		return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: nx, Stmt: st}
+	}
+	local := func(l int) bool { return p.Locs[l].Node == sp.t.node }
+	switch s.kind {
+	case rAssume, rAssumeE, rAssert:
+		root, l := sp.decide(nil, func(e *evalCtx) int {
+			v := e.eval(s.cond)
+			switch {
+			case v.stop():
+				return v.pc
+			case v.v != 0:
+				return next(regs)
+			case s.kind == rAssert:
+				return sp.fail(s.pos, "assertion "+s.cond.String()+" failed")
+			}
+			return -1
+		})
+		if root < 0 && lw.errs == nil {
+			// The assume fails on this path whatever memory holds (a test
+			// of registers): the run is filtered out here, as at a core
+			// assume that never holds. The core has no such assume without
+			// a location, so it waits on one of the thread's node.
+			if l < 0 {
+				for i := range p.Locs {
+					if p.Locs[i].Node == sp.t.node {
+						l = i
+						break
+					}
+				}
+			}
+			if l < 0 {
+				lw.errorf(s.pos, "assume(%s) never holds here, and node %s has no location for the thread to wait on: declare one", s.cond, p.Nodes[sp.t.node].Name)
+				return -1
+			}
+			return sp.block(l)
+		}
+		return root
+	case rRFence, rPoll:
+		root, _ := sp.decide(nil, func(e *evalCtx) int {
+			n, v := e.node(s.nodeE)
+			if v.stop() {
+				return v.pc
+			}
+			if n == sp.t.node {
+				e.compileErr(s.nodeE.pos, "%s(%s): %s is the thread's own node; it names the remote node of a queue pair", stmtKeyword(s), p.Nodes[n].Name, p.Nodes[n].Name)
+				return -1
+			}
+			st := sp.stmt(prog.SRFence)
+			op := prog.OpRFence
+			if s.kind == rPoll {
+				st.Kind, op = prog.SPoll, prog.OpPoll
+			}
+			st.Remote = n
+			return sp.emit(instr(op, st, next(regs)))
+		})
+		return root
+	}
+	// An assignment.
+	lhs, rhs := s.lhsE, s.rhsE
+	if lhs.simpleName() {
+		if r := (&evalCtx{sp: sp}).register(lhs.name.text); r >= 0 {
+			if s.casZ != nil {
+				lw.errorf(s.pos, "cas writes the old value to a location of the thread's node (x := cas(z, a, b)), not to register %s; read x afterwards", lhs.name.text)
+				return -1
+			}
+			root, _ := sp.decide(nil, func(e *evalCtx) int {
+				v := e.eval(rhs)
+				if v.stop() {
+					return v.pc
+				}
+				if v = e.inRange(s.pos, "register "+lhs.name.text, v.v, sp.t.regs[r].rng); v.stop() {
+					return v.pc
+				}
+				nr := append([]uint8(nil), regs...)
+				nr[r] = uint8(v.v)
+				return next(nr)
+			})
+			return root
+		}
+	}
+	root, _ := sp.decide(nil, func(e *evalCtx) int {
+		x, v := e.locRef(lhs)
+		if v.stop() {
+			return v.pc
+		}
+		xname := p.Locs[x].Name
+		switch {
+		case s.casZ != nil:
+			z, v := e.locRef(s.casZ)
+			if v.stop() {
+				return v.pc
+			}
+			a := e.eval(s.casA)
+			if a.stop() {
+				return a.pc
+			}
+			b := e.eval(s.casB)
+			if b.stop() {
+				return b.pc
+			}
+			if !local(z) || !local(x) {
+				e.compileErr(s.pos, "cas works on the memory of the thread's own node %s: %s and %s must be on it", p.Nodes[sp.t.node].Name, xname, p.Locs[z].Name)
+				return -1
+			}
+			if a = e.inRange(s.casA.pos, "a value", a.v, valRange{0, prog.MaxValue}); a.stop() {
+				return a.pc
+			}
+			if b = e.inRange(s.casB.pos, p.Locs[z].Name, b.v, lw.ranges[z]); b.stop() {
+				return b.pc
+			}
+			st := sp.stmt(prog.SCAS)
+			st.X, st.Z, st.A, st.B = x, z, uint8(a.v), uint8(b.v)
+			sp.dom.add(z, b.v)
+			sp.dom.edges = append(sp.dom.edges, [2]int{z, x})
+			return sp.emit(instr(prog.OpCAS, st, next(regs)))
+		case e.isLoc(rhs):
+			y, v := e.locRef(rhs)
+			if v.stop() {
+				return v.pc
+			}
+			st := sp.stmt(prog.SGet)
+			switch {
+			case local(x) && !local(y):
+				st.X, st.Y, st.Remote = x, y, p.Locs[y].Node
+			case !local(x) && local(y):
+				st.Kind, st.X, st.Y, st.Remote = prog.SPut, y, x, p.Locs[x].Node
+			case !local(x):
+				e.compileErr(s.pos, "%s := %s copies between two remote locations: one side of := must be on %s, the thread's own node", xname, p.Locs[y].Name, p.Nodes[sp.t.node].Name)
+				return -1
+			default:
+				// A local copy: a read, then a write.
+				w := e.read(rhs, y)
+				if w.stop() {
+					return w.pc
+				}
+				return sp.write(e, s, x, w.v, next(regs))
+			}
+			op := prog.OpGet
+			if st.Kind == prog.SPut {
+				op = prog.OpPut
+			}
+			sp.dom.edges = append(sp.dom.edges, [2]int{y, x})
+			return sp.emit(instr(op, st, next(regs)))
+		}
+		w := e.eval(rhs)
+		if w.stop() {
+			return w.pc
+		}
+		if !local(x) {
+			e.compileErr(s.pos, "%s is on node %s: a value goes to another node only by a put from a location of %s (l := %s; %s := l)", xname, p.Nodes[p.Locs[x].Node].Name, p.Nodes[sp.t.node].Name, rhs, xname)
+			return -1
+		}
+		return sp.write(e, s, x, w.v, next(regs))
+	})
+	return root
+}
+
+// write emits the local write x := v, checking v against x's range.
+func (sp *specialiser) write(e *evalCtx, s *rawStmt, x, v, next int) int {
+	if w := e.inRange(s.pos, sp.lw.p.Locs[x].Name, v, sp.lw.ranges[x]); w.stop() {
+		return w.pc
+	}
+	st := sp.stmt(prog.SWrite)
+	st.X, st.A = x, uint8(v)
+	sp.dom.add(x, v)
+	return sp.emit(prog.Instr{Op: prog.OpWrite, X: x, A: uint8(v), Next: next, QP: -1, Loop: -1, Remote: -1, Stmt: st})
+}
+
+func stmtKeyword(s *rawStmt) string {
+	if s.kind == rPoll {
+		return "poll"
+	}
+	return "rfence"
+}
+
+// stmtText prints a surface statement on one line, as the user wrote it
+// (without its nested blocks).
+func stmtText(s *rawStmt) string {
+	switch s.kind {
+	case rSkip:
+		return "skip"
+	case rAssume, rAssumeE:
+		return "assume(" + s.cond.String() + ")"
+	case rAssert:
+		return "assert(" + s.cond.String() + ")"
+	case rRFence, rPoll:
+		return stmtKeyword(s) + "(" + s.nodeE.String() + ")"
+	case rAssignValue, rAssignLoc, rAssignCAS, rAssign:
+		if s.casZ != nil {
+			return fmt.Sprintf("%s := cas(%s, %s, %s)", s.lhsE, s.casZ, s.casA, s.casB)
+		}
+		return fmt.Sprintf("%s := %s", s.lhsE, s.rhsE)
+	case rIf:
+		return "if (" + s.cond.String() + ")"
+	case rWhile:
+		return "while (" + s.cond.String() + ")"
+	case rChoose:
+		return "choose"
+	case rLoop:
+		return "loop"
+	case rReg:
+		return "reg " + s.reg.text
+	case rBreak:
+		return "break"
+	}
+	return "?"
+}

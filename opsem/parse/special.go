@@ -1,0 +1,525 @@
+package parse
+
+import (
+	"fmt"
+	"strings"
+
+	"rdmasim/opsem/prog"
+)
+
+// Specialisation turns a thread's surface graph into a core control-flow
+// graph whose instructions are pairs (surface statement, register
+// valuation), generated from the initial valuation as the thread can reach
+// them: a counter declared 0..255 that the thread takes through four values
+// costs four copies of the statements it passes, not 256.
+//
+// A statement reads the locations it needs one at a time, left to right,
+// each once, when the evaluation first needs it (&& and || do not read what
+// they do not need). A read becomes a branch over the values the location
+// can hold (its domain, below), each alternative an assume(x == v) — one
+// local read event — that goes on with the statement's evaluation knowing
+// x = v; alternatives with the same future are merged (assume(x != v) where
+// all values but one agree). Tests on registers are decided here and cost
+// nothing.
+//
+// The domain of a location over-approximates the values it can hold: its
+// declared range, or else its initial value and every value written to it
+// (by a store, a cas, or a NIC write copying a domain), to a fixpoint over
+// all threads. An under-approximation would filter runs silently, so a
+// specialisation that finds a new value repeats.
+//
+// Errors a run can reach — an assertion that fails, a value leaving the
+// range of its register or location, an index out of its array, a division
+// by zero — become error points (prog.OpFail) that name the error and its
+// position: reaching one is what `rdmasim check` reports.
+
+// domains are the values each location may hold (see above).
+type domains struct {
+	vals  [][prog.MaxValue + 1]bool
+	edges [][2]int // NIC and cas copies: from, to
+	grew  bool
+}
+
+func (d *domains) add(l, v int) {
+	if !d.vals[l][v] {
+		d.vals[l][v] = true
+		d.grew = true
+	}
+}
+
+// close propagates the copy edges to a fixpoint.
+func (d *domains) close() {
+	for changed := true; changed; {
+		changed = false
+		for _, e := range d.edges {
+			for v := range d.vals[e[0]] {
+				if d.vals[e[0]][v] && !d.vals[e[1]][v] {
+					d.vals[e[1]][v] = true
+					changed, d.grew = true, true
+				}
+			}
+		}
+	}
+}
+
+func (d *domains) list(l int) []int {
+	var out []int
+	for v, ok := range d.vals[l] {
+		if ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// specialiseAll specialises every thread, repeating while the domains grow,
+// and finishes the program (query, expect lines).
+func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
+	p := lw.p
+	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs))}
+	for l := range p.Locs {
+		dom.vals[l][p.Locs[l].Init] = true
+		if rng := lw.ranges[l]; rng != (valRange{0, prog.MaxValue}) {
+			for v := rng.lo; v <= rng.hi; v++ {
+				dom.vals[l][v] = true
+			}
+		}
+	}
+	for round := 0; ; round++ {
+		dom.grew = false
+		dom.edges = dom.edges[:0]
+		p.Threads = p.Threads[:0]
+		for ti, t := range ts {
+			sp := &specialiser{lw: lw, t: t, ti: ti, dom: dom, keys: map[string]int{}, fails: map[string]int{},
+				regIdx: map[string]int{}}
+			th := sp.run()
+			if lw.errs != nil {
+				return
+			}
+			p.Threads = append(p.Threads, th)
+		}
+		dom.close()
+		if !dom.grew {
+			break
+		}
+		if round > 4*(prog.MaxValue+1) {
+			lw.errorf(prog.Pos{Line: 1, Col: 1}, "the values of the locations did not settle")
+			return
+		}
+	}
+	lw.finish(f)
+}
+
+// specialiser specialises one thread.
+type specialiser struct {
+	lw     *lowerer
+	t      *irThread
+	ti     int
+	dom    *domains
+	regIdx map[string]int
+
+	code   []prog.Instr
+	jump   []bool      // code[i] is a jump of the lowering, compiled away
+	heads  map[int]int // provisional loop heads: core pc -> 1 if it has a body alternative
+	keys   map[string]int
+	fails  map[string]int
+	labels []prog.Label
+	end    int
+	work   []item
+
+	// The statement being specialised.
+	cur     *irInstr
+	curRegs []uint8
+	src     *prog.Source
+}
+
+// item is a (surface statement, register valuation) to specialise, and the
+// core instruction that stands for it.
+type item struct {
+	ir   int
+	regs string
+	pc   int
+}
+
+func (sp *specialiser) emit(in prog.Instr) int {
+	sp.code = append(sp.code, in)
+	sp.jump = append(sp.jump, false)
+	return len(sp.code) - 1
+}
+
+// jumpTo emits a jump of the lowering to pc.
+func (sp *specialiser) jumpTo(pc int) int {
+	i := sp.emit(prog.Instr{Op: prog.OpSkip, Next: pc, Loop: -1, QP: -1, Remote: -1})
+	sp.jump[i] = true
+	return i
+}
+
+// core returns the core instruction of surface statement ir at valuation
+// regs, queueing it if it is new.
+func (sp *specialiser) core(ir int, regs []uint8) int {
+	if sp.t.code[ir].kind == iEnd {
+		return sp.end
+	}
+	key := fmt.Sprintf("%d:%s", ir, regs)
+	if pc, ok := sp.keys[key]; ok {
+		return pc
+	}
+	pc := sp.jumpTo(-1) // a placeholder, filled when the item is specialised
+	sp.keys[key] = pc
+	sp.work = append(sp.work, item{ir: ir, regs: string(regs), pc: pc})
+	return pc
+}
+
+// stmt returns the core statement of an instruction at the current surface
+// statement.
+func (sp *specialiser) stmt(kind prog.StmtKind) *prog.Stmt {
+	return &prog.Stmt{Kind: kind, Pos: sp.cur.s.pos, Src: sp.src}
+}
+
+// fail returns the error point for msg at pos.
+func (sp *specialiser) fail(pos prog.Pos, msg string) int {
+	key := pos.String() + " " + msg + " " + sp.src.Regs
+	if pc, ok := sp.fails[key]; ok {
+		return pc
+	}
+	pc := sp.emit(prog.Instr{Op: prog.OpFail, Loop: -1, QP: -1, Remote: -1,
+		Stmt: &prog.Stmt{Kind: prog.SFail, Pos: pos, Src: &prog.Source{Text: msg, Regs: sp.src.Regs}}})
+	sp.code[pc].Next = pc
+	sp.fails[key] = pc
+	return pc
+}
+
+func (sp *specialiser) run() prog.Thread {
+	t := sp.t
+	for i, r := range t.regs {
+		sp.regIdx[r.name] = i
+	}
+	sp.end = sp.emit(prog.Instr{Op: prog.OpEnd, Loop: -1, QP: -1, Remote: -1})
+	sp.heads = map[int]int{}
+	init := make([]uint8, len(t.regs))
+	for i, r := range t.regs {
+		init[i] = uint8(r.init)
+	}
+	entry := sp.core(t.entry, init)
+	for len(sp.work) > 0 && sp.lw.errs == nil {
+		it := sp.work[len(sp.work)-1]
+		sp.work = sp.work[:len(sp.work)-1]
+		sp.item(it)
+		if len(sp.code) > 4*prog.MaxCode {
+			sp.lw.errorf(t.pos, "thread %s lowers to more than %d instructions (narrow the ranges of its registers, or lower its params)", t.name, prog.MaxCode)
+			break
+		}
+	}
+	th := prog.Thread{Name: t.name, Node: t.node, Pos: t.pos, Lowered: true}
+	if sp.lw.errs != nil {
+		return th
+	}
+	sp.finishGraph(&th, entry)
+	if len(th.Code) > prog.MaxCode {
+		sp.lw.errorf(t.pos, "thread %s lowers to %d instructions, more than the limit of %d (narrow the ranges of its registers, or lower its params)", t.name, len(th.Code), prog.MaxCode)
+	}
+	return th
+}
+
+// regsText prints a valuation: "r=1 s=0".
+func (sp *specialiser) regsText(regs []uint8) string {
+	var b strings.Builder
+	for i, r := range sp.t.regs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%d", r.name, regs[i])
+	}
+	return b.String()
+}
+
+// item specialises one surface statement at one valuation into the code
+// that starts at it.pc.
+func (sp *specialiser) item(it item) {
+	in := &sp.t.code[it.ir]
+	regs := []uint8(it.regs)
+	sp.cur, sp.curRegs = in, regs
+	sp.src = &prog.Source{Regs: sp.regsText(regs)}
+	if in.s != nil {
+		sp.src.Text = stmtText(in.s)
+	}
+	if in.label != "" {
+		sp.labels = append(sp.labels, prog.Label{Name: in.label, PC: it.pc})
+	}
+	root := -1
+	switch in.kind {
+	case iJump:
+		root = sp.core(in.next, regs)
+	case iSkip:
+		root = sp.emit(prog.Instr{Op: prog.OpSkip, Next: sp.core(in.next, regs), Loop: -1, QP: -1, Remote: -1, Stmt: sp.stmt(prog.SSkip)})
+	case iChoose:
+		br := prog.Instr{Op: prog.OpBranch, Next: -1, Loop: -1, QP: -1, Remote: -1, Stmt: sp.stmt(prog.SChoose)}
+		for _, a := range in.alts {
+			br.Alts = append(br.Alts, sp.core(a, regs))
+		}
+		root = sp.emit(br)
+	case iLoop:
+		sp.head(it.pc, sp.core(in.alts[0], regs), sp.core(in.alts[1], regs))
+		return
+	case iWhile:
+		cond := in.s.cond
+		enter, _ := sp.decide(nil, func(e *evalCtx) int {
+			v := e.eval(cond)
+			if v.stop() {
+				return v.pc
+			}
+			if v.v != 0 {
+				return sp.core(in.alts[0], regs)
+			}
+			return -1
+		})
+		exit, _ := sp.decide(nil, func(e *evalCtx) int {
+			v := e.eval(cond)
+			if v.stop() {
+				return v.pc
+			}
+			if v.v == 0 {
+				return sp.core(in.alts[1], regs)
+			}
+			return -1
+		})
+		sp.head(it.pc, enter, exit)
+		return
+	case iIf:
+		root, _ = sp.decide(nil, func(e *evalCtx) int {
+			v := e.eval(in.s.cond)
+			if v.stop() {
+				return v.pc
+			}
+			if v.v != 0 {
+				return sp.core(in.alts[0], regs)
+			}
+			return sp.core(in.alts[1], regs)
+		})
+	case iStmt:
+		root = sp.statement(in, regs)
+	}
+	if root < 0 {
+		return // an error was reported
+	}
+	sp.code[it.pc].Next = root
+}
+
+// head makes pc a provisional loop head with a body alternative enter and
+// an exit alternative exit (either -1 when it cannot be taken).
+func (sp *specialiser) head(pc, enter, exit int) {
+	in := prog.Instr{Op: prog.OpBranch, Next: -1, Loop: -1, QP: -1, Remote: -1, Stmt: sp.stmt(prog.SLoop)}
+	body := 0
+	if enter >= 0 {
+		in.Alts = append(in.Alts, enter)
+		body = 1
+	}
+	if exit >= 0 {
+		in.Alts = append(in.Alts, exit)
+	}
+	sp.code[pc] = in
+	sp.jump[pc] = false
+	sp.heads[pc] = body
+	if len(in.Alts) == 0 {
+		sp.lw.errorf(sp.cur.s.pos, "this loop can neither run nor end")
+	}
+}
+
+// decide builds the code that evaluates a statement: it calls step with
+// what the statement has read so far; step returns the core instruction
+// to go on with (-1 for none: the run cannot go on that way), or asks for
+// a location to read first (evalCtx.need). It returns the first
+// instruction, or -1 when no way goes on, with the first location read.
+func (sp *specialiser) decide(mem map[int]int, step func(*evalCtx) int) (int, int) {
+	e := &evalCtx{sp: sp, mem: mem, need: -1}
+	pc := step(e)
+	if e.need < 0 {
+		return pc, -1
+	}
+	l := e.need
+	vals := sp.dom.list(l)
+	var targets []int
+	for _, v := range vals {
+		m := make(map[int]int, len(mem)+1)
+		for k, x := range mem {
+			m[k] = x
+		}
+		m[l] = v
+		t, _ := sp.decide(m, step)
+		targets = append(targets, t)
+	}
+	// Group the values by target, in the order of first appearance.
+	var order []int
+	group := map[int][]int{}
+	for i, t := range targets {
+		if t < 0 {
+			continue
+		}
+		if _, ok := group[t]; !ok {
+			order = append(order, t)
+		}
+		group[t] = append(group[t], vals[i])
+	}
+	assume := func(v int, ne bool, next int) int {
+		op := prog.OpAssumeEq
+		if ne {
+			op = prog.OpAssumeNe
+		}
+		s := sp.stmt(prog.SAssume)
+		s.X, s.A, s.Ne = l, uint8(v), ne
+		return sp.emit(prog.Instr{Op: op, X: l, A: uint8(v), Next: next, Loop: -1, QP: -1, Remote: -1, Stmt: s})
+	}
+	var alts []int
+	for _, t := range order {
+		g := group[t]
+		switch {
+		case len(g) == len(vals)-1 && len(vals) > 2:
+			for _, v := range vals {
+				if !contains(g, v) {
+					alts = append(alts, assume(v, true, t))
+				}
+			}
+		default:
+			for _, v := range g {
+				alts = append(alts, assume(v, false, t))
+			}
+		}
+	}
+	switch len(alts) {
+	case 0:
+		return -1, l
+	case 1:
+		return alts[0], l
+	}
+	return sp.emit(prog.Instr{Op: prog.OpBranch, Next: -1, Alts: alts, Loop: -1, QP: -1, Remote: -1, Stmt: sp.stmt(prog.SChoose)}), l
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// block returns an instruction at which the thread waits for ever, as at an
+// assume that never holds: reading l, which never holds a value outside its
+// domain.
+func (sp *specialiser) block(l int) int {
+	s := sp.stmt(prog.SAssume)
+	s.X = l
+	for v := 0; v <= prog.MaxValue; v++ {
+		if !sp.dom.vals[l][v] {
+			s.A = uint8(v)
+			return sp.emit(prog.Instr{Op: prog.OpAssumeEq, X: l, A: uint8(v), Next: sp.end, Loop: -1, QP: -1, Remote: -1, Stmt: s})
+		}
+	}
+	s2 := *s
+	s2.Ne = true
+	second := sp.emit(prog.Instr{Op: prog.OpAssumeNe, X: l, Next: sp.end, Loop: -1, QP: -1, Remote: -1, Stmt: &s2})
+	return sp.emit(prog.Instr{Op: prog.OpAssumeEq, X: l, Next: second, Loop: -1, QP: -1, Remote: -1, Stmt: s})
+}
+
+// finishGraph decides the loop heads, compiles the jumps away, drops what is
+// unreachable and numbers the rest with OpEnd last.
+func (sp *specialiser) finishGraph(th *prog.Thread, entry int) {
+	code := sp.code
+	// Jumps are followed to what they stand for.
+	var resolve func(pc int) int
+	resolve = func(pc int) int {
+		for n := 0; pc >= 0 && sp.jump[pc]; n++ {
+			if n > len(code) {
+				return pc // a cycle of jumps: cannot happen, every cycle passes a head
+			}
+			pc = code[pc].Next
+		}
+		return pc
+	}
+	for pc := range code {
+		in := &code[pc]
+		if in.Op == prog.OpBranch {
+			for i, a := range in.Alts {
+				in.Alts[i] = resolve(a)
+			}
+		} else if in.Op != prog.OpEnd && in.Op != prog.OpFail {
+			in.Next = resolve(in.Next)
+		}
+	}
+	entry = resolve(entry)
+	// A provisional head on a cycle with a body alternative is a loop
+	// head; one with two alternatives off cycles a choose; one with one a
+	// jump (compiled away below by the renumbering).
+	onCycle := prog.OnCycle(code)
+	alias := map[int]int{}
+	for pc, body := range sp.heads {
+		in := &code[pc]
+		switch {
+		case onCycle[pc] && body == 1:
+			in.Loop = th.Loops
+			th.Loops++
+		case len(in.Alts) == 2:
+			in.Stmt = &prog.Stmt{Kind: prog.SChoose, Pos: in.Stmt.Pos, Src: in.Stmt.Src}
+		default:
+			alias[pc] = in.Alts[0]
+		}
+	}
+	follow := func(pc int) int {
+		for n := 0; n <= len(code); n++ {
+			a, ok := alias[pc]
+			if !ok {
+				return pc
+			}
+			pc = a
+		}
+		return pc
+	}
+	// Number the reachable instructions depth first from the entry, OpEnd
+	// last.
+	newIdx := make([]int, len(code))
+	for i := range newIdx {
+		newIdx[i] = -1
+	}
+	var order []int
+	stack := []int{follow(entry)}
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if newIdx[pc] >= 0 || pc == sp.end {
+			continue
+		}
+		newIdx[pc] = len(order)
+		order = append(order, pc)
+		succ := code[pc].Succ()
+		for i := len(succ) - 1; i >= 0; i-- {
+			stack = append(stack, follow(succ[i]))
+		}
+	}
+	newIdx[sp.end] = len(order)
+	order = append(order, sp.end)
+	out := make([]prog.Instr, len(order))
+	for i, pc := range order {
+		in := code[pc]
+		switch in.Op {
+		case prog.OpBranch:
+			alts := make([]int, len(in.Alts))
+			for j, a := range in.Alts {
+				alts[j] = newIdx[follow(a)]
+			}
+			in.Alts = alts
+		case prog.OpEnd:
+		case prog.OpFail:
+			in.Next = i
+		default:
+			in.Next = newIdx[follow(in.Next)]
+		}
+		out[i] = in
+	}
+	th.Code = out
+	th.Entry = newIdx[follow(entry)]
+	for _, l := range sp.labels {
+		if pc := newIdx[follow(resolve(l.PC))]; pc >= 0 {
+			th.Labels = append(th.Labels, prog.Label{Name: l.Name, PC: pc})
+		}
+	}
+}
