@@ -61,7 +61,8 @@ func exploreJSON(t *testing.T, args ...string) (objs []string, workers []float64
 // report equals the single-process one (states, transitions, depth,
 // completeness and bound, final, filtered and deadlocked configurations,
 // where the first deadlock waits), that three workers took part, and the
-// same under SC and with a state limit that cuts a level.
+// same under SC, with a state limit that cuts a level and for protocols
+// with a --param.
 func TestExploreCluster(t *testing.T) {
 	t.Setenv(asMainEnv, "1")
 	files, err := filepath.Glob(litmus + "*.rdma")
@@ -73,6 +74,7 @@ func TestExploreCluster(t *testing.T) {
 		files,
 		{"--semantics", "sc", litmus + "SB-PUT.rdma", litmus + "paper-5.1.rdma", "testdata/deadlock.rdma"},
 		{"--max-states", "5000", "../../corpus/bench/mp3.rdma"},
+		{"--param", "M=4", "../../corpus/protocols/farm-ring.rdma", "../../corpus/protocols/abp.rdma"},
 	} {
 		want, _ := exploreJSON(t, args...)
 		got, workers := exploreJSON(t, append([]string{"--cluster", "local:3"}, args...)...)

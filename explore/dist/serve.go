@@ -53,12 +53,14 @@ func (w *Worker) serve(ctx context.Context, js jetstream.JetStream, runs jetstre
 		return nil
 	}
 	p := newPartition(k, s.Partitions, m, set)
+	// An error as the run ends (its stream deleted before its state said
+	// so) is no failure: settled waits a moment to tell.
 	if err := recoverPartition(rctx, js, s, p, st.Level); err != nil {
-		return stopped(rctx, err)
+		return settled(rctx, err)
 	}
 	for d := st.Level; ; d++ {
 		if err := w.level(rctx, js, s, p, d, inc); err != nil {
-			return stopped(rctx, err)
+			return settled(rctx, err)
 		}
 	}
 }
