@@ -185,6 +185,13 @@ type Options struct {
 	// nil).
 	Restore func(json.RawMessage) error
 
+	// Remote, if non-nil, expands the levels of the search elsewhere (see
+	// Remote): on other processes, each with its part of the visited set.
+	// The search is breadth-first; Set then holds the initial state only,
+	// Workers is not used, and Result.Workers counts the remote's
+	// processes. Checkpoint must be nil.
+	Remote Remote
+
 	// frontierChunk, in tests, overrides the size of the chunks of a
 	// sequential search's frontier (defaultChunk).
 	frontierChunk int
@@ -286,6 +293,11 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 	s.ran = true
 
 	start := time.Now()
+	if s.opt.Remote != nil {
+		if err := checkRemote(&s.opt); err != nil {
+			return Result{}, err
+		}
+	}
 	var (
 		ck   *checkpointer
 		from *ckpt.Manifest // the checkpoint to resume
@@ -316,6 +328,9 @@ func (s *Search) Run(ctx context.Context) (Result, error) {
 		mem := store.NewMem(0)
 		defer mem.Close()
 		set = mem
+	}
+	if s.opt.Remote != nil {
+		return s.runRemote(ctx, start, set)
 	}
 	var fallback string
 	if s.opt.Workers > 1 {

@@ -32,6 +32,18 @@ type Settings struct {
 	Checkpoint     func() *Checkpoint
 	SpillDir       string
 	FrontierBudget int64
+	// Remote, when non-nil, makes the Remote that expands each search
+	// (Options.Remote) on other processes; it is called once per search,
+	// and the search's close closes what it returns. Nil: this process
+	// expands.
+	Remote func() (RemoteCloser, error)
+}
+
+// A RemoteCloser is a Remote that holds resources (a run on a cluster) until
+// it is closed.
+type RemoteCloser interface {
+	Remote
+	Close() error
 }
 
 // Caller is what the caller of one search brings to it: the fields of
@@ -59,6 +71,15 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 		}
 		closeSet = func() { set.Close() }
 	}
+	var remote RemoteCloser
+	if st.Remote != nil {
+		if remote, err = st.Remote(); err != nil {
+			closeSet()
+			return nil, nil, fmt.Errorf("starting the remote search: %w", err)
+		}
+		cs := closeSet
+		closeSet = func() { remote.Close(); cs() }
+	}
 	var ck *Checkpoint
 	var meta json.RawMessage
 	if st.Checkpoint != nil {
@@ -79,6 +100,7 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 		FrontierBudget: st.FrontierBudget,
 		Set:            set,
 		Checkpoint:     ck,
+		Remote:         remote,
 
 		Name:    c.Name,
 		Trace:   c.Trace,

@@ -26,6 +26,8 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 	strict := flags.Bool("strict", false, "exit 1 also when a file is cut (an expect line that no complete search confirmed)")
 	verbose := flags.BoolP("verbose", "v", false, "print the row of every file (default: only those that FAIL, are cut or do not parse)")
 	sf.register(flags)
+	var cf clusterFlags
+	cf.registerCampaign(flags, "check the files on a cluster")
 	setDefault(flags, "max-states", "5000000")
 	setDefault(flags, "timeout", "60s")
 	flags.Lookup("max-states").Usage = "stop each search after this many distinct configurations (decider: states), 0 = no limit"
@@ -58,11 +60,16 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim corpus: no .rdma files in %s\n", strings.Join(flags.Args(), " "))
 		return exitUsage
 	}
+	if cf.active() {
+		if err := cf.checkCampaign(); err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim corpus: %v\n", err)
+			return exitUsage
+		}
+	}
 	start := time.Now()
 	table := suite.NewTable(e.stdout, files, *verbose)
 	searchFailed := false
-	for _, file := range files {
-		row := suite.Check(ctx, file, suite.Options{Verdict: opt, MaxBytes: kmBytes})
+	add := func(row *suite.Row) {
 		searchFailed = searchFailed || row.SearchFailed
 		if sf.json {
 			table.Counts[row.Result]++
@@ -70,8 +77,28 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 		} else {
 			table.Add(row)
 		}
-		if ctx.Err() != nil {
-			break
+	}
+	sopt := suite.Options{Verdict: opt, MaxBytes: kmBytes}
+	if cf.active() {
+		// Each file a task on the cluster's workers; the rows come back
+		// in file order.
+		if err := cf.campaign(ctx, e, "corpus", suite.TaskKind, files, func(f string) ([]byte, error) { return suite.NewTask(f, sopt) },
+			func(_ int, out []byte) error {
+				row, err := suite.TaskRow(out)
+				if err == nil {
+					add(row)
+				}
+				return err
+			}); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(e.stderr, "rdmasim corpus: %v\n", err)
+			return exitInternal
+		}
+	} else {
+		for _, file := range files {
+			add(suite.Check(ctx, file, sopt))
+			if ctx.Err() != nil {
+				break
+			}
 		}
 	}
 	if !sf.json {

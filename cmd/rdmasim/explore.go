@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nats-io/nats.go"
+
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
@@ -14,14 +16,28 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	var sf searchFlags
 	sf.register(fs)
 	sem := fs.String("semantics", "rdma", "machine to explore: rdma or sc")
+	var cf clusterFlags
+	cf.register(fs)
 	opt, code := parseSearch(fs, &sf, args, e, "explore")
 	if code >= 0 {
 		return code
 	}
 	s, err := semantics(*sem)
+	if err == nil && cf.active() {
+		err = cf.check(sf.Choices)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
 		return exitUsage
+	}
+	var nc *nats.Conn
+	if cf.active() {
+		var stop func()
+		if nc, stop, err = cf.start(ctx, e); err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
+			return exitInternal
+		}
+		defer stop()
 	}
 	code = exitOK
 	for _, file := range fs.Args() {
@@ -30,12 +46,18 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
 		}
+		if nc != nil {
+			opt.Remote = cf.remote(nc, e, file, sf.params, s, opt.Machine)
+		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err))
 			continue
 		}
 		stats := report.NewStats(file, p, r, report.PeakRSS())
+		if nc != nil {
+			stats.Workers = r.Search.Workers
+		}
 		if sf.json {
 			writeJSON(e.stdout, stats)
 		} else {

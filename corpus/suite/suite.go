@@ -153,13 +153,25 @@ func Files(args []string) ([]string, error) {
 
 // Check checks one file through every applicable semantics.
 func Check(ctx context.Context, file string, opt Options) *Row {
+	return CheckSource(ctx, file, nil, opt)
+}
+
+// CheckSource is Check of the program text src, named file; a nil src is
+// read from file.
+func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row {
 	start := time.Now()
 	row := &Row{File: file, Cells: map[string]string{}, Expect: []Expect{}}
 	defer func() { row.Seconds = time.Since(start).Seconds() }()
 	for _, c := range Columns {
 		row.Cells[c] = CellNone
 	}
-	p, err := parse.File(file)
+	var p *prog.Program
+	var err error
+	if src == nil {
+		p, err = parse.File(file)
+	} else {
+		p, err = parse.Parse(file, src)
+	}
 	if err != nil {
 		row.Result, row.Error = Error, report.ErrorText(err)
 		return row

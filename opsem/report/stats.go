@@ -29,6 +29,10 @@ type StatsJSON struct {
 	Filtered   uint64 `json:"filtered"`
 	Deadlocks  uint64 `json:"deadlocks"`
 	DeadlockAt string `json:"deadlock_at,omitempty"`
+	// Workers is the number of worker processes that took part in a
+	// search on a cluster (explore --cluster, --nats), a restarted one
+	// counted again; zero (and absent) for a search in one process.
+	Workers int `json:"workers,omitempty"`
 }
 
 // NewStats returns the statistics of r, the exploration of p in file, for a
@@ -64,6 +68,9 @@ func WriteStats(w io.Writer, s StatsJSON) {
 	fmt.Fprintf(w, "  states/s     %s\n", Count(uint64(s.StatesPerSec)))
 	fmt.Fprintf(w, "  peak memory  %s\n", Bytes(s.PeakMemory))
 	fmt.Fprintf(w, "  visited set  %s\n", Bytes(s.StoreBytes))
+	if s.Workers > 0 {
+		fmt.Fprintf(w, "  workers      %d\n", s.Workers)
+	}
 }
 
 // Ends says how the runs of a search ended: "2 final, 0 filtered by an

@@ -181,6 +181,22 @@ func ShownLocations(p *prog.Program) []int {
 	return locs
 }
 
+// OutcomeMachine returns the machine that Compute explores to answer p's
+// query under sem with the options opt: with the locations nothing observes
+// dead and, unless a reach condition reads one, control points hidden. A
+// distributed search's workers build it from the program, as Compute does.
+func OutcomeMachine(p *prog.Program, sem machine.Semantics, opt machine.Options) (*machine.Machine, error) {
+	m, _, err := outcomeMachine(p, sem, opt)
+	return m, err
+}
+
+func outcomeMachine(p *prog.Program, sem machine.Semantics, opt machine.Options) (*machine.Machine, machine.Options, error) {
+	opt.Dead = machine.DeadLocations(p, ShownLocations(p))
+	opt.ControlHidden = p.Query.Kind != prog.QReach || p.Query.Cond == nil || !p.Query.Cond.HasControl()
+	m, err := machine.New(p, sem, opt)
+	return m, opt, err
+}
+
 // Compute explores p under sem and answers its query.
 func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Options) (*Result, error) {
 	q := p.Query
@@ -189,10 +205,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		cond = &prog.Cond{Op: prog.CTrue}
 	}
 	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
-	mopt := opt.Machine
-	mopt.Dead = machine.DeadLocations(p, res.Locs)
-	mopt.ControlHidden = q.Kind != prog.QReach || !cond.HasControl()
-	m, err := machine.New(p, sem, mopt)
+	m, mopt, err := outcomeMachine(p, sem, opt.Machine)
 	if err != nil {
 		return nil, err
 	}

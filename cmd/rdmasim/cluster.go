@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/pflag"
+
+	"rdmasim/explore"
+	"rdmasim/explore/dist"
+	"rdmasim/opsem/cluster"
+	"rdmasim/opsem/machine"
+)
+
+// natsFlags are how a command reaches a NATS server: its URL, and the
+// credentials and TLS it may need (passed to the client, never printed).
+type natsFlags struct {
+	url, creds, tlsCA string
+}
+
+func (f *natsFlags) register(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&f.url, "nats", "", what)
+	fs.StringVar(&f.creds, "nats-creds", "", "NATS credentials file (user JWT and nkey seed)")
+	fs.StringVar(&f.tlsCA, "nats-tls", "", "CA certificate (PEM) to verify the NATS server's TLS certificate with")
+}
+
+func (f *natsFlags) connect(name string) (*nats.Conn, error) {
+	var opts []nats.Option
+	if f.creds != "" {
+		opts = append(opts, nats.UserCredentials(f.creds))
+	}
+	if f.tlsCA != "" {
+		opts = append(opts, nats.RootCAs(f.tlsCA))
+	}
+	return dist.Connect(f.url, name, opts...)
+}
+
+// clusterFlags are the flags of a search on a cluster (explore/dist): one
+// started on this machine (--cluster local:N) or one whose server is given
+// (--nats URL, with --partitions).
+type clusterFlags struct {
+	natsFlags
+	cluster    string
+	partitions int
+	replicas   int
+}
+
+func (f *clusterFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.cluster, "cluster", "", "explore on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; the state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part")
+	f.natsFlags.register(fs, "explore on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
+	fs.IntVar(&f.partitions, "partitions", 0, "with --nats: partitions of the state space, each served by one worker at a time")
+	fs.IntVar(&f.replicas, "nats-replicas", 1, "with --nats: copies a JetStream cluster keeps of the run's stream and buckets (3 survives the loss of a server)")
+}
+
+// registerCampaign registers the flags of a command whose work the
+// cluster's workers share (a campaign: no partitions), doing what.
+func (f *clusterFlags) registerCampaign(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&f.cluster, "cluster", "", what+": local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine, which take the work from a queue; the output is the single-process one")
+	f.natsFlags.register(fs, what+" whose server (NATS with JetStream) is at this URL, e.g. nats://host:4222, and whose workers run 'rdmasim worker --nats URL'")
+}
+
+// checkCampaign says what is wrong with the cluster flags of a campaign.
+func (f *clusterFlags) checkCampaign() error {
+	if f.cluster != "" && f.url != "" {
+		return errors.New("--cluster and --nats: give one")
+	}
+	if f.cluster != "" {
+		n, ok := strings.CutPrefix(f.cluster, "local:")
+		k, err := strconv.Atoi(n)
+		if !ok || err != nil || k < 1 || k > explore.MaxWorkers {
+			return fmt.Errorf("--cluster %q: want local:N, N = 1..%d", f.cluster, explore.MaxWorkers)
+		}
+		f.partitions = k
+	}
+	return nil
+}
+
+// campaign runs the work of cmd, one task per item (task makes its
+// payload), on the cluster, and hands the results to result in item order.
+func (f *clusterFlags) campaign(ctx context.Context, e *env, cmd, kind string, items []string, task func(string) ([]byte, error), result func(int, []byte) error) error {
+	tasks := make([][]byte, len(items))
+	for i, it := range items {
+		var err error
+		if tasks[i], err = task(it); err != nil {
+			return err
+		}
+	}
+	nc, stop, err := f.start(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return dist.RunCampaign(ctx, nc, dist.CampaignConfig{Kind: kind, Name: cmd}, tasks, result)
+}
+
+func (f *clusterFlags) active() bool { return f.cluster != "" || f.url != "" }
+
+// check says what is wrong with the cluster flags, with the search's
+// choices c.
+func (f *clusterFlags) check(c explore.Choices) error {
+	switch {
+	case f.cluster != "" && f.url != "":
+		return errors.New("--cluster and --nats: give one")
+	case f.cluster != "":
+		n, ok := strings.CutPrefix(f.cluster, "local:")
+		k, err := strconv.Atoi(n)
+		if !ok || err != nil || k < 1 || k > explore.MaxWorkers {
+			return fmt.Errorf("--cluster %q: want local:N, N = 1..%d", f.cluster, explore.MaxWorkers)
+		}
+		f.partitions = k
+	case f.partitions < 1 || f.partitions > 1<<16:
+		return fmt.Errorf("--nats needs --partitions N (1..%d): the workers that take part", 1<<16)
+	}
+	switch {
+	case c.Order != "bfs":
+		return errors.New("a search on a cluster is breadth-first: --order dfs is not possible")
+	case c.Checkpoint != "":
+		return errors.New("a search on a cluster does not checkpoint (its partitions recover from the NATS streams): drop --checkpoint")
+	}
+	return nil
+}
+
+// start starts the local cluster, or connects to the server, and returns
+// the connection and what stops it all.
+func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), error) {
+	stop := func() {}
+	if f.cluster != "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("starting the workers: %w", err)
+		}
+		l, err := dist.StartLocal(ctx, f.partitions, []string{exe, "worker", "--quiet"}, e.stderr)
+		if err != nil {
+			return nil, nil, err
+		}
+		f.url, stop = l.URL(), l.Stop
+	}
+	nc, err := f.connect("rdmasim")
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return nc, func() { nc.Close(); stop() }, nil
+}
+
+// remote returns the Settings.Remote of the search of the program in file,
+// read with params, under sem with the machine options mopt, on the cluster of nc.
+func (f *clusterFlags) remote(nc *nats.Conn, e *env, file string, params map[string]int, sem machine.Semantics, mopt machine.Options) func() (explore.RemoteCloser, error) {
+	return func() (explore.RemoteCloser, error) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("reading program: %w", err)
+		}
+		payload, err := cluster.Encode(file, src, params, sem, mopt)
+		if err != nil {
+			return nil, err
+		}
+		return dist.NewCoordinator(nc, dist.Config{
+			Partitions: f.partitions,
+			Payload:    payload,
+			Name:       fmt.Sprintf("%s %s", file, sem),
+			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim explore: %s\n", s) },
+			Memory:     f.cluster != "",
+			Replicas:   f.replicas,
+		})
+	}
+}

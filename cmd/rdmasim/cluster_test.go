@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// asMainEnv, set, makes the test binary rdmasim itself (see TestMain): the
+// workers that explore --cluster local:N starts are os.Executable(), which
+// in a test is the test binary.
+const asMainEnv = "RDMASIM_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := runEnv(ctx, os.Args[1:], newEnv(os.Stdout, os.Stderr))
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// volatile are the fields of explore's JSON that differ from run to run, or
+// between one process and a cluster (the visited set is split in
+// partitions, each with its own table).
+var volatile = []string{"seconds", "states_per_sec", "peak_memory_bytes", "store_bytes", "workers"}
+
+// exploreJSON runs explore with args and returns its JSON objects, without
+// the volatile fields, and the workers each says took part.
+func exploreJSON(t *testing.T, args ...string) (objs []string, workers []float64) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), append([]string{"explore", "--json"}, args...), &out, &errb); code != exitOK {
+		t.Fatalf("explore %v: exit %d: %s", args, code, errb.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		w, _ := m["workers"].(float64)
+		workers = append(workers, w)
+		for _, k := range volatile {
+			delete(m, k)
+		}
+		b, _ := json.Marshal(m)
+		objs = append(objs, string(b))
+	}
+	return objs, workers
+}
+
+// TestExploreCluster explores every litmus test and two benchmarks on a
+// cluster of three worker processes on this machine, and checks that every
+// report equals the single-process one (states, transitions, depth,
+// completeness and bound, final, filtered and deadlocked configurations,
+// where the first deadlock waits), that three workers took part, and the
+// same under SC, with a state limit that cuts a level and for protocols
+// with a --param.
+func TestExploreCluster(t *testing.T) {
+	t.Setenv(asMainEnv, "1")
+	files, err := filepath.Glob(litmus + "*.rdma")
+	if err != nil || len(files) < 50 {
+		t.Fatalf("%d litmus tests: %v", len(files), err)
+	}
+	files = append(files, "../../corpus/bench/mp3.rdma", "../../corpus/bench/sb5.rdma")
+	for _, args := range [][]string{
+		files,
+		{"--semantics", "sc", litmus + "SB-PUT.rdma", litmus + "paper-5.1.rdma", "testdata/deadlock.rdma"},
+		{"--max-states", "5000", "../../corpus/bench/mp3.rdma"},
+		{"--param", "M=4", "../../corpus/protocols/farm-ring.rdma", "../../corpus/protocols/abp.rdma"},
+	} {
+		want, _ := exploreJSON(t, args...)
+		got, workers := exploreJSON(t, append([]string{"--cluster", "local:3"}, args...)...)
+		if len(got) != len(want) {
+			t.Fatalf("%d reports, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("on a cluster:\n%s\nin one process:\n%s", got[i], want[i])
+			}
+			if workers[i] != 3 {
+				t.Errorf("%s: %v workers took part, want 3", got[i], workers[i])
+			}
+		}
+	}
+}
+
+// TestExploreClusterUsage checks the cluster flags that cannot work.
+func TestExploreClusterUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--cluster", "local:0"},
+		{"--cluster", "remote:3"},
+		{"--cluster", "local:2", "--order", "dfs"},
+		{"--cluster", "local:2", "--checkpoint", t.TempDir()},
+		{"--nats", "nats://127.0.0.1:1"},
+		{"--nats", "nats://127.0.0.1:1", "--cluster", "local:2"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(append([]string{"explore"}, args...), litmus+"SB-PUT.rdma"), &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), "--") {
+			t.Errorf("explore %v: exit %d, %q; want %d and the flag named", args, code, errb.String(), exitUsage)
+		}
+	}
+}
+
+// TestCorpusCluster checks the corpus's files (litmus tests, and the
+// testdata's failing, deadlocking and malformed ones) as tasks on a cluster
+// of three workers, and checks that the rows (but their times) and the exit
+// code are the single process's.
+func TestCorpusCluster(t *testing.T) {
+	t.Setenv(asMainEnv, "1")
+	corpus := func(args ...string) ([]string, int) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"corpus", "--json", litmus, "testdata"}, args...), &out, &errb)
+		var rows []string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("%q: %v (%s)", line, err, errb.String())
+			}
+			delete(m, "seconds")
+			b, _ := json.Marshal(m)
+			rows = append(rows, string(b))
+		}
+		return rows, code
+	}
+	want, wcode := corpus()
+	got, gcode := corpus("--cluster", "local:3")
+	if gcode != wcode || len(got) != len(want) || len(want) < 100 {
+		t.Fatalf("exit %d with %d rows, want %d with %d (at least 100)", gcode, len(got), wcode, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("on a cluster:\n%s\nin one process:\n%s", got[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,399 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"rdmasim/explore"
+	"rdmasim/store"
+)
+
+// Config is what a run needs besides the machine: how many partitions, what
+// workers build the machine from, and where to say what happens.
+type Config struct {
+	// Partitions is the number of partitions, each served by one worker
+	// at a time; at least 1.
+	Partitions int
+	// Payload is what a worker's Factory builds the machine from: it must
+	// build the machine that the search the Coordinator serves explores.
+	Payload []byte
+	// Name names the run to workers (e.g. the program and semantics).
+	Name string
+	// Version is the coordinator's build (Version() if empty); workers of
+	// another refuse the run.
+	Version string
+	// Batch is the bytes of records per message (DefaultBatch if 0).
+	Batch int
+	// Log, if not nil, is told of workers that refuse the run.
+	Log func(string)
+	// Memory keeps the run's stream in the server's memory rather than
+	// in files: for a server that lives and dies with the coordinator
+	// (StartLocal), where files would survive nothing, and cost a third
+	// of the time.
+	Memory bool
+	// Replicas is the number of copies a JetStream cluster keeps of the
+	// run's stream and of the buckets, so that the run survives the loss
+	// of a server (1 if 0).
+	Replicas int
+}
+
+// A Coordinator is the explore.Remote of a distributed search: it publishes
+// the run, merges the partitions' levels into the search's order (see the
+// package documentation) and numbers their states. Close ends the run.
+type Coordinator struct {
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	runs     jetstream.KeyValue
+	spec     Spec
+	stream   jetstream.Stream
+	log      func(string)
+	memory   bool
+	replicas int
+
+	next    uint64              // the id the next level's first state gets
+	workers map[string]bool     // the incarnations that expanded states
+	bytes   []uint64            // the visited set of each partition
+	refused map[string]struct{} // keys of refusals already logged
+	purge   chan error          // the purge of the last level's messages, if running
+
+	claims        jetstream.KeyValue
+	stopHeartbeat func() // ends the coordinator's lease
+}
+
+var _ explore.RemoteCloser = (*Coordinator)(nil)
+
+// NewCoordinator returns the coordinator of a new run on the NATS server of
+// nc; Start publishes it.
+func NewCoordinator(nc *nats.Conn, cfg Config) (*Coordinator, error) {
+	if cfg.Partitions < 1 {
+		return nil, fmt.Errorf("dist: %d partitions", cfg.Partitions)
+	}
+	js, err := newJS(nc)
+	if err != nil {
+		return nil, err
+	}
+	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), workers: map[string]bool{},
+		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}}
+	c.spec = Spec{Run: nuid.Next(), Name: cfg.Name, Partitions: cfg.Partitions, Payload: cfg.Payload,
+		Version: cfg.Version, Seed: store.FingerprintSeed(), Batch: cfg.Batch, Protocol: protocol}
+	if c.spec.Version == "" {
+		c.spec.Version = Version()
+	}
+	if c.spec.Batch <= 0 {
+		c.spec.Batch = DefaultBatch
+	}
+	return c, nil
+}
+
+// Run returns the run's id.
+func (c *Coordinator) Run() string { return c.spec.Run }
+
+// Start creates the run's stream, gives the initial state to its owner and
+// publishes the run for workers to find.
+func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
+	var err error
+	if c.runs, c.claims, err = buckets(ctx, c.js, c.replicas); err != nil {
+		return err
+	}
+	claims := c.claims
+	// The coordinator's own lease: workers leave a run whose coordinator
+	// is gone.
+	if c.stopHeartbeat, err = coordLease(ctx, claims, c.spec.Run); err != nil {
+		return err
+	}
+	storage := jetstream.FileStorage
+	if c.memory {
+		storage = jetstream.MemoryStorage
+	}
+	c.stream, err = c.js.CreateStream(ctx, jetstream.StreamConfig{
+		Name:     streamName(c.spec.Run),
+		Subjects: []string{"rdmasim." + c.spec.Run + ".>"},
+		Storage:  storage,
+		Replicas: c.replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("dist: creating the run's stream: %w", err)
+	}
+	fp := store.Of(initial)
+	c.spec.Initial, c.spec.Created = [2]uint64{fp.Lo, fp.Hi}, time.Now().UTC()
+	owner := Owner(fp, c.spec.Partitions)
+	pub := newPublisher(c.js, "coordinator", 0)
+	for k := range c.spec.Partitions {
+		pub.from = k
+		if k == owner {
+			if err := pub.data(subject(c.spec.Run, "new", 0, k), appendState(nil, 0, 0, initial)); err != nil {
+				return err
+			}
+			if err := pub.data(subject(c.spec.Run, "ids", 0, k), appendIDs(nil, []uint64{0})); err != nil {
+				return err
+			}
+		}
+		if err := pub.end(subject(c.spec.Run, "new", 0, k), nil); err != nil {
+			return err
+		}
+		if err := pub.end(subject(c.spec.Run, "ids", 0, k), map[string]string{hOf: "coordinator"}); err != nil {
+			return err
+		}
+	}
+	if err := pub.flush(ctx); err != nil {
+		return err
+	}
+	if err := c.putState(ctx, State{Level: 0}); err != nil {
+		return err
+	}
+	spec, err := json.Marshal(c.spec)
+	if err != nil {
+		return fmt.Errorf("dist: %w", err)
+	}
+	if _, err := c.runs.Put(ctx, c.spec.Run, spec); err != nil {
+		return fmt.Errorf("dist: publishing the run: %w", err)
+	}
+	c.next = 1
+	return nil
+}
+
+func (c *Coordinator) putState(ctx context.Context, st State) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("dist: %w", err)
+	}
+	if _, err := c.runs.Put(ctx, stateKey(c.spec.Run), b); err != nil {
+		return fmt.Errorf("dist: recording the run's state: %w", err)
+	}
+	return nil
+}
+
+// Expand waits for every partition's expansion records of level depth and
+// new states of level depth+1, merges them into the committer, and, unless
+// the search halted, numbers the new states and starts the next level.
+func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explore.Expansion) bool, wait func()) error {
+	n := c.spec.Partitions
+	run := c.spec.Run
+	exps, news := newCollector(n), newCollector(n)
+	since := time.Now()
+	subjects := []string{
+		fmt.Sprintf("rdmasim.%s.exp.%d.*", run, depth),
+		fmt.Sprintf("rdmasim.%s.new.%d.*", run, depth+1),
+	}
+	err := read(ctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
+		col := news
+		if kindOf(m.Subject()) == "exp" {
+			col = exps
+		}
+		if err := col.add(m); err != nil {
+			return false, err
+		}
+		return exps.left == 0 && news.left == 0, nil
+	}, func() {
+		c.checkRefusals(ctx)
+		if time.Since(since) > unservedAfter {
+			c.checkUnserved(ctx, depth, exps, news)
+			since = time.Now()
+		}
+		wait()
+	})
+	if err != nil {
+		return err
+	}
+	expData, newData := make([][][]byte, n), make([][][]byte, n)
+	for k := range n {
+		expData[k], newData[k] = exps.bodies(k), news.bodies(k)
+		c.workers[exps.done[k].inc] = true
+		c.bytes[k], _ = strconv.ParseUint(exps.done[k].hdr.Get(hBytes), 10, 64)
+	}
+	ids, halted, err := merge(expData, newData, c.next, commit)
+	if err != nil {
+		return fmt.Errorf("dist: merging level %d: %w", depth, err)
+	}
+	if halted {
+		return nil
+	}
+	pub := newPublisher(c.js, "coordinator", 0)
+	for k := range n {
+		subj := subject(run, "ids", depth+1, k)
+		pub.from = k
+		b := appendIDs(nil, ids[k])
+		for len(b) > 0 {
+			m := min(len(b), c.spec.Batch)
+			if err := pub.data(subj, b[:m]); err != nil {
+				return err
+			}
+			b = b[m:]
+		}
+		// The incarnation whose new states these ids number.
+		if err := pub.end(subj, map[string]string{hOf: news.done[k].inc}); err != nil {
+			return err
+		}
+		c.next += uint64(len(ids[k]))
+	}
+	if err := pub.flush(ctx); err != nil {
+		return err
+	}
+	if err := c.putState(ctx, State{Level: depth + 1}); err != nil {
+		return err
+	}
+	// No worker needs the level's successors and expansions any more:
+	// they go while the next level runs.
+	if err := c.purged(); err != nil {
+		return err
+	}
+	c.purge = make(chan error, 1)
+	go func(purge chan<- error) {
+		var err error
+		for _, kind := range []string{"succ", "exp"} {
+			subj := fmt.Sprintf("rdmasim.%s.%s.%d.*", run, kind, depth)
+			if perr := c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj)); perr != nil && err == nil {
+				err = fmt.Errorf("dist: purging %s: %w", subj, perr)
+			}
+		}
+		purge <- err
+	}(c.purge)
+	return nil
+}
+
+// purged waits for the last purge and returns its error.
+func (c *Coordinator) purged() error {
+	if c.purge == nil {
+		return nil
+	}
+	err := <-c.purge
+	c.purge = nil
+	return err
+}
+
+// kindOf returns the kind of a run's subject: succ, exp, new or ids.
+func kindOf(subj string) string {
+	// rdmasim.RUN.KIND.D.K
+	start, dots := 0, 0
+	for i := range len(subj) {
+		if subj[i] == '.' {
+			dots++
+			switch dots {
+			case 2:
+				start = i + 1
+			case 3:
+				return subj[start:i]
+			}
+		}
+	}
+	return ""
+}
+
+// checkRefusals logs the workers that refused the run since the last call.
+func (c *Coordinator) checkRefusals(ctx context.Context) {
+	if c.log == nil {
+		return
+	}
+	keys, err := c.runs.ListKeysFiltered(ctx, c.spec.Run+".refused.>")
+	if err != nil {
+		return
+	}
+	for k := range keys.Keys() {
+		if _, ok := c.refused[k]; ok {
+			continue
+		}
+		c.refused[k] = struct{}{}
+		if e, err := c.runs.Get(ctx, k); err == nil {
+			c.log(string(e.Value()))
+		}
+	}
+}
+
+// unservedAfter is how long a level waits before the coordinator says which
+// partitions have no worker.
+const unservedAfter = 10 * time.Second
+
+// checkUnserved says which partitions of the level depth have not sent all
+// their records and have no worker (a run with more partitions than
+// workers waits for ever).
+func (c *Coordinator) checkUnserved(ctx context.Context, depth int, exps, news *collector) {
+	if c.log == nil {
+		return
+	}
+	var missing []int
+	for k := range c.spec.Partitions {
+		if exps.done[k] != nil && news.done[k] != nil {
+			continue
+		}
+		if _, err := c.claims.Get(ctx, claimKey(c.spec.Run, k)); errors.Is(err, jetstream.ErrKeyNotFound) {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		c.log(fmt.Sprintf("level %d waits for partitions %v, which no worker serves: start more workers (rdmasim worker --nats URL)", depth, missing))
+	}
+}
+
+// coordLease takes the coordinator's lease on run and renews it until stop
+// is called, which removes it: workers leave a run whose lease lapsed.
+func coordLease(ctx context.Context, claims jetstream.KeyValue, run string) (stop func(), err error) {
+	key, value := coordKey(run), []byte(run)
+	rev, err := claims.Create(ctx, key, value)
+	if err != nil {
+		return nil, fmt.Errorf("dist: taking the coordinator's lease: %w", err)
+	}
+	hctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(ClaimTTL / 5)
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				dctx, dcancel := context.WithTimeout(context.Background(), time.Second)
+				claims.Delete(dctx, key)
+				dcancel()
+				return
+			case <-t.C:
+				if r, err := claims.Update(hctx, key, value, rev); err == nil {
+					rev = r
+				} else if r, held := renew(hctx, claims, key, value); r != 0 && held {
+					rev = r
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }, nil
+}
+
+// Stats returns the workers that took part and their visited sets' size.
+func (c *Coordinator) Stats() explore.RemoteStats {
+	var b uint64
+	for _, x := range c.bytes {
+		b += x
+	}
+	return explore.RemoteStats{Workers: len(c.workers), StoreBytes: b}
+}
+
+// Close ends the run: its workers leave it, and its stream and records are
+// deleted.
+func (c *Coordinator) Close() error {
+	if c.runs == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if c.stopHeartbeat != nil {
+		c.stopHeartbeat()
+	}
+	c.purged() // the stream goes anyway
+	err := c.putState(ctx, State{Done: true})
+	if derr := c.js.DeleteStream(ctx, streamName(c.spec.Run)); derr != nil && !errors.Is(derr, jetstream.ErrStreamNotFound) {
+		err = errors.Join(err, fmt.Errorf("dist: deleting the run's stream: %w", derr))
+	}
+	for _, key := range []string{c.spec.Run, stateKey(c.spec.Run)} {
+		if perr := c.runs.Purge(ctx, key); perr != nil {
+			err = errors.Join(err, fmt.Errorf("dist: removing the run: %w", perr))
+		}
+	}
+	return err
+}

@@ -1,0 +1,372 @@
+// Package dist runs the breadth-first search of package explore over many
+// processes, on NATS JetStream: partitioned exhaustive search, as distributed
+// Murphi, PReach and TLC's sharded fingerprint sets do it, with JetStream's
+// persistent streams as the network and as every partition's memory.
+//
+// A run has a coordinator (a Coordinator, the explore.Remote of the search
+// that prints the report) and n partitions, each served by one worker process
+// (Worker) wherever it runs. Every state has an owner, the partition Owner
+// picks from its fingerprint; the owner keeps it in its visited set and
+// expands it. The search is level-synchronous. For level d:
+//
+//  1. each partition expands its states of depth d and sends every successor,
+//     as its encoding, its parent's id and its ordinal, to the successor's
+//     owner (subject succ.d.OWNER), batched, then an end marker to every
+//     partition, and its expansion records (id, successors, pruned bounds) to
+//     the coordinator (exp.d.K);
+//  2. each partition reads every successor sent to it until it has an end
+//     marker from every partition, keeps those not in its visited set with
+//     their least (parent, ordinal), and sends them, sorted so, to the
+//     coordinator (new.d+1.K);
+//  3. the coordinator merges the partitions' records into the order of the
+//     sequential breadth-first search and hands them to the search's commit
+//     core (see explore.Remote), which numbers, records and visits the new
+//     states and applies the bounds; it sends each partition the ids of its
+//     new states (ids.d+1.K), and records in the key-value store that level
+//     d+1 has begun.
+//
+// So the ids, depths, parents, visits, counts and stops are those of the
+// sequential search, and the witness runs too: the coordinator records the
+// parent references the partitions send and replays them on its machine.
+//
+// A worker may die at any moment (SIGKILL). Whatever it sent is in the
+// stream; a worker that takes its partition over (the same worker restarted
+// takes its claim back at once, any other once the claim's lease lapses)
+// rebuilds the visited set from the partition's new-state messages of every
+// level the coordinator numbered, and redoes the current level. Doing a level
+// twice is harmless: a successor received twice keeps its least discoverer,
+// and the coordinator uses, per partition, the messages of the first worker
+// incarnation that finished them, which are the same whoever sent them.
+//
+// The package knows nothing of what it searches: a run carries an opaque
+// payload from which a worker's Factory builds the machine, and a worker
+// refuses a run whose version, fingerprint seed or initial state differs
+// from its own.
+package dist
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"rdmasim/store"
+)
+
+// Spec describes a run to its workers. The coordinator stores it in the
+// bucket of runs (RunsBucket) under the run's id; workers find runs there.
+type Spec struct {
+	Run        string    `json:"run"`
+	Name       string    `json:"name"`
+	Partitions int       `json:"partitions"`
+	Payload    []byte    `json:"payload"`  // what a worker's Factory builds the machine from
+	Version    string    `json:"version"`  // the coordinator's build (Version)
+	Seed       [2]uint64 `json:"seed"`     // store.FingerprintSeed
+	Initial    [2]uint64 `json:"initial"`  // the fingerprint of the initial state
+	Batch      int       `json:"batch"`    // the bytes of records per message
+	Created    time.Time `json:"created"`  // when the run began
+	Protocol   int       `json:"protocol"` // protocol
+	// Campaign, for a campaign rather than a search, names its task
+	// function (see RunCampaign); AckWait is how long a task may run.
+	Campaign string        `json:"campaign,omitempty"`
+	AckWait  time.Duration `json:"ack_wait,omitempty"`
+}
+
+// State is a run's progress, in the bucket of runs under RUN.state: the
+// coordinator's state, from which workers (and a restarted worker) learn
+// where the run is.
+type State struct {
+	// Level is the depth whose states are numbered and being expanded.
+	Level int `json:"level"`
+	// Done says the run is over: its workers leave it.
+	Done bool `json:"done"`
+}
+
+const (
+	// RunsBucket is the key-value bucket of run specs and states.
+	RunsBucket = "rdmasim-runs"
+	// ClaimsBucket is the key-value bucket of partition claims
+	// (RUN.K), whose entries lapse after ClaimTTL unless renewed.
+	ClaimsBucket = "rdmasim-claims"
+	// ClaimTTL is how long a dead worker's partition waits for another
+	// (a worker restarted under the same ID takes it back at once).
+	ClaimTTL = 10 * time.Second
+
+	protocol = 1
+
+	// DefaultBatch is the bytes of records a message carries.
+	DefaultBatch = 256 << 10
+
+	hInc   = "Rdm-Inc"   // the sending worker incarnation
+	hFrom  = "Rdm-From"  // the sending partition
+	hEnd   = "Rdm-End"   // an end marker: the count of data messages it ends
+	hBytes = "Rdm-Bytes" // on an expansion end marker: the visited set's bytes
+	hOf    = "Rdm-Of"    // on an ids end marker: the incarnation whose new states they number
+)
+
+// Version returns the version of this build, as a run records it: the
+// module version or VCS revision, and the Go version.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+			v += " " + s.Value
+		}
+	}
+	return fmt.Sprintf("%s %s %s", bi.Main.Path, v, bi.GoVersion)
+}
+
+// compatible says why a worker of version version cannot serve run s, or "".
+func (s *Spec) compatible(version string) string {
+	switch {
+	case s.Protocol != protocol:
+		return fmt.Sprintf("protocol %d, this worker speaks %d", s.Protocol, protocol)
+	case s.Version != version:
+		return fmt.Sprintf("built from %q, this worker from %q", s.Version, version)
+	case s.Seed != store.FingerprintSeed():
+		return "another fingerprint seed"
+	}
+	return ""
+}
+
+func streamName(run string) string { return "rdmasim-" + run }
+
+func subject(run, kind string, depth, part int) string {
+	return fmt.Sprintf("rdmasim.%s.%s.%d.%d", run, kind, depth, part)
+}
+
+func stateKey(run string) string { return run + ".state" }
+
+func claimKey(run string, k int) string { return run + "." + strconv.Itoa(k) }
+
+// coordKey is the key of the coordinator's lease in the bucket of claims.
+func coordKey(run string) string { return run + ".coordinator" }
+
+// buckets opens the bucket of runs and of claims. The coordinator (replicas
+// > 0) creates or updates them with that many replicas; a worker (replicas
+// 0) opens them, creating them with one replica only if they do not exist
+// yet, so that it never changes a coordinator's choice.
+func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, claims jetstream.KeyValue, err error) {
+	open := func(cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+		if replicas == 0 {
+			if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
+				return kv, nil
+			}
+			cfg.Replicas = 1
+		} else {
+			cfg.Replicas = replicas
+		}
+		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("dist: opening the bucket %s: %w", cfg.Bucket, err)
+		}
+		return kv, nil
+	}
+	if runs, err = open(jetstream.KeyValueConfig{Bucket: RunsBucket, Storage: jetstream.FileStorage}); err != nil {
+		return nil, nil, err
+	}
+	if claims, err = open(jetstream.KeyValueConfig{Bucket: ClaimsBucket, TTL: ClaimTTL, Storage: jetstream.FileStorage}); err != nil {
+		return nil, nil, err
+	}
+	return runs, claims, nil
+}
+
+// read reads the messages of the run's stream on the subjects, from the
+// first, calling each until it says done; while none arrives it calls wait
+// (if not nil) every 100ms. It returns ctx's error when ctx is done.
+func read(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
+	cons, err := js.OrderedConsumer(ctx, streamName(run), jetstream.OrderedConsumerConfig{FilterSubjects: subjects, MaxResetAttempts: 5})
+	if err != nil {
+		return fmt.Errorf("dist: reading %v: %w", subjects, err)
+	}
+	msgs := make(chan jetstream.Msg, 64)
+	done := make(chan struct{})
+	defer close(done)
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		select {
+		case msgs <- m:
+		case <-done:
+		}
+	}, jetstream.PullMaxBytes(8<<20))
+	if err != nil {
+		return fmt.Errorf("dist: reading %v: %w", subjects, err)
+	}
+	defer func() {
+		cc.Stop()
+		// The server would keep an ordered consumer for seconds after
+		// its last pull; a run creates several per level, beyond its
+		// limit on consumers in a deep run: delete it now.
+		if info := cons.CachedInfo(); info != nil {
+			go func() {
+				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				js.DeleteConsumer(dctx, streamName(run), info.Name)
+			}()
+		}
+	}()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			if wait != nil {
+				wait()
+			}
+		case m := <-msgs:
+			if done, err := each(m); err != nil || done {
+				return err
+			}
+		}
+	}
+}
+
+// A publisher publishes a worker's (or the coordinator's) messages of one
+// level, asynchronously, and counts the data messages per subject so that an
+// end marker can say how many it ends.
+type publisher struct {
+	js      jetstream.JetStream
+	inc     string
+	from    int
+	count   map[string]int
+	pending []jetstream.PubAckFuture
+}
+
+func newPublisher(js jetstream.JetStream, inc string, from int) *publisher {
+	return &publisher{js: js, inc: inc, from: from, count: map[string]int{}}
+}
+
+// data publishes a message of records on subj.
+func (p *publisher) data(subj string, body []byte) error {
+	p.count[subj]++
+	return p.pub(subj, body, nil)
+}
+
+// end publishes the end marker of subj, with the extra headers hs.
+func (p *publisher) end(subj string, hs map[string]string) error {
+	if hs == nil {
+		hs = map[string]string{}
+	}
+	hs[hEnd] = strconv.Itoa(p.count[subj])
+	return p.pub(subj, nil, hs)
+}
+
+func (p *publisher) pub(subj string, body []byte, hs map[string]string) error {
+	m := nats.NewMsg(subj)
+	m.Data = body
+	m.Header.Set(hInc, p.inc)
+	m.Header.Set(hFrom, strconv.Itoa(p.from))
+	for k, v := range hs {
+		m.Header.Set(k, v)
+	}
+	f, err := p.js.PublishMsgAsync(m)
+	if err != nil {
+		return fmt.Errorf("dist: publishing on %s: %w", subj, err)
+	}
+	p.pending = append(p.pending, f)
+	return nil
+}
+
+// flush waits until the stream has stored every message published so far.
+func (p *publisher) flush(ctx context.Context) error {
+	for _, f := range p.pending {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("dist: publishing on %s: %w", f.Msg().Subject, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	p.pending = p.pending[:0]
+	return nil
+}
+
+// newJS returns the JetStream context of nc, with a bound on the messages
+// published and not yet stored, and a patient timeout for requests: a
+// server on a loaded machine answers slowly, and a request that times out
+// costs a level's work.
+func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("dist: %w", err)
+	}
+	return js, nil
+}
+
+// A collector gathers the messages of one subject per partition, as several
+// incarnations of a worker may have sent them, and keeps, per partition, the
+// data of the first incarnation whose end marker arrives.
+type collector struct {
+	n     int
+	parts []map[string]*incData // per partition, per incarnation
+	done  []*incData            // per partition, once complete
+	left  int
+}
+
+type incData struct {
+	inc    string
+	bodies [][]byte
+	hdr    nats.Header // of the end marker
+}
+
+func newCollector(n int) *collector {
+	c := &collector{n: n, parts: make([]map[string]*incData, n), done: make([]*incData, n), left: n}
+	for i := range c.parts {
+		c.parts[i] = map[string]*incData{}
+	}
+	return c
+}
+
+// add takes a message; it fails on a malformed one or an end marker whose
+// count disagrees with the data messages seen.
+func (c *collector) add(m jetstream.Msg) error {
+	h := m.Headers()
+	from, err := strconv.Atoi(h.Get(hFrom))
+	if err != nil || from < 0 || from >= c.n {
+		return fmt.Errorf("dist: message on %s from partition %q", m.Subject(), h.Get(hFrom))
+	}
+	if c.done[from] != nil {
+		return nil
+	}
+	inc := h.Get(hInc)
+	d := c.parts[from][inc]
+	if d == nil {
+		d = &incData{inc: inc}
+		c.parts[from][inc] = d
+	}
+	end := h.Get(hEnd)
+	if end == "" {
+		d.bodies = append(d.bodies, m.Data())
+		return nil
+	}
+	if n, err := strconv.Atoi(end); err != nil || n != len(d.bodies) {
+		return fmt.Errorf("dist: the end marker on %s of %s says %s messages, %d arrived", m.Subject(), inc, end, len(d.bodies))
+	}
+	d.hdr = h
+	c.done[from] = d
+	c.parts[from] = nil
+	c.left--
+	return nil
+}
+
+// bodies returns the data of partition k, as the bodies of its messages.
+func (c *collector) bodies(k int) [][]byte { return c.done[k].bodies }
+
+// joined returns the data of partition k, concatenated.
+func (c *collector) joined(k int) []byte {
+	var b []byte
+	for _, x := range c.done[k].bodies {
+		b = append(b, x...)
+	}
+	return b
+}

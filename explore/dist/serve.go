@@ -1,0 +1,290 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"rdmasim/store"
+)
+
+// serve serves partition k of run s until the run is over (it then returns
+// nil) or the worker loses its claim: it builds the machine, recovers the
+// partition from the run's stream and takes part in every level.
+func (w *Worker) serve(ctx context.Context, js jetstream.JetStream, runs jetstream.KeyValue, s *Spec, k int, inc string, l *lease) error {
+	m, err := w.Factory(s.Payload)
+	if err != nil {
+		return fmt.Errorf("%w: cannot build its machine: %v", errRefused, err)
+	}
+	if fp := store.Of(m.Initial(nil)); [2]uint64{fp.Lo, fp.Hi} != s.Initial {
+		return fmt.Errorf("%w: its machine has another initial state here (another program or semantics?)", errRefused)
+	}
+	var set store.Set = store.NewMem(0)
+	if w.NewSet != nil {
+		if set, err = w.NewSet(); err != nil {
+			return fmt.Errorf("dist: opening the visited set: %w", err)
+		}
+	}
+	defer set.Close()
+
+	// rctx ends with the run, or when another worker took the partition.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, err := watchState(rctx, cancel, runs, s.Run)
+	if err != nil {
+		return err
+	}
+	go func() {
+		select {
+		case <-l.lost:
+			w.logf("lost its claim on partition %d of run %s", k, s.Run)
+			cancel()
+		case <-l.orphaned:
+			w.logf("left run %s: its coordinator is gone", s.Run)
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	if st.Done {
+		return nil
+	}
+	p := newPartition(k, s.Partitions, m, set)
+	// An error as the run ends (its stream deleted before its state said
+	// so) is no failure: settled waits a moment to tell.
+	if err := recoverPartition(rctx, js, s, p, st.Level); err != nil {
+		return settled(rctx, err)
+	}
+	for d := st.Level; ; d++ {
+		if err := w.level(rctx, js, s, p, d, inc); err != nil {
+			return settled(rctx, err)
+		}
+	}
+}
+
+// stopped returns nil if the run's context ctx is done (the run is over, or
+// the partition has another worker), else err.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// watchState returns the run's state, and calls cancel once it is over.
+func watchState(ctx context.Context, cancel context.CancelFunc, runs jetstream.KeyValue, run string) (State, error) {
+	wt, err := runs.Watch(ctx, stateKey(run))
+	if err != nil {
+		return State{}, fmt.Errorf("dist: watching the run's state: %w", err)
+	}
+	parse := func(e jetstream.KeyValueEntry) (State, bool) {
+		var st State
+		if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &st) != nil {
+			return State{Done: true}, true
+		}
+		return st, st.Done
+	}
+	var st State
+	for e := range wt.Updates() {
+		if e == nil {
+			break // the current value came first
+		}
+		st, _ = parse(e)
+	}
+	go func() {
+		defer wt.Stop()
+		for e := range wt.Updates() {
+			if e == nil {
+				continue
+			}
+			if _, done := parse(e); done {
+				cancel()
+				return
+			}
+		}
+	}()
+	return st, ctx.Err()
+}
+
+// recoverPartition rebuilds partition p of run s at the start of level
+// level: its visited set from its new states of every numbered level, and
+// the level's states with their ids.
+func recoverPartition(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition, level int) error {
+	ids, of, err := readIDs(ctx, js, s, p.k, level)
+	if err != nil {
+		return err
+	}
+	var states []byte
+	prefix := fmt.Sprintf("rdmasim.%s.new.", s.Run)
+	err = read(ctx, js, s.Run, []string{fmt.Sprintf("%s*.%d", prefix, p.k)}, func(m jetstream.Msg) (bool, error) {
+		meta, err := m.Metadata()
+		if err != nil {
+			return false, fmt.Errorf("dist: %w", err)
+		}
+		d, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(m.Subject(), prefix), ".", 2)[0])
+		if h := m.Headers(); d <= level && h.Get(hEnd) == "" {
+			// Any incarnation's states of a numbered level are
+			// the partition's: a dead one's are some of them.
+			if err := p.remember(m.Data()); err != nil {
+				return false, err
+			}
+			if d == level && h.Get(hInc) == of {
+				states = append(states, m.Data()...)
+			}
+		}
+		return meta.NumPending == 0, nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+	return p.setLevel(states, ids)
+}
+
+// readIDs reads the ids of partition k's states of depth level, and the
+// incarnation whose new states they number.
+func readIDs(ctx context.Context, js jetstream.JetStream, s *Spec, k, level int) (ids []uint64, of string, err error) {
+	col := newCollector(s.Partitions)
+	err = read(ctx, js, s.Run, []string{subject(s.Run, "ids", level, k)}, func(m jetstream.Msg) (bool, error) {
+		if err := col.add(m); err != nil {
+			return false, err
+		}
+		return col.done[k] != nil, nil
+	}, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	ids, err = decodeIDs(nil, col.joined(k))
+	return ids, col.done[k].hdr.Get(hOf), err
+}
+
+// level takes partition p through level d: it expands the partition's states
+// and sends their successors to their owners and their expansion records to
+// the coordinator, while it receives the successors sent to it; then it sends
+// its new states to the coordinator and waits for their ids.
+func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition, d int, inc string) error {
+	recv := make(chan error, 1)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { recv <- receive(rctx, js, s, p, d) }()
+
+	pub := newPublisher(js, inc, p.k)
+	out := make([][]byte, s.Partitions)
+	var exps []byte
+	expSubj := subject(s.Run, "exp", d, p.k)
+	// Successors this partition owns go straight to it, not through the
+	// stream: were the worker to die, its successor redoes the level.
+	send := func(to int, b []byte) error {
+		if to == p.k {
+			return p.receive(b)
+		}
+		return pub.data(subject(s.Run, "succ", d, to), b)
+	}
+	err := p.expand(func(to int, parent uint64, ord uint32, enc []byte) error {
+		out[to] = appendState(out[to], parent, ord, enc)
+		if len(out[to]) < s.Batch {
+			return nil
+		}
+		b := out[to]
+		out[to] = nil
+		return send(to, b)
+	}, func(id uint64, succs uint32, pruned uint32) error {
+		if exps = appendExp(exps, id, succs, pruned); len(exps) < s.Batch {
+			return nil
+		}
+		b := exps
+		exps = nil
+		return pub.data(expSubj, b)
+	})
+	for to, b := range out {
+		if err == nil && len(b) > 0 {
+			err = send(to, b)
+		}
+	}
+	if err == nil && len(exps) > 0 {
+		err = pub.data(expSubj, exps)
+	}
+	// The end markers follow the records on the same connection, so the
+	// stream stores them after; should a record fail to be stored, the
+	// count an end marker carries tells its receiver.
+	for to := range out {
+		if err == nil && to != p.k {
+			err = pub.end(subject(s.Run, "succ", d, to), nil)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("dist: partition %d, level %d: %w", p.k, d, err)
+	}
+	if err := <-recv; err != nil {
+		return err
+	}
+	// The visited set is the receivers' until they are done.
+	if err := pub.end(expSubj, map[string]string{hBytes: strconv.FormatUint(p.set.Bytes(), 10)}); err != nil {
+		return err
+	}
+
+	next := p.next()
+	newSubj := subject(s.Run, "new", d+1, p.k)
+	for b := next; len(b) > 0; {
+		// Cut at a record boundary.
+		n := 0
+		for rest := b; n < len(b) && n < s.Batch; {
+			_, _, _, r, err := nextState(rest)
+			if err != nil {
+				return err
+			}
+			n += len(rest) - len(r)
+			rest = r
+		}
+		if err := pub.data(newSubj, b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	if err := pub.end(newSubj, nil); err != nil {
+		return err
+	}
+	if err := pub.flush(ctx); err != nil {
+		return err
+	}
+	ids, _, err := readIDs(ctx, js, s, p.k, d+1)
+	if err != nil {
+		return err
+	}
+	return p.setLevel(next, ids)
+}
+
+// receive reads the successors sent to partition p at level d, until every
+// partition has sent its end marker, and takes them (partition.receive).
+func receive(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition, d int) error {
+	ended := make([]bool, s.Partitions)
+	ended[p.k] = true // its own successors do not come through the stream
+	left := s.Partitions - 1
+	if left == 0 {
+		return nil
+	}
+	counts := map[string]int{}
+	return read(ctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
+		h := m.Headers()
+		from, err := strconv.Atoi(h.Get(hFrom))
+		if err != nil || from < 0 || from >= s.Partitions {
+			return false, fmt.Errorf("dist: successors from partition %q", h.Get(hFrom))
+		}
+		key := h.Get(hFrom) + " " + h.Get(hInc)
+		end := h.Get(hEnd)
+		if end == "" {
+			counts[key]++
+			return false, p.receive(m.Data())
+		}
+		if n, err := strconv.Atoi(end); err != nil || n != counts[key] {
+			return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d says %s messages, %d arrived", from, p.k, end, counts[key])
+		}
+		if !ended[from] {
+			ended[from] = true
+			left--
+		}
+		return left == 0, nil
+	}, nil)
+}

@@ -1,0 +1,300 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"rdmasim/explore"
+	"rdmasim/store"
+)
+
+// A Worker serves the partitions of runs: it finds a run in the bucket of
+// runs, claims one of its free partitions, serves it until the run is over,
+// and looks for the next.
+type Worker struct {
+	// Factory builds the machine of a run from its payload (Spec.Payload).
+	Factory func(payload []byte) (explore.Machine, error)
+	// Version is this worker's build (Version() if empty): it refuses
+	// runs of another.
+	Version string
+	// ID names the worker. A worker restarted with the same ID takes its
+	// partition back at once; another waits for the claim to lapse
+	// (ClaimTTL). Empty: the host name and process id.
+	ID string
+	// Once makes Run return after serving one run.
+	Once bool
+	// NewSet makes a partition's visited set; nil: in memory.
+	NewSet func() (store.Set, error)
+	// Log, if not nil, is told what the worker does.
+	Log func(string)
+	// Tasks are the task functions of the campaigns this worker serves
+	// (see RunCampaign), by kind.
+	Tasks map[string]func(ctx context.Context, payload []byte) ([]byte, error)
+}
+
+// Run serves runs on the NATS server of nc until ctx is done (it then returns
+// nil), or with Once after one run.
+func (w *Worker) Run(ctx context.Context, nc *nats.Conn) error {
+	if w.ID == "" {
+		host, _ := os.Hostname()
+		w.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if w.Version == "" {
+		w.Version = Version()
+	}
+	inc := w.ID + "-" + nuid.Next()
+	js, err := newJS(nc)
+	if err != nil {
+		return err
+	}
+	runs, claims, err := buckets(ctx, js, 0)
+	if err != nil {
+		return err
+	}
+	// Any change to the runs wakes the worker up; it looks anyway every
+	// second (a claim may have lapsed).
+	wt, err := runs.WatchAll(ctx, jetstream.UpdatesOnly(), jetstream.IgnoreDeletes())
+	if err != nil {
+		return fmt.Errorf("dist: watching the runs: %w", err)
+	}
+	defer wt.Stop()
+	refused := map[string]bool{}
+	for {
+		served, err := w.findRun(ctx, js, runs, claims, inc, refused)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			return err
+		case served && w.Once:
+			return nil
+		case !served:
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-wt.Updates():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+func (w *Worker) logf(format string, args ...any) {
+	if w.Log != nil {
+		w.Log(fmt.Sprintf("worker %s: ", w.ID) + fmt.Sprintf(format, args...))
+	}
+}
+
+// findRun looks for a run with a free partition, and serves it if there is
+// one; served says it did.
+func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, claims jetstream.KeyValue, inc string, refused map[string]bool) (served bool, err error) {
+	keys, err := runs.ListKeysFiltered(ctx, "*")
+	if err != nil {
+		if !errors.Is(err, jetstream.ErrNoKeysFound) && ctx.Err() == nil {
+			// The server is away or slow: look again later.
+			w.logf("listing runs: %v", err)
+		}
+		return false, nil
+	}
+	var ids []string
+	for k := range keys.Keys() {
+		ids = append(ids, k)
+	}
+	for _, id := range ids {
+		if refused[id] {
+			continue
+		}
+		e, err := runs.Get(ctx, id)
+		if err != nil {
+			continue // gone
+		}
+		var spec Spec
+		if err := json.Unmarshal(e.Value(), &spec); err != nil {
+			continue
+		}
+		if st, err := runs.Get(ctx, stateKey(id)); err != nil || isDone(st.Value()) {
+			continue // over, or not started yet
+		}
+		if _, err := claims.Get(ctx, coordKey(id)); errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // its coordinator is gone
+		}
+		if why := spec.compatible(w.Version); why != "" {
+			w.refuse(ctx, runs, &spec, why)
+			refused[id] = true
+			continue
+		}
+		if spec.Campaign != "" {
+			if w.Tasks[spec.Campaign] == nil {
+				refused[id] = true // not ours to serve
+				continue
+			}
+			w.logf("serving campaign %s (%s)", spec.Run, spec.Name)
+			if err := w.serveCampaign(ctx, js, runs, &spec); err != nil && ctx.Err() == nil {
+				w.logf("campaign %s failed: %v", spec.Run, err)
+			}
+			return true, nil
+		}
+		k, lease, err := w.claim(ctx, claims, &spec, inc)
+		if err != nil {
+			return false, err
+		}
+		if k < 0 {
+			continue
+		}
+		w.logf("serving partition %d of %d of run %s (%s)", k, spec.Partitions, spec.Run, spec.Name)
+		err = w.serve(ctx, js, runs, &spec, k, inc, lease)
+		lease.release()
+		if err != nil && ctx.Err() == nil {
+			if errors.Is(err, errRefused) {
+				w.refuse(ctx, runs, &spec, err.Error())
+				refused[id] = true
+				continue
+			}
+			// A failed partition is taken over by another worker
+			// (or this one, once it retries): the run goes on.
+			w.logf("partition %d of run %s failed: %v", k, spec.Run, err)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+var errRefused = errors.New("refused")
+
+// isDone says whether the state b is that of a run that is over.
+func isDone(b []byte) bool {
+	var st State
+	return json.Unmarshal(b, &st) != nil || st.Done
+}
+
+// refuse records that this worker refuses run s, for its coordinator to say.
+func (w *Worker) refuse(ctx context.Context, runs jetstream.KeyValue, s *Spec, why string) {
+	msg := fmt.Sprintf("worker %s refuses run %s (%s): %s", w.ID, s.Run, s.Name, why)
+	w.logf("%s", msg)
+	key := s.Run + ".refused." + keySafe(w.ID)
+	runs.Put(ctx, key, []byte(msg))
+}
+
+// keySafe turns s into a key token.
+func keySafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// A lease is a worker's claim on a partition, renewed in the background;
+// lost is closed if another worker took it.
+type lease struct {
+	cancel   context.CancelFunc
+	lost     chan struct{}
+	orphaned chan struct{} // closed if the run's coordinator is gone
+	done     chan struct{}
+}
+
+func (l *lease) release() {
+	l.cancel()
+	<-l.done
+}
+
+// renew takes the claim key back after an update failed: it returns the
+// claim's new revision if it is still (or again) this worker's value, 0 and
+// held if that cannot be told now (the server is slow), and 0 and not held if
+// another worker has it.
+func renew(ctx context.Context, claims jetstream.KeyValue, key string, value []byte) (rev uint64, held bool) {
+	e, err := claims.Get(ctx, key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		// It lapsed, and nobody took it.
+		if rev, err := claims.Create(ctx, key, value); err == nil {
+			return rev, true
+		}
+		return 0, true // try again at the next tick
+	case err != nil:
+		return 0, true
+	case string(e.Value()) != string(value):
+		return 0, false
+	}
+	if rev, err := claims.Update(ctx, key, value, e.Revision()); err == nil {
+		return rev, true
+	}
+	return 0, true
+}
+
+// claim claims a free partition of run s: its first free one from an offset
+// chosen by the worker's ID (so that workers spread), or the one this
+// worker's ID already holds. It returns -1 when none is free.
+func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, inc string) (int, *lease, error) {
+	h := fnv.New32a()
+	h.Write([]byte(w.ID))
+	off := int(h.Sum32() % uint32(s.Partitions))
+	value := []byte(w.ID + " " + inc)
+	for i := range s.Partitions {
+		k := (off + i) % s.Partitions
+		key := claimKey(s.Run, k)
+		rev, err := claims.Create(ctx, key, value)
+		if err != nil {
+			e, gerr := claims.Get(ctx, key)
+			if gerr != nil || !strings.HasPrefix(string(e.Value()), w.ID+" ") {
+				continue
+			}
+			// Our own claim, from before a restart.
+			if rev, err = claims.Update(ctx, key, value, e.Revision()); err != nil {
+				continue
+			}
+		}
+		lctx, cancel := context.WithCancel(ctx)
+		l := &lease{cancel: cancel, lost: make(chan struct{}), orphaned: make(chan struct{}), done: make(chan struct{})}
+		go func() {
+			defer close(l.done)
+			t := time.NewTicker(ClaimTTL / 5)
+			defer t.Stop()
+			for {
+				select {
+				case <-lctx.Done():
+					dctx, dcancel := context.WithTimeout(context.Background(), time.Second)
+					claims.Delete(dctx, key, jetstream.LastRevision(rev))
+					dcancel()
+					return
+				case <-t.C:
+					if _, err := claims.Get(lctx, coordKey(s.Run)); errors.Is(err, jetstream.ErrKeyNotFound) {
+						close(l.orphaned)
+						<-lctx.Done()
+						return
+					}
+					r, err := claims.Update(lctx, key, value, rev)
+					if err == nil {
+						rev = r
+						continue
+					}
+					if lctx.Err() != nil {
+						continue
+					}
+					// A slow server is no lost claim: only another
+					// worker's claim is.
+					if r, held := renew(lctx, claims, key, value); r != 0 {
+						rev = r
+					} else if !held {
+						close(l.lost)
+						<-lctx.Done()
+						return
+					}
+				}
+			}
+		}()
+		return k, l, nil
+	}
+	return -1, nil, nil
+}
