@@ -88,6 +88,11 @@ type Processes struct {
 // so that it takes its partition back at once.
 func StartProcesses(ctx context.Context, n int, argv []string, stderr io.Writer) (*Processes, error) {
 	ps := &Processes{cmds: make([]*exec.Cmd, n)}
+	if _, isFile := stderr.(*os.File); !isFile {
+		// Each process's output is copied by a goroutine of its own: a
+		// writer that is not a file gets one Write at a time.
+		stderr = &lockedWriter{w: stderr}
+	}
 	for k := range n {
 		if err := ps.start(ctx, k, argv, stderr); err != nil {
 			ps.Stop()
@@ -187,3 +192,15 @@ func (l *Local) Kill(k int) error { return l.procs.Kill(k) }
 
 // Restarts returns how many times a worker was started again.
 func (l *Local) Restarts() int { return l.procs.Restarts() }
+
+// lockedWriter serialises the writes of several goroutines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
