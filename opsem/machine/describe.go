@@ -52,6 +52,8 @@ var ruleWhat = [...]string{
 	RuleN8: "get response returns (B3 -> LW)",
 	RuleF1: "remote write reaches memory",
 	RuleF2: "get's local write reaches memory (complete)",
+	RuleA1: "atomic reads remote memory (locks it against atomics if it will write)",
+	RuleA2: "atomic writes remote memory (unlocks)",
 }
 
 // Explain describes transition l taken from configuration s. The label must
@@ -143,6 +145,14 @@ func (m *Machine) describeCPU(st *State, t, arg int) string {
 			return m.p.SourceString(in.Stmt) + " (write result)"
 		}
 		return m.p.SourceString(in.Stmt) + " (compare and swap)"
+	case prog.OpRCAS, prog.OpRFAA:
+		if !m.sc {
+			return m.p.SourceString(in.Stmt) + " (submit)"
+		}
+		if st.mid[t] {
+			return m.p.SourceString(in.Stmt) + " (write result)"
+		}
+		return m.p.SourceString(in.Stmt) + " (atomic read-modify-write)"
 	case prog.OpGet, prog.OpPut, prog.OpRFence:
 		if m.sc {
 			if in.Op == prog.OpRFence {
@@ -215,7 +225,30 @@ func (m *Machine) entryStrings(bi int, es []entry) []string {
 			parts[i] = fmt.Sprintf("GETR(%s,%s,_)", loc(e.a), loc(e.b))
 		case e.kind == kGetRV:
 			parts[i] = fmt.Sprintf("GETR(%s,%s,%d)", loc(e.a), loc(e.b), e.v)
+		case e.kind == kAtom, e.kind == kAtomReq, e.kind == kAtomR, e.kind == kAtomRH:
+			parts[i] = m.atomString(e)
 		}
 	}
 	return parts
+}
+
+// atomString prints a remote atomic's buffer entry: ATOM(x,rcas(y,a,b)) in
+// B1, ATOMREQ(...) in B2, ATOMR(...,_) in B3 before it reads and
+// ATOMR(...,v locked) once it has read v and holds y's lock.
+func (m *Machine) atomString(e entry) string {
+	in := m.atoms[e.a]
+	x, y := m.p.Locs[in.X].Name, m.p.Locs[in.Y].Name
+	op := fmt.Sprintf("rfaa(%s,%d)", y, in.A)
+	if in.Op == prog.OpRCAS {
+		op = fmt.Sprintf("rcas(%s,%d,%d)", y, in.A, in.B)
+	}
+	switch e.kind {
+	case kAtom:
+		return fmt.Sprintf("ATOM(%s,%s)", x, op)
+	case kAtomReq:
+		return fmt.Sprintf("ATOMREQ(%s,%s)", x, op)
+	case kAtomR:
+		return fmt.Sprintf("ATOMR(%s,%s,_)", x, op)
+	}
+	return fmt.Sprintf("ATOMR(%s,%s,%d locked)", x, op, e.v)
 }
