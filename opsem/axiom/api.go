@@ -79,6 +79,9 @@ func Outcomes(ctx context.Context, p *prog.Program, opt Options) (rdma, sc [][]u
 		e.leaf = func(e *engine, s *state) bool {
 			st.Candidates++
 			r, c := e.flags(s)
+			if mode == PruneRDMA && !r || mode == PruneSC && !c {
+				return true // only remote atomics' axioms, checked here, fail
+			}
 			if mode == PruneRDMA && r {
 				st.RDMA++
 			}

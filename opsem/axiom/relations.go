@@ -20,8 +20,9 @@ type Relations struct {
 	PPOi Rel // issue-preserved program order (ippo)
 	PPOo Rel // observation-preserved program order (oppo)
 	IB   Rel // issued-before: (ippo ∪ rf ∪ pf ∪ nfo)+
-	OB   Rel // observed-before: (oppo ∪ rf ∪ [nlW];pf ∪ nfo ∪ rb ∪ mo ∪ [Inst];ib)+
-	SC   Rel // (po ∪ rf ∪ rb ∪ mo)+
+	OB   Rel // observed-before: (oppo ∪ rf ∪ [nlW];pf ∪ nfo ∪ rb ∪ mo ∪ [Inst];ib ∪ at)+
+	SC   Rel // (po ∪ rf ∪ rb ∪ mo)+, each remote atomic's naR and naW contracted
+	AT   Rel // the remote atomics' lock order (atomic.go); empty without atomics
 }
 
 // Relations computes the relations of t. It assumes at most 64 events.
@@ -93,11 +94,17 @@ func (t *Trace) Relations() *Relations {
 			ob[x] |= r.IB[x]
 		}
 	}
+	r.AT = NewRel(n)
+	for _, p := range atomicEdges(t.Events, t.RF, r.MO.Has) {
+		r.AT.Add(p[0], p[1])
+	}
+	ob.Union(r.AT)
 	r.OB = ob.Closure()
 	sc := r.PO.Clone()
 	sc.Union(r.RF)
 	sc.Union(r.RB)
 	sc.Union(r.MO)
+	contractAtomics(t.Events, sc)
 	r.SC = sc.Closure()
 	return r
 }
