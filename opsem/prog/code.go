@@ -28,6 +28,21 @@ const (
 
 var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa"}
 
+// HasAtomics reports whether some thread of p has a remote atomic.
+func HasAtomics(p *Program) bool { return FirstAtomic(p) != nil }
+
+// FirstAtomic returns the statement of p's first remote atomic, or nil.
+func FirstAtomic(p *Program) *Stmt {
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.Op.IsAtomic() {
+				return in.Stmt
+			}
+		}
+	}
+	return nil
+}
+
 // IsAtomic reports whether o is a remote atomic (rcas or rfaa).
 func (o Op) IsAtomic() bool { return o == OpRCAS || o == OpRFAA }
 

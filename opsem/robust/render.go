@@ -112,6 +112,9 @@ func raceNote(r *Result) string {
 			b.WriteString(" by " + st.Bound)
 		}
 	}
+	if r.Alone == AloneAtomics {
+		b.WriteString("; the decider does not cover remote atomics: answered by enumeration")
+	}
 	return b.String()
 }
 
