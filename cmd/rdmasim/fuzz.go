@@ -30,6 +30,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	regressDir := fs.String("regress-dir", "corpus/regress", "directory for minimised disagreements as .rdma regression tests (\"\" = write none)")
 	noMin := fs.Bool("no-minimize", false, "report disagreements without minimising them")
 	minTime := fs.Duration("minimize-time", 2*time.Minute, "time allowed to minimise one disagreement")
+	atomics := fs.Bool("atomics", false, "put remote atomics (rcas, rfaa) in the generated programs")
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 	if code := parseFlags(fs, args, e, "fuzz [--seed S] [--count N | --time T] [flags]"); code >= 0 {
 		return code
@@ -43,6 +44,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		Timeout:    *timeout,
 		SpinEvery:  *spinEvery,
 		NoMinimize: *noMin,
+		Atomics:    *atomics,
 		Minimize:   fuzz.MinimizeOptions{Time: *minTime},
 		RegressDir: *regressDir,
 	}
@@ -88,7 +90,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	}
 	if len(opt.ProgramSeeds) > 0 && !*jsonOut {
 		for _, s := range opt.ProgramSeeds {
-			p, desc := fuzz.Generate(s)
+			p, desc := fuzz.GenerateWith(s, *atomics)
 			fmt.Fprintf(e.stdout, "Program seed %#x (%s):\n", s, desc)
 			report.WriteConfig(e.stdout, p.String())
 		}

@@ -73,6 +73,9 @@ type Options struct {
 	SpinEvery int
 	// NoMinimize reports disagreements without minimising them.
 	NoMinimize bool
+	// Atomics puts remote atomics (rcas, rfaa) in the generated programs
+	// (GenerateWith).
+	Atomics bool
 	// Minimize bounds the minimisation of each disagreement.
 	Minimize MinimizeOptions
 	// RegressDir is where minimised disagreements are written as .rdma
@@ -175,9 +178,19 @@ func ProgramSeed(seed uint64, i int) uint64 {
 // Generate draws the program of a program seed: first a configuration
 // (DrawConfig), then the program, both from one generator seeded with seed.
 // It returns the program and a description of the configuration.
-func Generate(seed uint64) (*prog.Program, string) {
+func Generate(seed uint64) (*prog.Program, string) { return GenerateWith(seed, false) }
+
+// GenerateWith is Generate, with remote atomics (rcas, rfaa) in the
+// programs when atomics is set (Options.Atomics): the configuration is
+// drawn as without them, then gen.Config.Atomics is turned on, so that a
+// program seed draws the same configuration either way.
+func GenerateWith(seed uint64, atomics bool) (*prog.Program, string) {
 	rng := rand.New(rand.NewPCG(seed, 0x6675_7a7a)) // "fuzz"
 	cfg, desc := DrawConfig(rng)
+	if atomics {
+		cfg.Atomics = true
+		desc += ", atomics"
+	}
 	return gen.Program(rng, cfg, fmt.Sprintf("fuzz-%016x", seed)), desc
 }
 
@@ -231,7 +244,7 @@ func DrawConfig(rng *rand.Rand) (gen.Config, string) {
 			gen.KGet: 4, gen.KPut: 5, gen.KRFence: 1, gen.KPoll: 5}
 		d = append(d, "message passing")
 	case rng.IntN(2) == 0:
-		for k := range c.Weights {
+		for k := range gen.KRCAS { // the atomics keep their weights (gen.Config.Atomics)
 			c.Weights[k] = rng.IntN(7)
 		}
 		c.Weights[gen.KWrite] = max(c.Weights[gen.KWrite], 1)
@@ -241,7 +254,7 @@ func DrawConfig(rng *rand.Rand) (gen.Config, string) {
 			c.Weights[gen.KPut] = max(c.Weights[gen.KPut], 2)
 		}
 		var w []string
-		for k, x := range c.Weights {
+		for k, x := range c.Weights[:gen.KRCAS] {
 			w = append(w, fmt.Sprintf("%s:%d", KindNames[k], x))
 		}
 		d = append(d, "weights "+strings.Join(w, " "))
@@ -508,7 +521,7 @@ func spinRan(rep *differ.Report, k differ.Kind) bool {
 // checkOne draws and checks program index with seed seed, and minimises
 // and writes a disagreement.
 func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend func(time.Duration)) *result {
-	p, desc := Generate(seed)
+	p, desc := GenerateWith(seed, opt.Atomics)
 	r := &result{index: index, seed: seed}
 	r.stats.Add(p)
 	dopt := opt.Differ

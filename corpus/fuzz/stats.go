@@ -21,7 +21,7 @@ var ClassNames = func() (names [NumClasses]string) {
 
 // KindNames names the instruction kinds of Stats.Instr, in gen's order
 // (gen.KWrite ... gen.KPoll).
-var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll"}
+var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll", "rcas", "rfaa"}
 
 // Stats counts what the generated programs contained.
 //
@@ -141,6 +141,10 @@ func instrKind(s *prog.Stmt) int {
 		return gen.KRFence
 	case prog.SPoll:
 		return gen.KPoll
+	case prog.SRCAS:
+		return gen.KRCAS
+	case prog.SRFAA:
+		return gen.KRFAA
 	}
 	return -1
 }
