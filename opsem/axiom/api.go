@@ -26,6 +26,15 @@ func Enumerate(ctx context.Context, p *prog.Program, opt Options, partial bool, 
 	e := newEngine(ctx, pr, opt.Prune)
 	e.leaf = func(e *engine, s *state) bool {
 		rdma, sc := e.flags(s)
+		switch opt.Prune {
+		case PruneRDMA, PruneSC, PruneInconsistent:
+			// Only the remote atomics' axioms, checked at the leaf, can
+			// make a leaf of a pruned search inconsistent: as pruning
+			// would have, it is not reported.
+			if opt.Prune == PruneRDMA && !rdma || opt.Prune == PruneSC && !sc || !rdma && !sc {
+				return true
+			}
+		}
 		st.Candidates++
 		if rdma {
 			st.RDMA++
