@@ -499,6 +499,9 @@ func (s *Summary) add(r *result) {
 			s.Compared[what]++
 		}
 	}
+	if prog.HasAtomics(rep.Program) && !rep.WasSkipped(string(differ.OutcomesRDMA)) && !rep.WasSkipped(string(differ.OutcomesSC)) {
+		s.Stats.CheckedAtomics++
+	}
 	if robust, ok := rep.Robust(); ok {
 		if robust {
 			s.Robust++

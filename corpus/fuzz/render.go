@@ -165,7 +165,11 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 	}
 	fmt.Fprintf(w, "Robustness (reference answer): %d robust, %d not robust\n", s.Robust, s.NotRobust)
 	st := &s.Stats
-	fmt.Fprintf(w, "Programs: %d with loops, %d with choose\n", st.WithLoops, st.WithChoose)
+	fmt.Fprintf(w, "Programs: %d with loops, %d with choose", st.WithLoops, st.WithChoose)
+	if st.WithAtomics > 0 {
+		fmt.Fprintf(w, ", %d with remote atomics (%d of them with RDMA and SC outcomes compared, machine against model)", st.WithAtomics, st.CheckedAtomics)
+	}
+	fmt.Fprintln(w)
 	var ins []string
 	for k, n := range st.Instr {
 		ins = append(ins, fmt.Sprintf("%s %d", KindNames[k], n))

@@ -47,6 +47,10 @@ type Stats struct {
 	Loop       int
 	WithLoops  int // programs with a loop
 	WithChoose int // programs with a choose
+	// WithAtomics counts the programs with a remote atomic (rcas, rfaa),
+	// CheckedAtomics those of them whose outcomes were compared (no bound
+	// cut the machines' or the model's search).
+	WithAtomics, CheckedAtomics int
 	PPO        [NumClasses][NumClasses]PPOCount
 }
 
@@ -90,6 +94,9 @@ func (s *Stats) Add(p *prog.Program) {
 	if choose {
 		s.WithChoose++
 	}
+	if prog.HasAtomics(p) {
+		s.WithAtomics++
+	}
 	for a := range NumClasses {
 		for b := range NumClasses {
 			if same[a][b] {
@@ -112,6 +119,8 @@ func (s *Stats) Merge(o *Stats) {
 	s.Loop += o.Loop
 	s.WithLoops += o.WithLoops
 	s.WithChoose += o.WithChoose
+	s.WithAtomics += o.WithAtomics
+	s.CheckedAtomics += o.CheckedAtomics
 	for a := range NumClasses {
 		for b := range NumClasses {
 			s.PPO[a][b].SameQP += o.PPO[a][b].SameQP
