@@ -51,7 +51,7 @@ type Stats struct {
 	// CheckedAtomics those of them whose outcomes were compared (no bound
 	// cut the machines' or the model's search).
 	WithAtomics, CheckedAtomics int
-	PPO        [NumClasses][NumClasses]PPOCount
+	PPO                         [NumClasses][NumClasses]PPOCount
 }
 
 // PPOCount is the number of programs with a pair in one cell of the ppo
