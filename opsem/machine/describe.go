@@ -72,6 +72,9 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 		qp := m.p.QPs[qi]
 		tr.Actor = fmt.Sprintf("NIC %s->%s", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
 		tr.Rule, tr.What, tr.Thread = ruleNames[rule], ruleWhat[rule], qp.Thread
+		if m.atomicMoves(pre, rule, qi) {
+			tr.What = strings.Replace(tr.What, "get request", "atomic request", 1)
+		}
 	}
 	tr.Step = m.apply(post, l)
 	if tr.Step.Event.Kind != prog.EvNone {
@@ -251,4 +254,17 @@ func (m *Machine) atomString(e entry) string {
 		return fmt.Sprintf("ATOMR(%s,%s,_)", x, op)
 	}
 	return fmt.Sprintf("ATOMR(%s,%s,%d locked)", x, op, e.v)
+}
+
+// atomicMoves reports whether rule N2 or N5 on queue pair qi of st moves a
+// remote atomic's request (which they move as a get's).
+func (m *Machine) atomicMoves(st *State, rule uint8, qi int) bool {
+	q := &st.q[qi]
+	switch {
+	case rule == RuleN2 && len(q.buf[bufB1]) > 0:
+		return q.buf[bufB1][0].kind == kAtom
+	case rule == RuleN5 && len(q.buf[bufB2]) > 0:
+		return q.buf[bufB2][0].kind == kAtomReq
+	}
+	return false
 }
