@@ -559,10 +559,6 @@ func (r *Report) spin(ctx context.Context, vopt verdict.Options, ro promela.RunO
 	}
 	for i, k := range []Kind{SpinRDMA, SpinSC} {
 		m := r.Machine[i]
-		if prog.HasAtomics(r.Program) {
-			r.Skipped = append(r.Skipped, Skip{string(k), "the Promela export does not cover remote atomics"})
-			continue
-		}
 		if m.Search.Stop != 0 {
 			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + m.Bound})
 			continue
