@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rdmasim/corpus/differ"
+	"rdmasim/corpus/gen"
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/report"
 )
@@ -172,6 +173,9 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 	fmt.Fprintln(w)
 	var ins []string
 	for k, n := range st.Instr {
+		if k >= gen.KRCAS && st.WithAtomics == 0 {
+			continue // a run without atomics (no --atomics) prints as before them
+		}
 		ins = append(ins, fmt.Sprintf("%s %d", KindNames[k], n))
 	}
 	ins = append(ins, fmt.Sprintf("choose %d", st.Choose), fmt.Sprintf("loop %d", st.Loop))
@@ -236,6 +240,9 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 		out.Stuck = append(out.Stuck, fmt.Sprintf("%#x", x))
 	}
 	for k, n := range s.Stats.Instr {
+		if k >= gen.KRCAS && s.Stats.WithAtomics == 0 {
+			continue
+		}
 		out.Instructions[KindNames[k]] = n
 	}
 	out.Instructions["choose"], out.Instructions["loop"] = s.Stats.Choose, s.Stats.Loop
