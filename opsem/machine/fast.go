@@ -506,26 +506,6 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 	}
 }
 
-// atomLockedAt is atomLocked on the parent's bytes: some B3 entry, on any
-// queue pair, is an atomic that has read y and will write it.
-func (m *Machine) atomLockedAt(s []byte, y uint8) bool {
-	if len(m.atoms) == 0 {
-		return false
-	}
-	for qi := range m.p.QPs {
-		b3 := m.lay.boff[qi*nBuf+bufB3]
-		for k, o := 0, b3+1; k < int(s[b3]); k, o = k+1, o+5 {
-			if s[o] == kAtomRH && s[o+2] == y {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// pc0 decodes the pc at offset o of a thread's scalars in s.
-func pc0(s []byte, o int) int { return int(s[o]) | int(s[o+1]&0x7F)<<8 }
-
 // nicStep emits the successor of s by a NIC rule on queue pair qi that edits
 // its segment as m.edit says and, if loc >= 0, writes v to loc.
 func (m *Machine) nicStep(s []byte, qi int, l uint64, loc int, v uint8, emit func(l uint64, next []byte)) {

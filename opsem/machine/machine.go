@@ -574,52 +574,6 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 	return Step{Event: ev}
 }
 
-// scRemote performs one of the two SC steps of a get or put, or an rfence,
-// and reports whether the instruction is finished.
-func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event) bool {
-	switch in.Op {
-	case prog.OpRFence:
-		ev.Kind = prog.EvNF
-		return true
-	case prog.OpPut:
-		if !st.mid[t] {
-			st.mid[t], st.reg[t] = true, st.mem[in.X]
-			ev.Kind, ev.Loc, ev.Val = prog.EvNLR, in.X, st.reg[t]
-			return false
-		}
-		m.write(st, in.Y, st.reg[t])
-		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, in.Y, st.reg[t]
-	case prog.OpGet:
-		if !st.mid[t] {
-			st.mid[t], st.reg[t] = true, st.mem[in.Y]
-			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, in.Y, st.reg[t]
-			return false
-		}
-		m.write(st, in.X, st.reg[t])
-		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, in.X, st.reg[t]
-	case prog.OpRCAS, prog.OpRFAA:
-		// One step reads and (unless a comparison fails) writes the
-		// target; a second lands the old value in x, as a get's nlW.
-		// Step reports the read (naR): Val is the value read, New the
-		// value written when the atomic writes.
-		if !st.mid[t] {
-			old := st.mem[in.Y]
-			st.mid[t], st.reg[t] = true, old
-			ev.Kind, ev.Loc, ev.Val = prog.EvNAR, in.Y, old
-			if v, ok := in.AtomicResult(old); ok {
-				m.write(st, in.Y, v)
-				ev.New = v
-			}
-			return false
-		}
-		m.write(st, in.X, st.reg[t])
-		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, in.X, st.reg[t]
-	}
-	st.mid[t], st.reg[t] = false, 0
-	st.q[in.QP].npend++
-	return true
-}
-
 // canonPolls forgets, on each queue pair of thread t, the unpolled
 // operations that no future poll can reach: with at most P polls left on
 // any path, only the P oldest unpolled operations can ever be waited for, so
@@ -739,22 +693,6 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 	}
 	s.Event = ev
 	return s
-}
-
-// atomLocked reports whether a remote atomic holds the lock of location y:
-// it has read y and will write it (a B3 entry kAtomRH on y, on any queue
-// pair). The lock is per location and taken by atomics only (see
-// SEMANTICS-ATOMICS.md); it lives in the buffers, so the encoding needs no
-// byte of its own and stays canonical.
-func (m *Machine) atomLocked(st *State, y uint8) bool {
-	for qi := range st.q {
-		for _, e := range st.q[qi].buf[bufB3] {
-			if e.kind == kAtomRH && e.b == y {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Clone returns an independent machine for the same program and options,
