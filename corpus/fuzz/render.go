@@ -77,7 +77,7 @@ func WriteDisagreement(w io.Writer, d *Disagreement) {
 	for _, p := range d.Problems {
 		fmt.Fprintf(w, "  %s: %s\n", p.Kind, strings.ReplaceAll(p.Detail, "\n", "\n    "))
 	}
-	fmt.Fprintf(w, "  rerun: rdmasim fuzz --program-seed %#x\n", d.Seed)
+	fmt.Fprintf(w, "  rerun: rdmasim fuzz --program-seed %#x%s\n", d.Seed, d.rerunFlags())
 	prog := d.Program
 	if d.Minimal != nil {
 		prog = d.Minimal
@@ -268,4 +268,14 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 		out.Disagreements = append(out.Disagreements, fd)
 	}
 	return out
+}
+
+// rerunFlags returns the flags beyond the program seed that draw d's
+// program again: --atomics when it was drawn with remote atomics
+// (GenerateWith marks its configuration so).
+func (d *Disagreement) rerunFlags() string {
+	if strings.HasSuffix(d.Config, ", atomics") {
+		return " --atomics"
+	}
+	return ""
 }
