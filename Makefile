@@ -127,11 +127,12 @@ staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
 # Machine = model agreement on N generated programs (outcomes under RDMA and
-# SC, and robustness); LOOPS=1 generates loops (unrolled twice).
+# SC, and robustness); LOOPS=1 generates loops (unrolled twice), ATOMICS=1 remote
+# atomics (rcas, rfaa).
 N ?= 10000
 SEED ?= 1
 agree:
-	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) $(if $(LOOPS),-agree.loops) | grep -v '^=== RUN'
+	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) $(if $(LOOPS),-agree.loops) $(if $(ATOMICS),-agree.atomics) | grep -v '^=== RUN'
 
 # Lowering = interpreter agreement on N generated protocol programs (final
 # memories, error points, deadlocks under SC); DIFFER=1 also runs every

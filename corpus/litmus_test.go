@@ -145,11 +145,24 @@ func litmusReport(ctx context.Context, p *prog.Program, opt verdict.Options) (st
 		}
 		writeResult(&b, p, r)
 	}
-	d, err := decide.Decide(ctx, p, decide.Options{NoWitness: true, Settings: opt.Settings})
-	if err != nil {
-		return "", err
+	if prog.HasAtomics(p) {
+		// The decider refuses remote atomics: both enumerations answer.
+		if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true, Settings: opt.Settings}); err == nil {
+			return "", fmt.Errorf("the decider answered on a program with remote atomics")
+		}
+		fmt.Fprintln(&b, "Robust: refused by the decider (remote atomics)")
+		m, _, err := verdict.RobustModel(ctx, p, opt)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintln(&b, robustLine(m))
+	} else {
+		d, err := decide.Decide(ctx, p, decide.Options{NoWitness: true, Settings: opt.Settings})
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintln(&b, decideLine(d))
 	}
-	fmt.Fprintln(&b, decideLine(d))
 	if !verdict.HasLoops(p) {
 		r, err := verdict.RobustMachine(ctx, p, opt)
 		if err != nil {
@@ -233,6 +246,9 @@ func decideLine(d *decide.Result) string {
 // configuration with an sc cycle.
 func robustLine(r *verdict.RobustResult) string {
 	how := fmt.Sprintf("%s, %s, %s", r.Method, plural(r.Search.States, "configuration"), plural(r.Search.Transitions, "transition"))
+	if r.Method == "enum-axiom" {
+		how = fmt.Sprintf("%s, %s", r.Method, plural(r.Search.States, "candidate trace"))
+	}
 	switch {
 	case !r.Robust:
 		return fmt.Sprintf("Robust: no (%s)", how)

@@ -32,6 +32,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	noMin := fs.Bool("no-minimize", false, "report disagreements without minimising them")
 	surfaceFlag := fs.Bool("surface", false, "draw programs of the protocol language (registers, expressions, if/while/for, assert, arrays, families) and compare every semantics on their lowering; a disagreement is kept whole as the protocol's text in --regress-dir")
 	minTime := fs.Duration("minimize-time", 2*time.Minute, "time allowed to minimise one disagreement")
+	atomics := fs.Bool("atomics", false, "put remote atomics (rcas, rfaa) in the generated programs")
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 	if code := parseFlags(fs, args, e, "fuzz [--seed S] [--count N | --time T] [flags]"); code >= 0 {
 		return code
@@ -46,6 +47,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		SpinEvery:  *spinEvery,
 		NoMinimize: *noMin,
 		Surface:    *surfaceFlag,
+		Atomics:    *atomics,
 		Minimize:   fuzz.MinimizeOptions{Time: *minTime},
 		RegressDir: *regressDir,
 	}
@@ -96,7 +98,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 				report.WriteConfig(e.stdout, surface.Generate(s))
 				continue
 			}
-			p, desc := fuzz.Generate(s)
+			p, desc := fuzz.GenerateWith(s, *atomics)
 			fmt.Fprintf(e.stdout, "Program seed %#x (%s):\n", s, desc)
 			report.WriteConfig(e.stdout, p.String())
 		}

@@ -154,6 +154,12 @@ func TestGoldenRobust(t *testing.T) {
 		{"robust-auto-loops", []string{"robust", litmus + "paper-vass-loop.rdma"}, exitOK},
 		{"robust-all-json", []string{"robust", "--json", "--method", "all", litmus + "paper-5.1.rdma"}, exitOK},
 		{"robust-bad-syntax-json", []string{"robust", "--json", "--method", "enum-machine", "testdata/bad-syntax.rdma", litmus + "PUT-LW.rdma"}, exitUsage},
+		// Remote atomics: the decider refuses them, auto answers by
+		// enumeration and says so.
+		{"robust-atomics-auto", []string{"robust", litmus + "ATOM-CPU-BETWEEN.rdma", litmus + "ATOM-FAA-FAA.rdma"}, exitOK},
+		{"robust-atomics-auto-json", []string{"robust", "--json", litmus + "ATOM-FAA-FAA.rdma"}, exitOK},
+		{"robust-atomics-decide", []string{"robust", "--method", "decide", litmus + "ATOM-FAA-FAA.rdma"}, exitUsage},
+		{"check-atomics-witness", []string{"check", "-w", litmus + "ATOM-THEN-PUT-SAMEQP.rdma"}, exitOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

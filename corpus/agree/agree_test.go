@@ -35,6 +35,7 @@ var (
 	count = flag.Int("agree.n", 300, "generated programs to compare")
 	seed  = flag.Uint64("agree.seed", 1, "seed of the first program")
 	loops = flag.Bool("agree.loops", false, "generate programs with loops (compared with loops unrolled twice)")
+	atoms = flag.Bool("agree.atomics", false, "generate programs with remote atomics (rcas, rfaa)")
 	limit = flag.Duration("agree.timeout", 20*time.Second, "time allowed per program; slower programs are reported and not compared")
 )
 
@@ -85,6 +86,7 @@ func TestAgreement(t *testing.T) {
 		cfg.Loops = true
 		unroll = 2
 	}
+	cfg.Atomics = *atoms
 	start := time.Now()
 	disagreements, skipped, slow := 0, 0, 0
 	for i := 0; i < n; i++ {

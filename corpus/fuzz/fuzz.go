@@ -82,6 +82,9 @@ type Options struct {
 	// lowered programs have no statement trees to minimise: a
 	// disagreement is kept as the protocol's text, whole.
 	Surface bool
+	// Atomics puts remote atomics (rcas, rfaa) in the generated programs
+	// (GenerateWith).
+	Atomics bool
 	// Minimize bounds the minimisation of each disagreement.
 	Minimize MinimizeOptions
 	// RegressDir is where minimised disagreements are written as .rdma
@@ -187,9 +190,19 @@ func ProgramSeed(seed uint64, i int) uint64 {
 // Generate draws the program of a program seed: first a configuration
 // (DrawConfig), then the program, both from one generator seeded with seed.
 // It returns the program and a description of the configuration.
-func Generate(seed uint64) (*prog.Program, string) {
+func Generate(seed uint64) (*prog.Program, string) { return GenerateWith(seed, false) }
+
+// GenerateWith is Generate, with remote atomics (rcas, rfaa) in the
+// programs when atomics is set (Options.Atomics): the configuration is
+// drawn as without them, then gen.Config.Atomics is turned on, so that a
+// program seed draws the same configuration either way.
+func GenerateWith(seed uint64, atomics bool) (*prog.Program, string) {
 	rng := rand.New(rand.NewPCG(seed, 0x6675_7a7a)) // "fuzz"
 	cfg, desc := DrawConfig(rng)
+	if atomics {
+		cfg.Atomics = true
+		desc += ", atomics"
+	}
 	return gen.Program(rng, cfg, fmt.Sprintf("fuzz-%016x", seed)), desc
 }
 
@@ -243,7 +256,7 @@ func DrawConfig(rng *rand.Rand) (gen.Config, string) {
 			gen.KGet: 4, gen.KPut: 5, gen.KRFence: 1, gen.KPoll: 5}
 		d = append(d, "message passing")
 	case rng.IntN(2) == 0:
-		for k := range c.Weights {
+		for k := range gen.KRCAS { // the atomics keep their weights (gen.Config.Atomics)
 			c.Weights[k] = rng.IntN(7)
 		}
 		c.Weights[gen.KWrite] = max(c.Weights[gen.KWrite], 1)
@@ -253,7 +266,7 @@ func DrawConfig(rng *rand.Rand) (gen.Config, string) {
 			c.Weights[gen.KPut] = max(c.Weights[gen.KPut], 2)
 		}
 		var w []string
-		for k, x := range c.Weights {
+		for k, x := range c.Weights[:gen.KRCAS] {
 			w = append(w, fmt.Sprintf("%s:%d", KindNames[k], x))
 		}
 		d = append(d, "weights "+strings.Join(w, " "))
@@ -502,6 +515,9 @@ func (s *Summary) add(r *result) {
 			s.Compared[what]++
 		}
 	}
+	if prog.HasAtomics(rep.Program) && !rep.WasSkipped(string(differ.OutcomesRDMA)) && !rep.WasSkipped(string(differ.OutcomesSC)) {
+		s.Stats.CheckedAtomics++
+	}
 	if robust, ok := rep.Robust(); ok {
 		if robust {
 			s.Robust++
@@ -540,7 +556,7 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 		}
 		p = q
 	} else {
-		p, desc = Generate(seed)
+		p, desc = GenerateWith(seed, opt.Atomics)
 	}
 	r.stats.Add(p)
 	dopt := opt.Differ

@@ -43,10 +43,18 @@ func TestGenerate(t *testing.T) {
 		n = 300
 	}
 	var loops, noChoose, weights, mp, oneNode, fourThreads int
-	var st Stats
+	var st, sta Stats
 	for i := range n {
 		seed := ProgramSeed(99, i)
 		p, desc := Generate(seed)
+		pa, desca := GenerateWith(seed, true)
+		if desca != desc+", atomics" {
+			t.Fatalf("seed %#x: with atomics %q, without %q: not the same configuration", seed, desca, desc)
+		}
+		if _, err := parse.Parse("x.rdma", []byte(pa.String())); err != nil {
+			t.Fatalf("seed %#x, atomics: %v\n%s", seed, err, pa)
+		}
+		sta.Add(pa)
 		q, desc2 := Generate(seed)
 		if p.String() != q.String() || desc != desc2 {
 			t.Fatalf("seed %#x: not deterministic", seed)
@@ -98,10 +106,21 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("%s in %.3f of the programs, want %.2f..%.2f", c.name, c.got, c.lo, c.hi)
 		}
 	}
-	for k, x := range st.Instr {
+	for k, x := range st.Instr[:gen.KRCAS] {
 		if x < n/10 {
 			t.Errorf("only %d %s instructions in %d programs", x, KindNames[k], n)
 		}
+	}
+	if a := st.Instr[gen.KRCAS] + st.Instr[gen.KRFAA]; a > 0 {
+		t.Errorf("%d remote atomics without GenerateWith's atomics", a)
+	}
+	for _, k := range []int{gen.KRCAS, gen.KRFAA} {
+		if x := sta.Instr[k]; x < n/10 {
+			t.Errorf("only %d %s instructions in %d programs with atomics", x, KindNames[k], n)
+		}
+	}
+	if sta.WithAtomics < n/3 {
+		t.Errorf("%d of %d programs drawn with atomics have one", sta.WithAtomics, n)
 	}
 	// The generator draws loops by chance where the configuration allows.
 	if st.WithLoops > loops || st.WithLoops < loops/3 || st.Programs != n {

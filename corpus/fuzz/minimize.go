@@ -348,9 +348,9 @@ func (m *minimizer) values() bool {
 // 0.
 func valueField(s *prog.Stmt, field int) uint8 {
 	switch {
-	case field == 0 && (s.Kind == prog.SWrite || s.Kind == prog.SAssume || s.Kind == prog.SCAS):
+	case field == 0 && (s.Kind == prog.SWrite || s.Kind == prog.SAssume || s.Kind == prog.SCAS || s.Kind == prog.SRCAS || s.Kind == prog.SRFAA):
 		return s.A
-	case field == 1 && s.Kind == prog.SCAS:
+	case field == 1 && (s.Kind == prog.SCAS || s.Kind == prog.SRCAS):
 		return s.B
 	}
 	return 0

@@ -58,9 +58,9 @@ func Regression(ctx context.Context, d *Disagreement, info RegressionInfo) (name
 	var notes []string
 	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
 	if d.Index >= 0 {
-		note("Found by rdmasim fuzz --seed %d (program %d); rerun: rdmasim fuzz --program-seed %#x", info.RunSeed, d.Index, d.Seed)
+		note("Found by rdmasim fuzz --seed %d%s (program %d); rerun: rdmasim fuzz --program-seed %#x%s", info.RunSeed, d.rerunFlags(), d.Index, d.Seed, d.rerunFlags())
 	} else {
-		note("Found by rdmasim fuzz; rerun: rdmasim fuzz --program-seed %#x", d.Seed)
+		note("Found by rdmasim fuzz; rerun: rdmasim fuzz --program-seed %#x%s", d.Seed, d.rerunFlags())
 	}
 	if d.Minimal != nil {
 		note("Minimised by delta debugging from %d to %d instructions (%d candidates tested).", d.Minimized.Before, d.Minimized.After, d.Minimized.Checks)

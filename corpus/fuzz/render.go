@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rdmasim/corpus/differ"
+	"rdmasim/corpus/gen"
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/report"
 )
@@ -80,7 +81,7 @@ func WriteDisagreement(w io.Writer, d *Disagreement) {
 		fmt.Fprintf(w, "  rerun: rdmasim fuzz --surface --program-seed %#x\n", d.Seed)
 		report.WriteConfig(w, d.Source)
 	} else {
-		fmt.Fprintf(w, "  rerun: rdmasim fuzz --program-seed %#x\n", d.Seed)
+		fmt.Fprintf(w, "  rerun: rdmasim fuzz --program-seed %#x%s\n", d.Seed, d.rerunFlags())
 	}
 	prog := d.Program
 	if d.Minimal != nil {
@@ -172,9 +173,16 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 	}
 	fmt.Fprintf(w, "Robustness (reference answer): %d robust, %d not robust\n", s.Robust, s.NotRobust)
 	st := &s.Stats
-	fmt.Fprintf(w, "Programs: %d with loops, %d with choose\n", st.WithLoops, st.WithChoose)
+	fmt.Fprintf(w, "Programs: %d with loops, %d with choose", st.WithLoops, st.WithChoose)
+	if st.WithAtomics > 0 {
+		fmt.Fprintf(w, ", %d with remote atomics (%d of them with RDMA and SC outcomes compared, machine against model)", st.WithAtomics, st.CheckedAtomics)
+	}
+	fmt.Fprintln(w)
 	var ins []string
 	for k, n := range st.Instr {
+		if k >= gen.KRCAS && st.WithAtomics == 0 {
+			continue // a run without atomics (no --atomics) prints as before them
+		}
 		ins = append(ins, fmt.Sprintf("%s %d", KindNames[k], n))
 	}
 	ins = append(ins, fmt.Sprintf("choose %d", st.Choose), fmt.Sprintf("loop %d", st.Loop))
@@ -239,6 +247,9 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 		out.Stuck = append(out.Stuck, fmt.Sprintf("%#x", x))
 	}
 	for k, n := range s.Stats.Instr {
+		if k >= gen.KRCAS && s.Stats.WithAtomics == 0 {
+			continue
+		}
 		out.Instructions[KindNames[k]] = n
 	}
 	out.Instructions["choose"], out.Instructions["loop"] = s.Stats.Choose, s.Stats.Loop
@@ -264,4 +275,14 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 		out.Disagreements = append(out.Disagreements, fd)
 	}
 	return out
+}
+
+// rerunFlags returns the flags beyond the program seed that draw d's
+// program again: --atomics when it was drawn with remote atomics
+// (GenerateWith marks its configuration so).
+func (d *Disagreement) rerunFlags() string {
+	if strings.HasSuffix(d.Config, ", atomics") {
+		return " --atomics"
+	}
+	return ""
 }

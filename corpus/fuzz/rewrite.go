@@ -336,7 +336,7 @@ func relabel(p *prog.Program, locTo, nodeTo []int) *prog.Program {
 		case prog.SCAS:
 			use(&s.X)
 			use(&s.Z)
-		case prog.SGet, prog.SPut:
+		case prog.SGet, prog.SPut, prog.SRCAS, prog.SRFAA:
 			use(&s.X)
 			use(&s.Y)
 			node()

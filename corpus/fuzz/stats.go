@@ -21,7 +21,7 @@ var ClassNames = func() (names [NumClasses]string) {
 
 // KindNames names the instruction kinds of Stats.Instr, in gen's order
 // (gen.KWrite ... gen.KPoll).
-var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll"}
+var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll", "rcas", "rfaa"}
 
 // Stats counts what the generated programs contained.
 //
@@ -47,7 +47,11 @@ type Stats struct {
 	Loop       int
 	WithLoops  int // programs with a loop
 	WithChoose int // programs with a choose
-	PPO        [NumClasses][NumClasses]PPOCount
+	// WithAtomics counts the programs with a remote atomic (rcas, rfaa),
+	// CheckedAtomics those of them whose outcomes were compared (no bound
+	// cut the machines' or the model's search).
+	WithAtomics, CheckedAtomics int
+	PPO                         [NumClasses][NumClasses]PPOCount
 }
 
 // PPOCount is the number of programs with a pair in one cell of the ppo
@@ -90,6 +94,9 @@ func (s *Stats) Add(p *prog.Program) {
 	if choose {
 		s.WithChoose++
 	}
+	if prog.HasAtomics(p) {
+		s.WithAtomics++
+	}
 	for a := range NumClasses {
 		for b := range NumClasses {
 			if same[a][b] {
@@ -112,6 +119,8 @@ func (s *Stats) Merge(o *Stats) {
 	s.Loop += o.Loop
 	s.WithLoops += o.WithLoops
 	s.WithChoose += o.WithChoose
+	s.WithAtomics += o.WithAtomics
+	s.CheckedAtomics += o.CheckedAtomics
 	for a := range NumClasses {
 		for b := range NumClasses {
 			s.PPO[a][b].SameQP += o.PPO[a][b].SameQP
@@ -141,6 +150,10 @@ func instrKind(s *prog.Stmt) int {
 		return gen.KRFence
 	case prog.SPoll:
 		return gen.KPoll
+	case prog.SRCAS:
+		return gen.KRCAS
+	case prog.SRFAA:
+		return gen.KRFAA
 	}
 	return -1
 }

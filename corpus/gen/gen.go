@@ -39,8 +39,14 @@ const (
 	KPut             // y := x, y remote
 	KRFence          // rfence(m)
 	KPoll            // poll(m)
+	KRCAS            // x := rcas(y, a, b), y remote (only with Config.Atomics)
+	KRFAA            // x := rfaa(y, d), y remote (only with Config.Atomics)
 	NumKinds
 )
+
+// AtomicWeights are the weights of the remote atomics that Config.Atomics
+// gives KRCAS and KRFAA when their weights are zero.
+var AtomicWeights = [NumKinds]int{KRCAS: 3, KRFAA: 3}
 
 // DefaultWeights is the instruction mix used when Config.Weights is all zero.
 var DefaultWeights = [NumKinds]int{
@@ -79,6 +85,10 @@ type Config struct {
 	// a small MaxInflight.
 	Loops  bool
 	Choose bool // allow choose { } or { } (DefaultConfig: true)
+	// Atomics allows the remote atomics rcas and rfaa (DefaultConfig:
+	// false), with AtomicWeights unless Weights gives them a weight. They
+	// count as puts and gets towards MaxOps and the budget.
+	Atomics bool
 	// Weights of the instruction kinds, indexed by KWrite..KPoll. All zero
 	// means DefaultWeights; otherwise a zero weight disables its kind.
 	Weights [NumKinds]int
@@ -130,6 +140,11 @@ func (c Config) normalize() Config {
 	}
 	for i, w := range c.Weights {
 		c.Weights[i] = max(0, w)
+	}
+	if !c.Atomics {
+		c.Weights[KRCAS], c.Weights[KRFAA] = 0, 0
+	} else if c.Weights[KRCAS] == 0 && c.Weights[KRFAA] == 0 {
+		c.Weights[KRCAS], c.Weights[KRFAA] = AtomicWeights[KRCAS], AtomicWeights[KRFAA]
 	}
 	return c
 }
@@ -374,10 +389,10 @@ func (g *generator) kind(noPoll bool) int {
 	w := g.cfg.Weights
 	if len(g.p.Locs) == len(g.nodeLocs[g.node]) {
 		// No remote location: no queue pair at all.
-		w[KGet], w[KPut], w[KRFence], w[KPoll] = 0, 0, 0, 0
+		w[KGet], w[KPut], w[KRFence], w[KPoll], w[KRCAS], w[KRFAA] = 0, 0, 0, 0, 0, 0
 	}
 	if !g.opAllowed() {
-		w[KGet], w[KPut] = 0, 0
+		w[KGet], w[KPut], w[KRCAS], w[KRFAA] = 0, 0, 0, 0
 	}
 	if noPoll {
 		w[KPoll] = 0
@@ -507,6 +522,18 @@ func (g *generator) simple() *prog.Stmt {
 	case KPut:
 		m := g.remote()
 		s.Kind, s.Y, s.X, s.Remote = prog.SPut, g.remoteLoc(m), g.localLoc(), m
+		g.pending[m]++
+		g.ops++
+		g.cost *= costOp
+	case KRCAS, KRFAA:
+		m := g.remote()
+		s.Kind, s.X, s.Y, s.Remote = prog.SRCAS, g.localLoc(), g.remoteLoc(m), m
+		if k == KRFAA {
+			s.Kind, s.A = prog.SRFAA, 1+uint8(g.rng.IntN(max(1, g.cfg.Values-1)))
+		} else {
+			s.B = g.value()
+		}
+		g.own[s.X].known = false
 		g.pending[m]++
 		g.ops++
 		g.cost *= costOp

@@ -71,6 +71,20 @@ func (g *generator) possible(t, upto int) []valueSet {
 				poss[s.X].unionInto(poss[s.Z], &changed)
 			case prog.SGet:
 				poss[s.X].unionInto(poss[s.Y], &changed)
+			case prog.SRCAS:
+				var v valueSet
+				v.add(s.B)
+				poss[s.Y].unionInto(v, &changed)
+				poss[s.X].unionInto(poss[s.Y], &changed)
+			case prog.SRFAA:
+				var v valueSet
+				for k := 0; k <= prog.MaxValue; k++ {
+					if poss[s.Y].has(uint8(k)) {
+						v.add(uint8(k) + s.A)
+					}
+				}
+				poss[s.Y].unionInto(v, &changed)
+				poss[s.X].unionInto(poss[s.Y], &changed)
 			case prog.SPut:
 				poss[s.Y].unionInto(poss[s.X], &changed)
 			}
@@ -89,6 +103,8 @@ func (g *generator) fillValues() {
 			s.A = g.testValue(g.valuesAt(i, s.X, all), s.Ne)
 		case prog.SCAS:
 			s.A = g.testValue(g.valuesAt(i, s.Z, all), false)
+		case prog.SRCAS:
+			s.A = g.testValue(all[s.Y], false)
 		}
 	}
 }
@@ -164,6 +180,8 @@ func (g *generator) cond() *prog.Cond {
 		switch s.Kind {
 		case prog.SWrite, prog.SGet:
 			l = s.X
+		case prog.SRCAS, prog.SRFAA:
+			l = s.Y
 		case prog.SCAS:
 			l = s.Z
 		case prog.SPut:

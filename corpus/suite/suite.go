@@ -63,7 +63,7 @@ const (
 	CellFail  = "FAIL" // a certain verdict contradicts an expect line
 	CellCut   = "cut"  // a bound cut the search before it could confirm a line
 	CellNone  = "-"    // no expect line for this semantics
-	CellNA    = "n/a"  // the semantics does not apply (reach query for the model, loops for enumerations)
+	CellNA    = "n/a"  // the semantics does not apply (reach query for the model, loops for enumerations, remote atomics for the decider)
 	CellError = "error"
 	// CellLimit: the program is too large for the declarative model (a
 	// trace of more than 64 events), which could not confirm a line.
@@ -219,7 +219,8 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	// "robust").
 	if _, ok := p.Expectation(prog.Robust); ok {
 		for _, col := range []string{Decide, EnumMachine, EnumAxiom} {
-			if col != Decide && verdict.HasLoops(p) {
+			if col != Decide && verdict.HasLoops(p) || col == Decide && prog.HasAtomics(p) {
+				// The decider refuses remote atomics (instr.AtomicsError).
 				row.Cells[col] = CellNA
 				continue
 			}

@@ -26,6 +26,15 @@ func Enumerate(ctx context.Context, p *prog.Program, opt Options, partial bool, 
 	e := newEngine(ctx, pr, opt.Prune)
 	e.leaf = func(e *engine, s *state) bool {
 		rdma, sc := e.flags(s)
+		switch opt.Prune {
+		case PruneRDMA, PruneSC, PruneInconsistent:
+			// Only the remote atomics' axioms, checked at the leaf, can
+			// make a leaf of a pruned search inconsistent: as pruning
+			// would have, it is not reported.
+			if opt.Prune == PruneRDMA && !rdma || opt.Prune == PruneSC && !sc || !rdma && !sc {
+				return true
+			}
+		}
 		st.Candidates++
 		if rdma {
 			st.RDMA++
@@ -79,6 +88,9 @@ func Outcomes(ctx context.Context, p *prog.Program, opt Options) (rdma, sc [][]u
 		e.leaf = func(e *engine, s *state) bool {
 			st.Candidates++
 			r, c := e.flags(s)
+			if mode == PruneRDMA && !r || mode == PruneSC && !c {
+				return true // only remote atomics' axioms, checked here, fail
+			}
 			if mode == PruneRDMA && r {
 				st.RDMA++
 			}

@@ -109,11 +109,11 @@ func (e *Event) WriteVal() uint8 {
 }
 
 func isRead(k prog.EventKind) bool {
-	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR
+	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR || k == prog.EvNAR
 }
 
 func isWrite(k prog.EventKind) bool {
-	return k == prog.EvLW || k == prog.EvCAS || k == prog.EvNLW || k == prog.EvNRW
+	return k == prog.EvLW || k == prog.EvCAS || k == prog.EvNLW || k == prog.EvNRW || k == prog.EvNAW
 }
 
 // Trace is a trace ⟨E, po, pf, rf, mo, nfo⟩ with its events' values. po is

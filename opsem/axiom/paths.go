@@ -27,6 +27,7 @@ type skel struct {
 	pc     int
 	val    uint8 // constant value written (lW with dep < 0; CAS: the new value b)
 	dep    int   // index in the thread of the read whose value this write copies, or -1
+	add    uint8 // added to the copied value (an rfaa's naW), modulo 256
 	cons   consKind
 	a      uint8 // constraint value
 }
@@ -180,6 +181,40 @@ func (g *treeGen) walk(node, pc int) {
 		n2 := g.emit(n1, w)
 		g.nic[l]++
 		g.walk(n2, in.Next)
+		g.nic[l]--
+	case prog.OpRCAS, prog.OpRFAA:
+		q := in.QP
+		l := g.p.QPs[q].Local
+		mk := func(k prog.EventKind, loc int) skel {
+			s := base
+			s.kind, s.loc, s.remote, s.qp = k, loc, in.Remote, q
+			return s
+		}
+		g.nic[l]++
+		if in.Op == prog.OpRCAS {
+			// success: naR(y,a) · naW(y,b) · nlW(x,a,m)
+			r := mk(prog.EvNAR, in.Y)
+			r.cons, r.a = consEq, in.A
+			w := mk(prog.EvNAW, in.Y)
+			w.val = in.B
+			x := mk(prog.EvNLW, in.X)
+			x.val = in.A
+			g.walk(g.emit(g.emit(g.emit(node, r), w), x), in.Next)
+			// failure: naR(y,v) · nlW(x,v,m), v != a
+			r.cons = consNe
+			n1 := g.emit(node, r)
+			x = mk(prog.EvNLW, in.X)
+			x.dep = depth(n1) - 1
+			g.walk(g.emit(n1, x), in.Next)
+		} else {
+			// naR(y,v) · naW(y,v+d) · nlW(x,v,m)
+			n1 := g.emit(node, mk(prog.EvNAR, in.Y))
+			w := mk(prog.EvNAW, in.Y)
+			w.dep, w.add = depth(n1)-1, in.A
+			x := mk(prog.EvNLW, in.X)
+			x.dep = depth(n1) - 1
+			g.walk(g.emit(g.emit(n1, w), x), in.Next)
+		}
 		g.nic[l]--
 	case prog.OpRFence:
 		e := base

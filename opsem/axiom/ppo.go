@@ -18,10 +18,13 @@ const (
 	ClassNRR
 	ClassNLW
 	ClassNF
+	ClassNAR // a remote atomic's read at its target (SEMANTICS-ATOMICS.md)
+	ClassNAW // a remote atomic's write at its target
 )
 
 // classNames are the classes' names in the paper's table.
-var classNames = [...]string{ClassCPU: "CPU", ClassNLR: "nlR", ClassNRW: "nrW", ClassNRR: "nrR", ClassNLW: "nlW", ClassNF: "nF"}
+var classNames = [...]string{ClassCPU: "CPU", ClassNLR: "nlR", ClassNRW: "nrW", ClassNRR: "nrR", ClassNLW: "nlW", ClassNF: "nF",
+	ClassNAR: "naR", ClassNAW: "naW"}
 
 // String returns the class's name in the paper's ppo table: "CPU" for the
 // CPU events (lR, lW, CAS, poll), else the NIC event kind's ("nlR", "nrW",
@@ -46,6 +49,10 @@ func ClassOf(k prog.EventKind) Class {
 		return ClassNLW
 	case prog.EvNF:
 		return ClassNF
+	case prog.EvNAR:
+		return ClassNAR
+	case prog.EvNAW:
+		return ClassNAW
 	}
 	return ClassCPU
 }
@@ -64,6 +71,10 @@ func (c Class) Kind() prog.EventKind {
 		return prog.EvNLW
 	case ClassNF:
 		return prog.EvNF
+	case ClassNAR:
+		return prog.EvNAR
+	case ClassNAW:
+		return prog.EvNAW
 	}
 	return prog.EvLW
 }
@@ -76,14 +87,20 @@ const (
 	ppoAlways        // ✓: in ippo and oppo
 )
 
-// ppoTable[a][b] is the entry for a →po b (paper, figure "ippo-oppo").
-var ppoTable = [6][6]uint8{
-	ClassCPU: {ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways},
-	ClassNLR: {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
-	ClassNRW: {ppoNone, ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoISQP},
-	ClassNRR: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP},
-	ClassNLW: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoISQP},
-	ClassNF:  {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
+// ppoTable[a][b] is the entry for a →po b (paper, figure "ippo-oppo"; the
+// rows and columns naR and naW of remote atomics are derived from the
+// machine in SEMANTICS-ATOMICS.md). An atomic's own naR → naW is in both
+// (PPO decides it: the table's naR → naW entry is for distinct atomics).
+var ppoTable = [8][8]uint8{
+	//         CPU        nlR      nrW      nrR      nlW      nF        naR      naW
+	ClassCPU: {ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways},
+	ClassNLR: {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
+	ClassNRW: {ppoNone, ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoISQP, ppoSQP, ppoSQP},
+	ClassNRR: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone},
+	ClassNLW: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoISQP, ppoNone, ppoNone},
+	ClassNF:  {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
+	ClassNAR: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone},
+	ClassNAW: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone},
 }
 
 // PPO reports whether the pair (a, b) is in ippo and in oppo. Both are
@@ -93,6 +110,9 @@ var ppoTable = [6][6]uint8{
 func PPO(a, b *Event) (ippo, oppo bool) {
 	if a.Thread < 0 || a.Thread != b.Thread || a.Index >= b.Index {
 		return false, false
+	}
+	if a.Kind == prog.EvNAR && b.Kind == prog.EvNAW && b.Index == a.Index+1 {
+		return true, true // one atomic: it writes after it reads
 	}
 	switch ppoTable[ClassOf(a.Kind)][ClassOf(b.Kind)] {
 	case ppoAlways:

@@ -20,8 +20,11 @@ type Relations struct {
 	PPOi Rel // issue-preserved program order (ippo)
 	PPOo Rel // observation-preserved program order (oppo)
 	IB   Rel // issued-before: (ippo ∪ rf ∪ pf ∪ nfo)+
-	OB   Rel // observed-before: (oppo ∪ rf ∪ [nlW];pf ∪ nfo ∪ rb ∪ mo ∪ [Inst];ib)+
-	SC   Rel // (po ∪ rf ∪ rb ∪ mo)+
+	OB   Rel // observed-before: (oppo ∪ rf ∪ [nlW];pf ∪ nfo ∪ rb ∪ mo ∪ [Inst];ib ∪ at)+
+	SC   Rel // (po ∪ rf ∪ rb ∪ mo)+, each remote atomic's naR and naW contracted
+	AT   Rel // the remote atomics' lock order (atomic.go); empty without atomics
+
+	rmw []int // per event: the write of the writing atomic it is the read of, or -1
 }
 
 // Relations computes the relations of t. It assumes at most 64 events.
@@ -93,11 +96,24 @@ func (t *Trace) Relations() *Relations {
 			ob[x] |= r.IB[x]
 		}
 	}
+	r.rmw = make([]int, n)
+	for i := range r.rmw {
+		r.rmw[i] = -1
+	}
+	for _, a := range atomPairs(t.Events) {
+		r.rmw[a.r] = a.w
+	}
+	r.AT = NewRel(n)
+	for _, p := range atomicEdges(t.Events, t.RF, r.MO.Has) {
+		r.AT.Add(p[0], p[1])
+	}
+	ob.Union(r.AT)
 	r.OB = ob.Closure()
 	sc := r.PO.Clone()
 	sc.Union(r.RF)
 	sc.Union(r.RB)
 	sc.Union(r.MO)
+	contractAtomics(t.Events, sc)
 	r.SC = sc.Closure()
 	return r
 }
@@ -127,6 +143,10 @@ func (r *Relations) EdgeKind(a, b int) string {
 		return "rb"
 	case r.MO.Has(a, b):
 		return "mo"
+	case b < len(r.rmw) && r.rmw[b] >= 0 && a != r.rmw[b]:
+		// b is a remote atomic's read, standing for the whole atomic
+		// (sc contracts it): a is related to its write.
+		return r.EdgeKind(a, r.rmw[b]) + ";rmw⁻¹"
 	}
 	return "sc"
 }
@@ -146,6 +166,7 @@ func (t *Trace) SCCycle() []int {
 	g.Union(r.RF)
 	g.Union(r.RB)
 	g.Union(r.MO)
+	contractAtomics(t.Events, g)
 	n := len(t.Events)
 	var best []int
 	for s := 0; s < n; s++ {
@@ -370,7 +391,8 @@ func (t *Trace) WellFormed() error {
 			}
 			ka, kb := ea.Kind, eb.Kind
 			if ka == prog.EvNLR && kb == prog.EvNLW || ka == prog.EvNLW && kb == prog.EvNLR ||
-				ka == prog.EvNRR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNRR {
+				ka == prog.EvNRR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNRR ||
+				ka == prog.EvNAR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNAR {
 				want++
 				if nfo[[2]int{a, b}] != 1 {
 					return fmt.Errorf("nfo pair (%d,%d) oriented %d times", a, b, nfo[[2]int{a, b}])

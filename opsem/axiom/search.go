@@ -189,6 +189,11 @@ type engine struct {
 	// violations restricts the search to RDMA-consistent, SC-inconsistent
 	// traces (Robust): branches where ob already contains po are skipped.
 	violations bool
+	// atomics: the program has remote atomics, whose axioms flags checks
+	// at the leaves (see atomic.go); ob containing po then no longer rules
+	// a violation out (an event between an atomic's two is allowed in ob,
+	// not in sc), so poCovered does not prune.
+	atomics bool
 
 	n        int
 	complete bool
@@ -196,6 +201,8 @@ type engine struct {
 	cons     []consKind
 	consA    []uint8
 	depW     []int   // depW[r] = the write of r's instruction copying r's value, or -1
+	depW2    []int   // depW2[r] = a second such write (an rfaa's naW and nlW), or -1
+	wadd     []uint8 // wadd[w] = what a dependent write adds to the value it copies (rfaa)
 	wconst   []int16 // value of a constant write, -1 otherwise
 	reads    []int
 	writesOf [][]int  // per location, initial write first
@@ -225,12 +232,17 @@ type engine struct {
 
 func newEngine(ctx context.Context, pr *problem, mode Prune) *engine {
 	e := &engine{pr: pr, ctx: ctx, mode: mode, nfo: mode != PruneSC}
+	for t := range pr.p.Threads {
+		for _, in := range pr.p.Threads[t].Code {
+			e.atomics = e.atomics || in.Op.IsAtomic()
+		}
+	}
 	e.stack = make([]state, 1)
 	return e
 }
 
 func (e *engine) pruned(st *state) bool {
-	if e.violations && e.poCovered(st) {
+	if e.violations && !e.atomics && e.poCovered(st) {
 		return true
 	}
 	switch e.mode {
@@ -279,6 +291,8 @@ func (e *engine) run(sel []int) {
 	e.cons = e.cons[:0]
 	e.consA = e.consA[:0]
 	e.depW = e.depW[:0]
+	e.depW2 = e.depW2[:0]
+	e.wadd = e.wadd[:0]
 	e.wconst = e.wconst[:0]
 	e.complete = true
 	st := &e.stack[0]
@@ -289,6 +303,8 @@ func (e *engine) run(sel []int) {
 		e.cons = append(e.cons, consNone)
 		e.consA = append(e.consA, 0)
 		e.depW = append(e.depW, -1)
+		e.depW2 = append(e.depW2, -1)
+		e.wadd = append(e.wadd, 0)
 		e.wconst = append(e.wconst, int16(p.Locs[l].Init))
 	}
 	for t, node := range sel {
@@ -304,13 +320,19 @@ func (e *engine) run(sel []int) {
 			e.cons = append(e.cons, s.cons)
 			e.consA = append(e.consA, s.a)
 			e.depW = append(e.depW, -1)
+			e.depW2 = append(e.depW2, -1)
+			e.wadd = append(e.wadd, s.add)
 			wc := int16(-1)
 			if isWrite(s.kind) && s.dep < 0 {
 				wc = int16(s.val) // constant write; for a CAS the new value b
 			}
 			e.wconst = append(e.wconst, wc)
 			if s.dep >= 0 {
-				e.depW[first+s.dep] = id
+				if e.depW[first+s.dep] >= 0 {
+					e.depW2[first+s.dep] = id
+				} else {
+					e.depW[first+s.dep] = id
+				}
 			}
 		}
 	}
@@ -368,7 +390,8 @@ func (e *engine) run(sel []int) {
 			}
 			ka, kb := ea.Kind, eb.Kind
 			if ka == prog.EvNLR && kb == prog.EvNLW || ka == prog.EvNLW && kb == prog.EvNLR ||
-				ka == prog.EvNRR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNRR {
+				ka == prog.EvNRR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNRR ||
+				ka == prog.EvNAR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNAR {
 				e.pairs = append(e.pairs, [2]int{a, b})
 			}
 		}

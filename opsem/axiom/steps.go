@@ -20,8 +20,11 @@ func (e *engine) setRV(st *state, r int, v int16) bool {
 		}
 	}
 	st.rv[r] = v
-	if w := e.depW[r]; w >= 0 {
-		return e.setWV(st, w, v)
+	if w := e.depW[r]; w >= 0 && !e.setWV(st, w, int16(uint8(v)+e.wadd[w])) {
+		return false
+	}
+	if w := e.depW2[r]; w >= 0 {
+		return e.setWV(st, w, int16(uint8(v)+e.wadd[w]))
 	}
 	return true
 }
@@ -475,5 +478,9 @@ func (e *engine) trace(st *state) *Trace {
 
 // flags returns the consistency of the leaf state.
 func (e *engine) flags(st *state) (rdma, sc bool) {
-	return !st.obCyc && !st.ibCyc, !st.scCyc
+	rdma, sc = !st.obCyc && !st.ibCyc, !st.scCyc
+	if e.atomics {
+		rdma, sc = e.atomicFlags(st, rdma, sc)
+	}
+	return rdma, sc
 }

@@ -126,6 +126,9 @@ func BenchmarkCorpus(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if prog.HasAtomics(p) {
+			continue // refused (TestRefusesAtomics)
+		}
 		b.Run(p.Name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if _, err := Decide(ctx, p, Options{}); err != nil {

@@ -2,8 +2,10 @@ package decide
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rdmasim/explore"
@@ -15,6 +17,8 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
+// corpus returns the litmus corpus the decider covers: every program but
+// those with remote atomics, which it refuses (TestRefusesAtomics).
 func corpus(t *testing.T) []*prog.Program {
 	t.Helper()
 	files, err := filepath.Glob("../../corpus/litmus/*.rdma")
@@ -27,9 +31,34 @@ func corpus(t *testing.T) []*prog.Program {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps = append(ps, p)
+		if !prog.HasAtomics(p) {
+			ps = append(ps, p)
+		}
 	}
 	return ps
+}
+
+// TestRefusesAtomics: the decider refuses every corpus program with remote
+// atomics, with an error that names the first atomic and its position.
+func TestRefusesAtomics(t *testing.T) {
+	files, _ := filepath.Glob("../../corpus/litmus/ATOM-*.rdma")
+	if len(files) == 0 {
+		t.Fatal("no atomic litmus tests")
+	}
+	for _, f := range files {
+		p, err := parse.File(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Decide(context.Background(), p, Options{})
+		var refused *instr.AtomicsError
+		if !errors.As(err, &refused) {
+			t.Fatalf("%s: %v, want an *instr.AtomicsError", f, err)
+		}
+		if s := prog.FirstAtomic(p); refused.Pos != s.Pos || !strings.Contains(err.Error(), "does not cover remote atomics") {
+			t.Errorf("%s: %v (first atomic at %s)", f, err, s.Pos)
+		}
+	}
 }
 
 // TestCorpus: the decider confirms every expect robust line, always

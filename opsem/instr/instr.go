@@ -199,6 +199,9 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	if len(p.Threads) > 64 {
 		return nil, fmt.Errorf("instrumenting %s: %d threads, more than 64", p.Name, len(p.Threads))
 	}
+	if s := prog.FirstAtomic(p); s != nil {
+		return nil, &AtomicsError{File: p.File, Pos: s.Pos, Stmt: p.SourceString(s)}
+	}
 	m := &Machine{p: p, opt: opt, nt: len(p.Threads), nq: len(p.QPs), nl: len(p.Locs)}
 	m.ctr = make([]int, m.nq)
 	m.qps = make([][]int, m.nt)
@@ -290,4 +293,22 @@ func (m *Machine) Clone() *Machine {
 	c.liveR, c.liveW, c.scr = make([]uint64, m.words), make([]uint64, m.words), nil
 	c.entKeep = make([]byte, m.entBytes)
 	return &c
+}
+
+// AtomicsError is the decider's refusal of a program with remote atomics
+// (rcas, rfaa): the paper's instrumentation, and the normal-form argument
+// behind it, cover the seed's instructions only (SEMANTICS-ATOMICS.md).
+// Robustness of such a program is answered by enumeration instead.
+type AtomicsError struct {
+	File string
+	Pos  prog.Pos
+	Stmt string
+}
+
+func (e *AtomicsError) Error() string {
+	where := e.Pos.String()
+	if e.File != "" {
+		where = e.File + ":" + where
+	}
+	return fmt.Sprintf("%s: the decider does not cover remote atomics (%s): its instrumentation and normal form are the seed paper's, for puts, gets, fences and polls; decide robustness by enumeration (--method enum-machine or enum-axiom; auto does so by itself)", where, e.Stmt)
 }

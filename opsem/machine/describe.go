@@ -52,6 +52,8 @@ var ruleWhat = [...]string{
 	RuleN8: "get response returns (B3 -> LW)",
 	RuleF1: "remote write reaches memory",
 	RuleF2: "get's local write reaches memory (complete)",
+	RuleA1: "atomic reads remote memory (locks it against atomics if it will write)",
+	RuleA2: "atomic writes remote memory (unlocks)",
 }
 
 // Explain describes transition l taken from configuration s. The label must
@@ -70,6 +72,9 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 		qp := m.p.QPs[qi]
 		tr.Actor = fmt.Sprintf("NIC %s->%s", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
 		tr.Rule, tr.What, tr.Thread = ruleNames[rule], ruleWhat[rule], qp.Thread
+		if m.atomicMoves(pre, rule, qi) {
+			tr.What = strings.Replace(tr.What, "get request", "atomic request", 1)
+		}
 	}
 	tr.Step = m.apply(post, l)
 	if tr.Step.Event.Kind != prog.EvNone {
@@ -143,6 +148,14 @@ func (m *Machine) describeCPU(st *State, t, arg int) string {
 			return m.p.SourceString(in.Stmt) + " (write result)"
 		}
 		return m.p.SourceString(in.Stmt) + " (compare and swap)"
+	case prog.OpRCAS, prog.OpRFAA:
+		if !m.sc {
+			return m.p.SourceString(in.Stmt) + " (submit)"
+		}
+		if st.mid[t] {
+			return m.p.SourceString(in.Stmt) + " (write result)"
+		}
+		return m.p.SourceString(in.Stmt) + " (atomic read-modify-write)"
 	case prog.OpGet, prog.OpPut, prog.OpRFence:
 		if m.sc {
 			if in.Op == prog.OpRFence {
@@ -215,7 +228,43 @@ func (m *Machine) entryStrings(bi int, es []entry) []string {
 			parts[i] = fmt.Sprintf("GETR(%s,%s,_)", loc(e.a), loc(e.b))
 		case e.kind == kGetRV:
 			parts[i] = fmt.Sprintf("GETR(%s,%s,%d)", loc(e.a), loc(e.b), e.v)
+		case e.kind == kAtom, e.kind == kAtomReq, e.kind == kAtomR, e.kind == kAtomRH:
+			parts[i] = m.atomString(e)
 		}
 	}
 	return parts
+}
+
+// atomString prints a remote atomic's buffer entry: ATOM(x,rcas(y,a,b)) in
+// B1, ATOMREQ(...) in B2, ATOMR(...,_) in B3 before it reads and
+// ATOMR(...,v locked) once it has read v and holds y's lock.
+func (m *Machine) atomString(e entry) string {
+	in := m.atoms[e.a]
+	x, y := m.p.Locs[in.X].Name, m.p.Locs[in.Y].Name
+	op := fmt.Sprintf("rfaa(%s,%d)", y, in.A)
+	if in.Op == prog.OpRCAS {
+		op = fmt.Sprintf("rcas(%s,%d,%d)", y, in.A, in.B)
+	}
+	switch e.kind {
+	case kAtom:
+		return fmt.Sprintf("ATOM(%s,%s)", x, op)
+	case kAtomReq:
+		return fmt.Sprintf("ATOMREQ(%s,%s)", x, op)
+	case kAtomR:
+		return fmt.Sprintf("ATOMR(%s,%s,_)", x, op)
+	}
+	return fmt.Sprintf("ATOMR(%s,%s,%d locked)", x, op, e.v)
+}
+
+// atomicMoves reports whether rule N2 or N5 on queue pair qi of st moves a
+// remote atomic's request (which they move as a get's).
+func (m *Machine) atomicMoves(st *State, rule uint8, qi int) bool {
+	q := &st.q[qi]
+	switch {
+	case rule == RuleN2 && len(q.buf[bufB1]) > 0:
+		return q.buf[bufB1][0].kind == kAtom
+	case rule == RuleN5 && len(q.buf[bufB2]) > 0:
+		return q.buf[bufB2][0].kind == kAtomReq
+	}
+	return false
 }

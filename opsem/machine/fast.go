@@ -32,8 +32,8 @@ type segEdit struct {
 	addN  uint8         // bit b: add[b] is appended
 	dec   bool          // a poll: ranks above zero are decremented
 	left  int           // canonPolls' cap on ranks and npend; -1 for none
-	setB3 int           // N6: B3 entry setB3 becomes read, with value setV; -1 for none
-	setV  uint8
+	setB3 int           // N6, A1, A2: B3 entry setB3's first four bytes become setE; -1 for none
+	setE  [4]byte
 }
 
 func (e *segEdit) reset() {
@@ -187,7 +187,7 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 		if s[in.X] == in.A {
 			return 0
 		}
-	case prog.OpGet, prog.OpPut, prog.OpRFence:
+	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if !mid {
 			unboundedPolls := in.Op != prog.OpRFence && in.PollsLeft[m.p.QPs[in.QP].Local] == prog.Unbounded
 			if unboundedPolls && int(s[m.qoff[in.QP]]) >= m.opt.MaxInflight || !m.sc && m.inflightAt(s, in.QP) >= m.opt.MaxInflight {
@@ -238,6 +238,22 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		} else {
 			m.writeAt(out, in.X, reg)
 			mid, reg = false, 0
+		}
+	case prog.OpRCAS, prog.OpRFAA:
+		touched = in.QP
+		switch {
+		case !m.sc:
+			e.add[bufB1] = [5]byte{kAtom, uint8(m.atomIdx[t][pc0(s, o)]), uint8(in.Y), 0, s[m.qoff[in.QP]]}
+			e.addN, e.npend = 1<<bufB1, 1
+		case !mid:
+			old := s[in.Y]
+			if v, ok := in.AtomicResult(old); ok {
+				m.writeAt(out, in.Y, v)
+			}
+			mid, reg, pc, touched = true, old, -1, -1
+		default:
+			m.writeAt(out, in.X, reg)
+			mid, reg, e.npend = false, 0, 1
 		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence:
 		touched = in.QP
@@ -373,7 +389,7 @@ func (m *Machine) writeSeg(out, s []byte, qi int, e *segEdit) []byte {
 		out = append(out, ent...)
 		if b == bufB3 && e.setB3 >= 0 {
 			k := start + 5*e.setB3
-			out[k], out[k+3] = kGetRV, e.setV
+			copy(out[k:k+4], e.setE[:])
 		}
 		old := len(out)
 		if add {
@@ -416,7 +432,7 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 				e.addN = 1 << bufB2
 				m.nicStep(s, qi, label(t, RuleN1, qi, 0), -1, 0, emit)
 			}
-		case kGet:
+		case kGet, kAtom:
 			m.stepN2(s, qi, f, emit)
 		case kFence:
 			if n2 == 0 && n3 == 0 {
@@ -444,9 +460,30 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 		for i, o := 0, bo[bufB3]+1; i < int(n3); i, o = i+1, o+5 {
 			if s[o] == kGetR {
 				e.reset()
-				e.setB3, e.setV = i, s[s[o+2]]
+				e.setB3, e.setE = i, [4]byte{kGetRV, s[o+1], s[o+2], s[s[o+2]]}
 				m.nicStep(s, qi, label(t, RuleN6, qi, i), -1, 0, emit)
 			}
+		}
+		for i, o := 0, bo[bufB3]+1; i < int(n3); i, o = i+1, o+5 {
+			if s[o] == kAtomR && !m.atomLockedAt(s, s[o+2]) {
+				in := m.atoms[s[o+1]]
+				old := s[s[o+2]]
+				e.reset()
+				e.setB3, e.setE = i, [4]byte{kAtomRH, s[o+1], s[o+2], old}
+				if _, ok := in.AtomicResult(old); !ok {
+					e.setE = [4]byte{kGetRV, uint8(in.X), s[o+2], old}
+				}
+				m.nicStep(s, qi, label(t, RuleA1, qi, i), -1, 0, emit)
+			}
+		}
+	}
+	for i, o := 0, bo[bufB3]+1; i < int(n3); i, o = i+1, o+5 {
+		if s[o] == kAtomRH {
+			in := m.atoms[s[o+1]]
+			v, _ := in.AtomicResult(s[o+3])
+			e.reset()
+			e.setB3, e.setE = i, [4]byte{kGetRV, uint8(in.X), s[o+2], s[o+3]}
+			m.nicStep(s, qi, label(t, RuleA2, qi, i), int(s[o+2]), v, emit)
 		}
 	}
 	if n3 > 0 {
@@ -524,7 +561,7 @@ func (m *Machine) splice(out, s []byte, qi int, e *segEdit) []byte {
 	out = append(out, s[pos:m.qoff[len(m.p.QPs)]]...)
 	if e.setB3 >= 0 {
 		k := m.lay.boff[qi*nBuf+bufB3] + 1 + 5*e.setB3
-		out[k], out[k+3] = kGetRV, e.setV
+		copy(out[k:k+4], e.setE[:])
 	}
 	return out
 }

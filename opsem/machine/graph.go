@@ -45,7 +45,7 @@ func (e gev) id() uint16 { return wid(e.t, e.slot) }
 
 func (e gev) isRead() bool {
 	switch e.kind {
-	case prog.EvLR, prog.EvCAS, prog.EvNLR, prog.EvNRR:
+	case prog.EvLR, prog.EvCAS, prog.EvNLR, prog.EvNRR, prog.EvNAR:
 		return true
 	}
 	return false
@@ -126,7 +126,7 @@ func (m *Machine) record(st *State, ev prog.Event, slot uint8) {
 		e.rf = (*mo)[len(*mo)-1] // memory holds the mo-last write
 	}
 	switch ev.Kind {
-	case prog.EvLW, prog.EvCAS, prog.EvNRW, prog.EvNLW:
+	case prog.EvLW, prog.EvCAS, prog.EvNRW, prog.EvNLW, prog.EvNAW:
 		*mo = append(*mo, e.id())
 	}
 	if ev.Kind == prog.EvCAS {
@@ -187,6 +187,7 @@ func (c *cycleScratch) edges(g *graph, threads int) {
 			set(int(c.index[ws[k-1]]), int(c.index[ws[k]]))
 		}
 	}
+	defer c.atomics(g)
 	for i, e := range g.ev {
 		if !e.isRead() {
 			continue
@@ -205,6 +206,26 @@ func (c *cycleScratch) edges(g *graph, threads int) {
 		for _, x := range ws[after:] {
 			if j := int(c.index[x]); j != i { // rb minus identity (CAS)
 				set(i, j)
+			}
+		}
+	}
+}
+
+// atomics makes each remote atomic's read and write one node of sc, as the
+// SC machine performs them in one step: every edge into the write (naW)
+// also enters the read (naR) just before it in program order. A cycle of
+// the result is a cycle of sc with each atomic contracted (see
+// SEMANTICS-ATOMICS.md).
+func (c *cycleScratch) atomics(g *graph) {
+	for j := 1; j < len(g.ev); j++ {
+		w, r := g.ev[j], g.ev[j-1]
+		if w.kind != prog.EvNAW || r.kind != prog.EvNAR || r.t != w.t || r.slot+1 != w.slot {
+			continue
+		}
+		i := j - 1
+		for k := range g.ev {
+			if k != i && c.adj[k*c.words+j/64]&(1<<(j%64)) != 0 {
+				c.adj[k*c.words+i/64] |= 1 << (i % 64)
 			}
 		}
 	}
@@ -392,5 +413,5 @@ func (g *Graph) EdgeKind(a, b int) string {
 }
 
 func isReadKind(k prog.EventKind) bool {
-	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR
+	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR || k == prog.EvNAR
 }

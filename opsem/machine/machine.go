@@ -19,9 +19,11 @@ const (
 	RuleN8                // get response returns (nlW issued)
 	RuleF1                // remote write reaches memory (nrW visible)
 	RuleF2                // local write of a get reaches memory (nlW visible): complete
+	RuleA1                // remote atomic reads its target (naR), taking its lock if it will write
+	RuleA2                // remote atomic writes its target (naW), releasing the lock
 )
 
-var ruleNames = [...]string{"step", "N1", "N2", "N3", "N4", "N5", "N6", "N7", "N8", "F1", "F2"}
+var ruleNames = [...]string{"step", "N1", "N2", "N3", "N4", "N5", "N6", "N7", "N8", "F1", "F2", "A1", "A2"}
 
 // Machine is the RDMA queue-pair machine or the SC machine of a program.
 type Machine struct {
@@ -38,6 +40,12 @@ type Machine struct {
 	putAhead [][]bool
 
 	graph bool // Options.Graph, on the RDMA machine
+
+	// atoms are the remote atomic instructions (rcas, rfaa) of the
+	// program; atomIdx[t][pc] is the index of thread t's instruction pc
+	// among them (buffer entries carry it), or -1.
+	atoms   []*prog.Instr
+	atomIdx [][]int
 
 	base, work  *State
 	labels      []uint64
@@ -120,13 +128,27 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 		}
 		copy(m.dead, opt.Dead)
 	}
+	m.atomIdx = make([][]int, len(p.Threads))
+	for t := range p.Threads {
+		m.atomIdx[t] = make([]int, len(p.Threads[t].Code))
+		for pc := range p.Threads[t].Code {
+			m.atomIdx[t][pc] = -1
+			if p.Threads[t].Code[pc].Op.IsAtomic() {
+				if len(m.atoms) >= 255 {
+					return nil, fmt.Errorf("more than 255 remote atomic instructions: the machine numbers them in one byte")
+				}
+				m.atomIdx[t][pc] = len(m.atoms)
+				m.atoms = append(m.atoms, &p.Threads[t].Code[pc])
+			}
+		}
+	}
 	m.dropRW = make([]bool, len(p.QPs))
 	m.putAhead = make([][]bool, len(p.QPs))
 	for qi, qp := range p.QPs {
 		m.dropRW[qi] = true
 		code := p.Threads[qp.Thread].Code
 		for _, in := range code {
-			if in.Op == prog.OpGet && in.QP == qi {
+			if (in.Op == prog.OpGet || in.Op.IsAtomic()) && in.QP == qi {
 				m.dropRW[qi] = false
 			}
 		}
@@ -334,7 +356,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 	th := &m.p.Threads[t]
 	in := &th.Code[st.pc[t]]
 	step := label(t, RuleStep, 0, 0)
-	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, 2) {
+	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, 3) {
 		return dst, PrunedGraph
 	}
 	switch in.Op {
@@ -361,7 +383,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 		if st.mem[in.X] != in.A {
 			dst = append(dst, step)
 		}
-	case prog.OpGet, prog.OpPut, prog.OpRFence:
+	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if st.mid[t] {
 			return append(dst, step), 0
 		}
@@ -393,7 +415,7 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 			if len(q.buf[bufLW]) == 0 {
 				dst = append(dst, label(t, RuleN1, qi, 0))
 			}
-		case kGet:
+		case kGet, kAtom:
 			dst = append(dst, label(t, RuleN2, qi, 0))
 		case kFence:
 			if len(b2) == 0 && len(b3) == 0 {
@@ -413,6 +435,16 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 			if e.kind == kGetR {
 				dst = append(dst, label(t, RuleN6, qi, i))
 			}
+		}
+		for i, e := range b3 {
+			if e.kind == kAtomR && !m.atomLocked(st, e.b) {
+				dst = append(dst, label(t, RuleA1, qi, i))
+			}
+		}
+	}
+	for i, e := range b3 {
+		if e.kind == kAtomRH {
+			dst = append(dst, label(t, RuleA2, qi, i))
 		}
 	}
 	if len(b3) > 0 {
@@ -504,13 +536,16 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			}
 			st.mid[t], st.reg[t] = false, 0
 		}
-	case prog.OpGet, prog.OpPut, prog.OpRFence:
+	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if m.sc {
 			next = m.scRemote(st, t, in, &ev)
 		} else {
 			q := &st.q[in.QP]
 			var e entry
 			switch in.Op {
+			case prog.OpRCAS, prog.OpRFAA:
+				e = entry{kind: kAtom, a: uint8(m.atomIdx[t][st.pc[t]]), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 3)}
+				q.npend++
 			case prog.OpPut:
 				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.slot(st, t, 2)}
 				q.npend++
@@ -540,35 +575,6 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 	}
 	m.canonPolls(st, t)
 	return Step{Event: ev}
-}
-
-// scRemote performs one of the two SC steps of a get or put, or an rfence,
-// and reports whether the instruction is finished.
-func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event) bool {
-	switch in.Op {
-	case prog.OpRFence:
-		ev.Kind = prog.EvNF
-		return true
-	case prog.OpPut:
-		if !st.mid[t] {
-			st.mid[t], st.reg[t] = true, st.mem[in.X]
-			ev.Kind, ev.Loc, ev.Val = prog.EvNLR, in.X, st.reg[t]
-			return false
-		}
-		m.write(st, in.Y, st.reg[t])
-		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, in.Y, st.reg[t]
-	case prog.OpGet:
-		if !st.mid[t] {
-			st.mid[t], st.reg[t] = true, st.mem[in.Y]
-			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, in.Y, st.reg[t]
-			return false
-		}
-		m.write(st, in.X, st.reg[t])
-		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, in.X, st.reg[t]
-	}
-	st.mid[t], st.reg[t] = false, 0
-	st.q[in.QP].npend++
-	return true
 }
 
 // canonPolls forgets, on each queue pair of thread t, the unpolled
@@ -618,7 +624,11 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 	case RuleN2:
 		e := q.buf[bufB1][0]
 		q.buf[bufB1] = pop(q.buf[bufB1])
-		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kGetReq, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
+		k := kGetReq
+		if e.kind == kAtom {
+			k = kAtomReq
+		}
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: k, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
 	case RuleN3:
 		q.buf[bufB1] = pop(q.buf[bufB1])
 		ev.Kind = prog.EvNF
@@ -633,7 +643,30 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 	case RuleN5:
 		e := q.buf[bufB2][0]
 		q.buf[bufB2] = pop(q.buf[bufB2])
-		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kGetR, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
+		k := kGetR
+		if e.kind == kAtomReq {
+			k = kAtomR
+		}
+		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: k, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
+	case RuleA1:
+		e := &q.buf[bufB3][arg]
+		in := m.atoms[e.a]
+		old := st.mem[e.b]
+		ev.Kind, ev.Loc, ev.Val = prog.EvNAR, int(e.b), old
+		m.record(st, ev, e.slot)
+		if _, ok := in.AtomicResult(old); ok {
+			e.kind, e.v = kAtomRH, old
+		} else {
+			*e = entry{kind: kGetRV, a: uint8(in.X), b: e.b, v: old, rank: e.rank, slot: e.slot + 1}
+		}
+	case RuleA2:
+		e := &q.buf[bufB3][arg]
+		in := m.atoms[e.a]
+		v, _ := in.AtomicResult(e.v)
+		m.write(st, int(e.b), v)
+		ev.Kind, ev.Loc, ev.Val = prog.EvNAW, int(e.b), v
+		m.record(st, ev, e.slot+1)
+		*e = entry{kind: kGetRV, a: uint8(in.X), b: e.b, v: e.v, rank: e.rank, slot: e.slot + 1}
 	case RuleN6:
 		e := &q.buf[bufB3][arg]
 		e.kind, e.v = kGetRV, st.mem[e.b]

@@ -56,7 +56,7 @@ func (d *driver) name(l uint64) string {
 	}
 	qp := p.QPs[qi]
 	s := fmt.Sprintf("%s %s->%s", ruleNames[rule], p.Threads[qp.Thread].Name, p.Nodes[qp.Remote].Name)
-	if rule == RuleN6 {
+	if rule == RuleN6 || rule == RuleA1 || rule == RuleA2 {
 		s += fmt.Sprintf(" #%d", arg)
 	}
 	return s

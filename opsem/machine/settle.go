@@ -116,7 +116,11 @@ func (m *Machine) stepN2(s []byte, qi int, f []byte, emit func(l uint64, next []
 	e := &m.edit
 	e.reset()
 	e.drop = 1 << bufB1
-	e.add[bufB2] = [5]byte{kGetReq, f[1], f[2], 0, f[4]}
+	k := uint8(kGetReq)
+	if f[0] == kAtom {
+		k = kAtomReq
+	}
+	e.add[bufB2] = [5]byte{k, f[1], f[2], 0, f[4]}
 	e.addN = 1 << bufB2
 	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN2, qi, 0), -1, 0, emit)
 }
@@ -133,7 +137,11 @@ func (m *Machine) stepN5(s []byte, qi int, f []byte, emit func(l uint64, next []
 	e := &m.edit
 	e.reset()
 	e.drop = 1 << bufB2
-	e.add[bufB3] = [5]byte{kGetR, f[1], f[2], 0, f[4]}
+	k := uint8(kGetR)
+	if f[0] == kAtomReq {
+		k = kAtomR
+	}
+	e.add[bufB3] = [5]byte{k, f[1], f[2], 0, f[4]}
 	e.addN = 1 << bufB3
 	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN5, qi, 0), -1, 0, emit)
 }

@@ -147,7 +147,7 @@ func DeadLocations(p *prog.Program, shown []int) []bool {
 				dead[in.Z] = false
 			case prog.OpPut:
 				dead[in.X] = false
-			case prog.OpGet:
+			case prog.OpGet, prog.OpRCAS, prog.OpRFAA:
 				dead[in.Y] = false
 			}
 		}
@@ -168,6 +168,13 @@ const (
 	kAck                     // B3: ACK of a put
 	kGetR                    // B3: GETR(x,y,⊥): not read yet
 	kGetRV                   // B3: GETR(x,y,v): read
+	// Remote atomics (SEMANTICS-ATOMICS.md). a is the atomic's index in
+	// Machine.atoms, b its target location y. Once it has read and written
+	// (or read, for a failing rcas), its response becomes a get's GETR(x,y,v).
+	kAtom    // B1: ATOM(x,y): submitted
+	kAtomReq // B2: ATOMREQ(x,y)
+	kAtomR   // B3: ATOMR(x,y,⊥): not performed yet
+	kAtomRH  // B3: ATOMR(x,y,v) read v, its write pending: holds y's atomic lock
 )
 
 // noRank marks an operation that no future poll can wait for.

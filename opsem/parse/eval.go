@@ -290,6 +290,10 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 	lhs, rhs := s.lhsE, s.rhsE
 	if lhs.simpleName() {
 		if r := (&evalCtx{sp: sp}).register(lhs.name.text); r >= 0 {
+			if s.atomic != "" {
+				lw.errorf(s.pos, "%s writes the old value to a location of the thread's node (x := %s(y, ...)), not to register %s; read x afterwards", s.atomic, s.atomic, lhs.name.text)
+				return -1
+			}
 			if s.casZ != nil {
 				lw.errorf(s.pos, "cas writes the old value to a location of the thread's node (x := cas(z, a, b)), not to register %s; read x afterwards", lhs.name.text)
 				return -1
@@ -316,6 +320,42 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 		}
 		xname := p.Locs[x].Name
 		switch {
+		case s.atomic != "":
+			y, v := e.locRef(s.casZ)
+			if v.stop() {
+				return v.pc
+			}
+			a := e.eval(s.casA)
+			if a.stop() {
+				return a.pc
+			}
+			b := a
+			if s.casB != nil {
+				if b = e.eval(s.casB); b.stop() {
+					return b.pc
+				}
+			}
+			if !local(x) || local(y) {
+				e.compileErr(s.pos, "%s: the old value of a location %s of another node lands in %s, a location of the thread's own node %s", s.atomic, p.Locs[y].Name, xname, p.Nodes[sp.t.node].Name)
+				return -1
+			}
+			if a = e.inRange(s.casA.pos, "a value", a.v, valRange{0, prog.MaxValue}); a.stop() {
+				return a.pc
+			}
+			st := sp.stmt(prog.SRFAA)
+			op := prog.OpRFAA
+			st.X, st.Y, st.A, st.Remote = x, y, uint8(a.v), p.Locs[y].Node
+			if s.atomic == "rcas" {
+				if b = e.inRange(s.casB.pos, "a value", b.v, valRange{0, prog.MaxValue}); b.stop() {
+					return b.pc
+				}
+				st.Kind, op, st.B = prog.SRCAS, prog.OpRCAS, uint8(b.v)
+				sp.dom.add(y, b.v)
+			} else {
+				sp.dom.adds = append(sp.dom.adds, [2]int{y, a.v})
+			}
+			sp.dom.edges = append(sp.dom.edges, [2]int{y, x})
+			return sp.emit(instr(op, st, next(regs)))
 		case s.casZ != nil:
 			z, v := e.locRef(s.casZ)
 			if v.stop() {
@@ -416,7 +456,13 @@ func stmtText(s *rawStmt) string {
 		return "assert(" + s.cond.String() + ")"
 	case rRFence, rPoll:
 		return stmtKeyword(s) + "(" + s.nodeE.String() + ")"
-	case rAssignValue, rAssignLoc, rAssignCAS, rAssign:
+	case rAssignValue, rAssignLoc, rAssignCAS, rAssignAtomic, rAssign:
+		if s.atomic == "rfaa" {
+			return fmt.Sprintf("%s := rfaa(%s, %s)", s.lhsE, s.casZ, s.casA)
+		}
+		if s.atomic == "rcas" {
+			return fmt.Sprintf("%s := rcas(%s, %s, %s)", s.lhsE, s.casZ, s.casA, s.casB)
+		}
 		if s.casZ != nil {
 			return fmt.Sprintf("%s := cas(%s, %s, %s)", s.lhsE, s.casZ, s.casA, s.casB)
 		}

@@ -90,7 +90,7 @@ func (b *irBuilder) stmt(s *rawStmt, next int, env map[string]int) int {
 		in.kind = iSkip
 	case rReg:
 		in.kind = iJump // declared for the whole thread (see registers)
-	case rAssignValue, rAssignLoc, rAssignCAS, rAssign, rAssume, rAssumeE, rAssert, rRFence, rPoll:
+	case rAssignValue, rAssignLoc, rAssignCAS, rAssignAtomic, rAssign, rAssume, rAssumeE, rAssert, rRFence, rPoll:
 		in.kind = iStmt
 	case rCall:
 		in.kind, in.next = iJump, b.block(s.branches[0], next, env)

@@ -131,6 +131,7 @@ const (
 	rAssignValue
 	rAssignLoc
 	rAssignCAS
+	rAssignAtomic // x := rcas(y, a, b) or x := rfaa(y, d), all simple
 	rAssume
 	rRFence
 	rPoll
@@ -160,7 +161,8 @@ type rawStmt struct {
 
 	// The protocol language's: expressions where the core has tokens.
 	lhsE, rhsE            *rawExpr   // rAssign
-	casZ, casA, casB      *rawExpr   // rAssign of a cas
+	casZ, casA, casB      *rawExpr   // rAssign of a cas, rcas (casZ remote) or rfaa (casB nil)
+	atomic                string     // "rcas" or "rfaa" for a remote atomic, else ""
 	cond                  *rawExpr   // rAssumeE, rAssert, rIf, rWhile
 	nodeE                 *rawExpr   // rfence, poll of a family member: poll(m[i])
 	args                  []*rawExpr // rCall
@@ -741,6 +743,28 @@ func (p *parser) parseStmt() *rawStmt {
 		}
 		p.next()
 		switch {
+		case p.isKeyword("rcas") || p.isKeyword("rfaa"):
+			kw := p.tok.text
+			p.next()
+			p.expect(tLParen, "'(' after "+kw)
+			s.casZ = p.parseRef("a location")
+			if kw == "rcas" {
+				p.expect(tComma, "',' in rcas(y, expected, new)")
+				s.casA = p.parseExpr()
+				p.expect(tComma, "',' in rcas(y, expected, new)")
+				s.casB = p.parseExpr()
+			} else {
+				p.expect(tComma, "',' in rfaa(y, addend)")
+				s.casA = p.parseExpr()
+			}
+			p.expect(tRParen, "')'")
+			s.kind, s.atomic = rAssign, kw
+			if s.lhsE.simpleName() && s.casZ.simpleName() && s.casA.isInt() && (s.casB == nil || s.casB.isInt()) {
+				s.kind, s.z, s.a = rAssignAtomic, s.casZ.name, s.casA.name
+				if s.casB != nil {
+					s.b = s.casB.name
+				}
+			}
 		case p.isKeyword("cas"):
 			p.next()
 			p.expect(tLParen, "'(' after cas")
@@ -768,6 +792,8 @@ func (p *parser) parseStmt() *rawStmt {
 		default:
 			p.errorf(p.tok.pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
 		}
+	case t.kind == tKeyword && (t.text == "rcas" || t.text == "rfaa"):
+		p.errorf(t.pos, "%s is not a statement: its old value goes to a location of the thread's node (x := %s(y, ...))", t.text, t.text)
 	case t.kind == tKeyword && t.text == "cas":
 		p.errorf(t.pos, "cas is not a statement: its old value goes to a location of the thread's node (x := cas(z, a, b))")
 	case t.kind == tKeyword:

@@ -225,6 +225,26 @@ func (r *resolver) stmt(rs *rawStmt, node int, labels map[string]prog.Pos) *prog
 			r.errorf(rs.lhs.pos, "the result of cas goes to the thread's own memory, but %s is on node %s, not %s", rs.lhs.text, onNode(x), nodeName)
 		}
 		s.X, s.Z, s.A, s.B = x, z, r.value(rs.a), r.value(rs.b)
+	case rAssignAtomic:
+		s.Kind = prog.SRCAS
+		if rs.atomic == "rfaa" {
+			s.Kind = prog.SRFAA
+		}
+		x, ok1 := r.loc(rs.lhs)
+		y, ok2 := r.loc(rs.z)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		if p.Locs[y].Node == node {
+			r.errorf(rs.z.pos, "%s works on another node's memory, but %s is on node %s, the thread's own (use cas for a local compare-and-swap)", rs.atomic, rs.z.text, nodeName)
+		}
+		if p.Locs[x].Node != node {
+			r.errorf(rs.lhs.pos, "the old value of %s goes to the thread's own memory, but %s is on node %s, not %s", rs.atomic, rs.lhs.text, onNode(x), nodeName)
+		}
+		s.X, s.Y, s.Remote, s.A = x, y, p.Locs[y].Node, r.value(rs.a)
+		if rs.atomic == "rcas" {
+			s.B = r.value(rs.b)
+		}
 	case rAssume:
 		s.Kind = prog.SAssume
 		x, ok := r.loc(rs.lhs)

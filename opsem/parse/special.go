@@ -39,6 +39,7 @@ import (
 type domains struct {
 	vals  [][prog.MaxValue + 1]bool
 	edges [][2]int // NIC and cas copies: from, to
+	adds  [][2]int // rfaa(l, d): location, addend (l's values shifted by d, modulo 256)
 	grew  bool
 }
 
@@ -57,6 +58,14 @@ func (d *domains) close() {
 			for v := range d.vals[e[0]] {
 				if d.vals[e[0]][v] && !d.vals[e[1]][v] {
 					d.vals[e[1]][v] = true
+					changed, d.grew = true, true
+				}
+			}
+		}
+		for _, a := range d.adds {
+			for v := range d.vals[a[0]] {
+				if w := (v + a[1]) % (prog.MaxValue + 1); d.vals[a[0]][v] && !d.vals[a[0]][w] {
+					d.vals[a[0]][w] = true
 					changed, d.grew = true, true
 				}
 			}

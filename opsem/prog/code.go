@@ -22,9 +22,47 @@ const (
 	OpRFence             // rfence(Remote): event nF on QP
 	OpPoll               // poll(Remote)
 	OpFail               // an error point: an assertion failed or a value left its range; no step leaves it
+	OpRCAS               // X := rcas(Y, A, B) (Y remote): events naR, naW (on success), nlW on queue pair QP
+	OpRFAA               // X := rfaa(Y, A) (Y remote): events naR, naW, nlW on queue pair QP
 )
 
-var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail"}
+var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa"}
+
+// HasAtomics reports whether some thread of p has a remote atomic.
+func HasAtomics(p *Program) bool { return FirstAtomic(p) != nil }
+
+// FirstAtomic returns the statement of p's first remote atomic, or nil.
+func FirstAtomic(p *Program) *Stmt {
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.Op.IsAtomic() {
+				return in.Stmt
+			}
+		}
+	}
+	return nil
+}
+
+// IsAtomic reports whether o is a remote atomic (rcas or rfaa).
+func (o Op) IsAtomic() bool { return o == OpRCAS || o == OpRFAA }
+
+// IsRemote reports whether o travels on a queue pair: a get, a put, a
+// remote atomic or an rfence (a poll uses a queue pair but sends nothing).
+func (o Op) IsRemote() bool {
+	return o == OpGet || o == OpPut || o == OpRFence || o.IsAtomic()
+}
+
+// AtomicResult returns what the remote atomic in does at its target, given
+// the value old it reads there: the value it writes and whether it writes
+// at all (a compare-and-swap whose comparison fails does not). A
+// fetch-and-add wraps modulo MaxValue+1, as a NIC's 64-bit addition wraps
+// modulo 2^64.
+func (in *Instr) AtomicResult(old uint8) (uint8, bool) {
+	if in.Op == OpRFAA {
+		return old + in.A, true
+	}
+	return in.B, old == in.A
+}
 
 // String returns a short name of the operation.
 func (o Op) String() string {
@@ -47,7 +85,7 @@ type Instr struct {
 	X, Y   int   // locations, as in Stmt
 	Z      int   // OpCAS location
 	A, B   uint8 // values
-	QP     int   // OpGet, OpPut, OpRFence, OpPoll: queue-pair index
+	QP     int   // OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA: queue-pair index
 	Remote int   // node of the queue pair
 	Stmt   *Stmt // the statement it was compiled from (nil for OpEnd)
 
@@ -132,7 +170,7 @@ type compiler struct {
 	remap func(int) int
 }
 
-var remoteOps = [...]Op{SGet: OpGet, SPut: OpPut, SRFence: OpRFence, SPoll: OpPoll}
+var remoteOps = [...]Op{SGet: OpGet, SPut: OpPut, SRFence: OpRFence, SPoll: OpPoll, SRCAS: OpRCAS, SRFAA: OpRFAA}
 
 func (c *compiler) emit(in Instr) int {
 	c.t.Code = append(c.t.Code, in)
@@ -164,7 +202,7 @@ func (c *compiler) checkLowered() error {
 			}
 		}
 		switch in.Op {
-		case OpGet, OpPut, OpRFence, OpPoll:
+		case OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA:
 			c.useQP(in.Remote)
 			in.QP = t.QPs[in.Remote]
 		}
@@ -205,7 +243,7 @@ func (c *compiler) useQP(remote int) {
 func (c *compiler) assignQPs(stmts []*Stmt) {
 	for _, s := range stmts {
 		switch s.Kind {
-		case SGet, SPut, SRFence, SPoll:
+		case SGet, SPut, SRFence, SPoll, SRCAS, SRFAA:
 			c.useQP(s.Remote)
 		case SChoose, SLoop:
 			for _, b := range s.Branches {
@@ -248,7 +286,7 @@ func (c *compiler) stmt(s *Stmt, next int) (int, error) {
 	case SCAS:
 		in.Op = OpCAS
 		pc = c.emit(in)
-	case SGet, SPut, SRFence, SPoll:
+	case SGet, SPut, SRFence, SPoll, SRCAS, SRFAA:
 		in.Op = remoteOps[s.Kind]
 		in.Remote = s.Remote
 		in.QP = c.t.QPs[s.Remote]

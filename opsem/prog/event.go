@@ -17,7 +17,12 @@ const (
 	EvNLW                   // nlW(x,v,n): NIC local write of a get
 	EvNF                    // nF(n): NIC fence
 	EvPoll                  // poll(n)
+	EvNAR                   // naR(y,v): NIC remote read of a remote atomic (rcas, rfaa)
+	EvNAW                   // naW(y,v): NIC remote write of a remote atomic (a successful rcas, an rfaa)
 )
+
+// IsAtomic reports whether k is an event of a remote atomic at its target.
+func (k EventKind) IsAtomic() bool { return k == EvNAR || k == EvNAW }
 
 // Event is one event: its kind, thread, location, values and remote node.
 type Event struct {
@@ -55,6 +60,10 @@ func (p *Program) EventString(e Event) string {
 		return fmt.Sprintf("nF(%s)", node())
 	case EvPoll:
 		return fmt.Sprintf("poll(%s)", node())
+	case EvNAR:
+		return fmt.Sprintf("naR(%s,%d)", loc(), e.Val)
+	case EvNAW:
+		return fmt.Sprintf("naW(%s,%d)", loc(), e.Val)
 	}
 	return "-"
 }

@@ -109,6 +109,10 @@ func (p *Program) StmtString(s *Stmt) string {
 		return fmt.Sprintf("%s := %s", loc(s.X), loc(s.Y))
 	case SPut:
 		return fmt.Sprintf("%s := %s", loc(s.Y), loc(s.X))
+	case SRCAS:
+		return fmt.Sprintf("%s := rcas(%s, %d, %d)", loc(s.X), loc(s.Y), s.A, s.B)
+	case SRFAA:
+		return fmt.Sprintf("%s := rfaa(%s, %d)", loc(s.X), loc(s.Y), s.A)
 	case SRFence:
 		return fmt.Sprintf("rfence(%s)", p.Nodes[s.Remote].Name)
 	case SPoll:

@@ -58,6 +58,8 @@ const (
 	SChoose                 // choose { A } or { B } ...
 	SLoop                   // loop { A }
 	SFail                   // an error point of a lowered program (Text says which)
+	SRCAS                   // x := rcas(y, a, b), y remote: remote compare-and-swap
+	SRFAA                   // x := rfaa(y, d), y remote: remote fetch-and-add
 )
 
 // Stmt is one statement of a thread.
@@ -68,6 +70,8 @@ const (
 //   - SCAS: X, Z, A, B (X := cas(Z, A, B))
 //   - SGet: X local, Y remote (X := Y); Remote = node of Y
 //   - SPut: Y remote, X local (Y := X); Remote = node of Y
+//   - SRCAS: X local, Y remote, A expected, B new (X := rcas(Y, A, B)); Remote = node of Y
+//   - SRFAA: X local, Y remote, A the addend (X := rfaa(Y, A)); Remote = node of Y
 //   - SRFence, SPoll: Remote
 //   - SChoose: Branches (two or more); SLoop: Branches[0] is the body
 type Stmt struct {

@@ -44,6 +44,12 @@ func (g *gen) memory() {
 				if !g.dead[in.X] {
 					stores = appendOnce(stores, in.X)
 				}
+			case prog.OpRCAS, prog.OpRFAA:
+				loads = appendOnce(loads, in.Y)
+				stores = appendOnce(stores, in.Y) // read by the atomic: never dead
+				if !g.dead[in.X] {
+					stores = appendOnce(stores, in.X)
+				}
 			}
 		}
 	}
@@ -133,6 +139,9 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 	i = 0
 
 `, noRank)
+	if len(g.atoms) > 0 {
+		g.atomicDecls()
+	}
 	for qi := range g.qps {
 		q := &g.qps[qi]
 		g.f("/* Queue pair %s: %s (%s, %s, %s, %s). */\n", q.name, g.qpString(qi),

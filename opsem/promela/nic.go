@@ -42,6 +42,9 @@ func (g *gen) nic() {
 			}
 			g.step(guard, "N1 put reads its source (B1 -> B2)", []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)})
 		}
+		if len(q.atoms) > 0 {
+			g.step(head("b1", "ATOM"), "N2 atomic request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, ATOMREQ, ta, tb, tr)", n, n)})
+		}
 		if q.gets > 0 {
 			g.step(head("b1", "GET"), "N2 get request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, GETREQ, ta, tb, tr)", n, n)})
 		}
@@ -83,6 +86,9 @@ func (g *gen) nic() {
 					[]string{fmt.Sprintf("%s_b3[%d].kind = GETRV", n, s), fmt.Sprintf("load(%s_b3[%d].b, %s_b3[%d].v)", n, s, n, s)})
 			}
 		}
+		if len(q.atoms) > 0 {
+			g.atomicRules(qi, take)
+		}
 		if q.puts > 0 {
 			eff := []string{fmt.Sprintf("pop3(%s_b3, %s_nb3)", n, n)}
 			if q.countAcks() {
@@ -90,13 +96,13 @@ func (g *gen) nic() {
 			}
 			g.step(head("b3", "ACK"), "N7 put acknowledged (complete)", eff)
 		}
-		if q.gets > 0 {
+		if q.gets > 0 || len(q.atoms) > 0 {
 			g.step(head("b3", "GETRV"), "N8 get returns (B3 -> LW)", []string{take("b3"), fmt.Sprintf("push(%s_lw, %s_nlw, 0, ta, tb, tr)", n, n)})
 		}
 		if q.capRW > 0 {
 			g.step(fmt.Sprintf("%s_nrw > 0", n), "F1 remote write reaches memory", []string{take("rw"), "store(ta, tb)"})
 		}
-		if q.gets > 0 {
+		if q.gets > 0 || len(q.atoms) > 0 {
 			g.step(fmt.Sprintf("%s_nlw > 0", n), "F2 local write of a get reaches memory (complete)", []string{take("lw"), "store(ta, tb)"})
 		}
 	}

@@ -84,10 +84,24 @@ func Write(w io.Writer, p *prog.Program, opt Options) error {
 	return nil
 }
 
+// AtomicsError refuses a program with remote atomics (rcas, rfaa) where a
+// model does not cover them: the robustness model (the instrumentation,
+// which the decider refuses them for too). An export that left them out
+// would be a different program.
+type AtomicsError struct {
+	Pos  prog.Pos
+	Stmt string
+}
+
+func (e *AtomicsError) Error() string {
+	return fmt.Sprintf("%s: the Promela export does not cover remote atomics (%s) yet", e.Pos, e.Stmt)
+}
+
 // qpInfo is what the generator knows statically about one queue pair.
 type qpInfo struct {
 	name                      string // "q0"
 	puts, gets, fences, polls int    // instructions of each kind on it
+	atoms                     []int  // its remote atomics, as indices into gen.atoms
 	cap1, cap2, cap3          int    // array sizes of B1, B2, B3 (0: absent)
 	capRW, capLW              int    // array sizes of RW and LW
 	// before[pc]: the most puts, gets and fences its thread can have
@@ -111,6 +125,10 @@ type gen struct {
 	shown []int
 	qps   []qpInfo
 	b     strings.Builder
+	// atoms are the program's remote atomics, numbered as the machine
+	// numbers them (threads in order, then instructions): buffer entries
+	// carry the number.
+	atoms []*prog.Instr
 }
 
 func newGen(p *prog.Program, opt Options) (*gen, error) {
@@ -129,6 +147,13 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 	g := &gen{p: p, opt: opt, sc: opt.Semantics == machine.SC, k: opt.MaxInflight}
 	g.shown = verdict.ShownLocations(p)
 	g.dead = machine.DeadLocations(p, g.shown)
+	for t := range p.Threads {
+		for pc := range p.Threads[t].Code {
+			if p.Threads[t].Code[pc].Op.IsAtomic() {
+				g.atoms = append(g.atoms, &p.Threads[t].Code[pc])
+			}
+		}
+	}
 	g.qps = make([]qpInfo, len(p.QPs))
 	for qi, qp := range p.QPs {
 		q := &g.qps[qi]
@@ -149,7 +174,12 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 				q.polls++
 			}
 		}
-		q.dropRW = q.gets == 0
+		for k, in := range g.atoms {
+			if in.QP == qi {
+				q.atoms = append(q.atoms, k)
+			}
+		}
+		q.dropRW = q.gets == 0 && len(q.atoms) == 0
 		on := func(ops ...prog.Op) func(in *prog.Instr) bool {
 			return func(in *prog.Instr) bool { return in.QP == qi && slices.Contains(ops, in.Op) }
 		}
@@ -161,10 +191,10 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 				q.deadDsts = appendOnce(q.deadDsts, in.Y)
 			}
 		}
-		q.before = countBefore(th, on(prog.OpPut, prog.OpGet, prog.OpRFence))
-		q.issued = countBefore(th, on(prog.OpPut, prog.OpGet))
+		q.before = countBefore(th, on(prog.OpPut, prog.OpGet, prog.OpRFence, prog.OpRCAS, prog.OpRFAA))
+		q.issued = countBefore(th, on(prog.OpPut, prog.OpGet, prog.OpRCAS, prog.OpRFAA))
 		for pc := range th.Code {
-			if on(prog.OpPut, prog.OpGet, prog.OpRFence)(&th.Code[pc]) && q.before[pc] >= g.k {
+			if on(prog.OpPut, prog.OpGet, prog.OpRFence, prog.OpRCAS, prog.OpRFAA)(&th.Code[pc]) && q.before[pc] >= g.k {
 				q.bounded = true
 			}
 		}
@@ -173,11 +203,11 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 			// machine's qstate.inflight), and at most one per operation
 			// that can reach it.
 			size := func(count func(*prog.Instr) bool) int { return min(g.k, total(th, count)) }
-			q.cap1 = size(on(prog.OpPut, prog.OpGet, prog.OpRFence))
-			q.cap2 = size(on(prog.OpPut, prog.OpGet))
+			q.cap1 = size(on(prog.OpPut, prog.OpGet, prog.OpRFence, prog.OpRCAS, prog.OpRFAA))
+			q.cap2 = size(on(prog.OpPut, prog.OpGet, prog.OpRCAS, prog.OpRFAA))
 			q.cap3 = q.cap2
 			q.capRW = size(keptRW)
-			q.capLW = size(on(prog.OpGet))
+			q.capLW = size(on(prog.OpGet, prog.OpRCAS, prog.OpRFAA))
 		}
 	}
 	return g, nil

@@ -230,3 +230,25 @@ func TestWriteOptions(t *testing.T) {
 		t.Errorf("SC model:\n%s", s)
 	}
 }
+
+// TestAtomicOutcomesMatch is TestOutcomesMatch on the remote atomics'
+// litmus tests (corpus/litmus/ATOM-*.rdma), under both semantics.
+func TestAtomicOutcomesMatch(t *testing.T) {
+	needSpin(t)
+	files, err := filepath.Glob(litmus + "ATOM-*.rdma")
+	if err != nil || len(files) < 12 {
+		t.Fatalf("atomic litmus tests: %d, %v", len(files), err)
+	}
+	for _, f := range files {
+		for _, sem := range sems {
+			t.Run(filepath.Base(f)+"/"+sem.String(), func(t *testing.T) {
+				t.Parallel()
+				p, err := parse.File(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compare(t, p, sem, 0, 0)
+			})
+		}
+	}
+}

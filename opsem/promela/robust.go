@@ -92,6 +92,9 @@ type robustGen struct {
 }
 
 func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
+	if s := prog.FirstAtomic(p); s != nil {
+		return nil, &AtomicsError{Pos: s.Pos, Stmt: p.SourceString(s)}
+	}
 	if opt.MaxCounter == 0 {
 		opt.MaxCounter = DefaultMaxCounter
 	}

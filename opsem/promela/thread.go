@@ -12,7 +12,7 @@ import (
 func (g *gen) threadVars(t int) (mid bool, pcType string) {
 	th := &g.p.Threads[t]
 	for _, in := range th.Code {
-		if in.Op == prog.OpCAS || g.sc && (in.Op == prog.OpPut || in.Op == prog.OpGet) {
+		if in.Op == prog.OpCAS || g.sc && (in.Op == prog.OpPut || in.Op == prog.OpGet || in.Op.IsAtomic()) {
 			mid = true
 		}
 	}
@@ -164,6 +164,12 @@ func (g *gen) instr(t, pc int) {
 		g.step(fmt.Sprintf("%s && !mid%d", at, t), text+": compare and swap", eff)
 		eff = append(write(in.X, reg), fmt.Sprintf("mid%d = 0", t), reg+" = 0")
 		g.step(fmt.Sprintf("%s && mid%d", at, t), text+": write result", append(eff, g.moveTo(t, pc, in.Next, -1, -1)...))
+	case prog.OpRCAS, prog.OpRFAA:
+		if g.sc {
+			g.scAtomic(t, pc, text)
+		} else {
+			g.submit(t, pc, text)
+		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence:
 		if g.sc {
 			g.scRemote(t, pc, text)
@@ -201,7 +207,7 @@ func (g *gen) npendBound(in *prog.Instr, pc int) string {
 func (g *gen) npendBounded(qi int) bool {
 	code := g.p.Threads[g.p.QPs[qi].Thread].Code
 	for pc := range code {
-		if in := &code[pc]; in.QP == qi && (in.Op == prog.OpPut || in.Op == prog.OpGet) && g.npendBound(in, pc) != "" {
+		if in := &code[pc]; in.QP == qi && (in.Op == prog.OpPut || in.Op == prog.OpGet || in.Op.IsAtomic()) && g.npendBound(in, pc) != "" {
 			return true
 		}
 	}
@@ -236,6 +242,9 @@ func (g *gen) submit(t, pc int, text string) {
 		eff = append(eff, count...)
 	case prog.OpGet:
 		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, GET, %s, %s, %s)", q.name, q.name, g.locID(in.X), g.locID(in.Y), rank))
+		eff = append(eff, count...)
+	case prog.OpRCAS, prog.OpRFAA:
+		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, ATOM, %d, %s, %s)", q.name, q.name, g.atomIndex(in), g.locID(in.Y), rank))
 		eff = append(eff, count...)
 	default:
 		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, FENCE, 0, 0, NORANK)", q.name, q.name))

@@ -18,13 +18,20 @@ const (
 	AloneLoops = "loops"
 	// AloneCheckpoint: the searches are checkpointed (Settings.Checkpoint).
 	AloneCheckpoint = "checkpoint"
+	// AloneAtomics: the program has remote atomics, which the decider
+	// refuses (instr.ErrAtomics): enumeration on the machine answers
+	// alone, loops bounded as enumeration bounds them.
+	AloneAtomics = "atomics"
 )
 
-// Alone returns why method Auto would run the decider alone on p with
-// these search settings (AloneLoops, AloneCheckpoint), or "" when it races
-// the decider and enumeration on the machine.
+// Alone returns why method Auto would run one method alone on p with
+// these search settings: the decider (AloneLoops, AloneCheckpoint), or
+// enumeration on the machine (AloneAtomics); "" when it races the decider
+// and enumeration on the machine.
 func Alone(p *prog.Program, s explore.Settings) string {
 	switch {
+	case prog.HasAtomics(p):
+		return AloneAtomics
 	case verdict.HasLoops(p):
 		return AloneLoops
 	case s.Checkpoint != nil:
@@ -42,7 +49,15 @@ func Alone(p *prog.Program, s explore.Settings) string {
 // bounds" says more than "unknown"), else the decider's. An error of
 // either method ends the race with that error.
 func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
-	if why := Alone(p, opt.Verdict.Settings); why != "" {
+	if why := Alone(p, opt.Verdict.Settings); why == AloneAtomics {
+		opt.Method = EnumMachine
+		r, err := byMethod(ctx, p, opt)
+		if err != nil {
+			return nil, err
+		}
+		r.Alone = why
+		return r, nil
+	} else if why != "" {
 		opt.Method = Decider
 		r, err := byMethod(ctx, p, opt)
 		if err != nil {

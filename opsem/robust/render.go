@@ -112,6 +112,9 @@ func raceNote(r *Result) string {
 			b.WriteString(" by " + st.Bound)
 		}
 	}
+	if r.Alone == AloneAtomics {
+		b.WriteString("; the decider does not cover remote atomics: answered by enumeration")
+	}
 	return b.String()
 }
 
@@ -126,7 +129,11 @@ type JSON struct {
 	Method   Method           `json:"method"` // the method that answered (with auto: decide or enum-machine)
 	// Stopped (method auto): the method that raced the one that answered,
 	// and what cut it when neither answer was certain.
-	Stopped []Stopped           `json:"stopped,omitempty"`
+	Stopped []Stopped `json:"stopped,omitempty"`
+	// Refused (method auto) names the instructions the decider refuses
+	// when the program has some, so that enumeration answered alone:
+	// "remote atomics".
+	Refused string              `json:"decider_refused,omitempty"`
 	States  uint64              `json:"states"`
 	Witness *WitnessJSON        `json:"witness"`
 	Expect  *expect.Expectation `json:"expect"`
@@ -155,6 +162,9 @@ func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: r.Expect}
+	if r.Alone == AloneAtomics {
+		out.Refused = "remote atomics"
+	}
 	if r.Certain() {
 		robust := r.Robust
 		out.Robust = &robust

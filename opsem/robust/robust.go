@@ -123,8 +123,9 @@ type Result struct {
 	// Stopped (Auto) lists the method that raced this one and whose answer
 	// was not taken; empty when the method ran alone.
 	Stopped []Stopped
-	// Alone (Auto) says why the decider ran alone (AloneLoops,
-	// AloneCheckpoint); empty when the methods raced.
+	// Alone (Auto) says why one method ran alone (AloneLoops,
+	// AloneCheckpoint: the decider; AloneAtomics: enum-machine); empty when
+	// the methods raced.
 	Alone string
 
 	// The violation, when not robust. Cycle is an sc cycle of it, each

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/decide"
 	"rdmasim/opsem/expect"
+	"rdmasim/opsem/instr"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
 
@@ -39,6 +42,26 @@ func TestAutoCorpus(t *testing.T) {
 			}
 			if !got.Certain() {
 				t.Fatalf("%s answered, uncertain", got.Method)
+			}
+			if prog.HasAtomics(p) {
+				// The decider refuses atomics: enumeration answers alone,
+				// and agrees with the model's enumeration.
+				var refused *instr.AtomicsError
+				if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true}); !errors.As(err, &refused) {
+					t.Errorf("the decider on atomics: %v, want an *instr.AtomicsError", err)
+				}
+				if got.Method != EnumMachine || got.Alone != AloneAtomics || len(got.Stopped) != 0 {
+					t.Errorf("with atomics: method %s, alone %q, stopped %v; want enum-machine alone", got.Method, got.Alone, got.Stopped)
+				}
+				if a, err := Decide(ctx, p, Options{Method: EnumAxiom, Verdict: opt}); err != nil || a.Robust != got.Robust {
+					t.Errorf("enum-axiom: %v, robust=%v; enum-machine robust=%v", err, a != nil && a.Robust, got.Robust)
+				}
+				var out strings.Builder
+				WriteText(&out, got)
+				if !strings.Contains(out.String(), "the decider does not cover remote atomics: answered by enumeration") {
+					t.Errorf("the headline does not say why enumeration answered:\n%s", out.String())
+				}
+				return
 			}
 			d, err := decide.Decide(ctx, p, decide.Options{NoWitness: true})
 			if err != nil {

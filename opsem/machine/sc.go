@@ -1,0 +1,49 @@
+package machine
+
+import "rdmasim/opsem/prog"
+
+// scRemote performs one of the two SC steps of a get or put, or an rfence,
+// and reports whether the instruction is finished.
+func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event) bool {
+	switch in.Op {
+	case prog.OpRFence:
+		ev.Kind = prog.EvNF
+		return true
+	case prog.OpPut:
+		if !st.mid[t] {
+			st.mid[t], st.reg[t] = true, st.mem[in.X]
+			ev.Kind, ev.Loc, ev.Val = prog.EvNLR, in.X, st.reg[t]
+			return false
+		}
+		m.write(st, in.Y, st.reg[t])
+		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, in.Y, st.reg[t]
+	case prog.OpGet:
+		if !st.mid[t] {
+			st.mid[t], st.reg[t] = true, st.mem[in.Y]
+			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, in.Y, st.reg[t]
+			return false
+		}
+		m.write(st, in.X, st.reg[t])
+		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, in.X, st.reg[t]
+	case prog.OpRCAS, prog.OpRFAA:
+		// One step reads and (unless a comparison fails) writes the
+		// target; a second lands the old value in x, as a get's nlW.
+		// Step reports the read (naR): Val is the value read, New the
+		// value written when the atomic writes.
+		if !st.mid[t] {
+			old := st.mem[in.Y]
+			st.mid[t], st.reg[t] = true, old
+			ev.Kind, ev.Loc, ev.Val = prog.EvNAR, in.Y, old
+			if v, ok := in.AtomicResult(old); ok {
+				m.write(st, in.Y, v)
+				ev.New = v
+			}
+			return false
+		}
+		m.write(st, in.X, st.reg[t])
+		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, in.X, st.reg[t]
+	}
+	st.mid[t], st.reg[t] = false, 0
+	st.q[in.QP].npend++
+	return true
+}
