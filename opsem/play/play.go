@@ -363,7 +363,10 @@ func runRobust(ctx context.Context, p *prog.Program, o Options, progress func(Pr
 				return err
 			}
 			fmt.Fprintf(&text, "rdmasim robust: %s: %v\n", resp.File, err)
-			resp.Verdicts = append(resp.Verdicts, Verdict{Name: string(methods[i]), Value: "error", Detail: err.Error()})
+			// As the CLI's JSON: no answer (robust null), and why (a method
+			// that refuses the program, as the decider refuses remote
+			// atomics, or a limit).
+			resp.Verdicts = append(resp.Verdicts, Verdict{Name: string(methods[i]), Value: "unknown", Detail: err.Error()})
 			continue
 		}
 		robust.WriteText(&text, r)
