@@ -72,6 +72,10 @@ func Compare(ctx context.Context, name string, src []byte, opt Options) (*Report
 		return rep, nil
 	}
 	rep.Program = p
+	if prog.HasAtomics(p) {
+		rep.Skipped = "remote atomics: the interpreter does not cover them"
+		return rep, nil
+	}
 	rep.Machine, err = exploreSC(ctx, p, opt.MaxStates)
 	if err != nil {
 		return nil, err

@@ -96,6 +96,18 @@ func InterpretSC(filename string, src []byte, opt Options, limit int) (*Interp, 
 	if ps.errs != nil {
 		return nil, ps.errs
 	}
+	bodies := make([][]*rawStmt, 0, len(f.threads)+len(f.procs))
+	for _, t := range f.threads {
+		bodies = append(bodies, t.body)
+	}
+	for _, pr := range f.procs {
+		bodies = append(bodies, pr.body)
+	}
+	for _, b := range bodies {
+		if pos, ok := findAtomic(b); ok {
+			return nil, ErrorList{{File: filename, Pos: pos, Msg: "the interpreter does not cover remote atomics (rcas, rfaa)"}}
+		}
+	}
 	in := &interp{file: filename, lw: &lowerer{file: filename, params: map[string]int{}, locs: map[string]int{},
 		nodes: map[string]int{}, arrays: map[string]int{}, p: &prog.Program{File: filename}},
 		blocks: map[blockKey]int{}, errIdx: map[ErrorPoint]int{}}
@@ -436,4 +448,19 @@ func (in *interp) deadlocked(c *config) bool {
 		}
 	}
 	return waiting
+}
+
+// findAtomic returns the position of the first remote atomic in stmts.
+func findAtomic(stmts []*rawStmt) (prog.Pos, bool) {
+	for _, s := range stmts {
+		if s.atomic != "" {
+			return s.pos, true
+		}
+		for _, b := range s.branches {
+			if pos, ok := findAtomic(b); ok {
+				return pos, true
+			}
+		}
+	}
+	return prog.Pos{}, false
 }
