@@ -111,7 +111,7 @@ func InterpretSC(filename string, src []byte, opt Options, limit int) (*Interp, 
 	in := &interp{file: filename, lw: &lowerer{file: filename, params: map[string]int{}, locs: map[string]int{},
 		nodes: map[string]int{}, arrays: map[string]int{}, p: &prog.Program{File: filename}},
 		blocks: map[blockKey]int{}, errIdx: map[ErrorPoint]int{}}
-	in.setParams(f, opt)
+	in.lw.setParams(f, opt)
 	if in.lw.errs == nil {
 		in.lw.declare(f)
 	}
@@ -158,29 +158,6 @@ type ithread struct {
 // compiles the statement: the interpretation fails with it.
 func (in *interp) staticError(pos prog.Pos, format string, args ...any) error {
 	return ErrorList{&Error{File: in.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}}
-}
-
-// setParams evaluates the file's params, overridden or completed by opt.
-func (in *interp) setParams(f *rawFile, opt Options) {
-	lw := in.lw
-	for _, pr := range f.params {
-		if _, dup := lw.params[pr.name.text]; dup {
-			lw.errorf(pr.name.pos, "param %s declared twice", pr.name.text)
-			continue
-		}
-		v, ok := lw.constant(pr.val, nil, "param "+pr.name.text)
-		if ov, set := opt.Params[pr.name.text]; set {
-			v, ok = ov, true
-		}
-		if ok {
-			lw.params[pr.name.text] = v
-		}
-	}
-	for name, v := range opt.Params {
-		if _, ok := lw.params[name]; !ok {
-			lw.params[name] = v
-		}
-	}
 }
 
 // expandThreads makes one ithread per thread and member of a family, with

@@ -265,24 +265,7 @@ func lowerFile(file string, f *rawFile, opt Options) (*prog.Program, ErrorList) 
 	if f.doc != nil {
 		p.Doc = f.doc.text
 	}
-	for _, pr := range f.params {
-		if _, dup := lw.params[pr.name.text]; dup {
-			lw.errorf(pr.name.pos, "param %s declared twice", pr.name.text)
-			continue
-		}
-		v, ok := lw.constant(pr.val, nil, "param "+pr.name.text)
-		if ov, set := opt.Params[pr.name.text]; set {
-			v, ok = ov, true
-		}
-		if ok {
-			lw.params[pr.name.text] = v
-		}
-	}
-	for name, v := range opt.Params {
-		if _, ok := lw.params[name]; !ok {
-			lw.params[name] = v
-		}
-	}
+	lw.setParams(f, opt)
 	lw.declare(f)
 	if lw.errs != nil {
 		return nil, lw.errs
@@ -471,4 +454,26 @@ func (lw *lowerer) nameIndices(c *rawCond) {
 	}
 	lw.nameIndices(c.l)
 	lw.nameIndices(c.r)
+}
+
+// setParams evaluates the file's params, overridden or completed by opt.
+func (lw *lowerer) setParams(f *rawFile, opt Options) {
+	for _, pr := range f.params {
+		if _, dup := lw.params[pr.name.text]; dup {
+			lw.errorf(pr.name.pos, "param %s declared twice", pr.name.text)
+			continue
+		}
+		v, ok := lw.constant(pr.val, nil, "param "+pr.name.text)
+		if ov, set := opt.Params[pr.name.text]; set {
+			v, ok = ov, true
+		}
+		if ok {
+			lw.params[pr.name.text] = v
+		}
+	}
+	for name, v := range opt.Params {
+		if _, ok := lw.params[name]; !ok {
+			lw.params[name] = v
+		}
+	}
 }

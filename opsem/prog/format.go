@@ -19,17 +19,7 @@ func (p *Program) String() string {
 	if p.Doc != "" {
 		fmt.Fprintf(&b, "%s\n", quote(p.Doc))
 	}
-	for n, node := range p.Nodes {
-		fmt.Fprintf(&b, "node %s {", node.Name)
-		sep := " "
-		for _, l := range p.Locs {
-			if l.Node == n {
-				fmt.Fprintf(&b, "%s%s = %d", sep, l.Name, l.Init)
-				sep = "; "
-			}
-		}
-		b.WriteString(" }\n")
-	}
+	p.writeNodes(&b)
 	for i := range p.Threads {
 		t := &p.Threads[i]
 		fmt.Fprintf(&b, "thread %s on %s {\n", t.Name, p.Nodes[t.Node].Name)
@@ -223,17 +213,7 @@ func (p *Program) ThreadName(t int) string { return p.Threads[t].Name }
 // checked.
 func (p *Program) CodeString() string {
 	var b strings.Builder
-	for n, node := range p.Nodes {
-		fmt.Fprintf(&b, "node %s {", node.Name)
-		sep := " "
-		for _, l := range p.Locs {
-			if l.Node == n {
-				fmt.Fprintf(&b, "%s%s = %d", sep, l.Name, l.Init)
-				sep = "; "
-			}
-		}
-		b.WriteString(" }\n")
-	}
+	p.writeNodes(&b)
 	for i := range p.Threads {
 		t := &p.Threads[i]
 		fmt.Fprintf(&b, "thread %s on %s: %d instructions, entry %d\n", t.Name, p.Nodes[t.Node].Name, len(t.Code), t.Entry)
@@ -280,4 +260,20 @@ func (p *Program) CodeString() string {
 		fmt.Fprintf(&b, "%s %s\n", p.Query.Kind, p.CondString(p.Query.Cond))
 	}
 	return b.String()
+}
+
+// writeNodes prints the node declarations with their locations' initial
+// values.
+func (p *Program) writeNodes(b *strings.Builder) {
+	for n, node := range p.Nodes {
+		fmt.Fprintf(b, "node %s {", node.Name)
+		sep := " "
+		for _, l := range p.Locs {
+			if l.Node == n {
+				fmt.Fprintf(b, "%s%s = %d", sep, l.Name, l.Init)
+				sep = "; "
+			}
+		}
+		b.WriteString(" }\n")
+	}
 }
