@@ -111,18 +111,14 @@ func (m *Machine) stepN8(s []byte, qi int, f []byte, emit func(l uint64, next []
 	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN8, qi, 0), -1, 0, emit)
 }
 
-// stepN2 emits N2 on queue pair qi, whose B1 begins with the get f.
+// stepN2 emits N2 on queue pair qi, whose B1 begins with the get (or remote
+// atomic) f: its request enters B2.
 func (m *Machine) stepN2(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
-	e := &m.edit
-	e.reset()
-	e.drop = 1 << bufB1
 	k := uint8(kGetReq)
 	if f[0] == kAtom {
 		k = kAtomReq
 	}
-	e.add[bufB2] = [5]byte{k, f[1], f[2], 0, f[4]}
-	e.addN = 1 << bufB2
-	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN2, qi, 0), -1, 0, emit)
+	m.stepForward(s, qi, f, bufB1, bufB2, k, RuleN2, emit)
 }
 
 // stepN3 emits N3 on queue pair qi, whose B1 begins with a fence.
@@ -132,18 +128,25 @@ func (m *Machine) stepN3(s []byte, qi int, emit func(l uint64, next []byte)) {
 	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN3, qi, 0), -1, 0, emit)
 }
 
-// stepN5 emits N5 on queue pair qi, whose B2 begins with the get request f.
+// stepN5 emits N5 on queue pair qi, whose B2 begins with the get (or remote
+// atomic) request f: it arrives, awaiting its remote read in B3.
 func (m *Machine) stepN5(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
-	e := &m.edit
-	e.reset()
-	e.drop = 1 << bufB2
 	k := uint8(kGetR)
 	if f[0] == kAtomReq {
 		k = kAtomR
 	}
-	e.add[bufB3] = [5]byte{k, f[1], f[2], 0, f[4]}
-	e.addN = 1 << bufB3
-	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN5, qi, 0), -1, 0, emit)
+	m.stepForward(s, qi, f, bufB2, bufB3, k, RuleN5, emit)
+}
+
+// stepForward emits rule on queue pair qi: the head f of buffer from leaves
+// it for the tail of buffer to, as an entry of kind k with f's operands.
+func (m *Machine) stepForward(s []byte, qi int, f []byte, from, to int, k uint8, rule uint8, emit func(l uint64, next []byte)) {
+	e := &m.edit
+	e.reset()
+	e.drop = 1 << from
+	e.add[to] = [5]byte{k, f[1], f[2], 0, f[4]}
+	e.addN = 1 << to
+	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, rule, qi, 0), -1, 0, emit)
 }
 
 // stepN7 emits N7 on queue pair qi, whose B3 begins with an ACK.
