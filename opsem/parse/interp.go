@@ -163,46 +163,23 @@ func (in *interp) staticError(pos prog.Pos, format string, args ...any) error {
 // expandThreads makes one ithread per thread and member of a family, with
 // its registers.
 func (in *interp) expandThreads(f *rawFile) {
-	lw := in.lw
-	seen := map[string]bool{}
-	for _, rt := range f.threads {
-		members := []int{-1}
-		if rt.family != nil {
-			members = lw.familyRange(rt.family, "thread "+rt.name.text)
+	bodies := map[*rawThread]int{} // a declaration's body, compiled once for its members
+	in.lw.eachThread(f, func(rt *rawThread, name string, node int, env map[string]int) bool {
+		body, ok := bodies[rt]
+		if !ok {
+			body = in.block(rt.body, nil, 0)
+			bodies[rt] = body
 		}
-		body := in.block(rt.body, nil, 0)
-		for _, k := range members {
-			env := map[string]int{}
-			name := rt.name.text
-			if k >= 0 {
-				env[rt.family.index.text] = k
-				name = indexed(name, k)
-			}
-			if seen[name] {
-				lw.errorf(rt.name.pos, "thread %s declared twice", name)
-				continue
-			}
-			seen[name] = true
-			node, ok := lw.nodeOf(rt.nodeE, env)
-			if !ok {
-				continue
-			}
-			decls := &irThread{name: name}
-			in.registers(decls, rt.body, env)
-			th := &ithread{name: name, node: node, env: env, body: body, regs: decls.regs, regIdx: map[string]int{}}
-			for i, r := range th.regs {
-				th.regIdx[r.name] = i
-			}
-			th.pollCap = in.pollCaps(th, rt.body)
-			in.threads = append(in.threads, th)
+		decls := &irThread{name: name}
+		in.registers(decls, rt.body, env)
+		th := &ithread{name: name, node: node, env: env, body: body, regs: decls.regs, regIdx: map[string]int{}}
+		for i, r := range th.regs {
+			th.regIdx[r.name] = i
 		}
-	}
-	if len(in.threads) > prog.MaxThreads {
-		lw.errorf(f.threads[0].name.pos, "too many threads (the limit is %d)", prog.MaxThreads)
-	}
-	if len(in.threads) == 0 && lw.errs == nil {
-		lw.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
-	}
+		th.pollCap = in.pollCaps(th, rt.body)
+		in.threads = append(in.threads, th)
+		return true
+	})
 }
 
 // registers declares the registers of a thread: those of every reg

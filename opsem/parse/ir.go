@@ -222,49 +222,22 @@ func (lw *lowerer) declareReg(t *irThread, s *rawStmt, env map[string]int) {
 // builds each member's surface graph, then specialises them all.
 func (lw *lowerer) threads(f *rawFile) {
 	var ts []*irThread
-	seen := map[string]bool{}
 	procs := lw.procMap(f)
-	for _, rt := range f.threads {
-		members := []int{-1}
-		if rt.family != nil {
-			members = lw.familyRange(rt.family, "thread "+rt.name.text)
+	n := lw.eachThread(f, func(rt *rawThread, name string, node int, env map[string]int) bool {
+		t := &irThread{name: name, node: node, pos: rt.name.pos, env: env}
+		body := substStmts(rt.body, nil) // each member inlines its own calls
+		lw.inline(body, procs, 0)
+		if lw.errs != nil {
+			return false
 		}
-		for _, k := range members {
-			env := map[string]int{}
-			name := rt.name.text
-			if k >= 0 {
-				env[rt.family.index.text] = k
-				name = indexed(name, k)
-			}
-			if seen[name] {
-				lw.errorf(rt.name.pos, "thread %s declared twice", name)
-				continue
-			}
-			seen[name] = true
-			node, ok := lw.nodeOf(rt.nodeE, env)
-			if !ok {
-				continue
-			}
-			t := &irThread{name: name, node: node, pos: rt.name.pos, env: env}
-			body := substStmts(rt.body, nil) // each member inlines its own calls
-			lw.inline(body, procs, 0)
-			if lw.errs != nil {
-				return
-			}
-			b := &irBuilder{lw: lw, t: t, labels: map[string]*rawStmt{}}
-			b.registers(body, env)
-			end := b.emit(irInstr{kind: iEnd, next: -1})
-			t.entry = b.block(body, end, env)
-			ts = append(ts, t)
-		}
-	}
-	if len(ts) > prog.MaxThreads {
-		lw.errorf(f.threads[0].name.pos, "too many threads (the limit is %d)", prog.MaxThreads)
-	}
-	if len(ts) == 0 && lw.errs == nil {
-		lw.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
-	}
-	if lw.errs != nil {
+		b := &irBuilder{lw: lw, t: t, labels: map[string]*rawStmt{}}
+		b.registers(body, env)
+		end := b.emit(irInstr{kind: iEnd, next: -1})
+		t.entry = b.block(body, end, env)
+		ts = append(ts, t)
+		return true
+	})
+	if lw.errs != nil || n == 0 {
 		return
 	}
 	lw.specialiseAll(ts, f)
@@ -287,4 +260,47 @@ func (lw *lowerer) nodeOf(e *rawExpr, env map[string]int) (int, bool) {
 		lw.errorf(e.pos, "unknown node %s (declare it with node %s { ... })", name, e.name.text)
 	}
 	return n, ok
+}
+
+// eachThread expands the thread declarations of f, families into members
+// (named client[k], with the family's index in env), and calls do for each
+// with its node, until do returns false. It reports duplicate names, too
+// many threads and none, and returns how many it expanded.
+func (lw *lowerer) eachThread(f *rawFile, do func(rt *rawThread, name string, node int, env map[string]int) bool) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, rt := range f.threads {
+		members := []int{-1}
+		if rt.family != nil {
+			members = lw.familyRange(rt.family, "thread "+rt.name.text)
+		}
+		for _, k := range members {
+			env := map[string]int{}
+			name := rt.name.text
+			if k >= 0 {
+				env[rt.family.index.text] = k
+				name = indexed(name, k)
+			}
+			if seen[name] {
+				lw.errorf(rt.name.pos, "thread %s declared twice", name)
+				continue
+			}
+			seen[name] = true
+			node, ok := lw.nodeOf(rt.nodeE, env)
+			if !ok {
+				continue
+			}
+			n++
+			if !do(rt, name, node, env) {
+				return n
+			}
+		}
+	}
+	if n > prog.MaxThreads {
+		lw.errorf(f.threads[0].name.pos, "too many threads (the limit is %d)", prog.MaxThreads)
+	}
+	if n == 0 && lw.errs == nil {
+		lw.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
+	}
+	return n
 }
