@@ -66,7 +66,8 @@ type generator struct {
 	b     strings.Builder
 	depth int
 	th    *gthread
-	n     int // statements generated in the thread
+	n     int      // statements generated in the thread
+	procs []string // procedures declared so far, each for the thread that calls it
 }
 
 func (g *generator) pct(p int) bool { return g.rng.IntN(100) < p }
@@ -87,6 +88,9 @@ func (g *generator) program(seed uint64) string {
 		g.family()
 	} else {
 		g.plain()
+	}
+	for _, p := range g.procs {
+		g.b.WriteString(p)
 	}
 	return g.b.String()
 }
@@ -201,6 +205,10 @@ func (g *generator) block(n int) {
 }
 
 func (g *generator) stmt() {
+	if g.depth < 3 && g.pct(5) {
+		g.call()
+		return
+	}
 	g.n++
 	th := g.th
 	nested := g.depth < 3
@@ -446,4 +454,19 @@ func (g *generator) memCond() string {
 		c = fmt.Sprintf("%s || %s == %d", c, g.localRead(), g.rng.IntN(3))
 	}
 	return c
+}
+
+// call declares a procedure of the current thread (its body uses the
+// thread's node and registers) with a value parameter pv, and calls it once
+// or twice with expressions.
+func (g *generator) call() {
+	name := fmt.Sprintf("p%d", len(g.procs))
+	body := &generator{rng: g.rng, th: g.th, depth: 1, n: g.n + 1}
+	body.line("%s := pv", g.localLoc())
+	body.stmt()
+	g.n = body.n
+	g.procs = append(g.procs, fmt.Sprintf("proc %s(pv) {\n%s}\n", name, body.b.String()))
+	for i := 0; i < 1+g.rng.IntN(2); i++ {
+		g.line("%s(%s)", name, g.expr(1))
+	}
 }

@@ -163,20 +163,33 @@ func (in *interp) staticError(pos prog.Pos, format string, args ...any) error {
 // expandThreads makes one ithread per thread and member of a family, with
 // its registers.
 func (in *interp) expandThreads(f *rawFile) {
-	bodies := map[*rawThread]int{} // a declaration's body, compiled once for its members
+	// Calls of procedures are inlined as the lowering inlines them (a
+	// declaration-level expansion, like families); their bodies run as
+	// blocks of the caller.
+	procs := in.lw.procMap(f)
+	type decl struct {
+		stmts []*rawStmt
+		body  int
+	}
+	bodies := map[*rawThread]decl{} // a declaration's body, compiled once for its members
 	in.lw.eachThread(f, func(rt *rawThread, name string, node int, env map[string]int) bool {
-		body, ok := bodies[rt]
+		d, ok := bodies[rt]
 		if !ok {
-			body = in.block(rt.body, nil, 0)
-			bodies[rt] = body
+			d.stmts = substStmts(rt.body, nil)
+			if in.lw.inline(d.stmts, procs, 0); in.lw.errs != nil {
+				return false
+			}
+			d.body = in.block(d.stmts, nil, 0)
+			bodies[rt] = d
 		}
+		body := d.body
 		decls := &irThread{name: name}
-		in.registers(decls, rt.body, env)
+		in.registers(decls, d.stmts, env)
 		th := &ithread{name: name, node: node, env: env, body: body, regs: decls.regs, regIdx: map[string]int{}}
 		for i, r := range th.regs {
 			th.regIdx[r.name] = i
 		}
-		th.pollCap = in.pollCaps(th, rt.body)
+		th.pollCap = in.pollCaps(th, d.stmts)
 		in.threads = append(in.threads, th)
 		return true
 	})

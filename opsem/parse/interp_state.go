@@ -215,6 +215,11 @@ func (in *interp) localStep(t int, s tstate) ([]tstate, bool, error) {
 			}
 		}
 		return nil, false, in.staticError(st.pos, "break outside a loop")
+	case rCall:
+		// A procedure's body (inlined in branches[0]), run as a block.
+		n := s.clone()
+		n.frames = append(n.frames, frame{blk: in.branchBlock(st, 0)})
+		return []tstate{n}, false, nil
 	case rChoose:
 		var out []tstate
 		for b := range st.branches {
