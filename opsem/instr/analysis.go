@@ -117,7 +117,33 @@ func (m *Machine) futureAccesses() {
 		}
 		m.futR, m.futW = append(m.futR, r), append(m.futW, w)
 		m.midR, m.midW = append(m.midR, mr), append(m.midW, mw)
+		fm, mm := make([]bool, n), make([]bool, n)
+		for pc := range code {
+			fm[pc] = m.anyMarkable(r[pc], w[pc])
+			mm[pc] = m.anyMarkable(mr[pc], mw[pc])
+		}
+		m.futM, m.midM = append(m.futM, fm), append(m.midM, mm)
 	}
+}
+
+// anyMarkable reports whether the bitsets r or w hold a markable location.
+func (m *Machine) anyMarkable(r, w []uint64) bool {
+	for l := 0; l < m.nl; l++ {
+		if m.markable[l] && (bit(r, l) || bit(w, l)) {
+			return true
+		}
+	}
+	return false
+}
+
+// canMark reports whether thread t of s may still generate an event on a
+// markable location: a candidate SC-cycle entry or exit.
+func (m *Machine) canMark(s *State, t int) bool {
+	th := &s.th[t]
+	if th.mid {
+		return m.midM[t][th.pc]
+	}
+	return m.futM[t][th.pc]
 }
 
 // future returns the locations thread t of s may still read and write.

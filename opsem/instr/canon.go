@@ -60,16 +60,34 @@ func (m *Machine) canonCycle(s *State) {
 			}
 		}
 	}
+	// A write exit links to every entry on its location (linked), so its
+	// read bit is never consulted; a read exit links only to write
+	// entries, so when no future entry can read its location it behaves
+	// as a write exit. Dually a write entry links to every exit, and a
+	// read entry only to write exits: when every future τ1 exit on its
+	// location writes (liveR clear there), or the write bit is set, the
+	// read bit is a write bit.
 	for t := range s.th {
-		if x := &s.th[t].exit; x.set {
+		if x := &s.th[t].exit; x.set && (x.r || x.w) { // else dead already
 			l := int(x.loc)
-			if !anyEnt || !(bit(exW, l) || x.w && bit(exR, l)) {
+			switch {
+			case !anyEnt || !(bit(exW, l) || x.w && bit(exR, l)):
 				*x = rec{set: true}
+			case x.w:
+				x.r = false
+			case !bit(exR, l):
+				x.r, x.w = false, true
 			}
 		}
 		ent := s.ent[t*m.entBytes : (t+1)*m.entBytes]
 		for i := range ent {
 			ent[i] &= keep[i]
+		}
+		for l := 0; l < m.nl; l++ {
+			rb := 2 * l
+			if ent[rb/8]&(1<<(rb%8)) != 0 && (ent[rb/8]&(2<<(rb%8)) != 0 || !bit(m.liveR, l)) {
+				ent[rb/8] = ent[rb/8]&^(1<<(rb%8)) | 2<<(rb%8)
+			}
 		}
 	}
 	// A thread that can never again have both an incoming and an outgoing
@@ -86,7 +104,7 @@ func (m *Machine) canonCycle(s *State) {
 		}
 		for t := range s.th {
 			th := &s.th[t]
-			open := !th.exit.set && !m.ended(s, t) // may still add entries and mark an exit
+			open := !th.exit.set && m.canMark(s, t) // may still add entries and mark an exit
 			out := open || th.succ != 0 || th.exit.r || th.exit.w
 			in := open || inEdges&(1<<t) != 0
 			ent := s.ent[t*m.entBytes : (t+1)*m.entBytes]
@@ -192,6 +210,17 @@ func (m *Machine) canon(s *State) bool {
 		code := m.p.Threads[t].Code
 		in := &code[th.pc]
 		ended := (in.Op == prog.OpEnd || in.Op == prog.OpFail) && !th.mid // a failed thread makes no more events
+		// A thread that can touch no markable location again takes part
+		// in no new edge: whether it marked an exit is then consulted
+		// only through the class and the edges, so an exit whose class
+		// is dead and that has no edges is as if never marked. And an
+		// ended thread's cpu2 is consulted by nothing.
+		if x := th.exit; x.set && !x.r && !x.w && th.succ == 0 && !m.canMark(s, t) {
+			th.exit = rec{}
+		}
+		if ended {
+			th.cpu2 = false
+		}
 		for _, q := range m.qps[t] {
 			if th.cpu2 || ended {
 				s.q[q].in2, s.q[q].fence = 0, false

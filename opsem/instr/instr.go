@@ -186,7 +186,10 @@ type Machine struct {
 	// included); midR and midW: the same in the middle of pc, after its
 	// first event. Bitsets of words words.
 	futR, futW, midR, midW [][][]uint64
-	words                  int
+	// futM[t][pc] and midM[t][pc]: thread t may still access a markable
+	// location (see canMark).
+	futM, midM [][]bool
+	words      int
 	// live scratch: per thread, the markable locations other threads may
 	// still read/write (see canonCycle).
 	liveR, liveW []uint64
