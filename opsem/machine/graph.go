@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"math/bits"
 
 	"rdmasim/opsem/prog"
 )
@@ -157,6 +158,8 @@ type cycleScratch struct {
 	adj   []uint64 // adj[i*words:(i+1)*words]: successors of event i
 	alive []uint64
 	index []int16 // index[t<<8|slot]: event index, or -1
+	// indeg and stack: scratch of cyclic's topological sort.
+	indeg, stack []int32
 }
 
 // edges fills sc's edge sets for g: po, rf, mo and rb.
@@ -299,35 +302,50 @@ func (m *Machine) HasSCCycle(s []byte) bool {
 	return c.cyclic(len(m.gst.g.ev))
 }
 
-// cyclic runs the peeling on the edges already built, without extracting
-// the cycle.
+// cyclic reports whether the edges already built have a cycle, without
+// extracting it: Kahn's topological sort, which removes events with no
+// remaining predecessor and finds a cycle when some are left, in time
+// linear in the events and edges (the peeling of SCCycle, which also
+// finds the cycle, takes a quadratic scan per round).
 func (c *cycleScratch) cyclic(n int) bool {
-	c.alive = c.alive[:0]
-	for i := 0; i < c.words; i++ {
-		c.alive = append(c.alive, 0)
+	if cap(c.indeg) < n {
+		c.indeg = make([]int32, n)
+		c.stack = make([]int32, 0, n)
+	}
+	indeg, stack := c.indeg[:n], c.stack[:0]
+	for i := range indeg {
+		indeg[i] = 0
 	}
 	for i := 0; i < n; i++ {
-		c.alive[i/64] |= 1 << (i % 64)
-	}
-	left := n
-	for changed := true; changed; {
-		changed = false
-		for j := 0; j < n; j++ {
-			if c.alive[j/64]&(1<<(j%64)) == 0 {
-				continue
-			}
-			pred := false
-			for i := 0; i < n && !pred; i++ {
-				pred = c.alive[i/64]&(1<<(i%64)) != 0 && c.adj[i*c.words+j/64]&(1<<(j%64)) != 0
-			}
-			if !pred {
-				c.alive[j/64] &^= 1 << (j % 64)
-				left--
-				changed = true
+		row := c.adj[i*c.words : (i+1)*c.words]
+		for k, w := range row {
+			for ; w != 0; w &= w - 1 {
+				indeg[k*64+bits.TrailingZeros64(w)]++
 			}
 		}
 	}
-	return left > 0
+	for i, d := range indeg {
+		if d == 0 {
+			stack = append(stack, int32(i))
+		}
+	}
+	removed := 0
+	for len(stack) > 0 {
+		i := int(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		removed++
+		row := c.adj[i*c.words : (i+1)*c.words]
+		for k, w := range row {
+			for ; w != 0; w &= w - 1 {
+				j := k*64 + bits.TrailingZeros64(w)
+				if indeg[j]--; indeg[j] == 0 {
+					stack = append(stack, int32(j))
+				}
+			}
+		}
+	}
+	c.stack = stack
+	return removed < n
 }
 
 // GraphEvent is an event of a configuration's event graph.
