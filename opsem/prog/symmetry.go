@@ -103,14 +103,29 @@ func Identity(p *Program) Renaming {
 // instance perms[g][i]. A nil perms[g] leaves group g in place.
 func (s *Symmetry) Renaming(p *Program, perms [][]int) Renaming {
 	r := Identity(p)
+	s.RenamingInto(p, perms, &r)
+	return r
+}
+
+// RenamingInto is Renaming into r, whose slices it reuses (r must have
+// been made by Identity for p); it allocates nothing.
+func (s *Symmetry) RenamingInto(p *Program, perms [][]int, r *Renaming) {
+	for i := range r.Thread {
+		r.Thread[i] = i
+	}
+	for i := range r.Node {
+		r.Node[i] = i
+	}
+	for i := range r.Loc {
+		r.Loc[i] = i
+	}
 	for gi := range s.Groups {
 		if gi >= len(perms) || perms[gi] == nil {
 			continue
 		}
-		s.Groups[gi].move(&r, perms[gi])
+		s.Groups[gi].move(r, perms[gi])
 	}
 	r.derive(p) // cannot fail on a verified group
-	return r
 }
 
 // move makes r send instance i of g to perm[i].
