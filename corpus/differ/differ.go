@@ -253,6 +253,10 @@ type Report struct {
 	RobustMachine, RobustModel, Decide *robust.Result
 	// DecideErr is the decider's failure, if any.
 	DecideErr error
+	// Symmetric: the program has a verified group of symmetries and the
+	// decider's search reduced by it was compared with the plain one
+	// (RobustSymmetry), unless Skipped says it was cut.
+	Symmetric bool
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
 	Spin [2]*promela.Result
 	// Problems are the disagreements found; Skipped the comparisons not
@@ -514,14 +518,10 @@ func unrollOnly(rm, ra *robust.Result) bool {
 // symmetric compares the decider's answer rd with its search reduced by
 // the program's symmetry, when it has one.
 func (r *Report) symmetric(ctx context.Context, opt Options, rd *robust.Result) error {
-	if sym, _ := prog.FindSymmetry(r.Program); sym == nil {
-		r.Skipped = append(r.Skipped, Skip{string(RobustSymmetry), "no symmetry"})
-		return nil
+	if sym, _ := prog.FindSymmetry(r.Program); sym == nil || rd.KarpMiller {
+		return nil // nothing to compare: no group, or a search that is not reduced
 	}
-	if rd.KarpMiller {
-		r.Skipped = append(r.Skipped, Skip{string(RobustSymmetry), "Karp–Miller search (not reduced)"})
-		return nil
-	}
+	r.Symmetric = true
 	rs, err := decide.Decide(ctx, r.Program, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates, Symmetry: true}})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -557,7 +557,6 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 	r.Decide = rd
 	if !rd.Certain() {
 		r.Skipped = append(r.Skipped, Skip{"decider", "decider cut by " + rd.Bound})
-		r.Skipped = append(r.Skipped, Skip{string(RobustSymmetry), "decider cut by " + rd.Bound})
 		return nil
 	}
 	if err := r.symmetric(ctx, opt, rd); err != nil {
