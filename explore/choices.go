@@ -38,6 +38,9 @@ type Choices struct {
 	Checkpoint      string
 	CheckpointEvery time.Duration
 	Resume          bool
+	// NoSymmetry turns symmetry reduction off (Settings.Symmetry is on
+	// otherwise: it acts only on machines that have a group).
+	NoSymmetry bool
 }
 
 // MaxWorkers bounds Choices.Workers.
@@ -59,7 +62,7 @@ const minFrontierBudget = 4 << 20
 // store directory or a frontier budget, the parent records and the frontier
 // beyond its budget go to disk too (see spill).
 func (c Choices) Settings() (Settings, error) {
-	st := Settings{MaxStates: c.MaxStates, Timeout: c.Timeout, Workers: c.Workers}
+	st := Settings{MaxStates: c.MaxStates, Timeout: c.Timeout, Workers: c.Workers, Symmetry: !c.NoSymmetry}
 	if st.Workers == 0 {
 		st.Workers = min(runtime.GOMAXPROCS(0), MaxWorkers)
 	}

@@ -192,6 +192,14 @@ type Options struct {
 	// processes. Checkpoint must be nil.
 	Remote Remote
 
+	// Symmetry makes the search store one state per orbit when the
+	// machine implements Symmetric and has a group (see Symmetric): the
+	// initial state and every successor are replaced by their canonical
+	// images before the visited-set lookup. Counts and Visit are then the
+	// reduced search's; Path still rebuilds runs of the machine. A remote
+	// search (Remote) ignores it.
+	Symmetry bool
+
 	// frontierChunk, in tests, overrides the size of the chunks of a
 	// sequential search's frontier (defaultChunk).
 	frontierChunk int
@@ -259,7 +267,9 @@ type Step struct {
 //
 // A Search is not safe for concurrent use.
 type Search struct {
-	m      Machine
+	m      Machine // the machine searched: the reduced one under symmetry
+	real   Machine // the machine given to New
+	sym    Symmetric
 	opt    Options
 	ran    bool
 	closed bool
@@ -268,8 +278,18 @@ type Search struct {
 
 // New returns a search of the state space of m configured by opt.
 func New(m Machine, opt Options) *Search {
-	return &Search{m: m, opt: opt}
+	s := &Search{m: m, real: m, opt: opt}
+	if opt.Symmetry && opt.Remote == nil {
+		if sym := symmetryOf(m); sym != nil {
+			s.m, s.sym = newReduced(m), sym
+		}
+	}
+	return s
 }
+
+// Reduced reports whether the search stores one state per orbit of the
+// machine's symmetry (Options.Symmetry, with a machine that has one).
+func (s *Search) Reduced() bool { return s.sym != nil }
 
 // maxEncoding bounds the length of a state encoding the frontier (and a
 // checkpoint's frontier) can hold.
@@ -361,6 +381,11 @@ func (s *Search) report(st Stats) {
 // 0; each later step holds the label of a transition and the state it reached,
 // the last one being state id. After a BFS search the run is a shortest one.
 //
+// Under symmetry (Reduced) the run is one of the machine, not of the
+// representatives: each step is the image of the recorded one under the
+// symmetry that maps the representative to the run's state, so its states
+// are the real ones and the last is in the orbit of state id.
+//
 // Path replays the run by calling Successors along it, so it relies on the
 // machine being deterministic; it reports an error if a replayed state emits
 // fewer successors than were recorded.
@@ -390,6 +415,13 @@ func (s *Search) Path(id uint64) ([]Step, error) {
 		x = parent
 	}
 
+	if s.sym != nil {
+		path, err := realPath(s.real, s.sym, ords)
+		if err != nil {
+			return nil, fmt.Errorf("explore: Path to state %d: %w", id, err)
+		}
+		return path, nil
+	}
 	path := make([]Step, 0, len(ords)+1)
 	path = append(path, Step{State: s.m.Initial(nil)})
 	var (

@@ -22,6 +22,9 @@ type Settings struct {
 	Timeout   time.Duration
 	Progress  func(Stats)
 	Workers   int // goroutines expanding states (0 or 1: sequential)
+	// Symmetry is Options.Symmetry: one state per orbit of the machine's
+	// symmetry, when it has one.
+	Symmetry bool
 	// NewSet, when non-nil, makes the visited set of each search (e.g. a
 	// Pebble set on disk); the search's close closes it. Nil: in memory.
 	NewSet func() (store.Set, error)
@@ -98,6 +101,7 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 		Workers:        st.Workers,
 		SpillDir:       st.SpillDir,
 		FrontierBudget: st.FrontierBudget,
+		Symmetry:       st.Symmetry,
 		Set:            set,
 		Checkpoint:     ck,
 		Remote:         remote,

@@ -73,6 +73,12 @@ const (
 	// finite instrumented machine, its search and the Karp–Miller search
 	// give different certain answers.
 	RobustDecide Kind = "robust-decide"
+	// RobustSymmetry: on a program with a verified group of symmetries
+	// (prog.FindSymmetry), the decider's search reduced by it
+	// (explore.Settings.Symmetry) and the plain search give different
+	// certain answers, or the reduced one fails (its witness, rebuilt as
+	// a real run, does not check or replay).
+	RobustSymmetry Kind = "robust-symmetry"
 	// DeciderError: the decider failed, e.g. its witness is not a
 	// violation of the model or does not replay on the machine ("decider
 	// bug").
@@ -247,6 +253,10 @@ type Report struct {
 	RobustMachine, RobustModel, Decide *robust.Result
 	// DecideErr is the decider's failure, if any.
 	DecideErr error
+	// Symmetric: the program has a verified group of symmetries and the
+	// decider's search reduced by it was compared with the plain one
+	// (RobustSymmetry), unless Skipped says it was cut.
+	Symmetric bool
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
 	Spin [2]*promela.Result
 	// Problems are the disagreements found; Skipped the comparisons not
@@ -505,6 +515,29 @@ func unrollOnly(rm, ra *robust.Result) bool {
 	return machineOK && modelOK
 }
 
+// symmetric compares the decider's answer rd with its search reduced by
+// the program's symmetry, when it has one.
+func (r *Report) symmetric(ctx context.Context, opt Options, rd *robust.Result) error {
+	if sym, _ := prog.FindSymmetry(r.Program); sym == nil || rd.KarpMiller {
+		return nil // nothing to compare: no group, or a search that is not reduced
+	}
+	r.Symmetric = true
+	rs, err := decide.Decide(ctx, r.Program, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates, Symmetry: true}})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		r.Problems = append(r.Problems, Problem{RobustSymmetry, fmt.Sprintf("decider reduced by symmetry: %v", err)})
+	case !rs.Certain():
+		r.Skipped = append(r.Skipped, Skip{string(RobustSymmetry), "reduced decider cut by " + rs.Bound})
+	case rs.Robust != rd.Robust:
+		r.Problems = append(r.Problems, Problem{RobustSymmetry, fmt.Sprintf("robustness: the decider says robust=%v, reduced by symmetry (%s) robust=%v", rd.Robust, rs.Symmetry, rs.Robust)})
+	case rs.Symmetry == "":
+		r.Problems = append(r.Problems, Problem{RobustSymmetry, "the decider did not reduce by the program's symmetry"})
+	}
+	return nil
+}
+
 func (r *Report) decide(ctx context.Context, opt Options) error {
 	if prog.HasAtomics(r.Program) {
 		// The decider refuses remote atomics (instr.AtomicsError): the
@@ -525,6 +558,9 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 	if !rd.Certain() {
 		r.Skipped = append(r.Skipped, Skip{"decider", "decider cut by " + rd.Bound})
 		return nil
+	}
+	if err := r.symmetric(ctx, opt, rd); err != nil {
+		return err
 	}
 	if !rd.KarpMiller {
 		// The instrumented machine is finite: the Karp–Miller search of it

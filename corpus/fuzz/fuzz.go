@@ -508,6 +508,8 @@ func (s *Summary) add(r *result) {
 			made = made && spinRan(rep, differ.Kind(what))
 		case "decider":
 			made = made && (rep.Decide != nil || rep.DecideErr != nil)
+		case string(differ.RobustSymmetry):
+			made = made && rep.Symmetric
 		case string(differ.Deadlocks):
 			made = made && rep.Machine[0] != nil
 		}

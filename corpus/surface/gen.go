@@ -152,8 +152,18 @@ func (g *generator) plain() {
 
 // family: a server node S, a family of client nodes m[i] and client
 // threads c[i] on them, i in 0..N-1.
+//
+// Half of them are families of identical clients (symmetric: the clients
+// touch only their own node and the server, the server none of them, N is
+// 2 or 3), for the comparison of searches with and without symmetry
+// reduction; the others let a client touch another's node and the server
+// the clients'.
 func (g *generator) family() {
 	n := 2
+	ident := g.pct(50)
+	if ident && g.pct(50) {
+		n = 3
+	}
 	fmt.Fprintf(&g.b, "param N = %d\n", n)
 	ssc, sar, sdecl := g.locations("s")
 	fmt.Fprintf(&g.b, "node S { %s }\n", sdecl)
@@ -165,8 +175,20 @@ func (g *generator) family() {
 	client := &gnode{name: "m[i]", scalar: []string{"f[i]", "q[i]"}}
 	other := &gnode{name: "m[N-1-i]", scalar: []string{"f[N-1-i]", "q[N-1-i]"}}
 	fmt.Fprintf(&g.b, "thread c[i] on m[i] for i in 0..N-1 {\n")
-	g.thread(client, []*gnode{server, other})
+	if ident {
+		g.thread(client, []*gnode{server})
+	} else {
+		g.thread(client, []*gnode{server, other})
+	}
 	g.b.WriteString("}\n")
+	if ident {
+		if g.pct(50) {
+			fmt.Fprintf(&g.b, "thread srv on S {\n")
+			g.thread(server, nil)
+			g.b.WriteString("}\n")
+		}
+		return
+	}
 	var clients []*gnode
 	for k := 0; k < n; k++ {
 		clients = append(clients, &gnode{name: fmt.Sprintf("m[%d]", k), scalar: []string{fmt.Sprintf("f[%d]", k), fmt.Sprintf("q[%d]", k)}})

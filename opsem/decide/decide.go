@@ -73,6 +73,11 @@ type Result struct {
 	// Witness is the violation, when not robust (and not NoWitness),
 	// unless WitnessCut says why there is none.
 	Witness *Witness
+	// Symmetry describes the group the search reduced by
+	// (Settings.Symmetry and a verified group of the program, see
+	// prog.FindSymmetry): "4 instances of client (24 permutations)"; empty
+	// without.
+	Symmetry string
 	// WitnessCut names the bound that cut the search for a concrete run
 	// behind a violation the Karp–Miller search found with pumped
 	// counters ("max-states=N"). The violation is certain all the same
@@ -96,6 +101,14 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		res  = &Result{Counters: m.Counters(), Workers: 1}
 	)
 	if m.Finite() && !opt.KarpMiller {
+		if opt.Symmetry {
+			if sym, _ := prog.FindSymmetry(p); sym != nil {
+				m.UseSymmetry(sym)
+				if m.Symmetric() {
+					res.Symmetry = sym.String()
+				}
+			}
+		}
 		var closeSearch func()
 		sr, res.Workers, path, closeSearch, err = search(ctx, p, m, opt)
 		if err == nil {

@@ -194,7 +194,8 @@ type Machine struct {
 	// still read/write (see canonCycle).
 	liveR, liveW []uint64
 	scr          []uint64
-	entKeep      []byte // entBytes of scratch for canonCycle
+	entKeep      []byte    // entBytes of scratch for canonCycle
+	sym          *symmetry // symmetry reduction (symmetry.go), nil without
 }
 
 // New builds the instrumented machine of p.
@@ -295,6 +296,7 @@ func (m *Machine) Clone() *Machine {
 	c.buf = nil
 	c.liveR, c.liveW, c.scr = make([]uint64, m.words), make([]uint64, m.words), nil
 	c.entKeep = make([]byte, m.entBytes)
+	c.sym = m.sym.clone(m.p)
 	return &c
 }
 

@@ -223,7 +223,19 @@ func (lw *lowerer) declareReg(t *irThread, s *rawStmt, env map[string]int) {
 func (lw *lowerer) threads(f *rawFile) {
 	var ts []*irThread
 	procs := lw.procMap(f)
+	fams := map[*rawThread]int{}
 	n := lw.eachThread(f, func(rt *rawThread, name string, node int, env map[string]int) bool {
+		if rt.family != nil {
+			fi, ok := fams[rt]
+			if !ok {
+				fi = len(lw.p.Families)
+				fams[rt] = fi
+				lw.p.Families = append(lw.p.Families, prog.Family{Name: rt.name.text})
+			}
+			fam := &lw.p.Families[fi]
+			fam.Threads = append(fam.Threads, len(ts))
+			fam.Index = append(fam.Index, env[rt.family.index.text])
+		}
 		t := &irThread{name: name, node: node, pos: rt.name.pos, env: env}
 		body := substStmts(rt.body, nil) // each member inlines its own calls
 		lw.inline(body, procs, 0)

@@ -244,6 +244,19 @@ type Program struct {
 	QPs     []QP
 	Query   Query
 	Expects []Expect
+
+	// Families are the families of threads of a lowered program (thread
+	// client[k] on m[k] for k in lo..hi), as declared: candidates for
+	// symmetry reduction, which FindSymmetry verifies on the program
+	// itself. Nil for a core program.
+	Families []Family
+}
+
+// Family is a declared family of threads.
+type Family struct {
+	Name    string // the declaration's name: client
+	Threads []int  // the members' threads, in index order
+	Index   []int  // each member's family index (k)
 }
 
 // LocIndex returns the index of the location called name, or -1.

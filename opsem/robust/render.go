@@ -33,6 +33,9 @@ func WriteText(w io.Writer, r *Result) {
 	default:
 		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s%s)\n", p.Name, r.Method, report.Plural(int(r.Search.States), r.Unit()), r.Bound, raceNote(r))
 	}
+	if r.Symmetry != "" {
+		fmt.Fprintf(w, "symmetry: %s\n", r.Symmetry)
+	}
 	if r.Expect != nil {
 		fmt.Fprintln(w, r.Expect)
 	}
@@ -133,10 +136,13 @@ type JSON struct {
 	// Refused (method auto) names the instructions the decider refuses
 	// when the program has some, so that enumeration answered alone:
 	// "remote atomics".
-	Refused string              `json:"decider_refused,omitempty"`
-	States  uint64              `json:"states"`
-	Witness *WitnessJSON        `json:"witness"`
-	Expect  *expect.Expectation `json:"expect"`
+	Refused string `json:"decider_refused,omitempty"`
+	States  uint64 `json:"states"`
+	// Symmetry describes the group the search reduced by ("4 instances
+	// of client (24 permutations)"); absent without.
+	Symmetry string              `json:"symmetry,omitempty"`
+	Witness  *WitnessJSON        `json:"witness"`
+	Expect   *expect.Expectation `json:"expect"`
 	// Error is why the method gave no answer (with several methods).
 	Error *report.ErrorJSON `json:"error,omitempty"`
 	// Deadlocks counts the SC machine's deadlocked configurations, and
@@ -161,7 +167,7 @@ type WitnessJSON struct {
 func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
-		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: r.Expect}
+		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry}
 	if r.Alone == AloneAtomics {
 		out.Refused = "remote atomics"
 	}

@@ -123,6 +123,9 @@ type Result struct {
 	// Stopped (Auto) lists the method that raced this one and whose answer
 	// was not taken; empty when the method ran alone.
 	Stopped []Stopped
+	// Symmetry (Decider) describes the group the decider's search reduced
+	// by: "4 instances of client (24 permutations)"; empty without.
+	Symmetry string
 	// Alone (Auto) says why one method ran alone (AloneLoops,
 	// AloneCheckpoint: the decider; AloneAtomics: enum-machine); empty when
 	// the methods raced.
@@ -273,7 +276,7 @@ func byDecider(ctx context.Context, p *prog.Program, opt Options) (*Result, erro
 	}
 	r := &Result{Program: p, Method: Decider, Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, KarpMiller: d.KarpMiller,
 		Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}}
-	r.WitnessCut = d.WitnessCut
+	r.WitnessCut, r.Symmetry = d.WitnessCut, d.Symmetry
 	w := d.Witness
 	if w == nil {
 		return r, nil
