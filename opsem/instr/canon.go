@@ -159,6 +159,9 @@ func (m *Machine) canonMemory(s *State) bool {
 			}
 		}
 	}
+	if !m.guessesAlive(s, w1) {
+		return false
+	}
 	for l := 0; l < m.nl; l++ {
 		if s.gset[l] && !bit(w1, l) {
 			if s.g[l] != s.m1[l] {

@@ -190,6 +190,11 @@ type Machine struct {
 	// location (see canMark).
 	futM, midM [][]bool
 	words      int
+	// left: per thread, the writes each instruction on may still make
+	// (valueAnalysis); vals and copyScr: scratch of valuesLeft.
+	left    []writesLeft
+	vals    []valset
+	copyScr []copyEdge
 	// live scratch: per thread, the markable locations other threads may
 	// still read/write (see canonCycle).
 	liveR, liveW []uint64
@@ -240,6 +245,7 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 		m.onCycle = append(m.onCycle, prog.OnCycle(p.Threads[t].Code))
 	}
 	m.futureAccesses()
+	m.valueAnalysis()
 	m.st, m.nx, m.cn = m.NewState(), m.NewState(), m.NewState()
 	return m, nil
 }
@@ -296,6 +302,7 @@ func (m *Machine) Clone() *Machine {
 	c.buf = nil
 	c.liveR, c.liveW, c.scr = make([]uint64, m.words), make([]uint64, m.words), nil
 	c.entKeep = make([]byte, m.entBytes)
+	c.vals, c.copyScr = nil, nil
 	c.sym = m.sym.clone(m.p)
 	return &c
 }
