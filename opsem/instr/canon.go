@@ -208,6 +208,9 @@ func (m *Machine) canon(s *State) bool {
 		return false
 	}
 	m.canonCycle(s)
+	if !m.cycleLeft(s) {
+		return false
+	}
 	for t := range s.th {
 		th := &s.th[t]
 		code := m.p.Threads[t].Code
@@ -250,4 +253,21 @@ func (m *Machine) canon(s *State) bool {
 		}
 	}
 	return true
+}
+
+// cycleLeft reports whether s has an SC cycle or may still get one: an
+// edge can still be added only by an exit whose class is alive (canonCycle
+// forgets the others) or by a thread with no exit yet that may still
+// access a markable location (an entry or an exit to come). A state with
+// neither and no cycle reaches no target.
+func (m *Machine) cycleLeft(s *State) bool {
+	edges := false
+	for t := range s.th {
+		th := &s.th[t]
+		if th.exit.set && (th.exit.r || th.exit.w) || !th.exit.set && m.canMark(s, t) {
+			return true
+		}
+		edges = edges || th.succ != 0
+	}
+	return edges && m.cycle(s) != nil
 }
