@@ -48,9 +48,12 @@ func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 
 	if !m.opt.NoReduction {
 		for t := range st.th {
 			if m.local(t) {
-				m.emitted = 0
+				m.emitted, m.generated = 0, 0
 				m.threadMoves(t)
-				if m.emitted > 0 {
+				// A local step that is enabled but leads only to states
+				// canon drops leaves s dead too: a run from s to a target
+				// could take that step first (see local).
+				if m.generated > 0 {
 					m.emit = nil
 					return 0
 				}
@@ -106,6 +109,7 @@ func (m *Machine) local(t int) bool {
 func (m *Machine) out(l uint64) {
 	// Canonicalize a copy: performIn goes on from nx (marking the exit).
 	m.cn.copyFrom(m.nx)
+	m.generated++
 	if !m.canon(m.cn) {
 		return
 	}
