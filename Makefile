@@ -93,7 +93,7 @@ bench-go:
 # MARKDOWN=1 prints a Markdown table. Not a test: the times are this
 # machine's.
 ROUNDS         ?= 3
-LIMIT          ?= 60s
+LIMIT          ?= 2m
 VERDICT_FILES  ?= corpus/protocols/*.rdma corpus/bench/*.rdma
 VERDICTS_FLAGS  = -rdmasim $(BIN) -rounds $(ROUNDS) $(if $(BEFORE),-before $(BEFORE)) $(if $(MARKDOWN),-markdown)
 bench-verdicts: build

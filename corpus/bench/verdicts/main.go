@@ -297,7 +297,7 @@ func main() {
 	flag.StringVar(&b.bin, "rdmasim", "bin/rdmasim", "the rdmasim binary (the after side with -before)")
 	flag.StringVar(&b.before, "before", "", "another rdmasim binary to run alternately with -rdmasim (the before side)")
 	flag.IntVar(&b.rounds, "rounds", 3, "runs of each command per binary (medians are shown)")
-	limit := flag.Duration("limit", 0, "time limit of one run (default 60s on files, 10m with -scaled)")
+	limit := flag.Duration("limit", 0, "time limit of one run (default 2m on files, 10m with -scaled)")
 	flag.BoolVar(&b.markdown, "markdown", false, "print a Markdown table")
 	scaled := flag.Bool("scaled", false, "the scaled families MP(n) and F(n) instead of files")
 	mp := flag.String("mp", "1-10", "with -scaled: the n of MP(n), e.g. 1-10 or 2,4,8 (empty: none)")
@@ -314,7 +314,7 @@ func main() {
 	}
 	b.limit = *limit
 	if b.limit == 0 {
-		b.limit = time.Minute
+		b.limit = 2 * time.Minute
 		if *scaled {
 			b.limit = 10 * time.Minute
 		}
