@@ -87,9 +87,10 @@ bench-go:
 # Time to verdict and peak memory (the child's rusage) of rdmasim robust
 # (default method) and rdmasim check on every protocol of corpus/protocols
 # and every bench program of corpus/bench: medians of ROUNDS runs, each cut
-# at LIMIT (a "limit" cell), one row per file and command; about 4 minutes
-# here with ROUNDS=3. BEFORE=OTHER_BINARY runs that binary and this build
-# alternately on each command and prints both medians and their ratio.
+# at LIMIT (a "limit" cell), one row per file and command; 7 minutes on
+# this loaded 2-core host at ce9855e with ROUNDS=3 (f5's robust most of
+# it). BEFORE=OTHER_BINARY runs that binary and this build alternately on
+# each command and prints both medians and their ratio (twice the time).
 # MARKDOWN=1 prints a Markdown table. Not a test: the times are this
 # machine's.
 ROUNDS         ?= 3
@@ -104,7 +105,7 @@ bench-verdicts: build
 # method, --method decide, --method enum-machine with --max-inflight 2n+1 on
 # MP(n)), medians of ROUNDS runs, each cut at SCALED_LIMIT (a command that
 # runs into it is skipped for the larger n); BEFORE and MARKDOWN as above.
-# Tens of minutes.
+# 6.5 minutes here at ce9855e with the defaults (F(5) most of it).
 MP_N         ?= 1-10
 F_N          ?= 1-5
 SCALED_LIMIT ?= 10m
