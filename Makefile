@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-pebble bench-decide bench-spin bench-spin-robust bench-protocols lint fuzz clean tools agree
+.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-go bench-verdicts bench-scaled bench-pebble bench-decide bench-spin bench-spin-robust bench-protocols lint fuzz clean tools agree
 
 all: build
 
@@ -76,10 +76,41 @@ test: wasm vet
 test-short: wasm
 	$(GO) test -short -count=1 ./...
 
+# The Go benchmarks (bench-go), then the time-to-verdict table (bench-verdicts).
+bench: bench-go bench-verdicts
+
 # Hot-path and explorer benchmarks; medians over 5 runs with `make bench COUNT=5`.
 COUNT ?= 1
-bench:
+bench-go:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) ./...
+
+# Time to verdict and peak memory (the child's rusage) of rdmasim robust
+# (default method) and rdmasim check on every protocol of corpus/protocols
+# and every bench program of corpus/bench: medians of ROUNDS runs, each cut
+# at LIMIT (a "limit" cell), one row per file and command; 7 minutes on
+# this loaded 2-core host at ce9855e with ROUNDS=3 (f5's robust most of
+# it). BEFORE=OTHER_BINARY runs that binary and this build alternately on
+# each command and prints both medians and their ratio (twice the time).
+# MARKDOWN=1 prints a Markdown table. Not a test: the times are this
+# machine's.
+ROUNDS         ?= 3
+LIMIT          ?= 2m
+VERDICT_FILES  ?= corpus/protocols/*.rdma corpus/bench/*.rdma
+VERDICTS_FLAGS  = -rdmasim $(BIN) -rounds $(ROUNDS) $(if $(BEFORE),-before $(BEFORE)) $(if $(MARKDOWN),-markdown)
+bench-verdicts: build
+	$(GO) run ./corpus/bench/verdicts $(VERDICTS_FLAGS) -limit $(LIMIT) $(VERDICT_FILES)
+
+# The scaled families of opsem/decide/bench_test.go, MP(n) for n in MP_N
+# and F(n) for n in F_N, each decided three ways (robust with the default
+# method, --method decide, --method enum-machine with --max-inflight 2n+1 on
+# MP(n)), medians of ROUNDS runs, each cut at SCALED_LIMIT (a command that
+# runs into it is skipped for the larger n); BEFORE and MARKDOWN as above.
+# 6.5 minutes here at ce9855e with the defaults (F(5) most of it).
+MP_N         ?= 1-10
+F_N          ?= 1-5
+SCALED_LIMIT ?= 10m
+bench-scaled: build
+	$(GO) run ./corpus/bench/verdicts -scaled -mp $(MP_N) -f $(F_N) $(VERDICTS_FLAGS) -limit $(SCALED_LIMIT)
 
 # The sustained rate on disk: every configuration of corpus/bench/mp5.rdma
 # (1.3*10^7 with the reduction) with the visited set in Pebble and 256 MiB of
@@ -100,7 +131,6 @@ bench-decide: build
 # rdmasim check against SPIN (export --promela, spin -a, gcc, pan) end to
 # end on mid-size programs, checking equal outcomes; medians of ROUNDS runs.
 # SPIN_CFLAGS adds C compiler flags for pan (e.g. -DNOCOMP).
-ROUNDS      ?= 3
 SPIN_CFLAGS ?=
 SPIN_BENCH  := corpus/bench/mp3.rdma opsem/promela/testdata/bench-mp3x.rdma
 bench-spin: build tools
@@ -148,10 +178,8 @@ fuzz:
 clean:
 	rm -rf bin $(WEBDIR) $(WEBSTATIC)/rdmasim.wasm $(WEBSTATIC)/wasm_exec.js
 
-# Time, states and peak memory of rdmasim robust (default method) and
-# rdmasim check on every protocol of corpus/protocols, one row per file (the
-# table of corpus/protocols/README.md). Not a test: the times are this
-# machine's.
+# bench-verdicts on the protocols of corpus/protocols alone (the table of
+# corpus/protocols/README.md).
 PROTOCOLS := corpus/protocols/*.rdma
 bench-protocols: build
-	$(GO) run ./corpus/protocols/bench -rdmasim $(BIN) $(PROTOCOLS)
+	$(GO) run ./corpus/bench/verdicts $(VERDICTS_FLAGS) -limit $(LIMIT) $(PROTOCOLS)
