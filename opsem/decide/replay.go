@@ -3,6 +3,7 @@ package decide
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
@@ -19,8 +20,16 @@ type Replay struct {
 	Graph   *machine.Graph
 }
 
-// replayLimit bounds the configurations a replay may visit.
-const replayLimit = 2_000_000
+// A replay searches breadth-first first, for a shortest run, and visits at
+// most bfsLimit configurations that way; with many threads the
+// interleavings of the trace's prefixes outgrow that (five threads of
+// corpus/bench/sb5w.rdma: more than 2*10^6), and a depth-first search, which
+// follows one interleaving to its end and backtracks only at dead ends,
+// takes over, visiting at most replayLimit.
+const (
+	bfsLimit    = 20_000
+	replayLimit = 2_000_000
+)
 
 // guided is the RDMA machine restricted to configurations whose event
 // graph is part of a target trace.
@@ -31,6 +40,12 @@ type guided struct {
 	mem  int            // memory events of tr (all but nF and poll), initial writes excluded
 	nxt  [][]byte
 	lbl  []uint64
+	// pos[e]: the position of event e in τ. When byTau is set, Successors
+	// emits the successors whose events lie earliest in τ last, so that a
+	// depth-first search follows τ first.
+	pos   []int
+	byTau bool
+	rank  []int
 }
 
 func (g *guided) Initial(dst []byte) []byte { return g.m.Initial(dst) }
@@ -41,33 +56,50 @@ func (g *guided) Successors(s []byte, emit func(uint64, []byte)) uint32 {
 		g.nxt = append(g.nxt, append([]byte(nil), n...))
 		g.lbl = append(g.lbl, l)
 	})
-	for i, n := range g.nxt {
-		if ok, _ := g.match(n); ok {
-			emit(g.lbl[i], n)
+	if !g.byTau {
+		for i, n := range g.nxt {
+			if ok, _, _ := g.match(n); ok {
+				emit(g.lbl[i], n)
+			}
 		}
+		return pr
+	}
+	g.rank = g.rank[:0]
+	for i, n := range g.nxt {
+		if ok, _, last := g.match(n); ok {
+			g.rank = append(g.rank, last<<20|i)
+		}
+	}
+	slices.Sort(g.rank)
+	for k := len(g.rank) - 1; k >= 0; k-- {
+		i := g.rank[k] & (1<<20 - 1)
+		emit(g.lbl[i], g.nxt[i])
 	}
 	return pr
 }
 
 // match reports whether the event graph of configuration s is part of the
-// target (every event, rf edge and mo prefix agrees), and whether it is
-// all of it.
-func (g *guided) match(s []byte) (ok, done bool) {
+// target (every event, rf edge and mo prefix agrees), whether it is all of
+// it, and the latest τ position of its events (with g.pos).
+func (g *guided) match(s []byte) (ok, done bool, last int) {
 	gr, err := g.m.Graph(s)
 	if err != nil {
-		return false, false
+		return false, false, 0
 	}
 	ids := make([]int, len(gr.Events))
 	for i, e := range gr.Events {
 		id, found := g.byPO[[2]int{e.Thread, e.Slot}]
 		if !found {
-			return false, false
+			return false, false, 0
 		}
 		te := &g.tr.Events[id]
 		if te.Kind != e.Kind || te.Loc != e.Loc || te.Val != e.Val || (e.Kind == prog.EvCAS && te.New != e.New) {
-			return false, false
+			return false, false, 0
 		}
 		ids[i] = id
+		if g.pos != nil {
+			last = max(last, g.pos[id])
+		}
 	}
 	for i, e := range gr.Events {
 		want := g.tr.RF[ids[i]]
@@ -76,28 +108,29 @@ func (g *guided) match(s []byte) (ok, done bool) {
 		}
 		if e.RF < 0 {
 			if g.tr.Events[want].Thread >= 0 {
-				return false, false
+				return false, false, 0
 			}
 		} else if ids[e.RF] != want {
-			return false, false
+			return false, false, 0
 		}
 	}
 	for l, ws := range gr.MO {
 		tmo := g.tr.MO[l][1:]
 		if len(ws) > len(tmo) {
-			return false, false
+			return false, false, 0
 		}
 		for k, w := range ws {
 			if ids[w] != tmo[k] {
-				return false, false
+				return false, false, 0
 			}
 		}
 	}
-	return true, len(gr.Events) == g.mem
+	return true, len(gr.Events) == g.mem, last
 }
 
-// replay finds a run of the RDMA machine realising tr.
-func replay(p *prog.Program, tr *axiom.Trace) (*Replay, error) {
+// replay finds a run of the RDMA machine realising tr; pos gives each
+// event's position in τ, which the depth-first search follows.
+func replay(p *prog.Program, tr *axiom.Trace, pos []int) (*Replay, error) {
 	nic, mem := 0, 0
 	for _, e := range tr.Events {
 		if e.Thread < 0 {
@@ -126,19 +159,31 @@ func replay(p *prog.Program, tr *axiom.Trace) (*Replay, error) {
 			g.byPO[[2]int{e.Thread, e.Index}] = e.ID
 		}
 	}
-	found := int64(-1)
 	check := m.Clone()
 	cg := &guided{m: check, tr: tr, byPO: g.byPO, mem: mem}
-	s := explore.New(g, explore.Options{Trace: true, MaxStates: replayLimit, Visit: func(id uint64, st []byte, _ int) bool {
-		if _, done := cg.match(st); done {
-			found = int64(id)
-			return false
+	var (
+		s     *explore.Search
+		r     explore.Result
+		found = int64(-1)
+	)
+	for _, o := range []struct {
+		order explore.Order
+		limit uint64
+	}{{explore.BFS, bfsLimit}, {explore.DFS, replayLimit}} {
+		g.pos, g.byTau = pos, o.order == explore.DFS
+		s = explore.New(g, explore.Options{Trace: true, Order: o.order, MaxStates: o.limit, Visit: func(id uint64, st []byte, _ int) bool {
+			if _, done, _ := cg.match(st); done {
+				found = int64(id)
+				return false
+			}
+			return true
+		}})
+		if r, err = s.Run(context.Background()); err != nil {
+			return nil, err
 		}
-		return true
-	}})
-	r, err := s.Run(context.Background())
-	if err != nil {
-		return nil, err
+		if found >= 0 || r.Stop == explore.Complete {
+			break
+		}
 	}
 	if found < 0 {
 		return nil, fmt.Errorf("no run of the RDMA machine realises the trace (%s after %d configurations):\n%s", r.Stop, r.States, tr.Format(p))

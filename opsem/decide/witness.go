@@ -168,7 +168,7 @@ func buildWitness(m *instr.Machine, path []explore.Step) (*Witness, error) {
 		}
 	}
 	w.Cycle = tr.SCCycle()
-	rp, err := replay(p, tr)
+	rp, err := replay(p, tr, pos)
 	if err != nil {
 		return nil, fmt.Errorf("replaying the violation on the RDMA machine: %w", err)
 	}
