@@ -19,7 +19,7 @@ import (
 // where the program deadlocks.
 func WriteText(w io.Writer, r *Result) {
 	p := r.Program
-	counted := report.Count(r.Search.States) + " " + r.Unit() + "s"
+	counted := report.Plural(int(r.Search.States), r.Unit())
 	switch {
 	case r.Limit != nil:
 		fmt.Fprintf(w, "Robust %s: unknown (%s, %s)\n", p.Name, r.Method, r.Bound)
