@@ -28,6 +28,7 @@ import (
 	"strings"
 	"testing"
 
+	"rdmasim/explore"
 	"rdmasim/opsem/decide"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -55,7 +56,9 @@ func options() verdict.Options {
 	mo := machine.DefaultOptions()
 	mo.Unroll = 0
 	mo.Reduce = true
-	return verdict.Options{Machine: mo}
+	// Symmetry as rdmasim's default: a family with a verified group is
+	// searched one configuration per orbit (and says so).
+	return verdict.Options{Machine: mo, Settings: explore.Settings{Symmetry: true}}
 }
 
 // TestLitmusExpected computes the report of every corpus/litmus/*.rdma and
@@ -203,6 +206,9 @@ func writeResult(b *strings.Builder, p *prog.Program, r *verdict.Result) {
 	if r.Vacuous() {
 		fmt.Fprintln(b, "Vacuous: no run ends and some deadlock")
 	}
+	if r.Symmetry != "" {
+		fmt.Fprintf(b, "Symmetry %s\n", r.Symmetry)
+	}
 }
 
 // outcomeText prints one final outcome as herd does (x=1; y=0;), marked
@@ -237,6 +243,9 @@ func decideLine(d *decide.Result) string {
 		how += ", Karp–Miller"
 	}
 	how += fmt.Sprintf(", %s, %s", plural(d.Search.States, "state"), plural(d.Search.Transitions, "transition"))
+	if d.Symmetry != "" {
+		how += ", symmetry: " + d.Symmetry
+	}
 	switch {
 	case !d.Robust:
 		return fmt.Sprintf("Robust: no (%s)", how)

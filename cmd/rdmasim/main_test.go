@@ -53,6 +53,9 @@ func TestGolden(t *testing.T) {
 		{"protocol-robust-symmetry", []string{"robust", "--method", "decide", "--param", "N=3", "testdata/protocol-symmetric.rdma"}, exitOK},
 		{"protocol-robust-symmetry-json", []string{"robust", "--json", "--method", "decide", "--param", "N=3", "testdata/protocol-symmetric.rdma"}, exitOK},
 		{"protocol-robust-no-symmetry", []string{"robust", "--no-symmetry", "--method", "decide", "--param", "N=3", "testdata/protocol-symmetric.rdma"}, exitOK},
+		{"protocol-check-symmetry", []string{"check", "--witness", "--param", "N=3", "testdata/protocol-symmetric.rdma"}, exitOK},
+		{"protocol-check-symmetry-json", []string{"check", "--json", "--param", "N=3", "testdata/protocol-symmetric.rdma"}, exitOK},
+		{"protocol-check-no-symmetry", []string{"check", "--no-symmetry", "--param", "N=3", "testdata/protocol-symmetric.rdma"}, exitOK},
 		{"protocol-robust-not-symmetric", []string{"robust", "--method", "decide", "--param", "N=3", "testdata/protocol-family.rdma"}, exitOK},
 		{"protocol-bad", []string{"check", "testdata/protocol-bad.rdma"}, exitUsage},
 		{"protocol-bad-param", []string{"check", "--param", "N", "testdata/protocol-family.rdma"}, exitUsage},
@@ -110,6 +113,29 @@ func TestExploreJSON(t *testing.T) {
 		if out.States != tc.states || out.Transitions != tc.transitions || !out.Complete || out.Semantics != "rdma" || out.MaxDepth != tc.depth || out.PeakMemory == 0 {
 			t.Fatalf("%v: unexpected statistics: %+v", args, out)
 		}
+	}
+}
+
+// TestExploreSymmetry: explore reduces a family by its symmetry unless
+// --no-symmetry, and says so.
+func TestExploreSymmetry(t *testing.T) {
+	var got [2]report.StatsJSON
+	for i, flags := range [][]string{nil, {"--no-symmetry"}} {
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{"explore", "--json", "--param", "N=3"}, flags...), "testdata/protocol-symmetric.rdma")
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &got[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sym, plain := got[0], got[1]
+	if sym.Symmetry != "3 instances of client (6 permutations)" || plain.Symmetry != "" {
+		t.Fatalf("symmetry %q, with --no-symmetry %q", sym.Symmetry, plain.Symmetry)
+	}
+	if !sym.Complete || !plain.Complete || sym.States >= plain.States || (sym.Finals > 0) != (plain.Finals > 0) || (sym.Deadlocks > 0) != (plain.Deadlocks > 0) {
+		t.Fatalf("with symmetry %+v, without %+v", sym, plain)
 	}
 }
 

@@ -79,6 +79,14 @@ const (
 	// certain answers, or the reduced one fails (its witness, rebuilt as
 	// a real run, does not check or replay).
 	RobustSymmetry Kind = "robust-symmetry"
+	// OutcomesSymmetry: on a program with a verified group of
+	// symmetries, check's searches reduced by it (one configuration per
+	// orbit, outcomes closed under the group) and the plain ones give
+	// different outcomes, bounds or ends (final, filtered, deadlocked or
+	// not), on the RDMA machine (with and without its partial-order
+	// reduction) or the SC machine, or a reduced search fails (a witness
+	// rebuilt as a real run is not one).
+	OutcomesSymmetry Kind = "outcomes-symmetry"
 	// DeciderError: the decider failed, e.g. its witness is not a
 	// violation of the model or does not replay on the machine ("decider
 	// bug").
@@ -97,7 +105,7 @@ const (
 )
 
 // Kinds lists every kind, in the order comparisons are made.
-var Kinds = []Kind{OutcomesRDMA, OutcomesSC, OutcomesReduced, RobustEnum, RobustDecide, DeciderError, Deadlocks, SpinRDMA, SpinSC}
+var Kinds = []Kind{OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry, RobustEnum, RobustDecide, RobustSymmetry, DeciderError, Deadlocks, SpinRDMA, SpinSC}
 
 // Checks selects the comparisons Check makes.
 type Checks uint8
@@ -122,13 +130,13 @@ const (
 // For returns the comparisons that can show a disagreement of kind k.
 func For(k Kind) Checks {
 	switch k {
-	case OutcomesRDMA, OutcomesSC, OutcomesReduced:
+	case OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry:
 		return CheckOutcomes
 	case RobustEnum:
 		return CheckRobust
 	case RobustDecide:
 		return CheckRobust | CheckDecide
-	case DeciderError:
+	case DeciderError, RobustSymmetry:
 		return CheckDecide
 	case Deadlocks:
 		return CheckOutcomes | CheckRobust | CheckDecide
@@ -257,6 +265,10 @@ type Report struct {
 	// decider's search reduced by it was compared with the plain one
 	// (RobustSymmetry), unless Skipped says it was cut.
 	Symmetric bool
+	// OutcomesSymmetric: the program has a verified group of symmetries
+	// and check's searches reduced by it were compared with the plain
+	// ones (OutcomesSymmetry), unless Skipped says they were cut.
+	OutcomesSymmetric bool
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
 	Spin [2]*promela.Result
 	// Problems are the disagreements found; Skipped the comparisons not
@@ -355,6 +367,9 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 			return nil, err
 		}
 		r.reduced()
+		if err := r.symmetricOutcomes(ctx, vopt); err != nil {
+			return nil, err
+		}
 	}
 	if checks&CheckRobust != 0 {
 		if err := r.robustEnum(ctx, vopt); err != nil {
@@ -513,6 +528,64 @@ func unrollOnly(rm, ra *robust.Result) bool {
 	machineOK := rm.Certain() || rm.Search.Stop == explore.Complete && rm.Search.Pruned == machine.PrunedUnroll
 	modelOK := ra.Certain() || ra.Search.Stop == explore.Complete && strings.HasPrefix(ra.Bound, machine.UnrollBound.Name+"=")
 	return machineOK && modelOK
+}
+
+// symmetricOutcomes compares check's searches (the RDMA machine, full and
+// under its partial-order reduction, and the SC machine) with the same
+// searches reduced by the program's symmetry, when it has one: the
+// outcomes (closed under the group) are the same, the same bounds cut
+// them, and their runs end the same ways. Witnesses are rebuilt (as real
+// runs, which Compute checks step by step against the machine).
+func (r *Report) symmetricOutcomes(ctx context.Context, vopt verdict.Options) error {
+	if sym, _ := prog.FindSymmetry(r.Program); sym == nil {
+		return nil
+	}
+	r.OutcomesSymmetric = true
+	for _, c := range []struct {
+		plain  *verdict.Result
+		sem    machine.Semantics
+		reduce bool
+	}{{r.Machine[0], machine.RDMA, false}, {r.Reduced, machine.RDMA, true}, {r.Machine[1], machine.SC, false}} {
+		if c.plain == nil {
+			continue
+		}
+		name := c.sem.String()
+		if c.reduce {
+			name += " reduced"
+		}
+		if c.plain.Search.Stop != explore.Complete {
+			r.Skipped = append(r.Skipped, Skip{string(OutcomesSymmetry), name + " machine search cut by " + c.plain.Bound})
+			continue
+		}
+		sopt := vopt
+		sopt.Machine.Reduce = c.reduce
+		sopt.Symmetry, sopt.Witness = true, true
+		res, err := verdict.Compute(ctx, r.Program, c.sem, sopt)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s machine reduced by symmetry: %v", name, err)})
+			continue
+		case res.Symmetry == "":
+			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, name + " machine: the search did not reduce by the program's symmetry"})
+			continue
+		}
+		if d := verdict.CompareOutcomes(res, c.plain); !d.Empty() {
+			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s outcomes: only with symmetry (%s) %v, only without %v", name, res.Symmetry, d.OnlyMachine, d.OnlyModel)})
+		}
+		if res.Complete != c.plain.Complete || res.Bound != c.plain.Bound {
+			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s machine: with symmetry complete=%v bound %q, without complete=%v bound %q", name, res.Complete, res.Bound, c.plain.Complete, c.plain.Bound)})
+		}
+		if (res.Finals > 0) != (c.plain.Finals > 0) || (res.Filtered > 0) != (c.plain.Filtered > 0) || (res.Deadlocks > 0) != (c.plain.Deadlocks > 0) {
+			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s ends (final, filtered, deadlocked): with symmetry %d, %d, %d; without %d, %d, %d",
+				name, res.Finals, res.Filtered, res.Deadlocks, c.plain.Finals, c.plain.Filtered, c.plain.Deadlocks)})
+		}
+		if res.Search.States > c.plain.Search.States {
+			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s machine: %d configurations with symmetry, %d without", name, res.Search.States, c.plain.Search.States)})
+		}
+	}
+	return nil
 }
 
 // symmetric compares the decider's answer rd with its search reduced by

@@ -166,6 +166,8 @@ func TestFor(t *testing.T) {
 		{OutcomesRDMA, CheckOutcomes},
 		{OutcomesSC, CheckOutcomes},
 		{OutcomesReduced, CheckOutcomes},
+		{OutcomesSymmetry, CheckOutcomes},
+		{RobustSymmetry, CheckDecide},
 		{RobustEnum, CheckRobust},
 		{RobustDecide, CheckRobust | CheckDecide},
 		{DeciderError, CheckDecide},
@@ -290,5 +292,21 @@ func TestModelCost(t *testing.T) {
 	if r.Model[0] != nil || r.RobustModel != nil || r.RobustMachine == nil || r.Decide == nil ||
 		!r.WasSkipped("outcomes-rdma") || !r.WasSkipped("outcomes-sc") || !r.WasSkipped("robust-enum") {
 		t.Errorf("model not left out: %+v", r)
+	}
+}
+
+// TestOutcomesSymmetry: on a family with a verified group, check's
+// searches reduced by it are compared with the plain ones, and agree.
+func TestOutcomesSymmetry(t *testing.T) {
+	p, err := parse.FileOptions("../../corpus/bench/family-slots.rdma", parse.Options{Params: map[string]int{"N": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check(context.Background(), p, Options{Checks: CheckOutcomes, MaxStates: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OutcomesSymmetric || len(r.Problems) > 0 || r.WasSkipped(string(OutcomesSymmetry)) {
+		t.Fatalf("compared %v, problems %v, skipped %v", r.OutcomesSymmetric, r.Problems, r.Skipped)
 	}
 }

@@ -510,6 +510,8 @@ func (s *Summary) add(r *result) {
 			made = made && (rep.Decide != nil || rep.DecideErr != nil)
 		case string(differ.RobustSymmetry):
 			made = made && rep.Symmetric
+		case string(differ.OutcomesSymmetry):
+			made = made && rep.OutcomesSymmetric
 		case string(differ.Deadlocks):
 			made = made && rep.Machine[0] != nil
 		}

@@ -87,11 +87,16 @@ func completeness(r *verdict.Result) string {
 	}
 	switch r.Coverage() {
 	case verdict.Complete:
-		return s + "complete"
+		s += "complete"
 	case verdict.WithinBounds:
-		return s + "complete within bounds, cut by " + r.Bound
+		s += "complete within bounds, cut by " + r.Bound
+	default:
+		s += "unknown, stopped by " + r.Bound
 	}
-	return s + "unknown, stopped by " + r.Bound
+	if r.Symmetry != "" {
+		s += "\nSymmetry " + r.Symmetry + ": one configuration per orbit, outcomes closed under it"
+	}
+	return s
 }
 
 // JSON is the JSON form of a Result (check --json).
@@ -132,6 +137,11 @@ type SemanticsJSON struct {
 	ErrorAt     string      `json:"error_at,omitempty"`
 	DeadlockRun *report.Run `json:"deadlock_run,omitempty"`
 	Vacuous     bool        `json:"vacuous"`
+	// Symmetry describes the group the search reduced by (one
+	// configuration per orbit: States, Finals, Filtered, Deadlocks and a
+	// reach query's Positive and Negative count those; the outcomes are
+	// closed under it); absent when it reduced by none.
+	Symmetry string `json:"symmetry,omitempty"`
 }
 
 // JSON returns the JSON form of r, for the program in file.
@@ -148,7 +158,8 @@ func (r *Result) JSON(file string) JSON {
 	for i, res := range r.Results {
 		s := &SemanticsJSON{Complete: res.Complete, Coverage: res.Coverage(), Bound: res.Bound, States: res.Search.States,
 			Transitions: res.Search.Transitions, Positive: res.Positive, Negative: res.Negative, Outcomes: []map[string]uint8{},
-			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous()}
+			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous(),
+			Symmetry: res.Symmetry}
 		if res.Certain() {
 			s.Allowed = &res.Allowed
 		}

@@ -82,6 +82,8 @@ type Machine struct {
 	settled bool
 	touched int
 	mover   int
+
+	sym *symmetry // symmetry reduction (symmetry.go), nil without
 }
 
 // NewRDMA returns the queue-pair buffer machine of p.
@@ -556,6 +558,10 @@ func (m *Machine) Clone() *Machine {
 	c, err := newMachine(m.p, m.opt, m.sc)
 	if err != nil {
 		panic("machine: cloning a valid machine failed: " + err.Error()) // m was built from the same arguments
+	}
+	if m.sym != nil {
+		c.sym = &symmetry{sym: m.sym.sym, all: m.sym.all}
+		c.sym.init(c)
 	}
 	return c
 }

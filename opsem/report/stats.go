@@ -33,6 +33,10 @@ type StatsJSON struct {
 	// search on a cluster (explore --cluster, --nats), a restarted one
 	// counted again; zero (and absent) for a search in one process.
 	Workers int `json:"workers,omitempty"`
+	// Symmetry describes the group the search reduced by, one
+	// configuration per orbit ("4 instances of client (24
+	// permutations)"); absent when it reduced by none.
+	Symmetry string `json:"symmetry,omitempty"`
 }
 
 // NewStats returns the statistics of r, the exploration of p in file, for a
@@ -46,7 +50,7 @@ func NewStats(file string, p *prog.Program, r *verdict.Result, peak uint64) Stat
 	return StatsJSON{File: file, Name: p.Name, Semantics: r.Semantics.String(), States: st.States, Transitions: st.Transitions,
 		MaxDepth: st.MaxDepth, Complete: r.Complete, Bound: r.Bound, Seconds: st.Elapsed.Seconds(),
 		StatesPerSec: rate, PeakMemory: peak, StoreBytes: st.StoreBytes,
-		Finals: r.Finals, Filtered: r.Filtered, Deadlocks: r.Deadlocks, DeadlockAt: r.DeadlockAt}
+		Finals: r.Finals, Filtered: r.Filtered, Deadlocks: r.Deadlocks, DeadlockAt: r.DeadlockAt, Symmetry: r.Symmetry}
 }
 
 // WriteStats prints the statistics s as explore does, one per line.
@@ -60,6 +64,9 @@ func WriteStats(w io.Writer, s StatsJSON) {
 	fmt.Fprintf(w, "  transitions  %s\n", Count(s.Transitions))
 	fmt.Fprintf(w, "  max depth    %d\n", s.MaxDepth)
 	fmt.Fprintf(w, "  complete     %s\n", complete)
+	if s.Symmetry != "" {
+		fmt.Fprintf(w, "  symmetry     %s\n", s.Symmetry)
+	}
 	fmt.Fprintf(w, "  ends         %s\n", Ends(s.Finals, s.Filtered, s.Deadlocks))
 	if s.Deadlocks > 0 {
 		fmt.Fprintf(w, "  deadlock     %s\n", s.DeadlockAt)

@@ -41,6 +41,7 @@ type searchMeta struct {
 	Unroll      int    `json:"unroll"`
 	Graph       bool   `json:"graph,omitempty"`
 	Reduce      bool   `json:"reduce,omitempty"`
+	Symmetry    string `json:"symmetry,omitempty"`
 }
 
 // Outcome is one distinct final outcome: the values of Result.Locs.
@@ -102,6 +103,15 @@ type Result struct {
 	// query's configuration; nil when there is none or when
 	// Options.Witness is off.
 	DeadlockRun *Run
+	// Symmetry describes the group the search reduced by
+	// (Settings.Symmetry and a verified group of the program, restricted
+	// to what the query names, see prog.Symmetry.ForCond): "4 instances
+	// of client (24 permutations)"; empty when it reduced by none. The
+	// outcomes are then closed under the group (the plain search's), the
+	// counts of configurations (Search, Finals, Filtered, Deadlocks, and
+	// Positive and Negative for reach) are those of one configuration per
+	// orbit.
+	Symmetry string
 }
 
 // Vacuous reports whether every verdict of r about final configurations is
@@ -209,6 +219,10 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	if err != nil {
 		return nil, err
 	}
+	var sym *prog.Symmetry
+	if opt.Symmetry && opt.Remote == nil {
+		sym = OutcomeSymmetry(p, m)
+	}
 	outcomes := map[string]bool{}
 	key := make([]byte, len(res.Locs))
 	witness, deadlock := int64(-1), int64(-1)
@@ -274,6 +288,9 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		return true
 	}
 	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Reduce: mopt.Reduce && sem == machine.RDMA}
+	if sym != nil {
+		meta.Symmetry = sym.String()
+	}
 	c := explore.Caller{
 		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,
@@ -325,6 +342,20 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		return nil, &explore.SearchError{Err: fmt.Errorf("exploring %s under %s: %w", p.Name, sem, err)}
 	}
 	res.Search = sr
+	if sym != nil && search.Reduced() {
+		res.Symmetry = sym.String()
+		closeOutcomes(p, sym, res.Locs, outcomes)
+		if q.Kind != prog.QReach && q.Kind != prog.QNone {
+			res.Positive, res.Negative = 0, 0
+			for _, sat := range outcomes {
+				if sat {
+					res.Positive++
+				} else {
+					res.Negative++
+				}
+			}
+		}
+	}
 	res.Complete = sr.Stop == explore.Complete && sr.Pruned == 0
 	switch {
 	case sr.Stop != explore.Complete:
@@ -355,8 +386,56 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the run to a deadlock of %s under %s: %w", p.Name, sem, err)}
 		}
 		res.DeadlockRun = explain(m, path)
+		if res.Symmetry != "" {
+			// The run ends in the orbit of the configuration the
+			// search saw: say where its threads wait.
+			res.DeadlockAt = m.Waiting(res.DeadlockRun.Last())
+		}
 	}
 	return res, nil
+}
+
+// OutcomeSymmetry makes m, a machine OutcomeMachine built for p, reduce by
+// the part of p's verified group under which its query is invariant
+// (prog.Symmetry.ForCond), and returns it; nil when there is none.
+func OutcomeSymmetry(p *prog.Program, m *machine.Machine) *prog.Symmetry {
+	full, _ := prog.FindSymmetry(p)
+	if full == nil {
+		return nil
+	}
+	kept, _ := full.ForCond(p, p.Query.Cond)
+	m.UseSymmetry(kept)
+	return m.Symmetry()
+}
+
+// closeOutcomes adds to outcomes (keyed by the values of locs) their
+// images under every permutation of sym, with the same satisfaction (the
+// query is invariant under sym). locs is invariant under sym as a set.
+func closeOutcomes(p *prog.Program, sym *prog.Symmetry, locs []int, outcomes map[string]bool) {
+	pos := make([]int, len(p.Locs))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, l := range locs {
+		pos[l] = i
+	}
+	found := make([]string, 0, len(outcomes))
+	for k := range outcomes {
+		found = append(found, k)
+	}
+	img := make([]byte, len(locs))
+	sym.Permutations(p, func(r prog.Renaming) bool {
+		for _, k := range found {
+			for i, l := range locs {
+				// The value at l moves to r.Loc[l].
+				img[pos[r.Loc[l]]] = k[i]
+			}
+			if _, ok := outcomes[string(img)]; !ok {
+				outcomes[string(img)] = outcomes[k]
+			}
+		}
+		return true
+	})
 }
 
 // computeState is the state of Compute's visitor in a checkpoint.
