@@ -155,14 +155,13 @@ func TestInterrupted(t *testing.T) {
 }
 
 // TestGoldenRobust: robust's reports. The decider's are asked for with
-// --method decide: on a loop-free program the default method (auto) races
-// it against enumeration, and which answers first depends on timing. The
-// robust-auto-* cases are deterministic all the same: --max-states lets only
-// one of the two methods reach a certain answer (paper-5.1: enumeration
-// finds the violation at configuration 12, the decider would at state 53;
-// GET-LR: the decider at state 11, enumeration at 13; mp-4: enumeration
-// completes in 6,538 configurations, the decider needs 101,793 states), or
-// neither, or the program has loops (the decider alone).
+// --method decide; the default method (auto) runs enumeration on the
+// machine first, within its budget, and the decider when that is not
+// certain, in turn and so deterministically. The robust-auto-* cases show
+// it: paper-5.1's violation found by enumeration at configuration 12;
+// GET-LR's by the decider after --max-states cut enumeration; mp-6 with
+// both cut; paper-5.1 with --max-states 5, neither certain; a program with
+// loops, the decider alone.
 func TestGoldenRobust(t *testing.T) {
 	tests := []struct {
 		name string

@@ -15,7 +15,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("robust", e)
 	var sf searchFlags
 	sf.register(fs)
-	method := fs.String("method", "auto", "how to decide: auto (on a loop-free program, decide and enum-machine race, each on half the workers, and the first certain answer wins; with loops, or with --checkpoint, decide alone), decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
+	method := fs.String("method", "auto", "how to decide: auto (on a loop-free program, enum-machine within a budget of 500,000 configurations, then decide if it is not certain; with loops, --checkpoint or a symmetry group, decide alone; with remote atomics, enum-machine alone), decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").Usage = fmt.Sprintf("iterations of each loop per entry; 0 = %d for programs with loops (event graphs and traces need a bound)", verdict.DefaultModelUnroll)
@@ -44,7 +44,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			continue
 		}
 		if *method == string(robust.Auto) && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
-			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto races it against enum-machine only without checkpoints)\n", file)
+			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto tries enum-machine first only without checkpoints)\n", file)
 		}
 		all := robust.DecideAll(ctx, p, methods, robust.Options{Verdict: opt, MaxBytes: kmBytes, Deadlocks: true})
 		for i, r := range all.Results {

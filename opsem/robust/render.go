@@ -24,14 +24,14 @@ func WriteText(w io.Writer, r *Result) {
 	case r.Limit != nil:
 		fmt.Fprintf(w, "Robust %s: unknown (%s, %s)\n", p.Name, r.Method, r.Bound)
 	case !r.Robust:
-		fmt.Fprintf(w, "Robust %s: no (%s, %s%s)\n", p.Name, r.Method, counted, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: no (%s, %s%s)\n", p.Name, r.Method, counted, autoNote(r))
 		writeViolation(w, r)
 	case r.Complete:
-		fmt.Fprintf(w, "Robust %s: yes (%s, %s, complete%s)\n", p.Name, r.Method, counted, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: yes (%s, %s, complete%s)\n", p.Name, r.Method, counted, autoNote(r))
 	case r.Coverage() == verdict.WithinBounds:
-		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s%s)\n", p.Name, r.Method, report.Plural(int(r.Search.States), r.Unit()), r.Bound, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: yes within bounds (%s, %s, cut by %s%s)\n", p.Name, r.Method, report.Plural(int(r.Search.States), r.Unit()), r.Bound, autoNote(r))
 	default:
-		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s%s)\n", p.Name, r.Method, report.Plural(int(r.Search.States), r.Unit()), r.Bound, raceNote(r))
+		fmt.Fprintf(w, "Robust %s: unknown (%s, %s, stopped by %s%s)\n", p.Name, r.Method, report.Plural(int(r.Search.States), r.Unit()), r.Bound, autoNote(r))
 	}
 	if r.Symmetry != "" {
 		fmt.Fprintf(w, "symmetry: %s\n", r.Symmetry)
@@ -103,11 +103,11 @@ func traceLines(r *Result) []string {
 	return strings.Split(strings.TrimSuffix(r.Trace.Format(r.Program), "\n"), "\n")
 }
 
-// raceNote is what the headline of an answer of method Auto says about the
-// method that raced the one that answered: "; decide stopped", or, when
-// neither answer was certain, what cut it ("; enum-machine stopped by
-// max-states=5"). Empty for a method that ran alone.
-func raceNote(r *Result) string {
+// autoNote is what the headline of an answer of method Auto says about the
+// other method it ran and what cut it ("; enum-machine stopped by auto's
+// budget of 500,000 configurations"), and why enumeration answered alone
+// on remote atomics. Empty otherwise.
+func autoNote(r *Result) string {
 	var b strings.Builder
 	for _, st := range r.Stopped {
 		b.WriteString("; " + string(st.Method) + " stopped")
@@ -130,8 +130,8 @@ type JSON struct {
 	Coverage verdict.Coverage `json:"coverage"`
 	Bound    string           `json:"bound"`
 	Method   Method           `json:"method"` // the method that answered (with auto: decide or enum-machine)
-	// Stopped (method auto): the method that raced the one that answered,
-	// and what cut it when neither answer was certain.
+	// Stopped (method auto): the method that ran besides the one that
+	// answered, and what cut it.
 	Stopped []Stopped `json:"stopped,omitempty"`
 	// Refused (method auto) names the instructions the decider refuses
 	// when the program has some, so that enumeration answered alone:

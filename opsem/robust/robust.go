@@ -14,22 +14,21 @@
 //   - EnumAxiom: enumeration of the declarative model's traces
 //     (verdict.RobustModel); a program beyond the model's 64 events gets
 //     the answer unknown, with Result.Limit.
-//   - Auto: the fastest complete way. Both the decider and enumeration on
-//     the machine are complete on a loop-free program. Enumeration is often
-//     much the faster (it finds the violation of corpus/bench/sb5.rdma,
-//     store buffering in a ring of five threads, in under a second, where
-//     the decider needs about ten), but a machine bound (max-inflight) can
-//     cut it, and then only the decider can answer "robust"
-//     (corpus/bench/decide-mp10.rdma). Auto therefore races them, each on
-//     half of the workers, and takes the first certain answer: a violation,
-//     which either method finds only if it is real (both are sound), or
-//     "robust" from a search that covered everything. The other method is
-//     then cancelled. With loops, enumeration bounds the iterations of each
-//     loop, so that its "robust" holds only within that bound; only the
-//     decider is complete, and it runs alone. It also runs alone when the
-//     searches are checkpointed: a checkpoint directory numbers its
-//     searches in the order they are opened, which a race would make depend
-//     on timing.
+//   - Auto: the fastest complete way, as far as it can tell. Both the
+//     decider and enumeration on the machine are complete on a loop-free
+//     program (enumeration unless a machine bound, max-inflight, cuts it).
+//     Enumeration is often the faster on small programs, the decider on
+//     large ones, robust or not (BENCHMARKS.md, "Time to verdict"). Auto
+//     therefore lets enumeration run first, with every worker, for at most
+//     EnumBudget configurations, and hands the program to the decider when
+//     that gave no certain answer (see staged). With loops, enumeration
+//     bounds the iterations of each loop, so that its "robust" holds only
+//     within that bound; only the decider is complete, and it runs alone.
+//     It also runs alone when the searches are checkpointed (a checkpoint
+//     directory numbers its searches in the order they are opened) and
+//     when the program has a symmetry group, which reduces the decider's
+//     search and not enumeration's. The decider refuses remote atomics:
+//     enumeration then answers alone.
 //
 // DecideAll runs several methods on one program and says whether their
 // certain answers agree. WriteText and Result.JSON render an answer as the
@@ -57,7 +56,7 @@ type Method string
 
 // Methods.
 const (
-	Auto        Method = "auto"         // Decider and EnumMachine raced on a loop-free program, else Decider
+	Auto        Method = "auto"         // EnumMachine within EnumBudget then Decider on a loop-free program, else one of them alone
 	Decider     Method = "decide"       // package decide's decider
 	EnumMachine Method = "enum-machine" // enumeration on the RDMA machine
 	EnumAxiom   Method = "enum-axiom"   // enumeration of the declarative model's traces
@@ -120,15 +119,16 @@ type Result struct {
 	// Limit (EnumAxiom): the limit of the model that kept it from
 	// answering at all; Bound then says it too.
 	Limit *axiom.LimitError
-	// Stopped (Auto) lists the method that raced this one and whose answer
-	// was not taken; empty when the method ran alone.
+	// Stopped (Auto) lists the method that ran before or after this one
+	// and whose answer was not taken, with what cut it; empty when the
+	// method ran alone or answered first.
 	Stopped []Stopped
 	// Symmetry (Decider) describes the group the decider's search reduced
 	// by: "4 instances of client (24 permutations)"; empty without.
 	Symmetry string
 	// Alone (Auto) says why one method ran alone (AloneLoops,
-	// AloneCheckpoint: the decider; AloneAtomics: enum-machine); empty when
-	// the methods raced.
+	// AloneCheckpoint, AloneSymmetry: the decider; AloneAtomics:
+	// enum-machine); empty when they ran in turn.
 	Alone string
 
 	// The violation, when not robust. Cycle is an sc cycle of it, each
@@ -160,15 +160,12 @@ type Result struct {
 	Deadlock *verdict.Result
 }
 
-// Stopped is a method that raced the one that answered and whose answer was
-// not taken.
+// Stopped is a method that method Auto ran besides the one that answered
+// and whose answer was not taken.
 type Stopped struct {
 	Method Method `json:"method"`
-	// Bound is what cut its search when no method of the race answered
-	// with certainty. It is empty when another method answered with
-	// certainty first: the race then stopped this one, or it had already
-	// ended without a certain answer (which of the two depends on timing,
-	// so the answer does not say).
+	// Bound is what cut its search: "auto's budget of 500,000
+	// configurations", or a bound of the machine or of the settings.
 	Bound string `json:"bound,omitempty"`
 }
 
@@ -194,8 +191,10 @@ func (r *Result) Coverage() verdict.Coverage {
 // Unit names what Search.States counts: the decider's states of its
 // instrumented machine, enum-axiom's candidate traces, enum-machine's
 // configurations of the RDMA machine.
-func (r *Result) Unit() string {
-	switch r.Method {
+func (r *Result) Unit() string { return r.Method.unit() }
+
+func (m Method) unit() string {
+	switch m {
 	case Decider:
 		return "state"
 	case EnumAxiom:

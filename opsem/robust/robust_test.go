@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/decide"
@@ -83,9 +82,9 @@ func TestAutoCorpus(t *testing.T) {
 			if !m.Certain() || m.Robust != got.Robust {
 				t.Errorf("auto (%s) robust=%v, enumeration robust=%v (certain %v)", got.Method, got.Robust, m.Robust, m.Certain())
 			}
-			other := map[Method]Method{Decider: EnumMachine, EnumMachine: Decider}[got.Method]
-			if got.Alone != "" || !slices.Equal(got.Stopped, []Stopped{{Method: other}}) {
-				t.Errorf("raced: method %s, alone %q, stopped %v", got.Method, got.Alone, got.Stopped)
+			// Every litmus test is within enumeration's budget.
+			if got.Method != EnumMachine || got.Alone != "" || len(got.Stopped) != 0 {
+				t.Errorf("staged: method %s, alone %q, stopped %v; want enum-machine within its budget", got.Method, got.Alone, got.Stopped)
 			}
 		})
 	}
@@ -110,37 +109,32 @@ func TestAutoAlone(t *testing.T) {
 	}
 }
 
-// Answers of the fake racers of TestRace.
+// Answers of the fake methods of TestStaged.
 var (
 	violation    = Result{Method: EnumMachine}
 	proof        = Result{Method: Decider, Robust: true, Complete: true}
 	cutDecide    = Result{Method: Decider, Robust: true, Bound: "max-states=5", Search: explore.Result{Stop: explore.StateLimit}}
+	budgetCut    = Result{Method: EnumMachine, Robust: true, Bound: "max-states=100", Search: explore.Result{Stop: explore.StateLimit}}
 	cutMachine   = Result{Method: EnumMachine, Robust: true, Bound: "timeout=1s", Search: explore.Result{Stop: explore.TimeLimit}}
 	withinBounds = Result{Method: EnumMachine, Robust: true, Bound: "max-inflight=8", Search: explore.Result{Stop: explore.Complete}}
 	errBroken    = errors.New("broken")
 )
 
-// fake is a racer that answers a after delay (or, if block, once its
-// context is cancelled), and records whether it was cancelled.
+// fake is a method that answers a, and records the settings it was given.
 type fake struct {
-	a         Result
-	err       error
-	delay     time.Duration
-	block     bool
-	cancelled bool
+	a    Result
+	err  error
+	ran  bool
+	got  explore.Settings
+	wait bool // answer once the context is cancelled
 }
 
 func (f *fake) racer(method Method) racer {
-	return racer{method, func(ctx context.Context, _ explore.Settings) (*Result, error) {
-		if f.block {
+	return racer{method, func(ctx context.Context, s explore.Settings) (*Result, error) {
+		f.ran, f.got = true, s
+		if f.wait {
 			<-ctx.Done()
-		} else {
-			select {
-			case <-time.After(f.delay):
-			case <-ctx.Done():
-			}
 		}
-		f.cancelled = ctx.Err() != nil
 		if f.err != nil {
 			return nil, f.err
 		}
@@ -149,40 +143,40 @@ func (f *fake) racer(method Method) racer {
 	}}
 }
 
-// TestRace runs races of fake methods whose order is fixed: the first
-// certain answer wins and the others are cancelled; without one, the
-// answer that covered everything within bounds, else the first.
-func TestRace(t *testing.T) {
-	const long = time.Hour // a racer that must be cancelled
+// TestStaged: the first method answers alone within its budget when it is
+// certain; otherwise the second runs with the caller's settings and its
+// certain answer is taken, the first listed as stopped by what cut it;
+// without a certain answer, the one that covered everything within bounds,
+// else the second's.
+func TestStaged(t *testing.T) {
+	const budget = 100
 	tests := []struct {
-		name        string
-		first, next fake
-		want        Method // the winner's method, or "error"
-		stopped     []Stopped
-		cancelled   [2]bool
+		name          string
+		first, second fake
+		settings      explore.Settings
+		want          Method // the answer's method, or "error"
+		stopped       []Stopped
+		secondRan     bool
 	}{
-		{"first certain", fake{a: proof}, fake{a: violation, delay: long}, Decider,
-			[]Stopped{{Method: EnumMachine}}, [2]bool{false, true}},
-		{"second certain", fake{a: proof, block: true}, fake{a: violation}, EnumMachine,
-			[]Stopped{{Method: Decider}}, [2]bool{true, false}},
-		{"certain after an uncertain one", fake{a: cutDecide}, fake{a: violation, delay: 10 * time.Millisecond}, EnumMachine,
-			[]Stopped{{Method: Decider}}, [2]bool{false, false}},
-		{"neither certain", fake{a: cutDecide}, fake{a: cutMachine}, Decider,
-			[]Stopped{{Method: EnumMachine, Bound: "timeout=1s"}}, [2]bool{false, false}},
-		{"within bounds", fake{a: cutDecide}, fake{a: withinBounds}, EnumMachine,
-			[]Stopped{{Method: Decider, Bound: "max-states=5"}}, [2]bool{false, false}},
-		{"an error", fake{a: proof, delay: long}, fake{err: errBroken}, "error", nil, [2]bool{true, false}},
-		{"an error after the answer", fake{a: proof}, fake{err: errBroken, block: true}, Decider,
-			[]Stopped{{Method: EnumMachine}}, [2]bool{false, true}},
+		{"first certain", fake{a: violation}, fake{a: proof}, explore.Settings{}, EnumMachine, nil, false},
+		{"budget cut, second certain", fake{a: budgetCut}, fake{a: proof}, explore.Settings{}, Decider,
+			[]Stopped{{Method: EnumMachine, Bound: "auto's budget of 100 configurations"}}, true},
+		{"the caller's limit cut the first", fake{a: budgetCut}, fake{a: proof}, explore.Settings{MaxStates: 100}, Decider,
+			[]Stopped{{Method: EnumMachine, Bound: "max-states=100"}}, true},
+		{"neither certain", fake{a: cutMachine}, fake{a: cutDecide}, explore.Settings{}, Decider,
+			[]Stopped{{Method: EnumMachine, Bound: "timeout=1s"}}, true},
+		{"within bounds", fake{a: withinBounds}, fake{a: cutDecide}, explore.Settings{}, EnumMachine,
+			[]Stopped{{Method: Decider, Bound: "max-states=5"}}, true},
+		{"within bounds, then certain", fake{a: withinBounds}, fake{a: proof}, explore.Settings{}, Decider,
+			[]Stopped{{Method: EnumMachine, Bound: "max-inflight=8"}}, true},
+		{"an error of the first", fake{err: errBroken}, fake{a: proof}, explore.Settings{}, "error", nil, false},
+		{"an error of the second", fake{a: budgetCut}, fake{err: errBroken}, explore.Settings{}, "error", nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			first, next := tt.first, tt.next
-			start := time.Now()
-			r, err := race(context.Background(), explore.Settings{}, []racer{first.racer(Decider), next.racer(EnumMachine)})
-			if time.Since(start) > time.Minute {
-				t.Fatal("a racer was not cancelled")
-			}
+			first, second := tt.first, tt.second
+			tt.settings.Workers = 2
+			r, err := staged(context.Background(), tt.settings, first.racer(EnumMachine), second.racer(Decider), budget)
 			if tt.want == "error" {
 				if !errors.Is(err, errBroken) {
 					t.Fatalf("got %v, %v; want the error", r, err)
@@ -195,41 +189,23 @@ func TestRace(t *testing.T) {
 					t.Errorf("got %s, stopped %v; want %s, stopped %v", r.Method, r.Stopped, tt.want, tt.stopped)
 				}
 			}
-			if got := [2]bool{first.cancelled, next.cancelled}; got != tt.cancelled {
-				t.Errorf("cancelled %v, want %v", got, tt.cancelled)
+			if first.got.MaxStates != budget || first.got.Workers != 2 {
+				t.Errorf("the first ran with %+v, want every worker and the budget", first.got)
+			}
+			if second.ran != tt.secondRan {
+				t.Errorf("the second ran: %v, want %v", second.ran, tt.secondRan)
+			}
+			if second.ran && (second.got.MaxStates != tt.settings.MaxStates || second.got.Workers != 2) {
+				t.Errorf("the second ran with %+v, want the caller's settings", second.got)
 			}
 		})
 	}
-}
-
-// TestShare: the workers are split among the searches of a race, and
-// their progress reports add up, about once a second.
-func TestShare(t *testing.T) {
-	for _, tt := range []struct {
-		workers int
-		want    []int
-	}{{0, []int{0, 0}}, {1, []int{1, 1}}, {2, []int{1, 1}}, {3, []int{2, 1}}, {8, []int{4, 4}}} {
-		var got []int
-		for _, s := range share(explore.Settings{Workers: tt.workers}, 2) {
-			got = append(got, s.Workers)
-		}
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("%d workers: shares %v, want %v", tt.workers, got, tt.want)
-		}
-	}
-	var reports []explore.Stats
-	s := share(explore.Settings{Progress: func(st explore.Stats) { reports = append(reports, st) }}, 2)
-	s[0].Progress(explore.Stats{States: 10, MaxDepth: 3, Elapsed: time.Second})
-	s[1].Progress(explore.Stats{States: 5, MaxDepth: 7, Elapsed: 2 * time.Second})
-	s[0].Progress(explore.Stats{States: 20, MaxDepth: 4, Elapsed: 3 * time.Second})
-	s[1].Progress(explore.Stats{States: 6, MaxDepth: 7, Elapsed: 3100 * time.Millisecond}) // too soon after the last
-	want := []explore.Stats{
-		{States: 10, MaxDepth: 3, Elapsed: time.Second},
-		{States: 15, MaxDepth: 7, Elapsed: 2 * time.Second},
-		{States: 25, MaxDepth: 7, Elapsed: 3 * time.Second},
-	}
-	if !slices.Equal(reports, want) {
-		t.Errorf("progress %+v, want %+v", reports, want)
+	// A cancelled first method ends the run: the second does not start.
+	ctx, cancel := context.WithCancel(context.Background())
+	first, second := fake{a: budgetCut, wait: true}, fake{a: proof}
+	go cancel()
+	if r, err := staged(ctx, explore.Settings{}, first.racer(EnumMachine), second.racer(Decider), budget); err != nil || r.Method != EnumMachine || second.ran {
+		t.Errorf("cancelled: %v, %v, second ran %v", r, err, second.ran)
 	}
 }
 

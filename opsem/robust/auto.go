@@ -1,0 +1,143 @@
+package robust
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"rdmasim/explore"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
+	"rdmasim/opsem/verdict"
+)
+
+// Why the decider ran alone (Result.Alone).
+const (
+	// AloneLoops: the program has loops, which enumeration bounds.
+	AloneLoops = "loops"
+	// AloneCheckpoint: the searches are checkpointed (Settings.Checkpoint).
+	AloneCheckpoint = "checkpoint"
+	// AloneAtomics: the program has remote atomics, which the decider
+	// refuses (instr.ErrAtomics): enumeration on the machine answers
+	// alone, loops bounded as enumeration bounds them.
+	AloneAtomics = "atomics"
+	// AloneSymmetry: the program has a verified symmetry group
+	// (prog.FindSymmetry), which reduces the decider's search and not
+	// enumeration's with event graphs.
+	AloneSymmetry = "symmetry"
+)
+
+// Alone returns why method Auto would run one method alone on p with
+// these search settings: the decider (AloneLoops, AloneCheckpoint), or
+// enumeration on the machine (AloneAtomics); "" when it runs enumeration
+// within its budget and then, if need be, the decider (or the decider
+// alone, AloneSymmetry, which auto finds itself).
+func Alone(p *prog.Program, s explore.Settings) string {
+	switch {
+	case prog.HasAtomics(p):
+		return AloneAtomics
+	case verdict.HasLoops(p):
+		return AloneLoops
+	case s.Checkpoint != nil:
+		return AloneCheckpoint
+	}
+	return ""
+}
+
+// EnumBudget is how many configurations method Auto lets enumeration on
+// the machine explore before it hands a loop-free program to the decider
+// (see auto). About half a second of enumeration on this project's 2-core
+// development host: small programs, where enumeration is often the faster
+// (a violation of sb5, store buffering in a ring of five threads, at
+// 366,127 configurations in 0.65 s against the decider's 1.2 s), are
+// answered by it alone; larger ones go to the decider, which is then the
+// faster (F(5): 5.1 s against 6.5 s; MP(10): 0.6 s against 1.1 s,
+// enumeration needing --max-inflight 21; BENCHMARKS.md).
+const EnumBudget = 500_000
+
+// auto answers for method Auto: with remote atomics, by enumeration on the
+// machine alone; with loops, checkpoints or a symmetry group, by the
+// decider alone; otherwise by the two in turn (staged, with EnumBudget).
+func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
+	why := Alone(p, opt.Verdict.Settings)
+	if why == "" && opt.Verdict.Settings.Symmetry {
+		if sym, _ := prog.FindSymmetry(p); sym != nil {
+			why = AloneSymmetry
+		}
+	}
+	if why != "" {
+		opt.Method = Decider
+		if why == AloneAtomics {
+			opt.Method = EnumMachine
+		}
+		r, err := byMethod(ctx, p, opt)
+		if err != nil {
+			return nil, err
+		}
+		r.Alone = why
+		return r, nil
+	}
+	run := func(m Method) func(context.Context, explore.Settings) (*Result, error) {
+		return func(ctx context.Context, s explore.Settings) (*Result, error) {
+			o := opt
+			o.Method, o.Verdict.Settings = m, s
+			return byMethod(ctx, p, o)
+		}
+	}
+	return staged(ctx, opt.Verdict.Settings, racer{EnumMachine, run(EnumMachine)}, racer{Decider, run(Decider)}, EnumBudget)
+}
+
+// racer is one method of staged: run answers with the settings it is
+// given, and stops early, uncertain, when its context is cancelled.
+type racer struct {
+	method Method
+	run    func(ctx context.Context, s explore.Settings) (*Result, error)
+}
+
+// staged runs first with every worker and its state limit lowered to
+// budget; if that answers with certainty, the answer is first's. Otherwise
+// second runs with the settings s (its timeout what is left of s's), and
+// its certain answer is taken, with first listed as stopped by what cut
+// it. When neither is certain, the answer is first's if it covered
+// everything within the machine's bounds ("robust within bounds" says more
+// than "unknown": enumeration cut by max-inflight alone), else second's.
+//
+// Running the two in turn rather than at once (a race on half the workers
+// each, which this replaced) gives each method the whole machine: a race
+// answers in about the time of the faster method on half the workers,
+// twice its time alone on two cores.
+func staged(ctx context.Context, s explore.Settings, first, second racer, budget uint64) (*Result, error) {
+	start := time.Now()
+	fs := s
+	if fs.MaxStates == 0 || fs.MaxStates > budget {
+		fs.MaxStates = budget
+	}
+	a, err := first.run(ctx, fs)
+	if err != nil {
+		return nil, err
+	}
+	if a.Certain() || ctx.Err() != nil {
+		return a, nil
+	}
+	ss := s
+	if s.Timeout > 0 {
+		ss.Timeout = s.Timeout - time.Since(start)
+		if ss.Timeout <= 0 {
+			return a, nil // the time is up: first's answer, uncertain
+		}
+	}
+	b, err := second.run(ctx, ss)
+	if err != nil {
+		return nil, err
+	}
+	if !b.Certain() && a.Coverage() == verdict.WithinBounds {
+		a.Stopped = append(a.Stopped, Stopped{Method: second.method, Bound: b.Bound})
+		return a, nil
+	}
+	st := Stopped{Method: first.method, Bound: a.Bound}
+	if a.Search.Stop == explore.StateLimit && fs.MaxStates == budget && fs.MaxStates != s.MaxStates {
+		st.Bound = fmt.Sprintf("auto's budget of %s", report.Plural(int(budget), first.method.unit()))
+	}
+	b.Stopped = append(b.Stopped, st)
+	return b, nil
+}
