@@ -113,6 +113,17 @@ func (m *Machine) out(l uint64) {
 	if !m.canon(m.cn) {
 		return
 	}
+	if m.cur.Exit {
+		// An exit whose class is dead at once and that linked to no
+		// entry adds nothing but the end of the thread's entries: the
+		// successor that does not mark it, emitted just before, has the
+		// same state with the thread free to mark later and its entries
+		// still counted, and reaches every target this one reaches (more
+		// entries and edges only make cycles likelier). Drop it.
+		if x := m.cn.th[m.cur.Thread]; x.exit.set && !x.exit.r && !x.exit.w && x.succ == 0 {
+			return
+		}
+	}
 	m.buf = m.encode(m.buf[:0], m.cn)
 	m.emitted++
 	m.emit(l, m.buf)
