@@ -159,8 +159,9 @@ func TestInterrupted(t *testing.T) {
 // machine first, within its budget, and the decider when that is not
 // certain, in turn and so deterministically. The robust-auto-* cases show
 // it: paper-5.1's violation found by enumeration at configuration 12;
-// GET-LR's by the decider after --max-states cut enumeration; mp-6 with
-// both cut; paper-5.1 with --max-states 5, neither certain; a program with
+// GET-LR's by the decider after --max-states cut enumeration; mp-8 (more
+// puts on a queue pair than max-inflight lets be in flight) by the decider
+// alone, cut; paper-5.1 with --max-states 5, neither certain; a program with
 // loops, the decider alone.
 func TestGoldenRobust(t *testing.T) {
 	tests := []struct {

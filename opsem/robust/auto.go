@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
@@ -21,6 +22,12 @@ const (
 	// refuses (instr.ErrAtomics): enumeration on the machine answers
 	// alone, loops bounded as enumeration bounds them.
 	AloneAtomics = "atomics"
+	// AloneInflight: a queue pair of the loop-free program has more
+	// operations than the machine's max-inflight lets be in flight at
+	// once (see inflightMayCut), so that enumeration may be cut by it and
+	// then cannot answer "robust" with certainty: the decider, which can,
+	// runs alone.
+	AloneInflight = "max-inflight"
 	// AloneSymmetry: the program has a verified symmetry group
 	// (prog.FindSymmetry), which reduces the decider's search and not
 	// enumeration's with event graphs.
@@ -64,6 +71,9 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 		if sym, _ := prog.FindSymmetry(p); sym != nil {
 			why = AloneSymmetry
 		}
+	}
+	if why == "" && inflightMayCut(p, opt.Verdict.Machine.MaxInflight) {
+		why = AloneInflight
 	}
 	if why != "" {
 		opt.Method = Decider
@@ -140,4 +150,31 @@ func staged(ctx context.Context, s explore.Settings, first, second racer, budget
 	}
 	b.Stopped = append(b.Stopped, st)
 	return b, nil
+}
+
+// inflightMayCut reports whether enumeration on the machine, with at most
+// maxInflight operations in flight per queue pair (0: the default), may be
+// cut by that bound on the loop-free program p: some queue pair carries
+// more operations than maxInflight-1 (a put whose remote write is still on
+// its way counts twice: n polled puts need n+1, as MP(n) of BENCHMARKS.md
+// shows). It counts every instruction, whichever branch it is on, so it
+// may say so of a program that never has that many in flight.
+func inflightMayCut(p *prog.Program, maxInflight int) bool {
+	if maxInflight == 0 {
+		maxInflight = machine.DefaultOptions().MaxInflight
+	}
+	ops := make([]int, len(p.QPs))
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.Op.IsRemote() {
+				ops[in.QP]++
+			}
+		}
+	}
+	for _, n := range ops {
+		if n+1 > maxInflight {
+			return true
+		}
+	}
+	return false
 }

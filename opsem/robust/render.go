@@ -115,8 +115,11 @@ func autoNote(r *Result) string {
 			b.WriteString(" by " + st.Bound)
 		}
 	}
-	if r.Alone == AloneAtomics {
+	switch r.Alone {
+	case AloneAtomics:
 		b.WriteString("; the decider does not cover remote atomics: answered by enumeration")
+	case AloneInflight:
+		b.WriteString("; enum-machine not tried: a queue pair has more operations than max-inflight lets be in flight")
 	}
 	return b.String()
 }
@@ -137,7 +140,11 @@ type JSON struct {
 	// when the program has some, so that enumeration answered alone:
 	// "remote atomics".
 	Refused string `json:"decider_refused,omitempty"`
-	States  uint64 `json:"states"`
+	// Alone (method auto) says why one method ran alone: "loops",
+	// "checkpoint", "symmetry", "max-inflight" (the decider), "atomics"
+	// (enumeration); absent when enumeration ran first within its budget.
+	Alone  string `json:"alone,omitempty"`
+	States uint64 `json:"states"`
 	// Symmetry describes the group the search reduced by ("4 instances
 	// of client (24 permutations)"); absent without.
 	Symmetry string              `json:"symmetry,omitempty"`
@@ -167,7 +174,7 @@ type WitnessJSON struct {
 func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
-		Method: r.Method, Stopped: r.Stopped, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry}
+		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry}
 	if r.Alone == AloneAtomics {
 		out.Refused = "remote atomics"
 	}

@@ -27,7 +27,8 @@
 //     It also runs alone when the searches are checkpointed (a checkpoint
 //     directory numbers its searches in the order they are opened) and
 //     when the program has a symmetry group, which reduces the decider's
-//     search and not enumeration's. The decider refuses remote atomics:
+//     search and not enumeration's, or a queue pair with more operations
+//     than max-inflight lets be in flight (enumeration could be cut by it). The decider refuses remote atomics:
 //     enumeration then answers alone.
 //
 // DecideAll runs several methods on one program and says whether their
@@ -127,8 +128,8 @@ type Result struct {
 	// by: "4 instances of client (24 permutations)"; empty without.
 	Symmetry string
 	// Alone (Auto) says why one method ran alone (AloneLoops,
-	// AloneCheckpoint, AloneSymmetry: the decider; AloneAtomics:
-	// enum-machine); empty when they ran in turn.
+	// AloneCheckpoint, AloneSymmetry, AloneInflight: the decider;
+	// AloneAtomics: enum-machine); empty when they ran in turn.
 	Alone string
 
 	// The violation, when not robust. Cycle is an sc cycle of it, each

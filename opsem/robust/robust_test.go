@@ -294,3 +294,28 @@ func TestDecideAll(t *testing.T) {
 		t.Error("Methods accepted an unknown name")
 	}
 }
+
+// TestInflightMayCut: auto leaves enumeration out when a queue pair has
+// more operations than max-inflight lets be in flight (n puts need n+1).
+func TestInflightMayCut(t *testing.T) {
+	for _, tt := range []struct {
+		file        string
+		maxInflight int
+		want        bool
+	}{
+		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 0, true}, // MP(8): 16 puts on one queue pair
+		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 16, true},
+		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 17, false},
+		{"../../corpus/bench/f5.rdma", 0, false}, // one put per queue pair
+		{"../../corpus/litmus/SB-PUT.rdma", 2, false},
+		{"../../corpus/litmus/SB-PUT.rdma", 1, true},
+	} {
+		p, err := parse.File(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := inflightMayCut(p, tt.maxInflight); got != tt.want {
+			t.Errorf("%s, max-inflight %d: %v, want %v", tt.file, tt.maxInflight, got, tt.want)
+		}
+	}
+}
