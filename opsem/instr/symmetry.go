@@ -84,22 +84,12 @@ func (m *Machine) Canonical(dst, s []byte) []byte {
 		for len(y.keys) < n {
 			y.keys = append(y.keys, nil)
 		}
-		y.order = y.order[:0]
 		for i := 0; i < n; i++ {
 			y.keys[i] = m.instanceKey(y.keys[i][:0], s, g, i)
-			y.order = append(y.order, i)
 		}
-		// Insertion sort: n is small.
-		for i := 1; i < n; i++ {
-			for j := i; j > 0 && bytes.Compare(y.keys[y.order[j]], y.keys[y.order[j-1]]) < 0; j-- {
-				y.order[j], y.order[j-1] = y.order[j-1], y.order[j]
-			}
-		}
-		// The instance sorted j-th becomes instance j.
-		for j, i := range y.order {
-			y.perms[gi][i] = j
-			moved = moved || i != j
-		}
+		var mv bool
+		y.order, mv = prog.SortPerm(y.keys[:n], y.order, y.perms[gi])
+		moved = moved || mv
 	}
 	if !moved {
 		return append(dst, s...)

@@ -1,6 +1,7 @@
 package prog
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -623,4 +624,28 @@ func permute(a []int, k int, do func() bool) bool {
 		}
 	}
 	return true
+}
+
+// SortPerm sets perm[i] to the position of instance i when the instances
+// are sorted by their keys (stably: instances with equal keys keep their
+// order), using order as scratch, and reports whether any instance moves.
+// It is the canonical image's permutation of the machines that reduce by
+// a group (a sort of N keys rather than a search over the N! permutations).
+func SortPerm(keys [][]byte, order, perm []int) ([]int, bool) {
+	order = order[:0]
+	for i := range keys {
+		order = append(order, i)
+	}
+	// Insertion sort: there are few instances.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && bytes.Compare(keys[order[j]], keys[order[j-1]]) < 0; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	moved := false
+	for j, i := range order {
+		perm[i] = j
+		moved = moved || i != j
+	}
+	return order, moved
 }
