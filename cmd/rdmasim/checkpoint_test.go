@@ -137,9 +137,31 @@ func TestCheckpointKill(t *testing.T) {
 }
 
 // decideProgram is robust, and its decider's instrumented machine is
-// finite: MP(8), large enough to be killed midway (the decider's
-// reductions made MP(4) and MP(6) too quick).
+// finite (MP(4), 34,410 states): the program of TestRobustStores and of
+// goldens that cut the decider. TestCheckpointKillDecide needs a larger
+// one to kill midway (roundsProgram).
 const decideProgram = "testdata/checkpoint-decide.rdma"
+
+// roundsProgram writes MP(n) of opsem/decide's benchmarks (n rounds of
+// message passing with polled puts, robust) to a file in t's temporary
+// directory and returns its path.
+func roundsProgram(t *testing.T, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "litmus mp-%d\nnode A { d = 0; f = 0 }\nnode B { D = 0; F = 0 }\nthread P on A {", n)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, " d := %d; D := d; poll(B); f := %d; F := f; poll(B);", i, i)
+	}
+	b.WriteString(" }\nthread C on B {")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, " choose { assume(F == %d); assume(D == %d) } or { skip };", i, i)
+	}
+	b.WriteString(" }\nexpect robust yes\n")
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("mp-%d.rdma", n))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // TestCheckpointKillDecide is TestCheckpointKill for robust's decider (the
 // search of its instrumented machine), sequential and with two workers: the
@@ -148,9 +170,10 @@ const decideProgram = "testdata/checkpoint-decide.rdma"
 func TestCheckpointKillDecide(t *testing.T) {
 	rng := killRNG(t, 2)
 	midway := 0
+	mp8 := roundsProgram(t, 8) // 534,936 states: MP(4) became too quick to kill midway
 	for _, workers := range []string{"1", "2"} {
 		t.Run("workers="+workers, func(t *testing.T) {
-			cmd, stdout, stderr := rdmasimCmd("robust", "--method", "decide", "--workers", workers, decideProgram)
+			cmd, stdout, stderr := rdmasimCmd("robust", "--method", "decide", "--workers", workers, mp8)
 			start := time.Now()
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("rdmasim robust: %v\n%s", err, stderr)
@@ -161,7 +184,7 @@ func TestCheckpointKillDecide(t *testing.T) {
 				t.Fatalf("unexpected reference report:\n%s", want)
 			}
 			every := max(took/10, 5*time.Millisecond).Round(time.Millisecond).String()
-			args := []string{"robust", "--method", "decide", "--workers", workers, "--checkpoint-every", every, decideProgram}
+			args := []string{"robust", "--method", "decide", "--workers", workers, "--checkpoint-every", every, mp8}
 			midway += killAndResume(t, rng, args, want, took, syscall.SIGKILL)
 		})
 	}

@@ -159,7 +159,7 @@ func TestInterrupted(t *testing.T) {
 // machine first, within its budget, and the decider when that is not
 // certain, in turn and so deterministically. The robust-auto-* cases show
 // it: paper-5.1's violation found by enumeration at configuration 12;
-// GET-LR's by the decider after --max-states cut enumeration; mp-8 (more
+// GET-LR's by the decider after --max-states cut enumeration; mp-4 (more
 // puts on a queue pair than max-inflight lets be in flight) by the decider
 // alone, cut; paper-5.1 with --max-states 5, neither certain; a program with
 // loops, the decider alone.
