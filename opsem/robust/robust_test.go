@@ -303,9 +303,9 @@ func TestInflightMayCut(t *testing.T) {
 		maxInflight int
 		want        bool
 	}{
-		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 0, true}, // MP(8): 16 puts on one queue pair
-		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 16, true},
-		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 17, false},
+		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 0, true}, // MP(4): 8 puts on one queue pair
+		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 8, true},
+		{"../../cmd/rdmasim/testdata/checkpoint-decide.rdma", 9, false},
 		{"../../corpus/bench/f5.rdma", 0, false}, // one put per queue pair
 		{"../../corpus/litmus/SB-PUT.rdma", 2, false},
 		{"../../corpus/litmus/SB-PUT.rdma", 1, true},
