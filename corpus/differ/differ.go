@@ -32,11 +32,8 @@
 package differ
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"math"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -168,64 +165,6 @@ type Options struct {
 	// cancellation only between event sets, so on such programs a deadline
 	// may not stop it. 0: no limit.
 	MaxModelCost float64
-}
-
-// ModelCost estimates the size of the declarative model's search for
-// reads-from on p with loops unrolled unroll times: the largest, over
-// locations, of R·log2(W), where R counts the statements that read the
-// location (assume, cas, the source of a put or of a get) and W those that
-// write it, plus its initial value; statements in a loop count unroll
-// times (once when unroll is 0), those in the branches of a choose all
-// count.
-func ModelCost(p *prog.Program, unroll int) float64 {
-	reads := make([]float64, len(p.Locs))
-	writes := make([]float64, len(p.Locs))
-	for i := range writes {
-		writes[i] = 1
-	}
-	var walk func([]*prog.Stmt, float64)
-	walk = func(stmts []*prog.Stmt, times float64) {
-		for _, s := range stmts {
-			switch s.Kind {
-			case prog.SWrite:
-				writes[s.X] += times
-			case prog.SAssume:
-				reads[s.X] += times
-			case prog.SCAS:
-				reads[s.Z] += times
-				writes[s.Z] += times
-				writes[s.X] += times
-			case prog.SGet:
-				reads[s.Y] += times
-				writes[s.X] += times
-			case prog.SRCAS, prog.SRFAA:
-				reads[s.Y] += times
-				writes[s.Y] += times
-				writes[s.X] += times
-			case prog.SPut:
-				reads[s.X] += times
-				writes[s.Y] += times
-			case prog.SLoop:
-				walk(s.Branches[0], times*float64(max(unroll, 1)))
-			case prog.SChoose:
-				for _, b := range s.Branches {
-					walk(b, times)
-				}
-			}
-		}
-	}
-	for t := range p.Threads {
-		if th := &p.Threads[t]; th.Lowered {
-			costCode(th.Code, float64(max(unroll, 1)), reads, writes)
-			continue
-		}
-		walk(p.Threads[t].Body, 1)
-	}
-	cost := 0.0
-	for l := range reads {
-		cost = max(cost, reads[l]*math.Log2(writes[l]))
-	}
-	return cost
 }
 
 // Problem is one disagreement.
@@ -530,87 +469,6 @@ func unrollOnly(rm, ra *robust.Result) bool {
 	return machineOK && modelOK
 }
 
-// symmetricOutcomes compares check's searches (the RDMA machine, full and
-// under its partial-order reduction, and the SC machine) with the same
-// searches reduced by the program's symmetry, when it has one: the
-// outcomes (closed under the group) are the same, the same bounds cut
-// them, and their runs end the same ways. Witnesses are rebuilt (as real
-// runs, which Compute checks step by step against the machine).
-func (r *Report) symmetricOutcomes(ctx context.Context, vopt verdict.Options) error {
-	if sym, _ := prog.FindSymmetry(r.Program); sym == nil {
-		return nil
-	}
-	r.OutcomesSymmetric = true
-	for _, c := range []struct {
-		plain  *verdict.Result
-		sem    machine.Semantics
-		reduce bool
-	}{{r.Machine[0], machine.RDMA, false}, {r.Reduced, machine.RDMA, true}, {r.Machine[1], machine.SC, false}} {
-		if c.plain == nil {
-			continue
-		}
-		name := c.sem.String()
-		if c.reduce {
-			name += " reduced"
-		}
-		if c.plain.Search.Stop != explore.Complete {
-			r.Skipped = append(r.Skipped, Skip{string(OutcomesSymmetry), name + " machine search cut by " + c.plain.Bound})
-			continue
-		}
-		sopt := vopt
-		sopt.Machine.Reduce = c.reduce
-		sopt.Symmetry, sopt.Witness = true, true
-		res, err := verdict.Compute(ctx, r.Program, c.sem, sopt)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return ctx.Err()
-		case err != nil:
-			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s machine reduced by symmetry: %v", name, err)})
-			continue
-		case res.Symmetry == "":
-			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, name + " machine: the search did not reduce by the program's symmetry"})
-			continue
-		}
-		if d := verdict.CompareOutcomes(res, c.plain); !d.Empty() {
-			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s outcomes: only with symmetry (%s) %v, only without %v", name, res.Symmetry, d.OnlyMachine, d.OnlyModel)})
-		}
-		if res.Complete != c.plain.Complete || res.Bound != c.plain.Bound {
-			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s machine: with symmetry complete=%v bound %q, without complete=%v bound %q", name, res.Complete, res.Bound, c.plain.Complete, c.plain.Bound)})
-		}
-		if (res.Finals > 0) != (c.plain.Finals > 0) || (res.Filtered > 0) != (c.plain.Filtered > 0) || (res.Deadlocks > 0) != (c.plain.Deadlocks > 0) {
-			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s ends (final, filtered, deadlocked): with symmetry %d, %d, %d; without %d, %d, %d",
-				name, res.Finals, res.Filtered, res.Deadlocks, c.plain.Finals, c.plain.Filtered, c.plain.Deadlocks)})
-		}
-		if res.Search.States > c.plain.Search.States {
-			r.Problems = append(r.Problems, Problem{OutcomesSymmetry, fmt.Sprintf("%s machine: %d configurations with symmetry, %d without", name, res.Search.States, c.plain.Search.States)})
-		}
-	}
-	return nil
-}
-
-// symmetric compares the decider's answer rd with its search reduced by
-// the program's symmetry, when it has one.
-func (r *Report) symmetric(ctx context.Context, opt Options, rd *robust.Result) error {
-	if sym, _ := prog.FindSymmetry(r.Program); sym == nil || rd.KarpMiller {
-		return nil // nothing to compare: no group, or a search that is not reduced
-	}
-	r.Symmetric = true
-	rs, err := decide.Decide(ctx, r.Program, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates, Symmetry: true}})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return ctx.Err()
-	case err != nil:
-		r.Problems = append(r.Problems, Problem{RobustSymmetry, fmt.Sprintf("decider reduced by symmetry: %v", err)})
-	case !rs.Certain():
-		r.Skipped = append(r.Skipped, Skip{string(RobustSymmetry), "reduced decider cut by " + rs.Bound})
-	case rs.Robust != rd.Robust:
-		r.Problems = append(r.Problems, Problem{RobustSymmetry, fmt.Sprintf("robustness: the decider says robust=%v, reduced by symmetry (%s) robust=%v", rd.Robust, rs.Symmetry, rs.Robust)})
-	case rs.Symmetry == "":
-		r.Problems = append(r.Problems, Problem{RobustSymmetry, "the decider did not reduce by the program's symmetry"})
-	}
-	return nil
-}
-
 func (r *Report) decide(ctx context.Context, opt Options) error {
 	if prog.HasAtomics(r.Program) {
 		// The decider refuses remote atomics (instr.AtomicsError): the
@@ -658,97 +516,4 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 		}
 	}
 	return nil
-}
-
-func (r *Report) spin(ctx context.Context, vopt verdict.Options, ro promela.RunOptions) error {
-	if ro.CFlags == nil {
-		ro.CFlags = []string{"-O0"}
-	}
-	if ro.MaxDepth == 0 {
-		ro.MaxDepth = 1000
-	}
-	if ro.HashBits == 0 {
-		ro.HashBits = 18
-	}
-	for i, k := range []Kind{SpinRDMA, SpinSC} {
-		m := r.Machine[i]
-		if m.Search.Stop != 0 {
-			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + m.Bound})
-			continue
-		}
-		var model bytes.Buffer
-		po := promela.Options{Semantics: m.Semantics, MaxInflight: vopt.Machine.MaxInflight, Unroll: vopt.Machine.Unroll}
-		if err := promela.Write(&model, r.Program, po); err != nil {
-			return fmt.Errorf("differ: exporting Promela: %w", err)
-		}
-		got, err := promela.Run(ctx, model.Bytes(), ro)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("spin %s: %v", m.Semantics, firstLine(err.Error()))})
-			continue
-		}
-		r.Spin[i] = got
-		var diffs []string
-		if want := promela.VerdictOutcomes(r.Program, m); !slices.Equal(got.Outcomes, want) {
-			diffs = append(diffs, fmt.Sprintf("outcomes: spin %q, machine %q", got.Outcomes, want))
-		}
-		if spinCut := len(got.Cut) > 0; spinCut == m.Complete {
-			diffs = append(diffs, fmt.Sprintf("spin cut by %q, machine complete=%v (bound %q)", got.Cut, m.Complete, m.Bound))
-		}
-		if got.States != m.Search.States {
-			diffs = append(diffs, fmt.Sprintf("spin stored %d states, the machine explored %d", got.States, m.Search.States))
-		}
-		if len(diffs) > 0 {
-			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("spin %s: %s", m.Semantics, strings.Join(diffs, "; "))})
-		}
-	}
-	return nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// SpinAvailable returns nil when spin and gcc, which CheckSpin runs, are on
-// the PATH, and an error naming the missing tool otherwise.
-func SpinAvailable() error {
-	for _, tool := range []string{"spin", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("%s is not on the PATH: %w", tool, err)
-		}
-	}
-	return nil
-}
-
-// costCode counts the reads and writes of a lowered thread's instructions
-// for ModelCost: those on a cycle of its graph times loop, the others once.
-func costCode(code []prog.Instr, loop float64, reads, writes []float64) {
-	onCycle := prog.OnCycle(code)
-	for pc, in := range code {
-		times := 1.0
-		if onCycle[pc] {
-			times = loop
-		}
-		switch in.Op {
-		case prog.OpWrite:
-			writes[in.X] += times
-		case prog.OpAssumeEq, prog.OpAssumeNe:
-			reads[in.X] += times
-		case prog.OpCAS:
-			reads[in.Z] += times
-			writes[in.Z] += times
-			writes[in.X] += times
-		case prog.OpGet:
-			reads[in.Y] += times
-			writes[in.X] += times
-		case prog.OpPut:
-			reads[in.X] += times
-			writes[in.Y] += times
-		}
-	}
 }

@@ -27,18 +27,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"rdmasim/corpus/surface"
 	"rdmasim/opsem/parse"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"rdmasim/corpus/differ"
-	"rdmasim/corpus/gen"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
@@ -175,103 +170,6 @@ func (s *Summary) Rate() float64 {
 		return 0
 	}
 	return float64(s.Programs) / s.Elapsed.Seconds()
-}
-
-// ProgramSeed returns the seed of program i of a run with seed seed: a
-// splitmix64 mix of both, so that neighbouring runs and programs share
-// nothing.
-func ProgramSeed(seed uint64, i int) uint64 {
-	z := seed*0x9e3779b97f4a7c15 + uint64(i) + 1
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// Generate draws the program of a program seed: first a configuration
-// (DrawConfig), then the program, both from one generator seeded with seed.
-// It returns the program and a description of the configuration.
-func Generate(seed uint64) (*prog.Program, string) { return GenerateWith(seed, false) }
-
-// GenerateWith is Generate, with remote atomics (rcas, rfaa) in the
-// programs when atomics is set (Options.Atomics): the configuration is
-// drawn as without them, then gen.Config.Atomics is turned on, so that a
-// program seed draws the same configuration either way.
-func GenerateWith(seed uint64, atomics bool) (*prog.Program, string) {
-	rng := rand.New(rand.NewPCG(seed, 0x6675_7a7a)) // "fuzz"
-	cfg, desc := DrawConfig(rng)
-	if atomics {
-		cfg.Atomics = true
-		desc += ", atomics"
-	}
-	return gen.Program(rng, cfg, fmt.Sprintf("fuzz-%016x", seed)), desc
-}
-
-// DrawConfig draws a generator configuration: mostly small programs (the
-// generator's defaults), also single-node programs, four threads, longer
-// threads under a smaller state budget, more values, loops (a quarter of
-// the programs), no choose, a message-passing mix (a fifth of the programs:
-// puts, polls and assumes) and random instruction mixes (two fifths) that
-// make some kinds rare and others frequent.
-func DrawConfig(rng *rand.Rand) (gen.Config, string) {
-	c := gen.DefaultConfig()
-	var d []string
-	pick := func(opts [][2]int) [2]int { return opts[rng.IntN(len(opts))] }
-	c.Nodes = pick([][2]int{{2, 2}, {2, 3}, {2, 3}, {2, 3}, {1, 3}, {3, 4}})
-	c.Threads = pick([][2]int{{1, 2}, {1, 3}, {1, 3}, {2, 3}, {2, 4}})
-	c.Instrs = pick([][2]int{{1, 3}, {1, 5}, {1, 5}, {2, 5}, {2, 6}})
-	c.LocsPerNode = pick([][2]int{{1, 2}, {1, 3}, {2, 4}})
-	c.Values = 2 + rng.IntN(3)
-	c.MaxOps = 2 + rng.IntN(4)
-	c.Budget = []int{300, 1000, 1000, 3000}[rng.IntN(4)]
-	// The declarative model's enumeration grows fast with long threads
-	// of reads (assume, cas) of few locations: keep many threads short.
-	if c.Threads[1] >= 4 {
-		c.Instrs[1] = min(c.Instrs[1], 4)
-	}
-	if c.Instrs[1] >= 6 {
-		c.Budget = min(c.Budget, 1000)
-	}
-	d = append(d, fmt.Sprintf("nodes %d-%d, threads %d-%d, instrs %d-%d, locs/node %d-%d, values %d, max-ops %d, budget %d",
-		c.Nodes[0], c.Nodes[1], c.Threads[0], c.Threads[1], c.Instrs[0], c.Instrs[1], c.LocsPerNode[0], c.LocsPerNode[1], c.Values, c.MaxOps, c.Budget))
-	c.Loops = rng.IntN(4) == 0
-	c.Choose = rng.IntN(5) != 0
-	if c.Loops {
-		d = append(d, "loops")
-	}
-	if !c.Choose {
-		d = append(d, "no choose")
-	}
-	switch {
-	case rng.IntN(5) == 0:
-		// Message passing: puts and polls on one side, assumes on the
-		// other, the shapes where NIC steps must not be reordered
-		// across CPU steps (they expose a wrong partial-order
-		// reduction, which the default mixes rarely do).
-		c.Threads[0] = max(c.Threads[0], 2)
-		c.Threads[1] = max(c.Threads[1], 2)
-		c.Nodes[0] = max(c.Nodes[0], 2)
-		c.Nodes[1] = max(c.Nodes[1], 2)
-		c.MaxOps = max(c.MaxOps, 3)
-		c.Weights = [gen.NumKinds]int{gen.KWrite: 3, gen.KAssumeEq: 3, gen.KAssumeNe: 1, gen.KCAS: 1,
-			gen.KGet: 4, gen.KPut: 5, gen.KRFence: 1, gen.KPoll: 5}
-		d = append(d, "message passing")
-	case rng.IntN(2) == 0:
-		for k := range gen.KRCAS { // the atomics keep their weights (gen.Config.Atomics)
-			c.Weights[k] = rng.IntN(7)
-		}
-		c.Weights[gen.KWrite] = max(c.Weights[gen.KWrite], 1)
-		// Remote operations in at least half of the mixes.
-		if rng.IntN(2) == 0 {
-			c.Weights[gen.KGet] = max(c.Weights[gen.KGet], 2)
-			c.Weights[gen.KPut] = max(c.Weights[gen.KPut], 2)
-		}
-		var w []string
-		for k, x := range c.Weights[:gen.KRCAS] {
-			w = append(w, fmt.Sprintf("%s:%d", KindNames[k], x))
-		}
-		d = append(d, "weights "+strings.Join(w, " "))
-	}
-	return c, strings.Join(d, ", ")
 }
 
 // result is what checking one program gave.
@@ -638,64 +536,4 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, d)
-}
-
-// Keeps returns the minimiser's test for a disagreement of kind k: the
-// candidate still shows a disagreement of that kind, with the comparisons
-// of differ.For(k) only (KindError: a semantics still fails, and not by a
-// timeout). Each test has the given timeout (0: none).
-func Keeps(k differ.Kind, dopt differ.Options, timeout time.Duration) func(context.Context, *prog.Program) bool {
-	return func(ctx context.Context, p *prog.Program) bool {
-		cctx, cancel := withTimeout(ctx, timeout)
-		defer cancel()
-		o := dopt
-		o.Checks = differ.CheckAll
-		if k != KindError {
-			o.Checks = differ.For(k)
-		}
-		rep, err := differ.Check(cctx, p, o)
-		if k == KindError {
-			return err != nil && cctx.Err() == nil
-		}
-		return err == nil && rep.Has(k)
-	}
-}
-
-// problemsOf returns p's problems of kind k.
-func problemsOf(ctx context.Context, p *prog.Program, k differ.Kind, dopt differ.Options) []differ.Problem {
-	o := dopt
-	o.Checks = differ.CheckAll
-	if k != KindError {
-		o.Checks = differ.For(k)
-	}
-	rep, err := differ.Check(ctx, p, o)
-	if err != nil {
-		return []differ.Problem{{Kind: KindError, Detail: err.Error()}}
-	}
-	var out []differ.Problem
-	for _, pr := range rep.Problems {
-		if pr.Kind == k {
-			out = append(out, pr)
-		}
-	}
-	return out
-}
-
-// writeSurface keeps a protocol's disagreement as dir/surface-SEED.rdma:
-// the program's text whole, with the problems in a comment.
-func writeSurface(dir string, d *Disagreement) (string, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Found by rdmasim fuzz --surface (program seed %#x): the semantics disagree on its lowering.\n", d.Seed)
-	for _, pr := range d.Problems {
-		fmt.Fprintf(&b, "# %s: %s\n", pr.Kind, firstLine(pr.Detail))
-	}
-	b.WriteString(d.Source)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("fuzz: %w", err)
-	}
-	path := filepath.Join(dir, fmt.Sprintf("surface-%016x.rdma", d.Seed))
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return "", fmt.Errorf("fuzz: %w", err)
-	}
-	return path, nil
 }

@@ -1,0 +1,73 @@
+package fuzz
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"rdmasim/corpus/differ"
+	"rdmasim/opsem/prog"
+)
+
+// Keeps returns the minimiser's test for a disagreement of kind k: the
+// candidate still shows a disagreement of that kind, with the comparisons
+// of differ.For(k) only (KindError: a semantics still fails, and not by a
+// timeout). Each test has the given timeout (0: none).
+func Keeps(k differ.Kind, dopt differ.Options, timeout time.Duration) func(context.Context, *prog.Program) bool {
+	return func(ctx context.Context, p *prog.Program) bool {
+		cctx, cancel := withTimeout(ctx, timeout)
+		defer cancel()
+		o := dopt
+		o.Checks = differ.CheckAll
+		if k != KindError {
+			o.Checks = differ.For(k)
+		}
+		rep, err := differ.Check(cctx, p, o)
+		if k == KindError {
+			return err != nil && cctx.Err() == nil
+		}
+		return err == nil && rep.Has(k)
+	}
+}
+
+// problemsOf returns p's problems of kind k.
+func problemsOf(ctx context.Context, p *prog.Program, k differ.Kind, dopt differ.Options) []differ.Problem {
+	o := dopt
+	o.Checks = differ.CheckAll
+	if k != KindError {
+		o.Checks = differ.For(k)
+	}
+	rep, err := differ.Check(ctx, p, o)
+	if err != nil {
+		return []differ.Problem{{Kind: KindError, Detail: err.Error()}}
+	}
+	var out []differ.Problem
+	for _, pr := range rep.Problems {
+		if pr.Kind == k {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// writeSurface keeps a protocol's disagreement as dir/surface-SEED.rdma:
+// the program's text whole, with the problems in a comment.
+func writeSurface(dir string, d *Disagreement) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Found by rdmasim fuzz --surface (program seed %#x): the semantics disagree on its lowering.\n", d.Seed)
+	for _, pr := range d.Problems {
+		fmt.Fprintf(&b, "# %s: %s\n", pr.Kind, firstLine(pr.Detail))
+	}
+	b.WriteString(d.Source)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("fuzz: %w", err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("surface-%016x.rdma", d.Seed))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return "", fmt.Errorf("fuzz: %w", err)
+	}
+	return path, nil
+}
