@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"rdmasim/corpus/bench/scaled"
 	"rdmasim/explore/ckpt"
 	"rdmasim/opsem/report"
 )
@@ -142,22 +143,12 @@ func TestCheckpointKill(t *testing.T) {
 // one to kill midway (roundsProgram).
 const decideProgram = "testdata/checkpoint-decide.rdma"
 
-// roundsProgram writes MP(n) of opsem/decide's benchmarks (n rounds of
-// message passing with polled puts, robust) to a file in t's temporary
+// roundsProgram writes MP(n) of corpus/bench/scaled (n rounds of message
+// passing with polled puts, robust) to a file in t's temporary
 // directory and returns its path.
 func roundsProgram(t *testing.T, n int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "litmus mp-%d\nnode A { d = 0; f = 0 }\nnode B { D = 0; F = 0 }\nthread P on A {", n)
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, " d := %d; D := d; poll(B); f := %d; F := f; poll(B);", i, i)
-	}
-	b.WriteString(" }\nthread C on B {")
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, " choose { assume(F == %d); assume(D == %d) } or { skip };", i, i)
-	}
-	b.WriteString(" }\nexpect robust yes\n")
 	path := filepath.Join(t.TempDir(), fmt.Sprintf("mp-%d.rdma", n))
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(scaled.MP(n)+"expect robust yes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

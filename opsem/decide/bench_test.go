@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"rdmasim/corpus/bench/scaled"
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -14,43 +14,21 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
-// family returns the scaled program F(n): n threads on node A, each
-// putting the shared x to its own z_i on node B, polling, then writing x.
-// It is robust for every n.
-func family(n int) *prog.Program {
-	var b strings.Builder
-	fmt.Fprintf(&b, "litmus family-%d\nnode A { x = 1 }\nnode B {", n)
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, " z%d = 0;", i)
-	}
-	b.WriteString(" }\n")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "thread T%d on A { z%d := x; poll(B); x := %d }\n", i, i, i+2)
-	}
-	p, err := parse.Parse("family", []byte(b.String()))
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
+// family returns the scaled program F(n) of corpus/bench/scaled: n threads
+// on node A, each putting the shared x to its own z_i on node B, polling,
+// then writing x. It is robust for every n.
+func family(n int) *prog.Program { return mustParse("family", scaled.F(n)) }
 
-// rounds returns the scaled program MP(n): n rounds of message passing
-// with polls, a producer P putting data D then flag F (each put polled), a
-// consumer C on the owner of D and F checking, per round, F then D. It is
-// robust for every n. Enumeration needs 2n+1 operations in flight: a
-// polled put's remote write may still be on its way to memory.
-func rounds(n int) *prog.Program {
-	var b strings.Builder
-	fmt.Fprintf(&b, "litmus mp-%d\nnode A { d = 0; f = 0 }\nnode B { D = 0; F = 0 }\nthread P on A {", n)
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, " d := %d; D := d; poll(B); f := %d; F := f; poll(B);", i, i)
-	}
-	b.WriteString(" }\nthread C on B {")
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, " choose { assume(F == %d); assume(D == %d) } or { skip };", i, i)
-	}
-	b.WriteString(" }\n")
-	p, err := parse.Parse("rounds", []byte(b.String()))
+// rounds returns the scaled program MP(n) of corpus/bench/scaled: n rounds
+// of message passing with polls, a producer P putting data D then flag F
+// (each put polled), a consumer C on the owner of D and F checking, per
+// round, F then D. It is robust for every n. Enumeration needs 2n+1
+// operations in flight: a polled put's remote write may still be on its
+// way to memory.
+func rounds(n int) *prog.Program { return mustParse("rounds", scaled.MP(n)) }
+
+func mustParse(name, src string) *prog.Program {
+	p, err := parse.Parse(name, []byte(src))
 	if err != nil {
 		panic(err)
 	}

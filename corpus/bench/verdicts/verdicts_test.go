@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -132,32 +131,6 @@ func TestFormat(t *testing.T) {
 	} {
 		if c[0] != c[1] {
 			t.Errorf("got %q, want %q", c[0], c[1])
-		}
-	}
-}
-
-// TestScaledText checks the generated MP(n) and F(n) against the bench
-// programs that are rounds(10) and family(5) of opsem/decide/bench_test.go.
-func TestScaledText(t *testing.T) {
-	for _, c := range []struct {
-		file string
-		text string
-	}{
-		{"../decide-mp10.rdma", roundsText(10)},
-		{"../f5.rdma", familyText(5)},
-	} {
-		data, err := os.ReadFile(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var prog []string
-		for _, line := range strings.SplitAfter(string(data), "\n") {
-			if line != "" && !strings.HasPrefix(line, "#") {
-				prog = append(prog, line)
-			}
-		}
-		if got := strings.Join(prog, ""); got != c.text {
-			t.Errorf("%s:\n%s\ngenerated:\n%s", c.file, got, c.text)
 		}
 	}
 }
