@@ -100,7 +100,7 @@ VERDICTS_FLAGS  = -rdmasim $(BIN) -rounds $(ROUNDS) $(if $(BEFORE),-before $(BEF
 bench-verdicts: build
 	$(GO) run ./corpus/bench/verdicts $(VERDICTS_FLAGS) -limit $(LIMIT) $(VERDICT_FILES)
 
-# The scaled families of opsem/decide/bench_test.go, MP(n) for n in MP_N
+# The scaled families of corpus/bench/scaled, MP(n) for n in MP_N
 # and F(n) for n in F_N, each decided three ways (robust with the default
 # method, --method decide, --method enum-machine with --max-inflight 2n+1 on
 # MP(n)), medians of ROUNDS runs, each cut at SCALED_LIMIT (a command that

@@ -9,7 +9,7 @@
 //	go run ./corpus/bench/verdicts -rdmasim bin/rdmasim corpus/protocols/*.rdma corpus/bench/*.rdma
 //
 // Scaled (make bench-scaled): the families MP(n) and F(n) of
-// opsem/decide/bench_test.go, written to a temporary directory, each n
+// corpus/bench/scaled, written to a temporary directory, each n
 // decided three ways: rdmasim robust (default method), robust --method
 // decide, and robust --method enum-machine (with --max-inflight 2n+1 on
 // MP(n), which it needs to be complete). Once a command runs into the time
