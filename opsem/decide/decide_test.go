@@ -86,6 +86,20 @@ func TestCorpus(t *testing.T) {
 				if w.Replay.Graph.Cycle == nil {
 					t.Errorf("the replayed run's event graph has no sc cycle")
 				}
+				// The depth-first replay, which follows τ, finds a run
+				// too (replay falls back to it on large programs).
+				pos := make([]int, len(w.Trace.Events))
+				for i := range pos {
+					pos[i] = -1
+				}
+				for i, e := range w.Tau {
+					pos[e] = i
+				}
+				if rp, err := replayWith(p, w.Trace, pos, 0); err != nil {
+					t.Errorf("depth-first replay: %v", err)
+				} else if rp.Graph.Cycle == nil || len(rp.Path) < 2 {
+					t.Errorf("depth-first replay: a run of %d steps without an sc cycle", len(rp.Path)-1)
+				}
 			}
 			if verdict.HasLoops(p) {
 				return

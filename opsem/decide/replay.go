@@ -131,6 +131,12 @@ func (g *guided) match(s []byte) (ok, done bool, last int) {
 // replay finds a run of the RDMA machine realising tr; pos gives each
 // event's position in τ, which the depth-first search follows.
 func replay(p *prog.Program, tr *axiom.Trace, pos []int) (*Replay, error) {
+	return replayWith(p, tr, pos, bfsLimit)
+}
+
+// replayWith is replay with the breadth-first search limited to bfs
+// configurations (0: depth first from the start).
+func replayWith(p *prog.Program, tr *axiom.Trace, pos []int, bfs uint64) (*Replay, error) {
 	nic, mem := 0, 0
 	for _, e := range tr.Events {
 		if e.Thread < 0 {
@@ -169,7 +175,10 @@ func replay(p *prog.Program, tr *axiom.Trace, pos []int) (*Replay, error) {
 	for _, o := range []struct {
 		order explore.Order
 		limit uint64
-	}{{explore.BFS, bfsLimit}, {explore.DFS, replayLimit}} {
+	}{{explore.BFS, bfs}, {explore.DFS, replayLimit}} {
+		if o.limit == 0 {
+			continue
+		}
 		g.pos, g.byTau = pos, o.order == explore.DFS
 		s = explore.New(g, explore.Options{Trace: true, Order: o.order, MaxStates: o.limit, Visit: func(id uint64, st []byte, _ int) bool {
 			if _, done, _ := cg.match(st); done {
