@@ -55,11 +55,10 @@ func Alone(p *prog.Program, s explore.Settings) string {
 // the machine explore before it hands a loop-free program to the decider
 // (see auto). About half a second of enumeration on this project's 2-core
 // development host: small programs, where enumeration is often the faster
-// (a violation of sb5, store buffering in a ring of five threads, at
-// 366,127 configurations in 0.65 s against the decider's 1.2 s), are
+// (the violation of sb5, store buffering in a ring of five threads, at
+// 366,127 configurations in 0.38 s against the decider's 0.63 s), are
 // answered by it alone; larger ones go to the decider, which is then the
-// faster (F(5): 5.1 s against 6.5 s; MP(10): 0.6 s against 1.1 s,
-// enumeration needing --max-inflight 21; BENCHMARKS.md).
+// faster (F(5): 1.7 s against 6.7 s; BENCHMARKS.md, "Time to verdict").
 const EnumBudget = 500_000
 
 // auto answers for method Auto: with remote atomics, by enumeration on the
