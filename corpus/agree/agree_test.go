@@ -91,7 +91,11 @@ func TestAgreement(t *testing.T) {
 	disagreements, skipped, slow := 0, 0, 0
 	for i := 0; i < n; i++ {
 		s := *seed + uint64(i)
-		p := gen.Program(rand.New(rand.NewPCG(s, 0)), cfg, fmt.Sprintf("gen-%d", s))
+		c := cfg
+		if c.Atomics && i%3 == 2 {
+			c = c.Contended()
+		}
+		p := gen.Program(rand.New(rand.NewPCG(s, 0)), c, fmt.Sprintf("gen-%d", s))
 		ctx, cancel := context.WithTimeout(context.Background(), *limit)
 		problems, err := check(ctx, p, unroll)
 		timedOut := ctx.Err() != nil

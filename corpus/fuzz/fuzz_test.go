@@ -42,13 +42,17 @@ func TestGenerate(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	var loops, noChoose, weights, mp, oneNode, fourThreads int
+	var loops, noChoose, weights, mp, oneNode, fourThreads, contended int
 	var st, sta Stats
 	for i := range n {
 		seed := ProgramSeed(99, i)
 		p, desc := Generate(seed)
 		pa, desca := GenerateWith(seed, true)
-		if desca != desc+", atomics" {
+		switch {
+		case desca == desc+", atomics":
+		case strings.HasPrefix(desca, desc+", atomics, contention"):
+			contended++
+		default:
 			t.Fatalf("seed %#x: with atomics %q, without %q: not the same configuration", seed, desca, desc)
 		}
 		if _, err := parse.Parse("x.rdma", []byte(pa.String())); err != nil {
@@ -101,6 +105,7 @@ func TestGenerate(t *testing.T) {
 		{"message passing", frac(mp), 0.13, 0.27},
 		{"one node", frac(oneNode), 0.005, 0.2},
 		{"four threads", frac(fourThreads), 0.01, 0.2},
+		{"contention (with atomics)", frac(contended), 0.25, 0.42},
 	} {
 		if c.got < c.lo || c.got > c.hi {
 			t.Errorf("%s in %.3f of the programs, want %.2f..%.2f", c.name, c.got, c.lo, c.hi)

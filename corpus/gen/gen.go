@@ -89,6 +89,13 @@ type Config struct {
 	// false), with AtomicWeights unless Weights gives them a weight. They
 	// count as puts and gets towards MaxOps and the budget.
 	Atomics bool
+	// Contention makes remote operations favour the first node, and remote
+	// atomics and CPU assumes one location per node (its first), so that atomics of several threads meet on one
+	// target and CPU reads test what they leave there (with Atomics; the
+	// shape of corpus/litmus/ATOM-PENDING-*: a get before an atomic in one
+	// thread, another atomic on its target, a CPU assume on that target in
+	// a third).
+	Contention bool
 	// Weights of the instruction kinds, indexed by KWrite..KPoll. All zero
 	// means DefaultWeights; otherwise a zero weight disables its kind.
 	Weights [NumKinds]int
@@ -108,6 +115,26 @@ func DefaultConfig() Config {
 		Choose:      true,
 		Weights:     DefaultWeights,
 	}
+}
+
+// Contended returns c turned into the atomics' contention shape: remote
+// atomics on, Contention on, three or four threads on two or three nodes of
+// two locations each, short threads, gets, puts and atomics around
+// assumes. It is the shape of the pending-atomic disagreement of issue 35
+// (corpus/litmus/ATOM-PENDING-*), which the default mixes did not draw in
+// 20,000 programs; rdmasim fuzz --atomics draws a third of its programs
+// so, make agree ATOMICS=1 every third.
+func (c Config) Contended() Config {
+	c.Atomics, c.Contention = true, true
+	c.Threads = [2]int{3, 4}
+	c.Nodes = [2]int{2, 3}
+	c.Instrs = [2]int{2, 3}
+	c.LocsPerNode = [2]int{2, 2}
+	c.MaxOps = max(c.MaxOps, 4)
+	c.Budget = max(c.Budget, 3000)
+	c.Weights = [NumKinds]int{KWrite: 2, KAssumeEq: 4, KAssumeNe: 1, KGet: 4, KPut: 3,
+		KRFence: 1, KPoll: 2, KRCAS: 4, KRFAA: 4}
+	return c
 }
 
 // normalize fills defaults and clamps to the model's limits.
@@ -171,6 +198,8 @@ const (
 	sensibleValue = 95 // assume / cas / condition values that can occur
 	sensiblePoll  = 90 // polls on a queue pair with an unpolled put/get
 	avoidBlocking = 95 // when no poll can succeed, draw another kind
+	hotChance     = 70 // with Config.Contention: an atomic's target or an assume's location is its node's first
+	motifChance   = 80 // with Config.Contention: a thread starts with a motif (generator.motif)
 )
 
 // locNames are the names of the first locations; later ones are v<i>.
@@ -190,6 +219,8 @@ type generator struct {
 	used    []int      // nodes the thread already has a queue pair to
 	labels  int        // labels given so far
 	own     []ownValue // per location: what the thread's own writes leave there
+	script  []int      // kinds its next simple statements take (Config.Contention's motifs)
+	inMotif bool       // the statement being drawn is a motif's: its locations are the hot node's
 
 	ops  int     // puts and gets in the program so far
 	cost float64 // estimated RDMA states (see Config.Budget)
@@ -271,6 +302,9 @@ func (g *generator) program(name string) *prog.Program {
 	// Threads are spread over the nodes, starting at a random one, so that
 	// most programs have threads on different nodes.
 	first := g.rng.IntN(len(homes))
+	if g.cfg.Contention && homes[0] == 0 {
+		first = 0 // the first thread observes the hot node
+	}
 	for t := range threads {
 		node := homes[(first+t)%len(homes)]
 		if t >= len(homes) || g.chance(25) {
@@ -285,12 +319,53 @@ func (g *generator) program(name string) *prog.Program {
 			g.own[i].known = true
 			g.own[i].set.add(l.Init)
 		}
+		g.script = g.motif()
 		body := g.block(sizes[t], 0)
 		p.Threads = append(p.Threads, prog.Thread{Name: fmt.Sprintf("t%d", t+1), Node: node, Body: body})
 	}
 	g.fillValues()
 	p.Query = prog.Query{Kind: prog.QExists, Cond: g.cond()}
 	return p
+}
+
+// flag returns, under Config.Contention and mostly, the hot node's second
+// location when node n is the hot node and has one: the flag its observer
+// writes after seeing an atomic's value, and gets read.
+func (g *generator) flag(n int) (int, bool) {
+	if !g.hot() || n != 0 || len(g.nodeLocs[0]) < 2 {
+		return 0, false
+	}
+	return g.nodeLocs[0][1], true
+}
+
+// hot reports whether the statement being drawn goes to the hot node's
+// locations (Config.Contention): always in a motif, else mostly.
+func (g *generator) hot() bool {
+	return g.cfg.Contention && (g.inMotif || g.chance(hotChance))
+}
+
+// motif returns the kinds a thread's first statements take under
+// Config.Contention, nil otherwise: on the hot node (the first), an
+// assume (of its hot location, mostly) and a write; elsewhere a remote
+// atomic, after a get half of the time. With remote operations and
+// atomics favouring the hot node and its first location, they make the
+// shape of corpus/litmus/ATOM-PENDING-* likely: an observer that sees an
+// atomic's value and writes what a get before another atomic reads.
+func (g *generator) motif() []int {
+	if !g.cfg.Contention || !g.chance(motifChance) {
+		return nil
+	}
+	if g.node == 0 {
+		return []int{KAssumeEq, KWrite}
+	}
+	atomic := KRCAS
+	if g.chance(50) {
+		atomic = KRFAA
+	}
+	if g.chance(50) {
+		return []int{KGet, atomic}
+	}
+	return []int{atomic}
 }
 
 // block generates a sequence of statements holding n simple statements.
@@ -386,6 +461,16 @@ func countSimple(s *prog.Stmt) int {
 // kind draws the kind of the next simple statement, among those the
 // configuration and the program so far allow.
 func (g *generator) kind(noPoll bool) int {
+	g.inMotif = false
+	if len(g.script) > 0 {
+		k := g.script[0]
+		g.script = g.script[1:]
+		remote := k == KGet || k == KPut || k == KRCAS || k == KRFAA
+		if !remote || g.opAllowed() && len(g.nodeLocs[0]) > 0 {
+			g.inMotif = true
+			return k
+		}
+	}
 	w := g.cfg.Weights
 	if len(g.p.Locs) == len(g.nodeLocs[g.node]) {
 		// No remote location: no queue pair at all.
@@ -438,6 +523,10 @@ func (g *generator) localLoc() int {
 // remote picks another node that owns locations, preferring the nodes the
 // thread already talks to.
 func (g *generator) remote() int {
+	if g.node != 0 && len(g.nodeLocs[0]) > 0 && g.hot() {
+		g.use(0) // the hot node
+		return 0
+	}
 	if len(g.used) > 0 && g.chance(50) {
 		return g.used[g.rng.IntN(len(g.used))]
 	}
@@ -500,10 +589,16 @@ func (g *generator) simple() *prog.Stmt {
 	switch k {
 	case KWrite:
 		s.Kind, s.X, s.A = prog.SWrite, g.localLoc(), g.value()
+		if f, ok := g.flag(g.node); ok {
+			s.X = f
+		}
 		g.own[s.X] = ownValue{known: true}
 		g.own[s.X].set.add(s.A)
 	case KAssumeEq, KAssumeNe:
 		s.Kind, s.X, s.Ne = prog.SAssume, g.localLoc(), k == KAssumeNe
+		if g.hot() {
+			s.X = g.nodeLocs[g.node][0]
+		}
 		return g.addAt(s, g.own[s.X])
 	case KCAS:
 		s.Kind, s.X, s.Z, s.B = prog.SCAS, g.localLoc(), g.localLoc(), g.value()
@@ -515,6 +610,9 @@ func (g *generator) simple() *prog.Stmt {
 	case KGet:
 		m := g.remote()
 		s.Kind, s.X, s.Y, s.Remote = prog.SGet, g.localLoc(), g.remoteLoc(m), m
+		if f, ok := g.flag(m); ok {
+			s.Y = f
+		}
 		g.own[s.X].known = false
 		g.pending[m]++
 		g.ops++
@@ -528,6 +626,9 @@ func (g *generator) simple() *prog.Stmt {
 	case KRCAS, KRFAA:
 		m := g.remote()
 		s.Kind, s.X, s.Y, s.Remote = prog.SRCAS, g.localLoc(), g.remoteLoc(m), m
+		if g.hot() {
+			s.Y = g.nodeLocs[m][0]
+		}
 		if k == KRFAA {
 			s.Kind, s.A = prog.SRFAA, 1+uint8(g.rng.IntN(max(1, g.cfg.Values-1)))
 		} else {

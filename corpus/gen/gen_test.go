@@ -422,3 +422,43 @@ func benchmark(b *testing.B, cfg Config, all bool) {
 	}
 	b.ReportMetric(float64(states)/float64(i), "states/program")
 }
+
+// TestContendedShape: Config.Contended draws the shape of issue 35
+// (corpus/litmus/ATOM-PENDING-*) in a fair share of its programs: a thread
+// with a get followed by a remote atomic on location y, an atomic on y in
+// another thread, and a CPU assume of y followed by a write (the observer).
+func TestContendedShape(t *testing.T) {
+	const n = 1000
+	cfg := DefaultConfig().Contended()
+	shape := 0
+	for i := range n {
+		p := Program(rand.New(rand.NewPCG(uint64(i), 35)), cfg, "c")
+		getAtomic, observed := map[int]bool{}, map[int]bool{}
+		atomicThreads := map[int]int{} // location -> bitset of threads with an atomic on it
+		for th := range p.Threads {
+			b := p.Threads[th].Body
+			for k, s := range b {
+				atomic := s.Kind == prog.SRCAS || s.Kind == prog.SRFAA
+				if atomic {
+					atomicThreads[s.Y] |= 1 << th
+				}
+				if k > 0 && atomic && b[k-1].Kind == prog.SGet {
+					getAtomic[s.Y] = true
+				}
+				if k > 0 && s.Kind == prog.SWrite && b[k-1].Kind == prog.SAssume {
+					observed[b[k-1].X] = true
+				}
+			}
+		}
+		for y := range getAtomic {
+			if ts := atomicThreads[y]; observed[y] && ts&(ts-1) != 0 {
+				shape++
+				break
+			}
+		}
+	}
+	if shape < n/50 {
+		t.Errorf("the pending-atomic shape in %d of %d contended programs, want at least %d", shape, n, n/50)
+	}
+	t.Logf("the pending-atomic shape in %d of %d contended programs", shape, n)
+}

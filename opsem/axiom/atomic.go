@@ -5,8 +5,8 @@ import "rdmasim/opsem/prog"
 // Remote atomics (rcas, rfaa; SEMANTICS-ATOMICS.md). An atomic contributes
 // naR (its read at the target) and, when it writes, naW right after it in
 // program order, then the nlW that lands the old value. Two axioms beyond
-// the seed's are checked on complete traces (at the search's leaves, and in
-// Relations):
+// the seed's are checked on complete traces and on prefixes (at the
+// search's leaves, and in Relations):
 //
 //   - atomicity (RDMA): for a writing atomic A (reads with rA, writes with
 //     wA) and any other atomic B on the same location, B's last event eB (its
@@ -16,8 +16,18 @@ import "rdmasim/opsem/prog"
 //     holds its location between its two steps, and no other atomic reads
 //     it meanwhile. It implies the classical axiom (no other atomic's write
 //     between rf(rA) and wA in mo).
+//   - pending atomics (RDMA, prefixes): a prefix may end between a writing
+//     atomic's naR and its naW (the machine's ATOMR(v locked) entry). Such
+//     an atomic P holds the lock to the end of the prefix: its write is
+//     read as if it came mo-last, so every other atomic B on the location
+//     is before it, and the axiom above gives eB -at-> rP for every such B.
+//     P's own naR stands for no write of its own: it is never an eB.
 //   - SC: an atomic is one step, so sc is checked with each rA, wA
-//     contracted: every sc edge into wA also enters rA.
+//     contracted: every sc edge into wA also enters rA. A pending atomic's
+//     write, mo-last, has an edge from every other access of its location,
+//     so every such access enters its read: an SC run performs the pending
+//     atomic after them. (Then every SC-consistent prefix is RDMA-consistent,
+//     as on complete traces: at ⊆ sc.)
 
 // atomPair is a writing atomic: its read and write events.
 type atomPair struct{ r, w int }
@@ -37,10 +47,26 @@ func atomicEdges(ev []Event, rf []int, moBefore func(a, b int) bool) [][2]int {
 				if moBefore(b, a.w) {
 					out = append(out, [2]int{b, a.r})
 				}
-			case b+1 < len(ev) && ev[b+1].Kind == prog.EvNAW && ev[b+1].Thread == ev[b].Thread:
-				// a writing atomic's read: its write stands for it
+			case writing(ev, b):
+				// a writing atomic's read: its write stands for it, or,
+				// pending, comes mo-last, never before wA
 			case rf[b] >= 0 && moBefore(rf[b], a.w):
 				out = append(out, [2]int{b, a.r}) // a failing rcas, rb-before wA
+			}
+		}
+	}
+	for _, p := range pendingAtomics(ev) {
+		for b := range ev {
+			if b == p || !ev[b].Kind.IsAtomic() || ev[b].Loc != ev[p].Loc {
+				continue
+			}
+			if ev[b].Kind == prog.EvNAW || !writing(ev, b) || pending(ev, b) {
+				// B's last event: its write, the read of a failing rcas,
+				// or the read of another pending atomic (two pending
+				// atomics on one location order each before the other:
+				// no prefix holds both, as no machine state has two
+				// atomics holding one lock)
+				out = append(out, [2]int{b, p})
 			}
 		}
 	}
@@ -59,12 +85,43 @@ func atomPairs(ev []Event) []atomPair {
 	return out
 }
 
+// writing reports whether the event r of ev is the naR of an atomic that
+// writes: its naW follows it, or it is marked Writes (pending in a prefix).
+func writing(ev []Event, r int) bool {
+	if ev[r].Kind != prog.EvNAR {
+		return false
+	}
+	w := r + 1
+	return ev[r].Writes || w < len(ev) && ev[w].Kind == prog.EvNAW && ev[w].Thread == ev[r].Thread
+}
+
+// pending reports whether the event r of ev is the naR of a writing atomic
+// whose naW is not in ev (the trace is a prefix that ends between them).
+func pending(ev []Event, r int) bool {
+	if ev[r].Kind != prog.EvNAR || !ev[r].Writes {
+		return false
+	}
+	w := r + 1
+	return w >= len(ev) || ev[w].Kind != prog.EvNAW || ev[w].Thread != ev[r].Thread
+}
+
+// pendingAtomics returns the naR of every pending atomic of ev.
+func pendingAtomics(ev []Event) []int {
+	var out []int
+	for r := range ev {
+		if pending(ev, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // atomicFlags refines the consistency of the leaf st with the atomics'
 // axioms: rdma false when ob ∪ at is cyclic, sc false when sc with every
 // atomic contracted is.
 func (e *engine) atomicFlags(st *state, rdma, sc bool) (bool, bool) {
 	pairs := atomPairs(e.ev)
-	if len(pairs) == 0 {
+	if len(pairs) == 0 && len(pendingAtomics(e.ev)) == 0 {
 		return rdma, sc
 	}
 	n := e.n
@@ -93,6 +150,11 @@ func (e *engine) atomicFlags(st *state, rdma, sc bool) (bool, bool) {
 	}
 	if sc {
 		g := st.sc
+		for _, r := range pendingAtomics(e.ev) {
+			if g.addSet(n, accesses(e.ev, e.ev[r].Loc)&^(1<<uint(r)), 1<<uint(r)) {
+				sc = false
+			}
+		}
 		for changed := true; changed && sc; {
 			changed = false
 			for _, a := range pairs {
@@ -112,9 +174,31 @@ func (e *engine) atomicFlags(st *state, rdma, sc bool) (bool, bool) {
 	return rdma, sc
 }
 
+// accesses returns the events of ev that read or write location l, as a
+// bitset.
+func accesses(ev []Event, l int) uint64 {
+	var s uint64
+	for i := range ev {
+		if ev[i].Loc == l && (isRead(ev[i].Kind) || isWrite(ev[i].Kind)) {
+			s |= 1 << uint(i)
+		}
+	}
+	return s
+}
+
 // contractAtomics adds to the base relation sc, for every edge x -> wA of a
-// writing atomic, the edge x -> rA (sc with each atomic contracted).
+// writing atomic, the edge x -> rA (sc with each atomic contracted). A
+// pending atomic's write, mo-last, would have an edge from every other
+// access of its location (mo from the writes, rb from the reads): those
+// edges enter its read.
 func contractAtomics(ev []Event, sc Rel) {
+	for _, r := range pendingAtomics(ev) {
+		for x := range ev {
+			if x != r && ev[x].Loc == ev[r].Loc && (isRead(ev[x].Kind) || isWrite(ev[x].Kind)) {
+				sc.Add(x, r)
+			}
+		}
+	}
 	for _, a := range atomPairs(ev) {
 		for x := range ev {
 			if x != a.r && sc.Has(x, a.w) {

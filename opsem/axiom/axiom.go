@@ -89,6 +89,12 @@ type Event struct {
 	Index int // position in its thread's program order, -1 for initial writes
 	QP    int // queue-pair index (prog.Program.QPs) for NIC events and polls, -1 otherwise
 	PC    int // instruction of the thread's Code it comes from, -1 for initial writes
+	// Writes is set on the naR of a remote atomic that writes: every rfaa,
+	// and an rcas on the label sequence where its comparison succeeds. Its
+	// naW follows it in program order, unless the trace is a prefix that
+	// ends between the two: then the atomic is pending and holds its
+	// location's lock to the end of the prefix (see atomic.go).
+	Writes bool
 }
 
 // IsRead reports whether e reads memory (lR, CAS, nlR, nrR).
