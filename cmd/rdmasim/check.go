@@ -14,6 +14,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	sf.register(fs)
 	witness := fs.BoolP("witness", "w", false, "print the shortest witness run of each verdict, step by step")
 	jsonWitness := fs.Bool("json-witness", true, "with --json, include the witness runs (they need a parent record per configuration)")
+	skipRobust := fs.Bool("skip-robust", false, "leave the file's expect robust line unchecked (its search, run after the query's, can take far longer; rdmasim robust decides it alone)")
 	strict := fs.Bool("strict", false, "exit 1 also when an expect line stays unknown (a bound cut the search) or a run deadlocks")
 	semFlag := fs.String("semantics", "machine", "machine (explore the RDMA and SC machines), axiom (enumerate the declarative model's traces) or both (compare their outcome sets; exit 1 on any difference)")
 	opt, code := parseSearch(fs, &sf, args, e, "check")
@@ -44,6 +45,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		if r.Disagree {
 			code = max(code, exitFailed)
 		}
+		r.SkipRobust = *skipRobust
 		if err := r.CheckExpect(ctx, opt); err != nil {
 			code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err))
 			continue

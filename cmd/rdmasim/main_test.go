@@ -30,6 +30,8 @@ func TestGolden(t *testing.T) {
 		{"check-reach-mid-cas", []string{"check", "-w", litmus + "ppo-35-REACH-MID-CAS.rdma"}, exitOK},
 		{"check-loop-reach", []string{"check", litmus + "ppo-33-LOOP-PUT-POLL.rdma"}, exitOK},
 		{"check-wrong-expect", []string{"check", "testdata/wrong-expect.rdma"}, exitFailed},
+		{"check-skip-robust-strict", []string{"check", "--strict", "--skip-robust", litmus + "PUT-LW.rdma"}, exitOK},
+		{"check-skip-robust-json", []string{"check", "--json", "--json-witness=false", "--skip-robust", litmus + "PUT-LW.rdma"}, exitOK},
 		{"check-unbounded", []string{"check", "--max-inflight", "2", "testdata/unbounded.rdma"}, exitOK},
 		{"check-state-limit", []string{"check", "--max-states", "20", litmus + "SB-PUT.rdma"}, exitOK},
 		{"check-state-limit-strict", []string{"check", "--strict", "--max-states", "20", litmus + "SB-PUT.rdma"}, exitFailed},

@@ -56,6 +56,10 @@ type Result struct {
 	Limited bool
 	// Expect are the program's expect lines, checked (CheckExpect).
 	Expect []expect.Expectation
+	// SkipRobust makes CheckExpect leave the expect robust line unchecked
+	// (expect.Skipped): its search, the decider or enumeration, can take
+	// far longer than the query's (check --skip-robust).
+	SkipRobust bool
 }
 
 // Answer answers p's query under RDMA and SC by opt.Semantics. A program
@@ -99,7 +103,13 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 func (r *Result) CheckExpect(ctx context.Context, opt verdict.Options) error {
 	p := r.Program
 	r.Expect = expect.Check(p, r.Results)
-	if _, ok := p.Expectation(prog.Robust); !ok {
+	exp, ok := p.Expectation(prog.Robust)
+	if !ok {
+		return nil
+	}
+	if r.SkipRobust {
+		expect.SetRobust(r.Expect, &expect.Expectation{Sem: prog.Robust.String(), Expected: exp.Word(),
+			Status: expect.Skipped, Why: "--skip-robust"})
 		return nil
 	}
 	method := robust.Auto

@@ -184,7 +184,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
-		Name:  p.Name + " decider",
+		Name:  p.Name + " robustness (decider)",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {
 			if target.Target(st) {

@@ -11,7 +11,9 @@
 //     program ends (each deadlocks or is filtered out), so "forbidden"
 //     would hold only because nothing is allowed; it fails like Fail;
 //   - Unknown: a bound cut the search (or the model's size limit kept it
-//     from answering) before it could tell.
+//     from answering) before it could tell;
+//   - Skipped: the user asked not to check it (check --skip-robust); it
+//     neither holds nor fails, and a strict check does not count it.
 //
 // Every front-end (check, robust, corpus) checks lines here, so that a line
 // means the same everywhere.
@@ -34,6 +36,7 @@ const (
 	Fail    Status = "fail"
 	Unknown Status = "unknown"
 	Vacuous Status = "vacuous"
+	Skipped Status = "skipped"
 )
 
 // Failed reports whether s is a failure: Fail or Vacuous.

@@ -77,7 +77,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		return true
 	}
 	c := explore.Caller{
-		Name:  p.Name + " robust enum-machine",
+		Name:  p.Name + " robustness (enum-machine)",
 		Trace: true,
 		Visit: visit,
 		Meta:  searchMeta{Search: "robust", Program: p.Name, Semantics: machine.RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},
