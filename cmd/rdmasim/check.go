@@ -31,7 +31,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	code = exitOK
 	limited := false // the model's size limit kept it from answering some file
 	for _, file := range fs.Args() {
-		p, err := sf.params.load(file)
+		p, err := sf.params.load(ctx, file)
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue

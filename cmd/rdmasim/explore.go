@@ -41,7 +41,7 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	}
 	code = exitOK
 	for _, file := range fs.Args() {
-		p, err := sf.params.load(file)
+		p, err := sf.params.load(ctx, file)
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue

@@ -12,7 +12,7 @@ import (
 	"rdmasim/opsem/report"
 )
 
-func cmdExport(_ context.Context, args []string, e *env) int {
+func cmdExport(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("export", e)
 	params := paramFlag{}
 	params.register(fs)
@@ -54,7 +54,7 @@ func cmdExport(_ context.Context, args []string, e *env) int {
 		return fail("%v", err)
 	}
 	file := fs.Arg(0)
-	p, err := params.load(file)
+	p, err := params.load(ctx, file)
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}

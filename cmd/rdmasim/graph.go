@@ -58,7 +58,7 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	file := fs.Arg(0)
-	p, err := params.load(file)
+	p, err := params.load(ctx, file)
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}

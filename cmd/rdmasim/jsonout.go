@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,9 @@ func fileFailed(e *env, asJSON bool, file, msg string, err error) int {
 // error of the visited set), else exitUsage (the program, a flag or a
 // file named on the command line is wrong).
 func failureCode(err error) int {
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupt // lowering a protocol was interrupted
+	}
 	var se *explore.SearchError
 	if errors.As(err, &se) {
 		return exitInternal

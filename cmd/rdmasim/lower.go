@@ -11,7 +11,7 @@ import (
 // the core (each thread's control-flow graph, an instruction a line with
 // the source line, statement and registers it comes from), or a core
 // program as it was read.
-func cmdLower(_ context.Context, args []string, e *env) int {
+func cmdLower(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("lower", e)
 	params := paramFlag{}
 	params.register(fs)
@@ -25,7 +25,7 @@ func cmdLower(_ context.Context, args []string, e *env) int {
 	}
 	code := exitOK
 	for _, file := range fs.Args() {
-		p, err := params.load(file)
+		p, err := params.load(ctx, file)
 		if err != nil {
 			code = max(code, fileFailed(e, *jsonOut, file, report.ErrorText(err), err))
 			continue

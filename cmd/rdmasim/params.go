@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -51,7 +52,8 @@ func (f paramFlag) register(fs *pflag.FlagSet) {
 	fs.Var(f, "param", "set a param of a protocol, overriding the file's param line: --param N=4 (repeat it, or N=4,M=2, for several)")
 }
 
-// load parses file with the params.
-func (f paramFlag) load(file string) (*prog.Program, error) {
-	return parse.FileOptions(file, parse.Options{Params: f})
+// load parses file with the params; lowering a protocol stops when ctx is
+// done (an Interrupt, see failureCode).
+func (f paramFlag) load(ctx context.Context, file string) (*prog.Program, error) {
+	return parse.FileContext(ctx, file, parse.Options{Params: f})
 }

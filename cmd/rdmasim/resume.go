@@ -115,7 +115,7 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 	}
 	file := fs.Arg(0)
 	if command == "robust" {
-		p, _ := f.params.load(file) // a file that does not parse is reported by the command itself
+		p, _ := f.params.load(context.Background(), file) // a file that does not parse is reported by the command itself
 		if err := robust.Checkpointable(params.Method, p); err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		}
 	}
 	file := fs.Arg(0)
-	p, err := params.load(file)
+	p, err := params.load(ctx, file)
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}

@@ -55,7 +55,7 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 	}
 	code := exitOK
 	for _, file := range fs.Args() {
-		p, err := params.load(file)
+		p, err := params.load(ctx, file)
 		if err != nil {
 			code = max(code, fileFailed(e, *jsonOut, file, report.ErrorText(err), err))
 			continue

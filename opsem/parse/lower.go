@@ -1,9 +1,11 @@
 package parse
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"rdmasim/opsem/prog"
 )
@@ -87,6 +89,28 @@ type lowerer struct {
 	nodes  map[string]int // a node's full name (m[0]) -> index
 	arrays map[string]int // an array's (or a family's) base name -> number of indices
 	ranges []valRange     // per location: its declared range
+
+	// ctx is checked as the lowering goes (done, see stop); start is
+	// when it began, thread the name of the thread being specialised,
+	// interrupted set once ctx was found done.
+	ctx         context.Context
+	start       time.Time
+	thread      string
+	checks      int
+	interrupted *InterruptedError
+}
+
+// stop reports whether the lowering must stop because its context is done
+// (testing the context every 256th call), recording where it stopped.
+func (lw *lowerer) stop() bool {
+	if lw.interrupted != nil {
+		return true
+	}
+	if lw.checks++; lw.checks&255 != 0 || lw.ctx == nil || lw.ctx.Err() == nil {
+		return false
+	}
+	lw.interrupted = &InterruptedError{File: lw.file, Thread: lw.thread, Elapsed: time.Since(lw.start), Err: lw.ctx.Err()}
+	return true
 }
 
 // valRange is a declared range of values lo..hi.
@@ -253,10 +277,39 @@ func (lw *lowerer) familyRange(f *rawFamily, what string) []int {
 	return out
 }
 
-// lower expands and lowers f.
-func lowerFile(file string, f *rawFile, opt Options) (*prog.Program, ErrorList) {
+// InterruptedError is the error of a lowering stopped because its context
+// was done: where it was and for how long it ran.
+type InterruptedError struct {
+	File    string
+	Thread  string // the thread being specialised, "" before the first
+	Elapsed time.Duration
+	Err     error // the context's error
+}
+
+func (e *InterruptedError) Error() string {
+	at := ""
+	if e.Thread != "" {
+		at = " (specialising thread " + e.Thread + ")"
+	}
+	return fmt.Sprintf("%s: interrupted while lowering the protocol%s after %.1fs: nothing was explored", e.File, at, e.Elapsed.Seconds())
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// lower expands and lowers f, checking ctx as it goes: once ctx is done it
+// returns an *InterruptedError.
+func lowerFile(ctx context.Context, file string, f *rawFile, opt Options) (*prog.Program, ErrorList, *InterruptedError) {
 	lw := &lowerer{file: file, params: map[string]int{}, locs: map[string]int{}, nodes: map[string]int{},
-		arrays: map[string]int{}}
+		arrays: map[string]int{}, ctx: ctx, start: time.Now()}
+	p, errs := lw.lower(f, opt)
+	if lw.interrupted != nil {
+		return nil, nil, lw.interrupted
+	}
+	return p, errs, nil
+}
+
+func (lw *lowerer) lower(f *rawFile, opt Options) (*prog.Program, ErrorList) {
+	file := lw.file
 	p := &prog.Program{File: file}
 	lw.p = p
 	if f.name != nil {

@@ -9,6 +9,7 @@
 package parse
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,11 +25,17 @@ func File(path string) (*prog.Program, error) {
 
 // FileOptions is File with settings: the params of a protocol.
 func FileOptions(path string, opt Options) (*prog.Program, error) {
+	return FileContext(context.Background(), path, opt)
+}
+
+// FileContext is FileOptions under ctx: lowering a protocol stops when ctx
+// is done (see ParseContext).
+func FileContext(ctx context.Context, path string, opt Options) (*prog.Program, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading program: %w", err)
 	}
-	return ParseOptions(path, src, opt)
+	return ParseContext(ctx, path, src, opt)
 }
 
 // Parse parses src, naming it filename in messages. The program's name
@@ -40,6 +47,14 @@ func Parse(filename string, src []byte) (*prog.Program, error) {
 
 // ParseOptions is Parse with settings: the params of a protocol.
 func ParseOptions(filename string, src []byte, opt Options) (*prog.Program, error) {
+	return ParseContext(context.Background(), filename, src, opt)
+}
+
+// ParseContext is ParseOptions under ctx. Lowering a protocol can take long
+// (each thread is specialised for the register valuations it reaches); it
+// checks ctx as it goes and, once ctx is done, returns an *InterruptedError
+// at once, which wraps ctx's error.
+func ParseContext(ctx context.Context, filename string, src []byte, opt Options) (*prog.Program, error) {
 	p := &parser{s: newScanner(src), file: filename}
 	p.next()
 	f := p.parseFile()
@@ -47,7 +62,11 @@ func ParseOptions(filename string, src []byte, opt Options) (*prog.Program, erro
 		r := resolver{file: filename}
 		var prg *prog.Program
 		if f.isSurface() || len(opt.Params) > 0 {
-			prg, r.errs = lowerFile(filename, f, opt)
+			var ie *InterruptedError
+			prg, r.errs, ie = lowerFile(ctx, filename, f, opt)
+			if ie != nil {
+				return nil, ie
+			}
 		} else {
 			prg = r.resolve(f)
 		}

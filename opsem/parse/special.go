@@ -101,10 +101,14 @@ func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 		dom.edges = dom.edges[:0]
 		p.Threads = p.Threads[:0]
 		for ti, t := range ts {
+			lw.thread = t.name
+			if lw.stop() {
+				return
+			}
 			sp := &specialiser{lw: lw, t: t, ti: ti, dom: dom, keys: map[string]int{}, fails: map[string]int{},
 				regIdx: map[string]int{}}
 			th := sp.run()
-			if lw.errs != nil {
+			if lw.errs != nil || lw.interrupted != nil {
 				return
 			}
 			p.Threads = append(p.Threads, th)
@@ -212,7 +216,7 @@ func (sp *specialiser) run() prog.Thread {
 		init[i] = uint8(r.init)
 	}
 	entry := sp.core(t.entry, init)
-	for len(sp.work) > 0 && sp.lw.errs == nil {
+	for len(sp.work) > 0 && sp.lw.errs == nil && !sp.lw.stop() {
 		it := sp.work[len(sp.work)-1]
 		sp.work = sp.work[:len(sp.work)-1]
 		sp.item(it)
@@ -222,7 +226,7 @@ func (sp *specialiser) run() prog.Thread {
 		}
 	}
 	th := prog.Thread{Name: t.name, Node: t.node, Pos: t.pos, Lowered: true}
-	if sp.lw.errs != nil {
+	if sp.lw.errs != nil || sp.lw.interrupted != nil {
 		return th
 	}
 	sp.finishGraph(&th, entry)
@@ -342,6 +346,9 @@ func (sp *specialiser) head(pc, enter, exit int) {
 // a location to read first (evalCtx.need). It returns the first
 // instruction, or -1 when no way goes on, with the first location read.
 func (sp *specialiser) decide(mem map[int]int, step func(*evalCtx) int) (int, int) {
+	if sp.lw.stop() {
+		return -1, -1
+	}
 	e := &evalCtx{sp: sp, mem: mem, need: -1}
 	pc := step(e)
 	if e.need < 0 {
