@@ -132,6 +132,7 @@ type specialiser struct {
 	ti     int
 	dom    *domains
 	regIdx map[string]int
+	live   liveness // the registers live at each surface statement
 
 	code   []prog.Instr
 	jump   []bool      // code[i] is a jump of the lowering, compiled away
@@ -175,6 +176,7 @@ func (sp *specialiser) core(ir int, regs []uint8) int {
 	if sp.t.code[ir].kind == iEnd {
 		return sp.end
 	}
+	regs = sp.forget(ir, regs)
 	key := fmt.Sprintf("%d:%s", ir, regs)
 	if pc, ok := sp.keys[key]; ok {
 		return pc
@@ -209,6 +211,7 @@ func (sp *specialiser) run() prog.Thread {
 	for i, r := range t.regs {
 		sp.regIdx[r.name] = i
 	}
+	sp.live = liveRegisters(t, sp.regIdx)
 	sp.end = sp.emit(prog.Instr{Op: prog.OpEnd, Loop: -1, QP: -1, Remote: -1})
 	sp.heads = map[int]int{}
 	init := make([]uint8, len(t.regs))
@@ -236,12 +239,17 @@ func (sp *specialiser) run() prog.Thread {
 	return th
 }
 
-// regsText prints a valuation: "r=1 s=0".
-func (sp *specialiser) regsText(regs []uint8) string {
+// regsText prints a valuation at surface statement ir: "r=1 s=_", where _
+// stands for a register dead there (its value cannot matter any more).
+func (sp *specialiser) regsText(ir int, regs []uint8) string {
 	var b strings.Builder
 	for i, r := range sp.t.regs {
 		if i > 0 {
 			b.WriteByte(' ')
+		}
+		if sp.live != nil && !sp.live[ir][i] {
+			fmt.Fprintf(&b, "%s=_", r.name)
+			continue
 		}
 		fmt.Fprintf(&b, "%s=%d", r.name, regs[i])
 	}
@@ -254,7 +262,7 @@ func (sp *specialiser) item(it item) {
 	in := &sp.t.code[it.ir]
 	regs := []uint8(it.regs)
 	sp.cur, sp.curRegs = in, regs
-	sp.src = &prog.Source{Regs: sp.regsText(regs)}
+	sp.src = &prog.Source{Regs: sp.regsText(it.ir, regs)}
 	if in.s != nil {
 		sp.src.Text = stmtText(in.s)
 	}

@@ -135,7 +135,8 @@ func (p *Program) SourceString(s *Stmt) string {
 
 // RegChanges lists the registers whose values differ between two
 // valuations of one thread as a lowered program prints them ("r=1 s=0"):
-// "s: 0 -> 2".
+// "s: 0 -> 2". A register that becomes dead ("s=_", see opsem/parse's
+// liveness) is no change: nothing reads it any more.
 func RegChanges(before, after string) []string {
 	b, a := strings.Fields(before), strings.Fields(after)
 	if len(a) != len(b) {
@@ -146,6 +147,9 @@ func RegChanges(before, after string) []string {
 		if a[i] != b[i] {
 			name, from, _ := strings.Cut(b[i], "=")
 			_, to, _ := strings.Cut(a[i], "=")
+			if to == "_" {
+				continue // the register died: nothing reads its value any more
+			}
 			out = append(out, fmt.Sprintf("%s: %s -> %s", name, from, to))
 		}
 	}
