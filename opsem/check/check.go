@@ -56,6 +56,11 @@ type Result struct {
 	Limited bool
 	// Expect are the program's expect lines, checked (CheckExpect).
 	Expect []expect.Expectation
+	// Asymmetric (machines, with symmetry reduction on) says, for each
+	// family of two or more threads that the searches could not reduce
+	// by, which statement, value or location breaks its group
+	// (prog.FindSymmetry): "client: ...".
+	Asymmetric []string
 	// SkipRobust makes CheckExpect leave the expect robust line unchecked
 	// (expect.Skipped): its search, the decider or enumeration, can take
 	// far longer than the query's (check --skip-robust).
@@ -79,6 +84,9 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		return r, nil
 	}
 	mopt := opt.Verdict
+	if mopt.Symmetry && mopt.Remote == nil {
+		_, r.Asymmetric = prog.FindSymmetry(p)
+	}
 	if opt.Semantics == Both {
 		mopt.Machine.Unroll = verdict.LoopBound(p, mopt.Machine.Unroll)
 	}

@@ -30,6 +30,9 @@ func WriteText(w io.Writer, r *Result, witness bool) {
 	for _, line := range r.Agreement {
 		fmt.Fprintln(w, line)
 	}
+	for _, why := range r.Asymmetric {
+		fmt.Fprintf(w, "No symmetry for %s\n", why)
+	}
 	for _, x := range r.Expect {
 		fmt.Fprintln(w, x)
 	}
@@ -102,6 +105,8 @@ func completeness(r *verdict.Result) string {
 // JSON is the JSON form of a Result (check --json).
 type JSON struct {
 	Agreement []string             `json:"agreement,omitempty"`
+	// Asymmetric: the families that are no group of symmetries, and why.
+	Asymmetric []string `json:"asymmetric,omitempty"`
 	File      string               `json:"file"`
 	Name      string               `json:"name"`
 	Query     string               `json:"query"`
@@ -147,7 +152,7 @@ type SemanticsJSON struct {
 // JSON returns the JSON form of r, for the program in file.
 func (r *Result) JSON(file string) JSON {
 	p := r.Program
-	out := JSON{File: file, Name: p.Name, Expect: r.Expect, Agreement: r.Agreement, ExpectOK: expect.AllOK(r.Expect)}
+	out := JSON{File: file, Name: p.Name, Expect: r.Expect, Agreement: r.Agreement, Asymmetric: r.Asymmetric, ExpectOK: expect.AllOK(r.Expect)}
 	if p.Query.Kind != prog.QNone {
 		out.Query = p.Query.Kind.String() + " " + p.CondString(p.Query.Cond)
 	}

@@ -401,24 +401,32 @@ func (r *Renaming) Invariant(p *Program) error {
 		if b.Node != r.Node[a.Node] {
 			return fmt.Errorf("%s and %s run on nodes that do not correspond", a.Name, b.Name)
 		}
-		if a.Entry != b.Entry || a.Loops != b.Loops || len(a.Code) != len(b.Code) || a.Lowered != b.Lowered {
-			return fmt.Errorf("%s and %s have different code", a.Name, b.Name)
-		}
-		if !slices.Equal(a.Labels, b.Labels) {
-			return fmt.Errorf("%s and %s have different labels", a.Name, b.Name)
-		}
-		for pc := range a.Code {
+		for pc := range min(len(a.Code), len(b.Code)) {
 			if msg := r.sameInstr(p, &a.Code[pc], &b.Code[pc]); msg != "" {
 				return fmt.Errorf("%s and %s differ at instruction %d (%s): %s", a.Name, b.Name, pc, instrText(&a.Code[pc]), msg)
 			}
+		}
+		if a.Entry != b.Entry || a.Loops != b.Loops || len(a.Code) != len(b.Code) || a.Lowered != b.Lowered {
+			return fmt.Errorf("%s and %s have different code (%d and %d instructions, entries %d and %d)", a.Name, b.Name, len(a.Code), len(b.Code), a.Entry, b.Entry)
+		}
+		if !slices.Equal(a.Labels, b.Labels) {
+			return fmt.Errorf("%s and %s have different labels", a.Name, b.Name)
 		}
 	}
 	return nil
 }
 
+// instrText names an instruction for a message: its source statement and
+// line, "line 7: d := D", or its operation.
 func instrText(in *Instr) string {
-	if in.Stmt != nil && in.Stmt.Src != nil {
+	if in.Stmt != nil && in.Stmt.Src != nil && in.Stmt.Src.Text != "" {
+		if in.Stmt.Pos.Line > 0 {
+			return fmt.Sprintf("line %d: %s", in.Stmt.Pos.Line, in.Stmt.Src.Text)
+		}
 		return in.Stmt.Src.Text
+	}
+	if in.Stmt != nil && in.Stmt.Pos.Line > 0 {
+		return fmt.Sprintf("line %d: %s", in.Stmt.Pos.Line, in.Op)
 	}
 	return in.Op.String()
 }
@@ -439,19 +447,33 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 		}
 		return r.Loc[l]
 	}
+	differ := func(a, b int) string {
+		if loc(a) == b {
+			return ""
+		}
+		name := func(l int) string {
+			if l < 0 || l >= len(p.Locs) {
+				return "none"
+			}
+			return p.Locs[l].Name
+		}
+		return fmt.Sprintf("different locations (%s, renamed %s, against %s)", name(a), name(loc(a)), name(b))
+	}
+	var msg string
 	switch in.Op {
 	case OpWrite, OpAssumeEq, OpAssumeNe:
-		if loc(in.X) != out.X {
-			return "different locations"
-		}
+		msg = differ(in.X, out.X)
 	case OpCAS:
-		if loc(in.X) != out.X || loc(in.Z) != out.Z {
-			return "different locations"
+		if msg = differ(in.X, out.X); msg == "" {
+			msg = differ(in.Z, out.Z)
 		}
 	case OpGet, OpPut, OpRCAS, OpRFAA:
-		if loc(in.X) != out.X || loc(in.Y) != out.Y {
-			return "different locations"
+		if msg = differ(in.X, out.X); msg == "" {
+			msg = differ(in.Y, out.Y)
 		}
+	}
+	if msg != "" {
+		return msg
 	}
 	if in.Op.IsRemote() || in.Op == OpPoll {
 		if r.Node[in.Remote] != out.Remote || r.QP[in.QP] != out.QP {

@@ -38,6 +38,8 @@ func TestFindSymmetry(t *testing.T) {
 		{"clients", symProgram(3, "1", "", ""), "3 instances of client (6 permutations)", ""},
 		{"four", symProgram(4, "1", "", ""), "4 instances of client (24 permutations)", ""},
 		{"writes its index", symProgram(3, "1", "d[i] := i", ""), "none", "values"},
+		// The reason names the statement (its line) and the locations.
+		{"a client reads client 0's slot", symProgram(2, "1", "d[i] := slot[0]\nd[i] := slot[0]", ""), "none", "(slot[0], renamed slot[1], against slot[0])"},
 		{"server reads in order", symProgram(2, "1", "", "assume(slot[0] == 1)\nassume(slot[1] == 1)"), "none", "server"},
 		{"server reads symmetric", symProgram(2, "1", "", "while (x == 0) { skip }"), "2 instances of client (2 permutations)", ""},
 		{"different initial values", symProgram(3, "i", "", ""), "none", "initial"},

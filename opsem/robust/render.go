@@ -36,6 +36,9 @@ func WriteText(w io.Writer, r *Result) {
 	if r.Symmetry != "" {
 		fmt.Fprintf(w, "symmetry: %s\n", r.Symmetry)
 	}
+	for _, why := range r.Asymmetric {
+		fmt.Fprintf(w, "no symmetry for %s\n", why)
+	}
 	if r.Expect != nil {
 		fmt.Fprintln(w, r.Expect)
 	}
@@ -148,6 +151,10 @@ type JSON struct {
 	// Symmetry describes the group the search reduced by ("4 instances
 	// of client (24 permutations)"); absent without.
 	Symmetry string              `json:"symmetry,omitempty"`
+	// Asymmetric: the families of the program that are no group of
+	// symmetries, and why (with symmetry reduction on, when the search
+	// reduced by none).
+	Asymmetric []string `json:"asymmetric,omitempty"`
 	Witness  *WitnessJSON        `json:"witness"`
 	Expect   *expect.Expectation `json:"expect"`
 	// Error is why the method gave no answer (with several methods).
@@ -174,7 +181,7 @@ type WitnessJSON struct {
 func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
-		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry}
+		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry, Asymmetric: r.Asymmetric}
 	if r.Alone == AloneAtomics {
 		out.Refused = "remote atomics"
 	}

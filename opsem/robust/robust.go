@@ -127,6 +127,10 @@ type Result struct {
 	// Symmetry (Decider) describes the group the decider's search reduced
 	// by: "4 instances of client (24 permutations)"; empty without.
 	Symmetry string
+	// Asymmetric lists the families of two or more threads that are no
+	// group of symmetries, each with why (prog.FindSymmetry): "client:
+	// ...", when symmetry reduction was on and the search reduced by none.
+	Asymmetric []string
 	// Alone (Auto) says why one method ran alone (AloneLoops,
 	// AloneCheckpoint, AloneSymmetry, AloneInflight: the decider;
 	// AloneAtomics: enum-machine); empty when they ran in turn.
@@ -233,6 +237,9 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		return nil, err
 	}
 	r.Deadlock = dl
+	if opt.Verdict.Settings.Symmetry && r.Symmetry == "" {
+		_, r.Asymmetric = prog.FindSymmetry(p)
+	}
 	return r, nil
 }
 
