@@ -104,15 +104,15 @@ func completeness(r *verdict.Result) string {
 
 // JSON is the JSON form of a Result (check --json).
 type JSON struct {
-	Agreement []string             `json:"agreement,omitempty"`
+	Agreement []string `json:"agreement,omitempty"`
 	// Asymmetric: the families that are no group of symmetries, and why.
-	Asymmetric []string `json:"asymmetric,omitempty"`
-	File      string               `json:"file"`
-	Name      string               `json:"name"`
-	Query     string               `json:"query"`
-	RDMA      *SemanticsJSON       `json:"rdma"`
-	SC        *SemanticsJSON       `json:"sc"`
-	Expect    []expect.Expectation `json:"expect"`
+	Asymmetric []string             `json:"asymmetric,omitempty"`
+	File       string               `json:"file"`
+	Name       string               `json:"name"`
+	Query      string               `json:"query"`
+	RDMA       *SemanticsJSON       `json:"rdma"`
+	SC         *SemanticsJSON       `json:"sc"`
+	Expect     []expect.Expectation `json:"expect"`
 	// ExpectOK is null without expect lines to decide, false when one
 	// failed, true when every decidable one holds (expect.AllOK).
 	ExpectOK *bool `json:"expect_ok"`

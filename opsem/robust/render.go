@@ -150,13 +150,13 @@ type JSON struct {
 	States uint64 `json:"states"`
 	// Symmetry describes the group the search reduced by ("4 instances
 	// of client (24 permutations)"); absent without.
-	Symmetry string              `json:"symmetry,omitempty"`
+	Symmetry string `json:"symmetry,omitempty"`
 	// Asymmetric: the families of the program that are no group of
 	// symmetries, and why (with symmetry reduction on, when the search
 	// reduced by none).
-	Asymmetric []string `json:"asymmetric,omitempty"`
-	Witness  *WitnessJSON        `json:"witness"`
-	Expect   *expect.Expectation `json:"expect"`
+	Asymmetric []string            `json:"asymmetric,omitempty"`
+	Witness    *WitnessJSON        `json:"witness"`
+	Expect     *expect.Expectation `json:"expect"`
 	// Error is why the method gave no answer (with several methods).
 	Error *report.ErrorJSON `json:"error,omitempty"`
 	// Deadlocks counts the SC machine's deadlocked configurations, and
