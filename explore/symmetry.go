@@ -37,6 +37,18 @@ type Symmetric interface {
 	Symmetric() bool
 }
 
+// Unreduced is implemented by a machine whose Successors are a reduced
+// set (a partial-order reduction's ample set) chosen in a way its symmetry
+// does not preserve, say the first thread by index with an invisible step:
+// the image of a reduced step is then a step of the machine, but not always
+// one of the reduced steps of the image state. AllSuccessors emits every
+// successor, as Successors would without the reduction, with the same
+// labels; that relation is invariant under the symmetry. A run rebuilt
+// through the symmetry (Search.Path) checks each step against it.
+type Unreduced interface {
+	AllSuccessors(s []byte, emit func(l Label, next []byte)) Pruned
+}
+
 // symmetryOf returns m's symmetry, if it has a nontrivial one, looking
 // through Cloning's adapter.
 func symmetryOf(m Machine) Symmetric {
@@ -128,7 +140,11 @@ func realPath(m Machine, sym Symmetric, ords []uint32) ([]Step, error) {
 		}
 		target = sym.Transfer(target[:0], canon, real, found)
 		ok = false
-		m.Successors(real, func(l Label, next []byte) {
+		all := m.Successors
+		if u, isU := sym.(Unreduced); isU { // sym is the machine itself, unwrapped
+			all = u.AllSuccessors
+		}
+		all(real, func(l Label, next []byte) {
 			if !ok && bytes.Equal(next, target) {
 				label, ok = l, true
 			}

@@ -129,10 +129,24 @@ func (m *Machine) out(l uint64) {
 	m.emit(l, m.buf)
 }
 
-// Transition describes the transition labelled l from state s.
+// AllSuccessors emits every successor of s, as Successors does without
+// the partial-order reduction (explore.Unreduced): the reduction's choice
+// of a thread (the first with a local step) is not invariant under the
+// program's symmetry, so a run rebuilt through it may take the image of a
+// reduced step, which is a step of the machine but not a reduced step of
+// its state.
+func (m *Machine) AllSuccessors(s []byte, emit func(l uint64, next []byte)) uint32 {
+	saved := m.opt.NoReduction
+	m.opt.NoReduction = true
+	defer func() { m.opt.NoReduction = saved }()
+	return m.Successors(s, emit)
+}
+
+// Transition describes the transition labelled l from state s, one of its
+// successors with or without the partial-order reduction.
 func (m *Machine) Transition(s []byte, l uint64) (Step, error) {
 	var found *Step
-	m.Successors(s, func(l2 uint64, _ []byte) {
+	m.AllSuccessors(s, func(l2 uint64, _ []byte) {
 		if l2 == l && found == nil {
 			st := m.cur
 			found = &st
