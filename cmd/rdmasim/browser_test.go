@@ -249,7 +249,7 @@ func (b *browser) cli(v any, args ...string) {
 func (b *browser) compareCheck(file string) {
 	b.t.Helper()
 	var want, got check.JSON
-	b.cli(&want, "check", "--json", file)
+	b.cli(&want, "check", "--json", "--all-outcomes", file)
 	b.runCommand("check")
 	shown := b.shown()
 	b.shownJSON(&got)
@@ -303,7 +303,7 @@ func (b *browser) compareRobust(file string) {
 func (b *browser) stepThrough(file string) {
 	b.t.Helper()
 	var want check.JSON
-	b.cli(&want, "check", "--json", file)
+	b.cli(&want, "check", "--json", "--all-outcomes", file)
 	w := want.RDMA.Witness
 	if w == nil {
 		b.t.Fatalf("%s: the CLI finds no RDMA witness", file)
@@ -398,7 +398,7 @@ func (b *browser) syntaxError() {
 		b.t.Fatal(err)
 	}
 	var want report.FileErrorJSON
-	b.cli(&want, "check", "--json", path)
+	b.cli(&want, "check", "--json", "--all-outcomes", path)
 	pos := strings.TrimPrefix(want.Error.Pos, path+":")
 	if pos == want.Error.Pos || pos == "" {
 		b.t.Fatalf("the CLI reports no position: %+v", want)

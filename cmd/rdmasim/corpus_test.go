@@ -156,7 +156,7 @@ func TestWorkersIdentical(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			report := func(workers string) string {
 				var stdout, stderr bytes.Buffer
-				args := append(append([]string{"check", "--json", "-w", "--workers", workers}, tc.flags...), files...)
+				args := append(append([]string{"check", "--json", "--all-outcomes", "-w", "--workers", workers}, tc.flags...), files...)
 				code := run(context.Background(), args, &stdout, &stderr)
 				if code != exitOK && code != exitFailed {
 					t.Fatalf("--workers %s: exit %d\n%s", workers, code, stderr.String())

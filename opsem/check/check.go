@@ -36,8 +36,16 @@ type Options struct {
 	Semantics Semantics
 	// Verdict are the machines' bounds and the search settings. With
 	// Both, the machines bound loops as the model does (verdict.LoopBound),
-	// so that like is compared with like.
+	// so that like is compared with like, and list every outcome
+	// (Verdict.FirstWitness is ignored: the sets are compared).
 	Verdict verdict.Options
+	// Deepen, with Verdict.FirstWitness, searches the RDMA machine with
+	// max-inflight 1, 2, 4, … up to Verdict.Machine.MaxInflight, stopping
+	// at the first bound that answers: a witness, or a search that no
+	// max-inflight cut. Most violations need few operations in flight, and
+	// a small bound's state space is a fraction of a large one's; the
+	// answer says which bound it needed (verdict.Result.Inflight).
+	Deepen bool
 }
 
 // Result is the answer to a program's query under RDMA and SC.
@@ -84,6 +92,9 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		return r, nil
 	}
 	mopt := opt.Verdict
+	if opt.Semantics == Both {
+		mopt.FirstWitness = false
+	}
 	if mopt.Symmetry && mopt.Remote == nil {
 		_, r.Asymmetric = prog.FindSymmetry(p)
 	}
@@ -91,7 +102,11 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		mopt.Machine.Unroll = verdict.LoopBound(p, mopt.Machine.Unroll)
 	}
 	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
-		res, err := verdict.Compute(ctx, p, sem, mopt)
+		compute := verdict.Compute
+		if sem == machine.RDMA && mopt.FirstWitness && opt.Deepen {
+			compute = deepen
+		}
+		res, err := compute(ctx, p, sem, mopt)
 		if err != nil {
 			return nil, err
 		}
@@ -101,6 +116,30 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		r.compare(ctx, mopt)
 	}
 	return r, nil
+}
+
+// deepen answers p's query under sem as verdict.Compute does, raising
+// max-inflight from 1 by doubling up to opt's: it returns the first
+// search that found a witness, was not cut by max-inflight, or was
+// stopped by another bound; Result.Inflight is its max-inflight.
+func deepen(ctx context.Context, p *prog.Program, sem machine.Semantics, opt verdict.Options) (*verdict.Result, error) {
+	limit := opt.Machine.MaxInflight
+	for k := 1; ; k *= 2 {
+		if limit <= 0 || k > limit {
+			k = limit
+		}
+		o := opt
+		o.Machine.MaxInflight = k
+		res, err := verdict.Compute(ctx, p, sem, o)
+		if err != nil {
+			return nil, err
+		}
+		res.Inflight = k
+		cut := res.Search.Pruned&machine.PrunedInflight != 0
+		if res.AtWitness || k == limit || !cut || res.Search.Stop != explore.Complete {
+			return res, nil
+		}
+	}
 }
 
 // CheckExpect checks the program's expect lines: the rdma and sc lines

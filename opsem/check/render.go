@@ -58,7 +58,11 @@ func writeResult(w io.Writer, p *prog.Program, r *verdict.Result) {
 	fmt.Fprintln(w, "Witnesses")
 	fmt.Fprintf(w, "Positive: %d Negative: %d\n", r.Positive, r.Negative)
 	fmt.Fprintf(w, "Condition %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond))
-	fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, report.Observation(r.Positive, r.Negative, r.Complete), r.Positive, r.Negative)
+	obs := report.Observation(r.Positive, r.Negative, r.Complete)
+	if r.AtWitness && r.Positive > 0 {
+		obs = "Sometimes" // some outcome satisfies the condition; the others were not all listed
+	}
+	fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, obs, r.Positive, r.Negative)
 	if r.ErrorAt != "" {
 		fmt.Fprintf(w, "Error %s\n", r.ErrorAt)
 	}
@@ -91,10 +95,17 @@ func completeness(r *verdict.Result) string {
 	switch r.Coverage() {
 	case verdict.Complete:
 		s += "complete"
+	case verdict.Unknown:
+		if r.AtWitness {
+			s += "stopped at the first witness, which settles the query (--all-outcomes lists every outcome)"
+			break
+		}
+		s += "unknown, stopped by " + r.Bound
 	case verdict.WithinBounds:
 		s += "complete within bounds, cut by " + r.Bound
-	default:
-		s += "unknown, stopped by " + r.Bound
+	}
+	if r.Inflight > 0 {
+		s += fmt.Sprintf("\nAnswered at max-inflight %d (the search began at 1 and doubled until one answered)", r.Inflight)
 	}
 	if r.Symmetry != "" {
 		s += "\nSymmetry " + r.Symmetry + ": one configuration per orbit, outcomes closed under it"
@@ -147,6 +158,11 @@ type SemanticsJSON struct {
 	// reach query's Positive and Negative count those; the outcomes are
 	// closed under it); absent when it reduced by none.
 	Symmetry string `json:"symmetry,omitempty"`
+	// AtWitness: the search stopped at the first witness, which settles
+	// the query (the outcomes are those met until then); Inflight: the
+	// max-inflight of the search that answered, when it was raised from 1.
+	AtWitness bool `json:"at_witness,omitempty"`
+	Inflight  int  `json:"inflight,omitempty"`
 }
 
 // JSON returns the JSON form of r, for the program in file.
@@ -164,7 +180,7 @@ func (r *Result) JSON(file string) JSON {
 		s := &SemanticsJSON{Complete: res.Complete, Coverage: res.Coverage(), Bound: res.Bound, States: res.Search.States,
 			Transitions: res.Search.Transitions, Positive: res.Positive, Negative: res.Negative, Outcomes: []map[string]uint8{},
 			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous(),
-			Symmetry: res.Symmetry}
+			Symmetry: res.Symmetry, AtWitness: res.AtWitness, Inflight: res.Inflight}
 		if res.Certain() {
 			s.Allowed = &res.Allowed
 		}

@@ -29,6 +29,13 @@ import (
 type Options struct {
 	Machine machine.Options
 	Witness bool // rebuild the witness run (keeps a parent record per state)
+	// FirstWitness stops the search at the first configuration that
+	// settles the query: a witness of exists or reach (an assertion that
+	// fails is one), a counterexample of ~exists or forall. The answer is
+	// then certain and the outcomes are those met on the way
+	// (Result.AtWitness); without it every outcome is listed, as herd7
+	// does.
+	FirstWitness bool
 	explore.Settings
 }
 
@@ -103,6 +110,14 @@ type Result struct {
 	// query's configuration; nil when there is none or when
 	// Options.Witness is off.
 	DeadlockRun *Run
+	// AtWitness: the search stopped at the first witness that settled
+	// the query (Options.FirstWitness); Outcomes and the counts cover
+	// what it met until then.
+	AtWitness bool
+	// Inflight, when the search's max-inflight was raised step by step
+	// (check.Options.Deepen), is the bound of the search that answered:
+	// the witness needed no more operations in flight per queue pair.
+	Inflight int
 	// Symmetry describes the group the search reduced by
 	// (Settings.Symmetry and a verified group of the program, restricted
 	// to what the query names, see prog.Symmetry.ForCond): "4 instances
@@ -255,6 +270,9 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 				res.Positive++
 				if witness < 0 {
 					witness = int64(id)
+					if opt.FirstWitness {
+						return false
+					}
 				}
 			} else {
 				res.Negative++
@@ -283,6 +301,9 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 			}
 			if want && witness < 0 {
 				witness = int64(id)
+				if opt.FirstWitness {
+					return false
+				}
 			}
 		}
 		return true
@@ -357,7 +378,13 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		}
 	}
 	res.Complete = sr.Stop == explore.Complete && sr.Pruned == 0
+	res.AtWitness = sr.Stop == explore.Stopped && witness >= 0
 	switch {
+	case res.AtWitness:
+		res.Bound = "the first witness"
+		if sr.Pruned != 0 {
+			res.Bound += ", " + machine.PrunedString(sr.Pruned, opt.Machine)
+		}
 	case sr.Stop != explore.Complete:
 		res.Bound = stopBound(sr.Stop, opt)
 		if sr.Pruned != 0 {
