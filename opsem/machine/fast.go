@@ -173,7 +173,7 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 				pruned |= PrunedUnroll
 				continue
 			}
-			if m.opt.ReadNow && th.Lowered && !assumeHolds(&th.Code[a], s) {
+			if m.opt.ReadNow && th.Lowered && !readsHold(th.Code, a, s) {
 				continue
 			}
 			m.cpuStep(s, t, in, mid, i, emit)

@@ -371,7 +371,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 				pruned |= PrunedUnroll
 				continue
 			}
-			if m.opt.ReadNow && th.Lowered && !assumeHolds(&th.Code[a], st.mem) {
+			if m.opt.ReadNow && th.Lowered && !readsHold(th.Code, a, st.mem) {
 				continue
 			}
 			dst = append(dst, label(t, RuleStep, 0, i))

@@ -176,3 +176,29 @@ func assumeHolds(in *prog.Instr, mem []byte) bool {
 	}
 	return true
 }
+
+// readsHold reports whether the reads that begin at instruction pc of a
+// thread's code (assumes and switches, one after the other) can all be taken
+// in memory mem as it is now: for ReadNow, an alternative of a branch (a
+// loop head's enter or exit, whose test may read several locations) worth
+// offering to a walk.
+func readsHold(code []prog.Instr, pc int, mem []byte) bool {
+	for range code {
+		switch in := &code[pc]; in.Op {
+		case prog.OpAssumeEq, prog.OpAssumeNe:
+			if !assumeHolds(in, mem) {
+				return false
+			}
+			pc = in.Next
+		case prog.OpSwitch:
+			i := in.SwitchAlt(mem[in.X])
+			if i < 0 {
+				return false
+			}
+			pc = code[in.Alts[i]].Next
+		default:
+			return true
+		}
+	}
+	return true
+}
