@@ -5,13 +5,13 @@
  * Each client i: t[i] := rfaa(next, 1); poll; s[i] := serving; poll; while (s[i] != t[i]) { s[i] := serving;
  * poll }; d[i] := D; poll; v[i] := d[i] + 1; D := v[i]; poll; n[i] := t[i] + 1; serving := n[i]; poll.
  *
- * Steps are those of rdmasim's SC machine: a remote operation is two steps (its remote and its local event;
- * the fetch-and-add's read and write at the target are one atomic step), a poll one, a local read or write
- * one, each an atomic sequence. The value a two-step operation carries waits in r (reset to 0 after use, as the machine resets its
- * register); np[i] counts the client's unpolled operations. A read dispatches on the value it reads in the
- * same step (as rdmasim's switch): the loop test reads s[i], then reads t[i] and leaves or iterates. The
- * machine's loop head is a silent step of its own; here it is folded into the test (SPIN keeps no state for
- * the do's return). The query exists ~(D = 2) is the assertion at the end.
+ * Steps are those of rdmasim's SC machine, each an atomic sequence: a remote operation is two steps (its
+ * remote and its local event; the fetch-and-add's read and write at the target are one atomic step), a poll
+ * one, a local read or write one. The value a two-step operation carries waits in r (reset to 0 after use, as
+ * the machine resets its register); np[i] counts the client's unpolled operations. A read dispatches on the
+ * value it reads in the same step (as rdmasim's switch): the loop test reads s[i], then reads t[i] and leaves
+ * or iterates. The machine's loop head is a silent step of its own; here the do folds it into the test. The
+ * query exists ~(D = 2) is the assertion at the end.
  *
  *   spin -a ticket-lock-spin.pml && gcc -O2 -w -o pan pan.c && ./pan
  *   (SPIN 6.5.2: 585 states, stored; errors: 0)
