@@ -22,7 +22,8 @@ import (
 //     alone, at once; they commute with every other step here, as put
 //     sources are read-only;
 //   - a choose or loop alternative is taken only once the first instruction
-//     it leads to can run (an assume that holds, or any other statement):
+//     it leads to can run (an assume that holds, a switch with an
+//     alternative for the value, or any other statement):
 //     threads wait at a choice until the message that decides it arrives;
 //   - otherwise the lowest-numbered thread with a CPU step moves;
 //   - when no thread can move, only the writes reaching memory (F1) after
@@ -96,6 +97,8 @@ func (g *guided) live(t, pc int, st *machine.State, depth int) bool {
 		return st.Mem(in.X) == in.A
 	case prog.OpAssumeNe:
 		return st.Mem(in.X) != in.A
+	case prog.OpSwitch:
+		return in.SwitchAlt(st.Mem(in.X)) >= 0
 	}
 	return true
 }

@@ -231,6 +231,12 @@ func (g *treeGen) walk(node, pc int) {
 		g.polls[l]++
 		g.walk(n, in.Next)
 		g.polls[l]--
+	case prog.OpSwitch:
+		// One read, then the assume of the alternative it satisfies: the
+		// sequences of each alternative, as for the choose it replaced.
+		for _, a := range in.Alts {
+			g.walk(node, a)
+		}
 	case prog.OpBranch:
 		if in.Loop < 0 {
 			for _, a := range in.Alts {

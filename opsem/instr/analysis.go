@@ -110,7 +110,7 @@ func (m *Machine) futureAccesses() {
 			}
 		}
 		for pc, in := range code {
-			if in.Op != prog.OpBranch && in.Op != prog.OpEnd && in.Op != prog.OpFail {
+			if in.Op != prog.OpBranch && in.Op != prog.OpSwitch && in.Op != prog.OpEnd && in.Op != prog.OpFail {
 				or(mr[pc], r[in.Next])
 				or(mw[pc], w[in.Next])
 			}

@@ -185,7 +185,7 @@ func (m *Machine) threadMoves(t int) {
 		m.perform(t, in, prog.Event{Kind: prog.EvNF, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
 	case prog.OpPoll:
 		m.perform(t, in, prog.Event{Kind: prog.EvPoll, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
-	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut:
+	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut, prog.OpSwitch:
 		m.read(t, in)
 	}
 }
@@ -226,6 +226,18 @@ func (m *Machine) read(t int, in *prog.Instr) {
 		}
 		for _, v := range vals {
 			ev := prog.Event{Kind: kind, Thread: t, Loc: loc, Val: v, Remote: -1}
+			if in.Op == prog.OpSwitch {
+				// The read of the alternative v satisfies, as its assume.
+				i := in.SwitchAlt(v)
+				if i < 0 {
+					continue
+				}
+				a := in.Alts[i]
+				m.readPC = a
+				m.performIn(t, &m.p.Threads[t].Code[a], ev, part, guess, m.p.Threads[t].Code[a].Next, false, v)
+				m.readPC = -1
+				continue
+			}
 			switch in.Op {
 			case prog.OpAssumeEq:
 				if v != in.A {
@@ -361,6 +373,9 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 		base |= labelGuess
 	}
 	m.cur = Step{Thread: t, PC: int(st.th[t].pc), Event: ev, Part: part, Guess: guess}
+	if m.readPC >= 0 {
+		m.cur.PC = m.readPC
+	}
 	if guess {
 		m.cur.GuessLoc, m.cur.GuessVal = ev.Loc, ev.Val
 	}

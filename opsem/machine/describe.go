@@ -128,6 +128,9 @@ func (m *Machine) ExplainChain(s []byte, l uint64) []Transition {
 func (m *Machine) describeCPU(st *State, t, arg int) string {
 	in := &m.p.Threads[t].Code[st.pc[t]]
 	switch in.Op {
+	case prog.OpSwitch:
+		// The read: the statement of the alternative it takes.
+		return m.p.SourceString(m.p.Threads[t].Code[in.Alts[arg]].Stmt)
 	case prog.OpBranch:
 		what := "loop"
 		if in.Stmt.Src != nil {

@@ -173,7 +173,7 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 				pruned |= PrunedUnroll
 				continue
 			}
-			if m.opt.ReadNow && th.Lowered && !assumeHolds(&th.Code[a], s) {
+			if m.opt.ReadNow && th.Lowered && !readsHold(th.Code, a, s) {
 				continue
 			}
 			m.cpuStep(s, t, in, mid, i, emit)
@@ -187,6 +187,13 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 		if s[in.X] == in.A {
 			return 0
 		}
+	case prog.OpSwitch:
+		i := in.SwitchAlt(s[in.X])
+		if i < 0 {
+			return 0
+		}
+		m.cpuStep(s, t, in, mid, i, emit)
+		return 0
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if !mid {
 			unboundedPolls := in.Op != prog.OpRFence && in.PollsLeft[m.p.QPs[in.QP].Local] == prog.Unbounded
@@ -228,6 +235,8 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 	case prog.OpWrite:
 		m.writeAt(out, in.X, in.A)
 	case prog.OpAssumeEq, prog.OpAssumeNe:
+	case prog.OpSwitch:
+		pc = m.p.Threads[t].Code[in.Alts[arg]].Next
 	case prog.OpCAS:
 		if !mid {
 			old := s[in.Z]

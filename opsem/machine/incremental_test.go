@@ -9,7 +9,7 @@ import (
 	"rdmasim/opsem/parse"
 )
 
-// TestSuccessorsIncremental checks, on the litmus corpus and every machine
+// TestSuccessorsIncremental checks, on the litmus corpus, the protocols (whose reads are switches) and every machine
 // mode, that Successors (which rewrites only the bytes a transition changes,
 // or under Options.Graph restores and re-encodes only what it may touch)
 // emits exactly what a full copy, apply and encode of the parent gives, and
@@ -20,6 +20,12 @@ func TestSuccessorsIncremental(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
+	// The protocols: their reads are switches.
+	protocols, err := filepath.Glob("../../corpus/protocols/*.rdma")
+	if err != nil || len(protocols) == 0 {
+		t.Fatalf("no protocols: %v", err)
+	}
+	files = append(files, protocols...)
 	const maxStates = 3000
 	for _, f := range files {
 		p, err := parse.File(f)
@@ -73,8 +79,13 @@ func TestSuccessorsIncremental(t *testing.T) {
 				if len(labels) == 0 && pruned == 0 && !m.Final(pre) {
 					wantStuck = Deadlock
 					for th := range p.Threads {
-						if op := p.Threads[th].Code[pre.pc[th]].Op; op == prog.OpAssumeEq || op == prog.OpAssumeNe {
+						if op := p.Threads[th].Code[pre.pc[th]].Op; op == prog.OpAssumeEq || op == prog.OpAssumeNe || op == prog.OpSwitch {
 							wantStuck = Filtered
+						}
+					}
+					for th := range p.Threads {
+						if p.Threads[th].Code[pre.pc[th]].Op == prog.OpFail {
+							wantStuck = Failed
 						}
 					}
 				}

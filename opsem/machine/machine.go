@@ -371,7 +371,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 				pruned |= PrunedUnroll
 				continue
 			}
-			if m.opt.ReadNow && th.Lowered && !assumeHolds(&th.Code[a], st.mem) {
+			if m.opt.ReadNow && th.Lowered && !readsHold(th.Code, a, st.mem) {
 				continue
 			}
 			dst = append(dst, label(t, RuleStep, 0, i))
@@ -384,6 +384,10 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 	case prog.OpAssumeNe:
 		if st.mem[in.X] != in.A {
 			dst = append(dst, step)
+		}
+	case prog.OpSwitch:
+		if i := in.SwitchAlt(st.mem[in.X]); i >= 0 {
+			dst = append(dst, label(t, RuleStep, 0, i))
 		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if st.mid[t] {
@@ -456,6 +460,12 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 	case prog.OpAssumeEq, prog.OpAssumeNe:
 		ev.Kind, ev.Loc, ev.Val = prog.EvLR, in.X, st.mem[in.X]
 		m.record(st, ev, m.slot(st, t, 1))
+	case prog.OpSwitch:
+		// The read and the assume of alternative arg, in one step.
+		ev.Kind, ev.Loc, ev.Val = prog.EvLR, in.X, st.mem[in.X]
+		m.record(st, ev, m.slot(st, t, 1))
+		st.pc[t] = uint16(th.Code[in.Alts[arg]].Next)
+		next = false
 	case prog.OpCAS:
 		if !st.mid[t] {
 			slot := m.slot(st, t, 2)

@@ -101,11 +101,13 @@ type Options struct {
 	// search is one that cuts the full one.
 	Reduce bool
 	// ReadNow is for random walks of a protocol (a lowered thread): a
-	// read there is a branch over the values a location may hold, each
-	// alternative an assume, and a walk that picks a value the location
-	// does not hold waits at the assume, most often for ever. With ReadNow
-	// an alternative that starts with an assume is offered only when the
-	// assume holds now: the branch and its assume act as one read. Every
+	// branch there (a loop head over a test on memory, or a choose of
+	// assumes that did not become a switch) may be followed by reads that
+	// decide whether the alternative can go on, and a walk that picks an
+	// alternative whose reads fail when it gets to them waits there, most
+	// often for ever. With ReadNow an alternative that starts with reads
+	// (assumes, switches) is offered only when they would all pass now:
+	// the branch and its reads act as one read. Every
 	// run of the walks is a run of the machine, and every end reachable
 	// without it stays reachable (a thread that does not commit to a value
 	// early can commit when the value is there); only the distribution of

@@ -30,7 +30,8 @@ const (
 	// NotStuck: a transition is enabled, a bound disabled one, or every
 	// thread has ended and every queue pair is drained (final).
 	NotStuck Stuck = iota
-	// Filtered: a thread waits at an assume whose test fails.
+	// Filtered: a thread waits at an assume whose test fails (or at a
+	// switch none of whose alternatives' tests holds).
 	Filtered
 	// Deadlock: every thread that has not ended waits at a poll with no
 	// operation left to complete.
@@ -79,6 +80,11 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 			waiting = true
 		case prog.OpAssumeNe:
 			if s[in.X] != in.A {
+				return NotStuck
+			}
+			waiting = true
+		case prog.OpSwitch:
+			if in.SwitchAlt(s[in.X]) >= 0 {
 				return NotStuck
 			}
 			waiting = true
@@ -131,7 +137,7 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 		switch in := &m.p.Threads[t].Code[st.pc[t]]; in.Op {
 		case prog.OpFail:
 			return Failed
-		case prog.OpAssumeEq, prog.OpAssumeNe:
+		case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpSwitch:
 			kind = Filtered
 		}
 	}
@@ -150,7 +156,11 @@ func (m *Machine) Waiting(s []byte) string {
 		if in.Op == prog.OpEnd {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s at %s (line %d)", th.Name, m.p.SourceString(in.Stmt), in.Stmt.Pos.Line))
+		what := m.p.SourceString(in.Stmt)
+		if in.Op == prog.OpSwitch && in.Stmt.Src == nil {
+			what = "choose on " + m.p.Locs[in.X].Name
+		}
+		parts = append(parts, fmt.Sprintf("%s at %s (line %d)", th.Name, what, in.Stmt.Pos.Line))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -163,6 +173,32 @@ func assumeHolds(in *prog.Instr, mem []byte) bool {
 		return mem[in.X] == in.A
 	case prog.OpAssumeNe:
 		return mem[in.X] != in.A
+	}
+	return true
+}
+
+// readsHold reports whether the reads that begin at instruction pc of a
+// thread's code (assumes and switches, one after the other) can all be taken
+// in memory mem as it is now: for ReadNow, an alternative of a branch (a
+// loop head's enter or exit, whose test may read several locations) worth
+// offering to a walk.
+func readsHold(code []prog.Instr, pc int, mem []byte) bool {
+	for range code {
+		switch in := &code[pc]; in.Op {
+		case prog.OpAssumeEq, prog.OpAssumeNe:
+			if !assumeHolds(in, mem) {
+				return false
+			}
+			pc = in.Next
+		case prog.OpSwitch:
+			i := in.SwitchAlt(mem[in.X])
+			if i < 0 {
+				return false
+			}
+			pc = code[in.Alts[i]].Next
+		default:
+			return true
+		}
 	}
 	return true
 }

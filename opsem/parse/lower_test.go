@@ -78,8 +78,15 @@ func TestLowerShape(t *testing.T) {
 			"node A { x : 0..3 = 0; y = 0 }\nthread T on A { if (x == 2) { y := 1 } }",
 			func(t *testing.T, p *prog.Program) {
 				c := p.Threads[0].Code
-				if c[0].Op != prog.OpBranch || len(c[0].Alts) != 2 || c[c[0].Alts[0]].Op+c[c[0].Alts[1]].Op != prog.OpAssumeEq+prog.OpAssumeNe {
-					t.Errorf("want choose { assume(x == 2) } or { assume(x != 2) }:\n%s", p.CodeString())
+				if c[0].Op != prog.OpSwitch || c[0].X != 0 || len(c[0].Alts) != 2 || c[c[0].Alts[0]].Op+c[c[0].Alts[1]].Op != prog.OpAssumeEq+prog.OpAssumeNe {
+					t.Errorf("want switch x { assume(x == 2) } or { assume(x != 2) }:\n%s", p.CodeString())
+				}
+				// One read, one alternative per value: x = 2 takes assume(x == 2), any other value the other.
+				for v := 0; v <= prog.MaxValue; v++ {
+					a := &c[c[0].Alts[c[0].SwitchAlt(uint8(v))]]
+					if (a.Op == prog.OpAssumeEq) != (v == 2) {
+						t.Errorf("x = %d takes %s", v, p.StmtString(a.Stmt))
+					}
 				}
 			}},
 		{"a while over memory is a loop head",

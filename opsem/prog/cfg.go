@@ -2,12 +2,14 @@ package prog
 
 // Succ returns the instructions that can follow in in its thread's
 // control-flow graph: a branch's alternatives, none after the end or an
-// error point, and Next after any other instruction.
+// error point, and Next after any other instruction. A switch's are its
+// alternatives, the assumes it takes in the same step as its read: in the
+// graph, as for an analysis, a switch is the choose it replaced.
 func (in *Instr) Succ() []int {
 	switch in.Op {
 	case OpEnd, OpFail:
 		return nil
-	case OpBranch:
+	case OpBranch, OpSwitch:
 		return in.Alts
 	}
 	return []int{in.Next}

@@ -24,9 +24,10 @@ const (
 	OpFail               // an error point: an assertion failed or a value left its range; no step leaves it
 	OpRCAS               // X := rcas(Y, A, B) (Y remote): events naR, naW (on success), nlW on queue pair QP
 	OpRFAA               // X := rfaa(Y, A) (Y remote): events naR, naW, nlW on queue pair QP
+	OpSwitch             // read X once and go on after the one alternative (an assume on X) it satisfies; see switch.go
 )
 
-var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa"}
+var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa", "switch"}
 
 // HasAtomics reports whether some thread of p has a remote atomic.
 func HasAtomics(p *Program) bool { return FirstAtomic(p) != nil }
@@ -76,18 +77,21 @@ func (o Op) String() string {
 //
 // For an OpBranch of a loop, Loop is the loop's number in the thread and
 // Alts[0] enters the body, Alts[1] leaves the loop; for a choose, Loop is -1
-// and Alts holds one entry per branch.
+// and Alts holds one entry per branch. An OpSwitch is a choose whose
+// alternatives are assumes on X (switch.go): Alts are those assumes, Case
+// which one each value of X takes.
 type Instr struct {
 	Op     Op
-	Next   int   // successor, for every op but OpBranch and OpEnd
-	Alts   []int // OpBranch successors
-	Loop   int   // OpBranch: loop number, or -1 for choose
-	X, Y   int   // locations, as in Stmt
-	Z      int   // OpCAS location
-	A, B   uint8 // values
-	QP     int   // OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA: queue-pair index
-	Remote int   // node of the queue pair
-	Stmt   *Stmt // the statement it was compiled from (nil for OpEnd)
+	Next   int     // successor, for every op but OpBranch, OpSwitch and OpEnd
+	Alts   []int   // OpBranch successors; OpSwitch: its alternatives, each an assume on X
+	Case   []int16 // OpSwitch: Case[v] is the index in Alts of the alternative X = v takes, -1 for none
+	Loop   int     // OpBranch: loop number, or -1 for choose
+	X, Y   int     // locations, as in Stmt
+	Z      int     // OpCAS location
+	A, B   uint8   // values
+	QP     int     // OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA: queue-pair index
+	Remote int     // node of the queue pair
+	Stmt   *Stmt   // the statement it was compiled from (nil for OpEnd)
 
 	// PollsLeft[k] bounds the number of polls the thread may still execute on
 	// its queue pair with QP.Local == k on any path
@@ -141,6 +145,9 @@ func Compile(p *Program) error {
 		}
 	}
 	for ti := range p.Threads {
+		if !NoSwitch {
+			switches(&p.Threads[ti])
+		}
 		pollBounds(p, ti)
 	}
 	return bindLabels(p, p.Query.Cond)
@@ -344,7 +351,7 @@ func (c *compiler) moveEndLast(end int) {
 	newIdx[end] = n - 1
 	out := make([]Instr, n)
 	for i, in := range code {
-		if in.Op != OpBranch && in.Op != OpEnd {
+		if in.Op != OpBranch && in.Op != OpSwitch && in.Op != OpEnd {
 			in.Next = newIdx[in.Next]
 		}
 		if in.Alts != nil {

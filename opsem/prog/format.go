@@ -234,6 +234,9 @@ func (p *Program) CodeString() string {
 				}
 				text = kind
 				next = fmt.Sprint(in.Alts)
+			case OpSwitch:
+				text = "switch " + p.Locs[in.X].Name
+				next = fmt.Sprint(in.Alts)
 			default:
 				text = p.StmtString(in.Stmt)
 				if in.Op != OpFail {

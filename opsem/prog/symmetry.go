@@ -434,7 +434,7 @@ func instrText(in *Instr) string {
 // sameInstr compares in renamed by r with out; it says how they differ, or
 // "" when they do not.
 func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
-	if in.Op != out.Op || in.Next != out.Next || in.Loop != out.Loop || !slices.Equal(in.Alts, out.Alts) ||
+	if in.Op != out.Op || in.Next != out.Next || in.Loop != out.Loop || !slices.Equal(in.Alts, out.Alts) || !slices.Equal(in.Case, out.Case) ||
 		!slices.Equal(in.PollsLeft, out.PollsLeft) {
 		return "different control flow"
 	}
@@ -461,7 +461,7 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 	}
 	var msg string
 	switch in.Op {
-	case OpWrite, OpAssumeEq, OpAssumeNe:
+	case OpWrite, OpAssumeEq, OpAssumeNe, OpSwitch:
 		msg = differ(in.X, out.X)
 	case OpCAS:
 		if msg = differ(in.X, out.X); msg == "" {

@@ -89,8 +89,8 @@ func TestSpinParsesCorpus(t *testing.T) {
 }
 
 // outcomeFiles are small corpus programs that exercise every rule, polls,
-// fences, CAS, choose, loops (with and without the max-inflight bound
-// cutting) and dead locations.
+// fences, CAS, choose, switches, loops (with and without the max-inflight
+// bound cutting) and dead locations.
 var outcomeFiles = []outcomeCase{
 	{"paper-5.1.rdma", 0, 0},
 	{"PUT-LW.rdma", 0, 0},
@@ -108,6 +108,9 @@ var outcomeFiles = []outcomeCase{
 	{"rule-loop-gets-reorder.rdma", 2, 1},
 	{"ppo-33-LOOP-PUT-POLL.rdma", 2, 0},
 	{"paper-vass-loop.rdma", 0, 0},
+	// Protocols: their reads are switches, with error points.
+	{"../protocols/seqlock-get.rdma", 0, 0},
+	{"../protocols/xprtrdma-reuse.rdma", 0, 0},
 }
 
 type outcomeCase struct {

@@ -102,8 +102,14 @@ func (g *robustGen) instr(t, pc int) {
 		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvNF, loc: -1, qp: in.QP, next: in.Next, what: text})
 	case prog.OpPoll:
 		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvPoll, loc: -1, qp: in.QP, next: in.Next, what: text})
+	case prog.OpSwitch:
+		// One read of X: the assume of each alternative, taken from here.
+		for _, a := range in.Alts {
+			alt := &th.Code[a]
+			g.read(t, a, pc, at, fmt.Sprintf("%s: %s (line %d)", th.Name, g.p.StmtString(alt.Stmt), alt.Stmt.Pos.Line))
+		}
 	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut:
-		g.read(t, pc, at, text)
+		g.read(t, pc, pc, at, text)
 		if in.Op != prog.OpAssumeEq && in.Op != prog.OpAssumeNe {
 			// The second event writes the value read.
 			s := &step{t: t, pc: pc, guard: []string{at, fmt.Sprintf("mid%d", t)}, kind: prog.EvLW, loc: in.X, qp: -1,
@@ -131,7 +137,10 @@ func (g *robustGen) notMid(t int, at string) []string {
 // location l: in tau1 it reads m1; in tau2 it reads m2 where tau2 wrote,
 // else the boundary guess, guessing it (one option per value of the
 // location's domain) where it is not fixed yet.
-func (g *robustGen) read(t, pc int, at, text string) {
+//
+// from is the thread's instruction when it is not pc: a switch, whose
+// alternative pc is.
+func (g *robustGen) read(t, pc, from int, at, text string) {
 	in := &g.p.Threads[t].Code[pc]
 	l, kind, mid, qp := in.X, prog.EvLR, false, -1
 	switch in.Op {
@@ -173,7 +182,7 @@ func (g *robustGen) read(t, pc int, at, text string) {
 			if src.guard != "" {
 				base = append(base, src.guard)
 			}
-			s := step{t: t, pc: pc, kind: kind, loc: l, qp: qp, part: part, toMid: mid, next: in.Next, pre: src.pre}
+			s := step{t: t, pc: from, kind: kind, loc: l, qp: qp, part: part, toMid: mid, next: in.Next, pre: src.pre}
 			if mid {
 				s.pre = append(append([]string(nil), src.pre...), fmt.Sprintf("val%d = %s", t, src.val))
 			}

@@ -105,6 +105,18 @@ func (g *gen) moveTo(t, pc, next, added, polled int) []string {
 	return out
 }
 
+// assume writes the option of the assume at instruction a of thread t,
+// taken from instruction pc (a itself, or the switch whose alternative it
+// is).
+func (g *gen) assume(t, pc, a int, at, text string) {
+	in := &g.p.Threads[t].Code[a]
+	op := "=="
+	if in.Op == prog.OpAssumeNe {
+		op = "!="
+	}
+	g.step(fmt.Sprintf("%s && %s %s %d", at, g.loc(in.X), op, in.A), text, g.moveTo(t, pc, in.Next, -1, -1))
+}
+
 // instr writes the options of instruction pc of thread t.
 func (g *gen) instr(t, pc int) {
 	th := &g.p.Threads[t]
@@ -151,11 +163,13 @@ func (g *gen) instr(t, pc int) {
 	case prog.OpWrite:
 		g.step(at, text, append(write(in.X, fmt.Sprint(in.A)), g.moveTo(t, pc, in.Next, -1, -1)...))
 	case prog.OpAssumeEq, prog.OpAssumeNe:
-		op := "=="
-		if in.Op == prog.OpAssumeNe {
-			op = "!="
+		g.assume(t, pc, pc, at, text)
+	case prog.OpSwitch:
+		// One read of X: the assume of each alternative, taken from here.
+		for _, a := range in.Alts {
+			alt := &th.Code[a]
+			g.assume(t, pc, a, at, fmt.Sprintf("%s (line %d)", g.p.StmtString(alt.Stmt), alt.Stmt.Pos.Line))
 		}
-		g.step(fmt.Sprintf("%s && %s %s %d", at, g.loc(in.X), op, in.A), text, g.moveTo(t, pc, in.Next, -1, -1))
 	case prog.OpCAS:
 		reg := fmt.Sprintf("reg%d", t)
 		eff := []string{fmt.Sprintf("%s = %s", reg, g.loc(in.Z)),

@@ -54,6 +54,8 @@ func Lowered(file string, p *prog.Program) LoweredJSON {
 				ij.Text = "loop"
 			case in.Op == prog.OpBranch:
 				ij.Text = "choose"
+			case in.Op == prog.OpSwitch:
+				ij.Text = "switch " + p.Locs[in.X].Name
 			default:
 				ij.Text = p.StmtString(in.Stmt)
 			}
