@@ -349,12 +349,18 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 				if b = e.inRange(s.casB.pos, "a value", b.v, valRange{0, prog.MaxValue}); b.stop() {
 					return b.pc
 				}
+				// The value an rcas may swap in is known here: it is
+				// checked against y's range where the rcas is issued,
+				// as a cas's is.
+				if b = e.inRange(s.casB.pos, p.Locs[y].Name, b.v, lw.ranges[y]); b.stop() {
+					return b.pc
+				}
 				st.Kind, op, st.B = prog.SRCAS, prog.OpRCAS, uint8(b.v)
 				sp.dom.add(y, b.v)
 			} else {
-				sp.dom.adds = append(sp.dom.adds, [2]int{y, a.v})
+				sp.dom.adds = append(sp.dom.adds, domEdge{from: y, to: y, d: a.v, w: sp.writer()})
 			}
-			sp.dom.edges = append(sp.dom.edges, [2]int{y, x})
+			sp.edge(y, x)
 			return sp.emit(instr(op, st, next(regs)))
 		case s.casZ != nil:
 			z, v := e.locRef(s.casZ)
@@ -382,7 +388,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 			st := sp.stmt(prog.SCAS)
 			st.X, st.Z, st.A, st.B = x, z, uint8(a.v), uint8(b.v)
 			sp.dom.add(z, b.v)
-			sp.dom.edges = append(sp.dom.edges, [2]int{z, x})
+			sp.edge(z, x)
 			return sp.emit(instr(prog.OpCAS, st, next(regs)))
 		case e.isLoc(rhs):
 			y, v := e.locRef(rhs)
@@ -410,7 +416,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 			if st.Kind == prog.SPut {
 				op = prog.OpPut
 			}
-			sp.dom.edges = append(sp.dom.edges, [2]int{y, x})
+			sp.edge(y, x)
 			return sp.emit(instr(op, st, next(regs)))
 		}
 		w := e.eval(rhs)

@@ -94,6 +94,9 @@ type valRange struct{ lo, hi int }
 
 func (r valRange) String() string { return fmt.Sprintf("%d..%d", r.lo, r.hi) }
 
+// has reports whether v is in r.
+func (r valRange) has(v int) bool { return r.lo <= v && v <= r.hi }
+
 func (lw *lowerer) errorf(pos prog.Pos, format string, args ...any) {
 	if len(lw.errs) < 10 {
 		lw.errs = append(lw.errs, &Error{File: lw.file, Pos: pos, Msg: fmt.Sprintf(format, args...)})
@@ -397,7 +400,7 @@ func (lw *lowerer) finish(f *rawFile) {
 	if f.query == nil {
 		var c *prog.Cond
 		for t := range p.Threads {
-			if !hasFail(p.Threads[t].Code) {
+			if !hasFail(p.Threads[t].Code) && !p.RangeWriter(t) {
 				continue
 			}
 			at := &prog.Cond{Op: prog.CFail, Thread: t}

@@ -526,9 +526,13 @@ func stopBound(s explore.Stop, opt Options) string {
 	return s.String()
 }
 
-// HasErrorPoints reports whether a thread of p has an error point
-// (prog.OpFail): an assertion, or a value that can leave its range.
+// HasErrorPoints reports whether a run of p may stop at an error point: a
+// thread's prog.OpFail (an assertion, a value that can leave its range) or
+// a location's checked range (prog.Range).
 func HasErrorPoints(p *prog.Program) bool {
+	if prog.HasRangeChecks(p) {
+		return true
+	}
 	for t := range p.Threads {
 		for _, in := range p.Threads[t].Code {
 			if in.Op == prog.OpFail {
@@ -539,9 +543,13 @@ func HasErrorPoints(p *prog.Program) bool {
 	return false
 }
 
-// ErrorAt describes the first thread of cfg stopped at an error point, "T at
-// line L: what failed", or returns "".
+// ErrorAt describes the error point cfg is stopped at, "T at line L: what
+// failed" (a location out of its range first, then the first thread at
+// one), or returns "".
 func ErrorAt(p *prog.Program, cfg prog.Config) string {
+	if l := p.OutOfRange(cfg); l >= 0 {
+		return p.RangeError(l, cfg.Mem(l))
+	}
 	for t := range p.Threads {
 		pc, _ := cfg.PC(t)
 		if in := &p.Threads[t].Code[pc]; in.Op == prog.OpFail {
