@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,8 +20,8 @@ import (
 
 // Options are a parse's settings.
 type Options struct {
-	// Params overrides the file's `param` declarations (and may set
-	// parameters it does not declare): --param N=4.
+	// Params overrides the file's `param` declarations: --param N=4. A
+	// name the file does not declare is an error.
 	Params map[string]int
 }
 
@@ -459,9 +460,14 @@ func (lw *lowerer) nameIndices(c *rawCond) {
 	lw.nameIndices(c.r)
 }
 
-// setParams evaluates the file's params, overridden or completed by opt.
+// setParams evaluates the file's params, overridden by opt. A param of opt
+// that the file does not declare is an error naming the file's params:
+// --param n=2 on a file that declares N would otherwise run with the file's
+// N, silently.
 func (lw *lowerer) setParams(f *rawFile, opt Options) {
+	var declared []string
 	for _, pr := range f.params {
+		declared = append(declared, pr.name.text)
 		if _, dup := lw.params[pr.name.text]; dup {
 			lw.errorf(pr.name.pos, "param %s declared twice", pr.name.text)
 			continue
@@ -474,9 +480,30 @@ func (lw *lowerer) setParams(f *rawFile, opt Options) {
 			lw.params[pr.name.text] = v
 		}
 	}
-	for name, v := range opt.Params {
-		if _, ok := lw.params[name]; !ok {
-			lw.params[name] = v
+	names := make([]string, 0, len(opt.Params))
+	for name := range opt.Params {
+		if !slices.Contains(declared, name) {
+			names = append(names, name)
 		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		pos := prog.Pos{Line: 1, Col: 1}
+		if len(f.params) > 0 {
+			pos = f.params[0].name.pos
+		}
+		msg := fmt.Sprintf("--param %s=%d: the file declares no param %s", name, opt.Params[name], name)
+		switch {
+		case len(declared) == 0:
+			msg += fmt.Sprintf("; it declares none (drop --param, or declare it: param %s = %d)", name, opt.Params[name])
+		default:
+			msg += "; its params: " + strings.Join(declared, ", ")
+			for _, d := range declared {
+				if strings.EqualFold(d, name) {
+					msg += " (did you mean " + d + "?)"
+				}
+			}
+		}
+		lw.errorf(pos, "%s", msg)
 	}
 }
