@@ -313,6 +313,9 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 			return root
 		}
 	}
+	if sp.constOperands(s) {
+		return -1
+	}
 	root, _ := sp.decide(nil, func(e *evalCtx) int {
 		x, v := e.locRef(lhs)
 		if v.stop() {
@@ -430,6 +433,39 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 		return sp.write(e, s, x, w.v, next(regs))
 	})
 	return root
+}
+
+// constOperands reports each operand of a cas, an rcas or an rfaa in s
+// that is a constant (numbers and params) outside 0..255 as a mistake at
+// its position, as the core format does (docs/FORMAT-ATOMICS.md): no run
+// could use it, so it is no error point. It reports whether there was one.
+func (sp *specialiser) constOperands(s *rawStmt) bool {
+	op := s.atomic
+	if op == "" {
+		if s.casZ == nil {
+			return false
+		}
+		op = "cas"
+	}
+	names := [2]string{"the value compared", "the value swapped in"}
+	if op == "rfaa" {
+		names[0] = "the value added"
+	}
+	bad := false
+	for i, x := range []*rawExpr{s.casA, s.casB} {
+		if x == nil {
+			continue
+		}
+		v, err := evalConst(x, func(n string) (int, bool) {
+			v, ok := sp.lw.params[n]
+			return v, ok
+		})
+		if err == nil && (v < 0 || v > prog.MaxValue) {
+			sp.lw.errorf(x.pos, "%s: %s, %d, is outside 0..%d, the values a location holds", op, names[i], v, prog.MaxValue)
+			bad = true
+		}
+	}
+	return bad
 }
 
 // write emits the local write x := v, checking v against x's range.

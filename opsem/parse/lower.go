@@ -99,8 +99,16 @@ func (r valRange) String() string { return fmt.Sprintf("%d..%d", r.lo, r.hi) }
 func (r valRange) has(v int) bool { return r.lo <= v && v <= r.hi }
 
 func (lw *lowerer) errorf(pos prog.Pos, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, e := range lw.errs {
+		if e.Pos == pos && e.Msg == msg {
+			// A statement is specialised once per register valuation
+			// (and again while the domains grow): say it once.
+			return
+		}
+	}
 	if len(lw.errs) < 10 {
-		lw.errs = append(lw.errs, &Error{File: lw.file, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+		lw.errs = append(lw.errs, &Error{File: lw.file, Pos: pos, Msg: msg})
 	}
 }
 

@@ -395,7 +395,10 @@ func (sp *specialiser) head(pc, enter, exit int) {
 	sp.code[pc] = in
 	sp.jump[pc] = false
 	sp.heads[pc] = body
-	if len(in.Alts) == 0 {
+	if len(in.Alts) == 0 && sp.lw.errs == nil {
+		// Without another error first: a test that could not be
+		// compiled (a remote read) leaves no alternative either, and
+		// its error says why.
 		sp.lw.errorf(sp.cur.s.pos, "this loop can neither run nor end")
 	}
 }
