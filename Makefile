@@ -9,9 +9,14 @@ CORPUS      := corpus/litmus/*.rdma
 all: build
 
 # rdmasim embeds the playground (rdmasim serve), so the WebAssembly build
-# comes first.
+# comes first. rdmasim --version prints the revision and whether the tree was
+# modified: Go stamps them itself unless GOFLAGS has -buildvcs=false, so they
+# are passed by -ldflags too (empty outside a git checkout).
+VCS_REVISION := $(shell git rev-parse HEAD 2>/dev/null)
+VCS_MODIFIED := $(shell test -n "$$(git status --porcelain 2>/dev/null)" && echo true || echo false)
+VCS_LDFLAGS  := -X main.vcsRevision=$(VCS_REVISION) -X main.vcsModified=$(VCS_MODIFIED)
 build: wasm
-	$(GO) build -o $(BIN) ./cmd/rdmasim
+	$(GO) build -ldflags '$(VCS_LDFLAGS)' -o $(BIN) ./cmd/rdmasim
 
 # The playground's WebAssembly build and Go's loader for it, beside the
 # committed page (cmd/rdmasim/web/static; both files are build artifacts,
