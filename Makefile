@@ -69,17 +69,22 @@ tools:
 	  echo "warning: could not install spin; SPIN comparison tests will be skipped outside CI"; }
 
 # The full suite, as CI runs it (the playground's browser test needs the
-# WebAssembly build embedded in the test binary, hence wasm first).
+# WebAssembly build embedded in the test binary, hence wasm first). No test
+# depends on the machine's speed (counts are bounded, not time budgets), but
+# the longest packages under -race (corpus, cmd/rdmasim, corpus/surface,
+# explore) take minutes each on a busy 2-core host: TEST_TIMEOUT replaces go
+# test's 10-minute default per package with room for a loaded machine.
+TEST_TIMEOUT ?= 30m
 test: wasm vet
-	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run 'Reduce' ./opsem/machine/
-	$(GO) test -count=1 -tags rdmasim_broken -run Broken ./corpus/fuzz/
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Reduce' ./opsem/machine/
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags rdmasim_broken -run Broken ./corpus/fuzz/
 
 # The edit-test loop: every package without the race detector, and with
 # -short, which leaves out the long fuzz, kill and scale tests (about a
 # minute; make test stays the whole suite).
 test-short: wasm
-	$(GO) test -short -count=1 ./...
+	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # The Go benchmarks (bench-go), then the time-to-verdict table (bench-verdicts).
 bench: bench-go bench-verdicts
