@@ -36,10 +36,11 @@ web: build
 # and SC, with its witness run), then every .rdma file of corpus/ (litmus
 # tests, benchmarks, the fuzzer's regression tests) under every semantics
 # against its expect lines: the files that fail, if any, and the totals
-# last (`rdmasim corpus -v corpus/` prints the row of every file).
+# last (`rdmasim corpus -v corpus/` prints the row of every file); --progress
+# prints a line per file checked on stderr meanwhile.
 run: build
 	./$(BIN) check -w corpus/litmus/PUT-LW.rdma
-	./$(BIN) corpus --strict corpus/
+	./$(BIN) corpus --strict --progress corpus/
 
 # Every .rdma file under corpus/ through every semantics, against its expect
 # lines (exit 1 on a failure, or on an expectation no complete search confirmed).
