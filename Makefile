@@ -9,9 +9,14 @@ CORPUS      := corpus/litmus/*.rdma
 all: build
 
 # rdmasim embeds the playground (rdmasim serve), so the WebAssembly build
-# comes first.
+# comes first. rdmasim --version prints the revision and whether the tree was
+# modified: Go stamps them itself unless GOFLAGS has -buildvcs=false, so they
+# are passed by -ldflags too (empty outside a git checkout).
+VCS_REVISION := $(shell git rev-parse HEAD 2>/dev/null)
+VCS_MODIFIED := $(shell test -n "$$(git status --porcelain 2>/dev/null)" && echo true || echo false)
+VCS_LDFLAGS  := -X main.vcsRevision=$(VCS_REVISION) -X main.vcsModified=$(VCS_MODIFIED)
 build: wasm
-	$(GO) build -o $(BIN) ./cmd/rdmasim
+	$(GO) build -ldflags '$(VCS_LDFLAGS)' -o $(BIN) ./cmd/rdmasim
 
 # The playground's WebAssembly build and Go's loader for it, beside the
 # committed page (cmd/rdmasim/web/static; both files are build artifacts,
@@ -31,10 +36,11 @@ web: build
 # and SC, with its witness run), then every .rdma file of corpus/ (litmus
 # tests, benchmarks, the fuzzer's regression tests) under every semantics
 # against its expect lines: the files that fail, if any, and the totals
-# last (`rdmasim corpus -v corpus/` prints the row of every file).
+# last (`rdmasim corpus -v corpus/` prints the row of every file); --progress
+# prints a line per file checked on stderr meanwhile.
 run: build
 	./$(BIN) check -w corpus/litmus/PUT-LW.rdma
-	./$(BIN) corpus --strict corpus/
+	./$(BIN) corpus --strict --progress corpus/
 
 # Every .rdma file under corpus/ through every semantics, against its expect
 # lines (exit 1 on a failure, or on an expectation no complete search confirmed).
@@ -64,17 +70,22 @@ tools:
 	  echo "warning: could not install spin; SPIN comparison tests will be skipped outside CI"; }
 
 # The full suite, as CI runs it (the playground's browser test needs the
-# WebAssembly build embedded in the test binary, hence wasm first).
+# WebAssembly build embedded in the test binary, hence wasm first). No test
+# depends on the machine's speed (counts are bounded, not time budgets), but
+# the longest packages under -race (corpus, cmd/rdmasim, corpus/surface,
+# explore) take minutes each on a busy 2-core host: TEST_TIMEOUT replaces go
+# test's 10-minute default per package with room for a loaded machine.
+TEST_TIMEOUT ?= 30m
 test: wasm vet
-	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run 'Reduce' ./opsem/machine/
-	$(GO) test -count=1 -tags rdmasim_broken -run Broken ./corpus/fuzz/
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Reduce' ./opsem/machine/
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags rdmasim_broken -run Broken ./corpus/fuzz/
 
 # The edit-test loop: every package without the race detector, and with
 # -short, which leaves out the long fuzz, kill and scale tests (about a
 # minute; make test stays the whole suite).
 test-short: wasm
-	$(GO) test -short -count=1 ./...
+	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # The Go benchmarks (bench-go), then the time-to-verdict table (bench-verdicts).
 bench: bench-go bench-verdicts

@@ -199,12 +199,19 @@ func writeResult(b *strings.Builder, p *prog.Program, r *verdict.Result) {
 	}
 	s := r.Search
 	fmt.Fprintf(b, "Explored %s, %s, depth %d: %s\n", plural(s.States, "configuration"), plural(s.Transitions, "transition"), s.MaxDepth, coverage(r.Coverage(), r.Bound))
-	fmt.Fprintf(b, "Ends %d final, %d filtered, %d deadlocked\n", r.Finals, r.Filtered, r.Deadlocks)
+	fmt.Fprintf(b, "Ends %d final, %d filtered, %d deadlocked", r.Finals, r.Filtered, r.Deadlocks)
+	if r.Failed > 0 {
+		fmt.Fprintf(b, ", %d at an error point", r.Failed)
+	}
+	fmt.Fprintln(b)
 	if r.Deadlocks > 0 {
 		fmt.Fprintf(b, "Deadlock %s\n", r.DeadlockAt)
 	}
+	if r.ErrorAt != "" {
+		fmt.Fprintf(b, "Error %s\n", r.ErrorAt)
+	}
 	if r.Vacuous() {
-		fmt.Fprintln(b, "Vacuous: no run ends and some deadlock")
+		fmt.Fprintln(b, "Vacuous: no run ends and some deadlock or stops at an error point")
 	}
 	if r.Symmetry != "" {
 		fmt.Fprintf(b, "Symmetry %s\n", r.Symmetry)

@@ -47,7 +47,8 @@ const (
 	StateLimit
 	// TimeLimit means Options.Timeout elapsed.
 	TimeLimit
-	// Canceled means the context passed to Run was done.
+	// Canceled means the context passed to Run was done: the search was
+	// interrupted (String says so, as every report does).
 	Canceled
 	// Stopped means Options.Visit returned false.
 	Stopped
@@ -61,7 +62,7 @@ var stopNames = [...]string{
 	Complete:    "complete",
 	StateLimit:  "state limit",
 	TimeLimit:   "time limit",
-	Canceled:    "canceled",
+	Canceled:    "interrupted",
 	Stopped:     "stopped",
 	MemoryLimit: "memory limit",
 }

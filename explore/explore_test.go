@@ -846,7 +846,7 @@ func TestLIFO(t *testing.T) {
 func TestStopString(t *testing.T) {
 	for s, want := range map[Stop]string{
 		Complete: "complete", StateLimit: "state limit", TimeLimit: "time limit",
-		Canceled: "canceled", Stopped: "stopped", Stop(9): "Stop(9)",
+		Canceled: "interrupted", Stopped: "stopped", Stop(9): "Stop(9)",
 	} {
 		if got := s.String(); got != want {
 			t.Errorf("Stop(%d).String() = %q, want %q", int(s), got, want)

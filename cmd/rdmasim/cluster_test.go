@@ -74,7 +74,7 @@ func TestExploreCluster(t *testing.T) {
 		files,
 		{"--semantics", "sc", litmus + "SB-PUT.rdma", litmus + "paper-5.1.rdma", "testdata/deadlock.rdma"},
 		{"--max-states", "5000", "../../corpus/bench/mp3.rdma"},
-		{"--param", "M=4", "../../corpus/protocols/farm-ring.rdma", "../../corpus/protocols/abp.rdma"},
+		{"--param", "M=4", "../../corpus/protocols/farm-ring.rdma", "../../corpus/protocols/farm-ring-readback.rdma"},
 	} {
 		want, _ := exploreJSON(t, args...)
 		got, workers := exploreJSON(t, append([]string{"--cluster", "local:3"}, args...)...)

@@ -94,10 +94,16 @@ func cmdCorpus(ctx context.Context, args []string, e *env) int {
 			return exitInternal
 		}
 	} else {
-		for _, file := range files {
+		// --progress (or a terminal): a line per file checked, so that a
+		// run of the whole corpus (make run) shows how far it is.
+		showProgress := sf.progress || e.isTerminal && !sf.json
+		for i, file := range files {
 			add(suite.Check(ctx, file, sopt))
 			if ctx.Err() != nil {
 				break
+			}
+			if showProgress {
+				e.progress.work("corpus", "files", uint64(i+1), uint64(len(files)), time.Since(start), file)
 			}
 		}
 	}

@@ -111,6 +111,25 @@ func TestCorpusFiles(t *testing.T) {
 	}
 }
 
+// TestCorpusProgress: with --progress, a line per file checked on stderr
+// (make run's corpus run shows how far it is), none without.
+func TestCorpusProgress(t *testing.T) {
+	for _, progress := range []bool{false, true} {
+		args := []string{"corpus", "../../corpus/regress"}
+		if progress {
+			args = append(args[:1], "--progress", args[1])
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout.String(), stderr.String())
+		}
+		n := strings.Count(stderr.String(), "rdmasim: corpus: ")
+		if progress && (n == 0 || !strings.Contains(stderr.String(), " files (")) || !progress && n != 0 {
+			t.Errorf("%v: %d progress lines:\n%s", args, n, stderr.String())
+		}
+	}
+}
+
 // TestCorpusJSON: one JSON object per file, with the status of every
 // expect line under every semantics that checked it.
 func TestCorpusJSON(t *testing.T) {

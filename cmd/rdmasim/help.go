@@ -102,6 +102,14 @@ func cmdHelp(ctx context.Context, args []string, e *env) int {
 }
 
 // cmdVersion prints "rdmasim VERSION (GO VERSION)".
+// The VCS revision the binary was built from and whether the tree was
+// modified ("true"), set by the Makefile's -ldflags -X for builds whose
+// GOFLAGS turn Go's own VCS stamp off (-buildvcs=false); empty otherwise.
+var (
+	vcsRevision string
+	vcsModified string
+)
+
 func cmdVersion(_ context.Context, args []string, e *env) int {
 	fs := newFlagSet("version", e)
 	if code := parseFlags(fs, args, e, "version"); code >= 0 {
@@ -112,6 +120,6 @@ func cmdVersion(_ context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	bi, ok := debug.ReadBuildInfo()
-	fmt.Fprintln(e.stdout, report.VersionLine(bi, ok))
+	fmt.Fprintln(e.stdout, report.VersionLine(report.WithRevision(bi, vcsRevision, vcsModified), ok))
 	return exitOK
 }

@@ -61,6 +61,7 @@ func TestGolden(t *testing.T) {
 		{"protocol-robust-not-symmetric", []string{"robust", "--method", "decide", "--param", "N=3", "testdata/protocol-family.rdma"}, exitOK},
 		{"protocol-bad", []string{"check", "testdata/protocol-bad.rdma"}, exitUsage},
 		{"protocol-bad-param", []string{"check", "--param", "N", "testdata/protocol-family.rdma"}, exitUsage},
+		{"protocol-undeclared-param", []string{"check", "--param", "n=3", "testdata/protocol-family.rdma"}, exitUsage},
 		{"run-seed-1", []string{"run", "--seed", "1", litmus + "paper-5.1.rdma"}, exitOK},
 		{"run-bad-unroll", []string{"run", "--unroll", "-1", litmus + "paper-5.1.rdma"}, exitUsage},
 		{"run-sc-json", []string{"run", "--json", "--semantics", "sc", "--seed", "7", litmus + "SB-PUT.rdma"}, exitOK},

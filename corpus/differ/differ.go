@@ -496,7 +496,10 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 	if !rd.KarpMiller {
 		// The instrumented machine is finite: the Karp–Miller search of it
 		// must give explore's answer.
-		km, err := decide.Decide(ctx, r.Program, decide.Options{KarpMiller: true, NoWitness: true, Settings: explore.Settings{MaxStates: opt.MaxStates}})
+		// As robust.Decide, on the program without its range checks
+		// (prog.WithoutRangeChecks), which the decider refuses.
+		rp, _ := prog.WithoutRangeChecks(r.Program)
+		km, err := decide.Decide(ctx, rp, decide.Options{KarpMiller: true, NoWitness: true, Settings: explore.Settings{MaxStates: opt.MaxStates}})
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"rdmasim/opsem/prog"
 	"rdmasim/opsem/promela"
 	"rdmasim/opsem/verdict"
 )
@@ -28,6 +29,10 @@ func (r *Report) spin(ctx context.Context, vopt verdict.Options, ro promela.RunO
 	}
 	for i, k := range []Kind{SpinRDMA, SpinSC} {
 		m := r.Machine[i]
+		if prog.HasRangeChecks(r.Program) {
+			r.Skipped = append(r.Skipped, Skip{string(k), "the Promela models do not check the ranges of NIC writes (prog.Range)"})
+			continue
+		}
 		if m.Search.Stop != 0 {
 			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + m.Bound})
 			continue

@@ -77,7 +77,8 @@ func (r *Report) symmetric(ctx context.Context, opt Options, rd *robust.Result) 
 		return nil // nothing to compare: no group, or a search that is not reduced
 	}
 	r.Symmetric = true
-	rs, err := decide.Decide(ctx, r.Program, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates, Symmetry: true}})
+	rp, _ := prog.WithoutRangeChecks(r.Program) // as robust.Decide
+	rs, err := decide.Decide(ctx, rp, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates, Symmetry: true}})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()

@@ -178,6 +178,12 @@ func exploreSC(ctx context.Context, p *prog.Program, limit int) (Behaviours, err
 			finals[string(mem)] = true
 			return true
 		}
+		if l := p.OutOfRange(cfg); l >= 0 {
+			// A write left l's range: the run stops (prog.Range). The
+			// interpreter names it alike, without a thread.
+			r := p.Locs[l].Check
+			errs[parse.ErrorPoint{Msg: prog.RangeMsg(p.Locs[l].Name, cfg.Mem(l), r.Lo, r.Hi)}] = true
+		}
 		for t := range p.Threads {
 			pc, _ := cfg.PC(t)
 			if in := &p.Threads[t].Code[pc]; in.Op == prog.OpFail {

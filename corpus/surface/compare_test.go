@@ -41,7 +41,7 @@ thread U on B {
   reg r
   r := y
 }
-`, []string{"U at line 7: the value 2 of y is outside its range 0..1"}, 1, false},
+`, []string{"the value 2 written into y leaves its range 0..1"}, 0, false},
 	{"short-circuit-guards-division", `
 node A { x = 0; d = 0 }
 thread T on A {
@@ -137,7 +137,7 @@ thread T on A {
   ok := x + z
 }
 thread U on A { z := 3 }
-`, []string{"T at line 5: the value 3 of x is outside its range 0..1"}, 2, false},
+`, []string{"the value 3 written into x leaves its range 0..1"}, 2, false},
 	{"cas-new-value-out-of-range", `
 node A { z : 0..1 = 0; x = 0 }
 thread T on A {

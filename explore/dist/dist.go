@@ -268,7 +268,11 @@ func (p *publisher) pub(subj string, body []byte, hs map[string]string) error {
 	for k, v := range hs {
 		m.Header.Set(k, v)
 	}
-	f, err := p.js.PublishMsgAsync(m)
+	// Past WithPublishAsyncMaxPending messages not yet stored, a publish
+	// waits for the server; its default patience (200 ms) runs out on a
+	// loaded machine (ErrTooManyStalledMsgs failed corpus --cluster under
+	// four CPU-bound processes): wait as long as a request may.
+	f, err := p.js.PublishMsgAsync(m, jetstream.WithStallWait(stallWait))
 	if err != nil {
 		return fmt.Errorf("dist: publishing on %s: %w", subj, err)
 	}
@@ -290,6 +294,10 @@ func (p *publisher) flush(ctx context.Context) error {
 	p.pending = p.pending[:0]
 	return nil
 }
+
+// stallWait is how long a publish waits for the server to store the
+// messages published before it (see publisher.pub): as long as a request.
+const stallWait = 30 * time.Second
 
 // newJS returns the JetStream context of nc, with a bound on the messages
 // published and not yet stored, and a patient timeout for requests: a

@@ -52,6 +52,23 @@ func Enumerate(ctx context.Context, p *prog.Program, opt Options, partial bool, 
 	return st, e.err
 }
 
+// outOfRange reports whether a write of the leaf st writes a value outside
+// its location's checked range (prog.Range): the machines stop the run at
+// that write, so the trace has no final memory.
+func (e *engine) outOfRange(st *state) bool {
+	locs := e.pr.p.Locs
+	for i := range e.ev {
+		ev := &e.ev[i]
+		if !ev.IsWrite() || ev.Loc < 0 || locs[ev.Loc].Check == nil || st.wv[i] < 0 {
+			continue
+		}
+		if r, v := locs[ev.Loc].Check, uint8(st.wv[i]); v < r.Lo || v > r.Hi {
+			return true
+		}
+	}
+	return false
+}
+
 // memSet collects distinct memories.
 type memSet map[string]bool
 
@@ -90,6 +107,11 @@ func Outcomes(ctx context.Context, p *prog.Program, opt Options) (rdma, sc [][]u
 			r, c := e.flags(s)
 			if mode == PruneRDMA && !r || mode == PruneSC && !c {
 				return true // only remote atomics' axioms, checked here, fail
+			}
+			if e.outOfRange(s) {
+				// The run stops at the write out of its range: it is
+				// an error point, not a final outcome (prog.Range).
+				return true
 			}
 			if mode == PruneRDMA && r {
 				st.RDMA++

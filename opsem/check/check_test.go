@@ -18,7 +18,9 @@ const (
 	putLW = "node A { x = 1 }\nnode B { z = 0 }\nthread T0 on A { z := x; x := 2 }\nexists (z = 2)\n" +
 		"expect rdma allowed\nexpect sc forbidden\nexpect robust no\n"
 	deadlock = "node A { x = 0 }\nnode B { y = 0 }\nthread T0 on A { y := x; poll(B); poll(B) }\nexists (y = 1)\nexpect rdma forbidden\n"
-	reach    = "node A { x = 1 }\nnode B { z = 0 }\nthread T0 on A { z := x; x := 2 }\nreach T0@end\nexpect rdma allowed\n"
+	// allFail overflows d's range in every run: no run ends.
+	allFail = "param N = 3\nnode A { d : 0..2 = 0; x = 0 }\nthread T on A {\n  reg r\n  r := N\n  d := r\n  x := 1\n}\nexists (x = 1)\nexpect rdma forbidden\nexpect sc forbidden\n"
+	reach   = "node A { x = 1 }\nnode B { z = 0 }\nthread T0 on A { z := x; x := 2 }\nreach T0@end\nexpect rdma allowed\n"
 )
 
 // tooLarge returns a program of n local writes and a put: more events than
@@ -51,6 +53,8 @@ func TestAnswer(t *testing.T) {
 		{"both", putLW, Both, []expect.Status{expect.OK, expect.OK, expect.OK}, "Model rdma: agrees (2 outcomes)", false, false, false, "Model sc: agrees (1 outcome)"},
 		{"both reach", reach, Both, []expect.Status{expect.OK}, "Model: not compared (reach queries are answered by the machines only)", false, false, false, "Test PUT-LW Reachable"},
 		{"deadlock", deadlock, Machine, []expect.Status{expect.Vacuous}, "", false, true, true, "Vacuous: no run of the program ends"},
+		{"all fail", allFail, Machine, []expect.Status{expect.Vacuous, expect.Vacuous}, "", false, true, true,
+			"Semantics rdma\nError T at line 6: the value 3 leaves the range 0..2 of d\n"},
 		{"model limit", tooLarge(70), Axiom, []expect.Status{expect.Unknown}, "", true, false, true, "Unknown (model limit: "},
 		{"both limit", tooLarge(70), Both, []expect.Status{expect.OK}, "Model: unknown (model limit: ", true, false, false, "Semantics rdma"},
 	} {
@@ -88,6 +92,8 @@ func TestAnswer(t *testing.T) {
 			j := r.JSON("f.rdma")
 			if j.File != "f.rdma" || j.RDMA == nil || j.SC == nil || len(j.Expect) != len(tc.statuses) {
 				t.Errorf("JSON %+v", j)
+			} else if want := r.Results[0].Vacuous(); j.RDMA.Vacuous != want || j.RDMA.Failed != r.Results[0].Failed {
+				t.Errorf("JSON vacuous %v failed %d, want %v and %d", j.RDMA.Vacuous, j.RDMA.Failed, want, r.Results[0].Failed)
 			}
 		})
 	}

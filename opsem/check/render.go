@@ -42,6 +42,11 @@ func WriteText(w io.Writer, r *Result, witness bool) {
 // writeResult prints the answer under one semantics.
 func writeResult(w io.Writer, p *prog.Program, r *verdict.Result) {
 	fmt.Fprintf(w, "Semantics %s\n", r.Semantics)
+	if r.ErrorAt != "" {
+		// An error point leads: the rest of the report is about the runs
+		// that did not stop at one.
+		fmt.Fprintf(w, "Error %s\n", r.ErrorAt)
+	}
 	if r.Limit != nil {
 		fmt.Fprintf(w, "Unknown (%s)\n", r.Bound) // no trace was enumerated
 		return
@@ -63,9 +68,6 @@ func writeResult(w io.Writer, p *prog.Program, r *verdict.Result) {
 		obs = "Sometimes" // some outcome satisfies the condition; the others were not all listed
 	}
 	fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, obs, r.Positive, r.Negative)
-	if r.ErrorAt != "" {
-		fmt.Fprintf(w, "Error %s\n", r.ErrorAt)
-	}
 	fmt.Fprintln(w, completeness(r))
 	writeEnds(w, r)
 }
@@ -74,16 +76,28 @@ func writeResult(w io.Writer, p *prog.Program, r *verdict.Result) {
 // reach a final configuration: the counts, where the first deadlock waits,
 // and, when no run ends at all, that the verdicts are vacuous.
 func writeEnds(w io.Writer, r *verdict.Result) {
-	if r.Model || r.Filtered == 0 && r.Deadlocks == 0 && (r.Finals > 0 || !r.Complete) {
+	if r.Model || r.Filtered == 0 && r.Deadlocks == 0 && r.Failed == 0 && (r.Finals > 0 || !r.Complete) {
 		return
 	}
-	fmt.Fprintf(w, "Ends %s\n", report.Ends(r.Finals, r.Filtered, r.Deadlocks))
+	fmt.Fprintf(w, "Ends %s\n", report.Ends(r.Finals, r.Filtered, r.Deadlocks, r.Failed))
 	if r.Deadlocks > 0 {
 		fmt.Fprintln(w, report.Deadlock(r.DeadlockAt))
 	}
 	if r.Vacuous() {
-		fmt.Fprintln(w, "Vacuous: no run of the program ends and some deadlock, so every verdict on final configurations holds vacuously")
+		fmt.Fprintf(w, "Vacuous: no run of the program ends and some %s, so every verdict on final configurations holds vacuously\n", vacuousWhy(r))
 	}
+}
+
+// vacuousWhy names what ends the runs of a vacuous result: "deadlock",
+// "stop at an error point" or both.
+func vacuousWhy(r *verdict.Result) string {
+	switch {
+	case r.Failed == 0:
+		return "deadlock"
+	case r.Deadlocks == 0:
+		return "stop at an error point"
+	}
+	return "deadlock or stop at an error point"
 }
 
 // completeness says what a search explored and how completely.
@@ -145,10 +159,12 @@ type SemanticsJSON struct {
 	Witness     *report.Run        `json:"witness,omitempty"`
 	// How the runs ended: final configurations, stuck ones filtered out
 	// by an assume, deadlocks (with where the first waits and, with a
-	// witness, the run to it); vacuous when no run ends.
+	// witness, the run to it), stopped at an error point; vacuous when
+	// no run ends (see verdict.Result.Vacuous).
 	Finals      uint64      `json:"finals"`
 	Filtered    uint64      `json:"filtered"`
 	Deadlocks   uint64      `json:"deadlocks"`
+	Failed      uint64      `json:"failed"` // stopped at an error point
 	DeadlockAt  string      `json:"deadlock_at,omitempty"`
 	ErrorAt     string      `json:"error_at,omitempty"`
 	DeadlockRun *report.Run `json:"deadlock_run,omitempty"`
@@ -179,7 +195,7 @@ func (r *Result) JSON(file string) JSON {
 	for i, res := range r.Results {
 		s := &SemanticsJSON{Complete: res.Complete, Coverage: res.Coverage(), Bound: res.Bound, States: res.Search.States,
 			Transitions: res.Search.Transitions, Positive: res.Positive, Negative: res.Negative, Outcomes: []map[string]uint8{},
-			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous(),
+			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous(),
 			Symmetry: res.Symmetry, AtWitness: res.AtWitness, Inflight: res.Inflight}
 		if res.Certain() {
 			s.Allowed = &res.Allowed

@@ -224,7 +224,8 @@ func bound(stop explore.Stop, opt Options) string {
 	case explore.MemoryLimit:
 		return "mem-budget=" + sizeString(opt.MaxBytes)
 	}
-	return stop.String()
+	return stop.String() // explore.Canceled: "interrupted", as verdict says
+
 }
 
 // sizeString writes a size in bytes as KiB, MiB or GiB when it is a whole

@@ -8,7 +8,8 @@
 //   - OK: a certain answer confirms it;
 //   - Fail: a certain answer contradicts it;
 //   - Vacuous: the line is about final configurations and no run of the
-//     program ends (each deadlocks or is filtered out), so "forbidden"
+//     program ends (each deadlocks, stops at an error point or is filtered
+//     out, and some deadlocks or stops at an error point), so "forbidden"
 //     would hold only because nothing is allowed; it fails like Fail;
 //   - Unknown: a bound cut the search (or the model's size limit kept it
 //     from answering) before it could tell;
@@ -168,7 +169,13 @@ func allowed(b bool) string {
 	return "forbidden"
 }
 
-// stuck summarises the stuck configurations of r.
+// stuck summarises the stuck configurations of r, leading with the first
+// error point reached when a run stopped at one: "T at line 7: the value 3
+// leaves the range 0..2 of d (1 configuration at an error point, 0
+// deadlocked, 0 filtered)".
 func stuck(r *verdict.Result) string {
-	return fmt.Sprintf("%s, %s", report.Plural(int(r.Deadlocks), "deadlocked configuration"), report.Plural(int(r.Filtered), "filtered configuration"))
+	if r.Failed == 0 {
+		return fmt.Sprintf("%s, %s", report.Plural(int(r.Deadlocks), "deadlocked configuration"), report.Plural(int(r.Filtered), "filtered configuration"))
+	}
+	return fmt.Sprintf("%s (%s at an error point, %s deadlocked, %s filtered)", r.ErrorAt, report.Plural(int(r.Failed), "configuration"), report.Count(r.Deadlocks), report.Count(r.Filtered))
 }

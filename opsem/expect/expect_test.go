@@ -32,6 +32,10 @@ func TestCheck(t *testing.T) {
 		{"cut", forbidden, verdict.Result{Bound: "max-states=5"}, Unknown, "no configuration found, but the search was cut by max-states=5"},
 		{"model limit", allowed, verdict.Result{Bound: "model limit: 70 events > 64", Limit: &axiom.LimitError{}}, Unknown, "model limit: 70 events > 64"},
 		{"vacuous", forbidden, verdict.Result{Complete: true, Deadlocks: 1}, Vacuous, "no run of the program ends: 1 deadlocked configuration, 0 filtered configurations"},
+		{"vacuous by errors", forbidden, verdict.Result{Complete: true, Failed: 2, Filtered: 1, ErrorAt: "T at line 7: the value 3 leaves the range 0..2 of d"}, Vacuous,
+			"no run of the program ends: T at line 7: the value 3 leaves the range 0..2 of d (2 configurations at an error point, 0 deadlocked, 1 filtered)"},
+		{"errors and a final", forbidden, verdict.Result{Complete: true, Failed: 2, Finals: 1, ErrorAt: "T at line 7: assertion r == 1 failed"}, OK, ""},
+		{"filtered only", forbidden, verdict.Result{Complete: true, Filtered: 3}, OK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := program(tc.line, prog.Expect{Sem: prog.Robust})

@@ -217,6 +217,11 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	if s := prog.FirstAtomic(p); s != nil {
 		return nil, &AtomicsError{File: p.File, Pos: s.Pos, Stmt: p.SourceString(s)}
 	}
+	if err := prog.CheckRanges(p, "the decider"); err != nil {
+		// robust answers on the program without them
+		// (prog.WithoutRangeChecks), and says so.
+		return nil, err
+	}
 	m := &Machine{p: p, opt: opt, nt: len(p.Threads), nq: len(p.QPs), nl: len(p.Locs), readPC: -1}
 	m.ctr = make([]int, m.nq)
 	m.qps = make([][]int, m.nt)

@@ -598,6 +598,9 @@ func (m *Machine) Encoded(s []byte) Encoded { return Encoded{s: s, thOff: m.lay.
 // FinalEncoded is Final on an encoding: every thread has terminated and
 // every queue pair is drained. It reads only what it needs of s.
 func (m *Machine) FinalEncoded(s []byte) bool {
+	if m.outOfRange(s) {
+		return false
+	}
 	for t := range m.p.Threads {
 		if pc, mid := m.pcOf(s, t); mid || pc != m.p.Threads[t].End() {
 			return false

@@ -33,8 +33,9 @@ type Machine struct {
 	nctr int
 	ctr0 []int // ctr0[t]: index of thread t's first loop counter
 
-	dead   []bool // per location: writes are not tracked (Options.Dead)
-	dropRW []bool // per queue pair: no gets, so dead remote writes can be dropped
+	checks []rangeCheck // the locations whose range is checked (prog.Range)
+	dead   []bool       // per location: writes are not tracked (Options.Dead)
+	dropRW []bool       // per queue pair: no gets, so dead remote writes can be dropped
 	// putAhead[qi][pc]: the thread of queue pair qi, at pc, may still
 	// submit a put on qi (see invisibleStep).
 	putAhead [][]bool
@@ -116,6 +117,16 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 			}
 		}
 	}
+	for l := range p.Locs {
+		if r := p.Locs[l].Check; r != nil {
+			// A write out of a location's range stops every thread
+			// (prog.Range): it depends on every step, which the
+			// reduction's independence does not know.
+			opt.Reduce = false
+			m.checks = append(m.checks, rangeCheck{loc: l, lo: r.Lo, hi: r.Hi})
+		}
+	}
+	m.opt = opt
 	m.ctr0 = make([]int, len(p.Threads))
 	for t := range p.Threads {
 		m.ctr0[t] = m.nctr
@@ -129,6 +140,9 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 			return nil, fmt.Errorf("dead-location set has %d entries for %d locations", len(opt.Dead), len(p.Locs))
 		}
 		copy(m.dead, opt.Dead)
+	}
+	for _, c := range m.checks {
+		m.dead[c.loc] = false
 	}
 	m.atomIdx = make([][]int, len(p.Threads))
 	for t := range p.Threads {
@@ -236,6 +250,9 @@ func (m *Machine) Initial(dst []byte) []byte {
 // Final reports whether the configuration st is final: every thread has
 // terminated and every queue pair is drained.
 func (m *Machine) Final(st *State) bool {
+	if m.outOfRange(st.mem) {
+		return false
+	}
 	for t := range m.p.Threads {
 		if int(st.pc[t]) != m.p.Threads[t].End() || st.mid[t] {
 			return false
@@ -264,6 +281,9 @@ func (m *Machine) Final(st *State) bool {
 // parent's bytes with only those parts re-encoded, and restoring from the
 // parent only what the transition may have changed.
 func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 {
+	if m.outOfRange(s) {
+		return 0 // an error point of the whole run (prog.Range)
+	}
 	if !m.graph {
 		return m.successorsFast(s, emit)
 	}
@@ -326,6 +346,25 @@ func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 
 		}
 	}
 	return pruned
+}
+
+// rangeCheck is a location's range that the machine checks (prog.Range).
+type rangeCheck struct {
+	loc    int
+	lo, hi uint8
+}
+
+// outOfRange reports whether a location of mem (a decoded memory, or an
+// encoding, which starts with it) holds a value outside its checked range:
+// the configuration is then an error point of the run, from which no step
+// leaves (Failed).
+func (m *Machine) outOfRange(mem []byte) bool {
+	for _, c := range m.checks {
+		if v := mem[c.loc]; v < c.lo || v > c.hi {
+			return true
+		}
+	}
+	return false
 }
 
 // Labels are thread | rule<<8 | qp<<16 | arg<<24.

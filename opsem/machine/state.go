@@ -140,6 +140,11 @@ func DeadLocations(p *prog.Program, shown []int) []bool {
 	for _, l := range shown {
 		dead[l] = false
 	}
+	for l := range p.Locs {
+		if p.Locs[l].Check != nil {
+			dead[l] = false // its range is checked (prog.Range)
+		}
+	}
 	for t := range p.Threads {
 		for _, in := range p.Threads[t].Code {
 			switch in.Op {

@@ -37,8 +37,10 @@ const (
 	// operation left to complete.
 	Deadlock
 	// Failed: a thread stopped at an error point of a protocol (an
-	// assertion failed, a value left its range). It wins over the others:
-	// the run shows an error whatever else holds in it.
+	// assertion failed, a value left its range), or a write the lowering
+	// could not check left a location's range (prog.Range), which stops
+	// the whole run. It wins over the others: the run shows an error
+	// whatever else holds in it.
 	Failed
 )
 
@@ -63,6 +65,9 @@ func (k Stuck) String() string {
 // decodes, into scratch space of its own, to look at every transition. It
 // may be called between calls of Successors, not during one.
 func (m *Machine) StuckEncoded(s []byte) Stuck {
+	if m.outOfRange(s) {
+		return Failed
+	}
 	waiting := false
 	for t := range m.p.Threads {
 		pc, mid := m.pcOf(s, t)

@@ -313,6 +313,9 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 			return root
 		}
 	}
+	if sp.constOperands(s) {
+		return -1
+	}
 	root, _ := sp.decide(nil, func(e *evalCtx) int {
 		x, v := e.locRef(lhs)
 		if v.stop() {
@@ -349,12 +352,18 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 				if b = e.inRange(s.casB.pos, "a value", b.v, valRange{0, prog.MaxValue}); b.stop() {
 					return b.pc
 				}
+				// The value an rcas may swap in is known here: it is
+				// checked against y's range where the rcas is issued,
+				// as a cas's is.
+				if b = e.inRange(s.casB.pos, p.Locs[y].Name, b.v, lw.ranges[y]); b.stop() {
+					return b.pc
+				}
 				st.Kind, op, st.B = prog.SRCAS, prog.OpRCAS, uint8(b.v)
 				sp.dom.add(y, b.v)
 			} else {
-				sp.dom.adds = append(sp.dom.adds, [2]int{y, a.v})
+				sp.dom.adds = append(sp.dom.adds, domEdge{from: y, to: y, d: a.v, w: sp.writer()})
 			}
-			sp.dom.edges = append(sp.dom.edges, [2]int{y, x})
+			sp.edge(y, x)
 			return sp.emit(instr(op, st, next(regs)))
 		case s.casZ != nil:
 			z, v := e.locRef(s.casZ)
@@ -382,7 +391,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 			st := sp.stmt(prog.SCAS)
 			st.X, st.Z, st.A, st.B = x, z, uint8(a.v), uint8(b.v)
 			sp.dom.add(z, b.v)
-			sp.dom.edges = append(sp.dom.edges, [2]int{z, x})
+			sp.edge(z, x)
 			return sp.emit(instr(prog.OpCAS, st, next(regs)))
 		case e.isLoc(rhs):
 			y, v := e.locRef(rhs)
@@ -410,7 +419,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 			if st.Kind == prog.SPut {
 				op = prog.OpPut
 			}
-			sp.dom.edges = append(sp.dom.edges, [2]int{y, x})
+			sp.edge(y, x)
 			return sp.emit(instr(op, st, next(regs)))
 		}
 		w := e.eval(rhs)
@@ -424,6 +433,39 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 		return sp.write(e, s, x, w.v, next(regs))
 	})
 	return root
+}
+
+// constOperands reports each operand of a cas, an rcas or an rfaa in s
+// that is a constant (numbers and params) outside 0..255 as a mistake at
+// its position, as the core format does (docs/FORMAT-ATOMICS.md): no run
+// could use it, so it is no error point. It reports whether there was one.
+func (sp *specialiser) constOperands(s *rawStmt) bool {
+	op := s.atomic
+	if op == "" {
+		if s.casZ == nil {
+			return false
+		}
+		op = "cas"
+	}
+	names := [2]string{"the value compared", "the value swapped in"}
+	if op == "rfaa" {
+		names[0] = "the value added"
+	}
+	bad := false
+	for i, x := range []*rawExpr{s.casA, s.casB} {
+		if x == nil {
+			continue
+		}
+		v, err := evalConst(x, func(n string) (int, bool) {
+			v, ok := sp.lw.params[n]
+			return v, ok
+		})
+		if err == nil && (v < 0 || v > prog.MaxValue) {
+			sp.lw.errorf(x.pos, "%s: %s, %d, is outside 0..%d, the values a location holds", op, names[i], v, prog.MaxValue)
+			bad = true
+		}
+	}
+	return bad
 }
 
 // write emits the local write x := v, checking v against x's range.

@@ -28,15 +28,20 @@ var statementSynonyms = map[string][]string{
 	"put": {"put"}, "write": {"put"}, "rdma_write": {"put"}, "send": {"put"},
 	"get": {"get"}, "read": {"get"}, "rdma_read": {"get"}, "recv": {"get"},
 	"nop": {"skip"}, "noop": {"skip"}, "pass": {"skip"},
-	"assert": {"assume"}, "require": {"assume"}, "if": {"assume"}, "when": {"assume"}, "guard": {"assume"},
+	"require": {"assume", "assert"}, "when": {"assume", "if"}, "guard": {"assume"}, "check": {"assert"},
 	"cmpxchg": {"cas"}, "compare_and_swap": {"cas"}, "atomic_cas": {"cas"},
-	"while": {"loop"}, "for": {"loop"}, "repeat": {"loop"}, "do": {"loop"},
+	"repeat": {"while", "loop"}, "do": {"while", "loop"}, "until": {"while"}, "foreach": {"for"},
+	"elif": {"if"}, "elsif": {"if"}, "elseif": {"if"},
 	"choice": {"choose"}, "select": {"choose"}, "either": {"choose"}, "nondet": {"choose"},
 }
 
 // statementKeywords are the keywords that start a statement, in the order
-// hints list them.
-var statementKeywords = []string{"skip", "assume", "rfence", "poll", "choose", "loop"}
+// hints list them: the core's, then the protocol language's.
+var statementKeywords = []string{"skip", "assume", "rfence", "poll", "choose", "loop", "while", "if", "for", "assert", "break"}
+
+// statementList names the statements, for a message about a word that
+// starts none.
+const statementList = "statements are skip, assignments x := ..., assume, assert, rfence, poll, choose, loop, while, if, for, break and calls of procedures"
 
 // statementForm prints statement s (a keyword, or put, get, cas) as the
 // user would write it; arg names the node of rfence and poll.
@@ -50,6 +55,14 @@ func statementForm(s, arg string) string {
 		return "choose { A } or { B }"
 	case "loop":
 		return "loop { A }"
+	case "while":
+		return "while (cond) { A }"
+	case "if":
+		return "if (cond) { A } else { B }"
+	case "for":
+		return "for k in lo..hi { A }"
+	case "assert":
+		return "assert(cond)"
 	case "put":
 		return "a put y := x (y on the remote node, x on the thread's)"
 	case "get":
@@ -96,6 +109,12 @@ func nearestKeywords(word string) []string {
 	var out []string
 	for _, kw := range statementKeywords {
 		d := editDistance(word, kw)
+		if len(kw) < 4 && d > 0 {
+			if !shortTypo(word, kw) {
+				continue
+			}
+			d = 1 // a swap counts as one edit
+		}
 		switch {
 		case d > limit:
 		case d < best:
@@ -105,6 +124,22 @@ func nearestKeywords(word string) []string {
 		}
 	}
 	return out
+}
+
+// shortTypo reports whether word is a typo of kw, a keyword of fewer than
+// four letters (if, for), that changes no letter: one letter more or less
+// (iff, fr), or two letters swapped (fro, fi). A changed letter makes
+// another word of its own (foo is no for).
+func shortTypo(word, kw string) bool {
+	if len(word) != len(kw) {
+		return editDistance(word, kw) == 1
+	}
+	for i := 0; i+1 < len(word); i++ {
+		if word[i] != kw[i] {
+			return word[i] == kw[i+1] && word[i+1] == kw[i] && word[i+2:] == kw[i+2:]
+		}
+	}
+	return false
 }
 
 // editDistance is the Levenshtein distance between a and b (insertions,

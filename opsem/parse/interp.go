@@ -37,11 +37,12 @@ import (
 //     index out of its array or a division by zero stops it at an error
 //     point, named as the lowering names it.
 //
-// One rule of docs/PROTOCOLS.md has no counterpart in the lowering's code
-// as written: "a load of a value outside the range of its location (a NIC
-// write copied it) is an error point". The interpreter checks it on every
-// read a statement's evaluation makes (not on the reads of a put's source or
-// of a cas, which the machines make, not the thread's expression).
+// A write the lowering cannot check (a put's or a get's write, a cas's
+// landing) of a value outside its location's range stops the whole run
+// (prog.Range): the interpreter checks every configuration's memory
+// against the declared ranges, as the machines check the locations the
+// lowering marks. (It still checks every read against the range too, which
+// can then never fail.)
 
 // ErrorPoint is an error point a run reaches: the thread, the position of
 // the expression or statement that failed, and the message, as the
@@ -53,6 +54,9 @@ type ErrorPoint struct {
 }
 
 func (e ErrorPoint) String() string {
+	if e.Thread == "" {
+		return e.Msg // a write out of a location's range: the run's
+	}
 	return fmt.Sprintf("%s at line %d: %s", e.Thread, e.Pos.Line, e.Msg)
 }
 
@@ -349,6 +353,11 @@ func (in *interp) search(limit int) (*Interp, error) {
 				final = false
 			}
 		}
+		if e, ok := in.outOfRange(c); ok {
+			// A write left a location's range: the run stops there.
+			errSeen[in.errorPoint(e)] = true
+			continue
+		}
 		if final {
 			finals[string(c.mem)] = true
 			continue
@@ -384,6 +393,20 @@ func (in *interp) search(limit int) (*Interp, error) {
 	}
 	SortErrorPoints(res.Errors)
 	return res, nil
+}
+
+// outOfRange returns the error point of c when a location of c holds a value
+// outside its declared range: a NIC write or a cas's landing wrote it (a
+// store is checked before it writes), and the run stops there, as every
+// semantics stops it (prog.Range). The error point has no thread and no
+// position: the lowering's checks name the statements that may write it.
+func (in *interp) outOfRange(c *config) (ErrorPoint, bool) {
+	for l, v := range c.mem {
+		if rng := in.lw.ranges[l]; !rng.has(int(v)) {
+			return ErrorPoint{Msg: prog.RangeMsg(in.lw.p.Locs[l].Name, v, uint8(rng.lo), uint8(rng.hi))}, true
+		}
+	}
+	return ErrorPoint{}, false
 }
 
 // SortErrorPoints sorts error points by thread, position and message.

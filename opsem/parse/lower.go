@@ -3,6 +3,7 @@ package parse
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,8 +22,8 @@ import (
 
 // Options are a parse's settings.
 type Options struct {
-	// Params overrides the file's `param` declarations (and may set
-	// parameters it does not declare): --param N=4.
+	// Params overrides the file's `param` declarations: --param N=4. A
+	// name the file does not declare is an error.
 	Params map[string]int
 }
 
@@ -118,9 +119,20 @@ type valRange struct{ lo, hi int }
 
 func (r valRange) String() string { return fmt.Sprintf("%d..%d", r.lo, r.hi) }
 
+// has reports whether v is in r.
+func (r valRange) has(v int) bool { return r.lo <= v && v <= r.hi }
+
 func (lw *lowerer) errorf(pos prog.Pos, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, e := range lw.errs {
+		if e.Pos == pos && e.Msg == msg {
+			// A statement is specialised once per register valuation
+			// (and again while the domains grow): say it once.
+			return
+		}
+	}
 	if len(lw.errs) < 10 {
-		lw.errs = append(lw.errs, &Error{File: lw.file, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+		lw.errs = append(lw.errs, &Error{File: lw.file, Pos: pos, Msg: msg})
 	}
 }
 
@@ -450,7 +462,7 @@ func (lw *lowerer) finish(f *rawFile) {
 	if f.query == nil {
 		var c *prog.Cond
 		for t := range p.Threads {
-			if !hasFail(p.Threads[t].Code) {
+			if !hasFail(p.Threads[t].Code) && !p.RangeWriter(t) {
 				continue
 			}
 			at := &prog.Cond{Op: prog.CFail, Thread: t}
@@ -509,9 +521,14 @@ func (lw *lowerer) nameIndices(c *rawCond) {
 	lw.nameIndices(c.r)
 }
 
-// setParams evaluates the file's params, overridden or completed by opt.
+// setParams evaluates the file's params, overridden by opt. A param of opt
+// that the file does not declare is an error naming the file's params:
+// --param n=2 on a file that declares N would otherwise run with the file's
+// N, silently.
 func (lw *lowerer) setParams(f *rawFile, opt Options) {
+	var declared []string
 	for _, pr := range f.params {
+		declared = append(declared, pr.name.text)
 		if _, dup := lw.params[pr.name.text]; dup {
 			lw.errorf(pr.name.pos, "param %s declared twice", pr.name.text)
 			continue
@@ -524,9 +541,30 @@ func (lw *lowerer) setParams(f *rawFile, opt Options) {
 			lw.params[pr.name.text] = v
 		}
 	}
-	for name, v := range opt.Params {
-		if _, ok := lw.params[name]; !ok {
-			lw.params[name] = v
+	names := make([]string, 0, len(opt.Params))
+	for name := range opt.Params {
+		if !slices.Contains(declared, name) {
+			names = append(names, name)
 		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		pos := prog.Pos{Line: 1, Col: 1}
+		if len(f.params) > 0 {
+			pos = f.params[0].name.pos
+		}
+		msg := fmt.Sprintf("--param %s=%d: the file declares no param %s", name, opt.Params[name], name)
+		switch {
+		case len(declared) == 0:
+			msg += fmt.Sprintf("; it declares none (drop --param, or declare it: param %s = %d)", name, opt.Params[name])
+		default:
+			msg += "; its params: " + strings.Join(declared, ", ")
+			for _, d := range declared {
+				if strings.EqualFold(d, name) {
+					msg += " (did you mean " + d + "?)"
+				}
+			}
+		}
+		lw.errorf(pos, "%s", msg)
 	}
 }

@@ -135,11 +135,44 @@ func TestLowerShape(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := ParseOptions("t.rdma", []byte(tc.src), Options{Params: map[string]int{"N": 3}})
+			var opt Options
+			if strings.Contains(tc.src, "param N") {
+				opt.Params = map[string]int{"N": 3}
+			}
+			p, err := ParseOptions("t.rdma", []byte(tc.src), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			tc.check(t, p)
+		})
+	}
+}
+
+// TestUndeclaredParam: a --param whose name the file does not declare is an
+// error naming the params the file has, not silently ignored (issue 34).
+func TestUndeclaredParam(t *testing.T) {
+	const withN = "param N = 2\nparam K = 1\nnode A { b[N] = 0 }\nthread T on A { skip }\n"
+	const none = "node A { x = 0 }\nthread T on A { x := 1 }\n"
+	for _, tc := range []struct {
+		name, src string
+		params    map[string]int
+		want      string // the first error, or "" for none
+	}{
+		{"declared", withN, map[string]int{"N": 3}, ""},
+		{"wrong case", withN, map[string]int{"n": 2}, "t.rdma:1:7: --param n=2: the file declares no param n; its params: N, K (did you mean N?)"},
+		{"another name", withN, map[string]int{"M": 3}, "t.rdma:1:7: --param M=3: the file declares no param M; its params: N, K"},
+		{"one of two unknown", withN, map[string]int{"N": 3, "Q": 1}, "t.rdma:1:7: --param Q=1: the file declares no param Q; its params: N, K"},
+		{"a litmus test", none, map[string]int{"N": 3}, "t.rdma:1:1: --param N=3: the file declares no param N; it declares none (drop --param, or declare it: param N = 3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseOptions("t.rdma", []byte(tc.src), Options{Params: tc.params})
+			got := ""
+			if err != nil {
+				got = err.(ErrorList)[0].Error()
+			}
+			if got != tc.want {
+				t.Errorf("error\n got: %s\nwant: %s", got, tc.want)
+			}
 		})
 	}
 }

@@ -299,7 +299,7 @@ func (p *parser) checkCalls(f *rawFile) {
 		if hint := statementHint(c.lhs.text, arg); hint != "" {
 			p.errorf(c.lhs.pos, "unknown statement %s; %s", c.lhs.text, hint)
 		} else if len(f.procs) == 0 {
-			p.errorf(c.lhs.pos, "unknown statement %s (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)", c.lhs.text)
+			p.errorf(c.lhs.pos, "unknown statement %s (%s)", c.lhs.text, statementList)
 		} else {
 			p.errorf(c.lhs.pos, "unknown statement or procedure %s (declare it with proc %s(...) { ... })", c.lhs.text, c.lhs.text)
 		}

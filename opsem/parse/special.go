@@ -27,7 +27,10 @@ import (
 // The domain of a location over-approximates the values it can hold: its
 // declared range, or else its initial value and every value written to it
 // (by a store, a cas, or a NIC write copying a domain), to a fixpoint over
-// all threads. An under-approximation would filter runs silently, so a
+// all threads. A write the lowering cannot check (a NIC write, a cas's
+// landing) of a value outside the location's range stops the run where it
+// happens (prog.Range, checked by the semantics), so a domain never leaves
+// its declared range. An under-approximation would filter runs silently, so a
 // specialisation that finds a new value repeats.
 //
 // Errors a run can reach — an assertion that fails, a value leaving the
@@ -37,10 +40,32 @@ import (
 
 // domains are the values each location may hold (see above).
 type domains struct {
-	vals  [][prog.MaxValue + 1]bool
-	edges [][2]int // NIC and cas copies: from, to
-	adds  [][2]int // rfaa(l, d): location, addend (l's values shifted by d, modulo 256)
-	grew  bool
+	vals [][prog.MaxValue + 1]bool
+	// ranges are the declared ranges of the locations: a write of a value
+	// outside its location's range stops the run (prog.Range), so that
+	// value is never in the location's domain.
+	ranges []valRange
+	edges  []domEdge // NIC and cas copies
+	adds   []domEdge // rfaa(l, d): from = to = l, d the addend (l's values shifted by d, modulo 256)
+	grew   bool
+}
+
+// domEdge is a write whose value the lowering does not know: a copy of
+// from's value into to (a put, a get, the landing of a cas's or a remote
+// atomic's old value), or from's value plus d (an rfaa), by the statement w.
+type domEdge struct {
+	from, to, d int
+	w           prog.Writer
+}
+
+// edge records the copy of from's values into to by the current statement.
+func (sp *specialiser) edge(from, to int) {
+	sp.dom.edges = append(sp.dom.edges, domEdge{from: from, to: to, w: sp.writer()})
+}
+
+// writer is the current statement as a prog.Writer.
+func (sp *specialiser) writer() prog.Writer {
+	return prog.Writer{Thread: sp.ti, Pos: sp.cur.s.pos, Text: sp.src.Text}
 }
 
 func (d *domains) add(l, v int) {
@@ -55,17 +80,17 @@ func (d *domains) close() {
 	for changed := true; changed; {
 		changed = false
 		for _, e := range d.edges {
-			for v := range d.vals[e[0]] {
-				if d.vals[e[0]][v] && !d.vals[e[1]][v] {
-					d.vals[e[1]][v] = true
+			for v := range d.vals[e.from] {
+				if d.vals[e.from][v] && !d.vals[e.to][v] && d.ranges[e.to].has(v) {
+					d.vals[e.to][v] = true
 					changed, d.grew = true, true
 				}
 			}
 		}
 		for _, a := range d.adds {
-			for v := range d.vals[a[0]] {
-				if w := (v + a[1]) % (prog.MaxValue + 1); d.vals[a[0]][v] && !d.vals[a[0]][w] {
-					d.vals[a[0]][w] = true
+			for v := range d.vals[a.from] {
+				if w := (v + a.d) % (prog.MaxValue + 1); d.vals[a.from][v] && !d.vals[a.from][w] && d.ranges[a.from].has(w) {
+					d.vals[a.from][w] = true
 					changed, d.grew = true, true
 				}
 			}
@@ -87,7 +112,7 @@ func (d *domains) list(l int) []int {
 // and finishes the program (query, expect lines).
 func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 	p := lw.p
-	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs))}
+	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs)), ranges: lw.ranges}
 	for l := range p.Locs {
 		dom.vals[l][p.Locs[l].Init] = true
 		if rng := lw.ranges[l]; rng != (valRange{0, prog.MaxValue}) {
@@ -98,7 +123,7 @@ func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 	}
 	for round := 0; ; round++ {
 		dom.grew = false
-		dom.edges = dom.edges[:0]
+		dom.edges, dom.adds = dom.edges[:0], dom.adds[:0]
 		p.Threads = p.Threads[:0]
 		for ti, t := range ts {
 			lw.thread = t.name
@@ -122,7 +147,46 @@ func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 			return
 		}
 	}
+	lw.rangeChecks(dom)
 	lw.finish(f)
+}
+
+// rangeChecks gives every location that a write of unknown value (dom's
+// edges and adds) may take out of its declared range its prog.Range, with
+// the statements that may: the semantics check those writes when they
+// happen (see prog.Range).
+func (lw *lowerer) rangeChecks(dom *domains) {
+	p := lw.p
+	out := func(to, v int) bool { return !lw.ranges[to].has(v) }
+	add := func(to int, w prog.Writer) {
+		l := &p.Locs[to]
+		if l.Check == nil {
+			rng := lw.ranges[to]
+			l.Check = &prog.Range{Lo: uint8(rng.lo), Hi: uint8(rng.hi)}
+		}
+		for _, o := range l.Check.Writers {
+			if o == w {
+				return
+			}
+		}
+		l.Check.Writers = append(l.Check.Writers, w)
+	}
+	for _, e := range dom.edges {
+		for v, ok := range dom.vals[e.from] {
+			if ok && out(e.to, v) {
+				add(e.to, e.w)
+				break
+			}
+		}
+	}
+	for _, a := range dom.adds {
+		for v, ok := range dom.vals[a.from] {
+			if ok && out(a.from, (v+a.d)%(prog.MaxValue+1)) {
+				add(a.from, a.w)
+				break
+			}
+		}
+	}
 }
 
 // specialiser specialises one thread.
@@ -343,7 +407,10 @@ func (sp *specialiser) head(pc, enter, exit int) {
 	sp.code[pc] = in
 	sp.jump[pc] = false
 	sp.heads[pc] = body
-	if len(in.Alts) == 0 {
+	if len(in.Alts) == 0 && sp.lw.errs == nil {
+		// Without another error first: a test that could not be
+		// compiled (a remote read) leaves no alternative either, and
+		// its error says why.
 		sp.lw.errorf(sp.cur.s.pos, "this loop can neither run nor end")
 	}
 }

@@ -2,6 +2,8 @@ package parse
 
 // The statements of a thread's or a procedure's body.
 
+import "strings"
+
 // parseBlock parses `{ stmts }`.
 func (p *parser) parseBlock() []*rawStmt {
 	if p.tok.kind == tNewline {
@@ -18,11 +20,19 @@ func (p *parser) parseBlock() []*rawStmt {
 			p.unclosed(open)
 			break
 		}
-		stmts = append(stmts, p.parseStmt())
-		switch p.tok.kind {
-		case tNewline, tSemi, tRBrace:
-		case tEOF:
+		st := p.parseStmt()
+		stmts = append(stmts, st)
+		switch {
+		case p.tok.kind == tNewline || p.tok.kind == tSemi || p.tok.kind == tRBrace:
+		case p.tok.kind == tEOF:
 			p.unclosed(open)
+		case st.kind == rCall && p.tok.kind == tLBrace:
+			// whlie (x != 0) { ... }: a misspelt keyword followed by its
+			// parenthesised test reads as a call; its block says it is
+			// none. Name the statement meant, once, where it starts.
+			p.notACall(st)
+		case st.kind == rIf && p.tok.kind == tIdent && elseLike(p.tok.text):
+			p.errorf(p.tok.pos, "unknown word %s after an if's block; did you mean else if (cond) { B } or else { B }?", p.tok.text)
 		default:
 			p.errorf(p.tok.pos, "expected ';', newline or '}' after a statement, found %s", p.tok.describe())
 		}
@@ -290,6 +300,24 @@ func (p *parser) parseCondExpr(kw string) *rawExpr {
 	return c
 }
 
+// elseLike reports whether word, found after an if's block, stands for
+// else or else if: elif, elsif, elseif, or else misspelt.
+func elseLike(word string) bool {
+	w := strings.ToLower(word)
+	return w == "elif" || w == "elsif" || w == "elseif" || editDistance(w, "else") <= 1
+}
+
+// notACall reports call c, followed by a block, as the unknown statement
+// it is, with the statement near its name if any (whlie: did you mean while
+// (cond) { A }?).
+func (p *parser) notACall(c *rawStmt) {
+	if hint := statementHint(c.lhs.text, ""); hint != "" {
+		p.errorf(c.lhs.pos, "unknown statement %s; %s", c.lhs.text, hint)
+		return
+	}
+	p.errorf(c.lhs.pos, "unknown statement %s followed by a block (%s)", c.lhs.text, statementList)
+}
+
 // unknownStatement reports name t, at the start of a statement but not
 // followed by ':=' (the current token): no statement starts so. When a
 // statement is near it (statementHint), the message names it, with the
@@ -307,7 +335,7 @@ func (p *parser) unknownStatement(t token) {
 		return
 	}
 	if p.tok.kind == tLParen {
-		p.errorf(t.pos, "unknown statement %s (statements are skip, assignments x := ..., assume, rfence, poll, choose and loop)", t.text)
+		p.errorf(t.pos, "unknown statement %s (%s)", t.text, statementList)
 		return
 	}
 	p.errorf(p.tok.pos, "expected ':=' after %s, found %s", t.text, p.tok.describe())

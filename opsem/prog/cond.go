@@ -10,7 +10,7 @@ const (
 	CNe                 // Loc != Val
 	CAt                 // Thread@Label (Thread is at one of the labelled instructions PCs)
 	CEnd                // Thread@end
-	CFail               // Thread@fail (Thread stopped at an error point: an OpFail instruction)
+	CFail               // Thread@fail (Thread stopped at an error point: an OpFail instruction, or a value it wrote outside a location's Range)
 	CNot                // ~L
 	CAnd                // L /\ R
 	COr                 // L \/ R
@@ -63,7 +63,7 @@ func (c *Cond) Eval(p *Program, cfg Config) bool {
 		return pc == p.Threads[c.Thread].End()
 	case CFail:
 		pc, _ := cfg.PC(c.Thread)
-		return p.Threads[c.Thread].Code[pc].Op == OpFail
+		return p.Threads[c.Thread].Code[pc].Op == OpFail || p.failedByRange(c.Thread, cfg)
 	case CNot:
 		return !c.L.Eval(p, cfg)
 	case CAnd:

@@ -40,6 +40,9 @@ type Loc struct {
 	Node int   // index into Program.Nodes
 	Init uint8 // initial value
 	Pos  Pos
+	// Check is the range a NIC write may take the location out of, which
+	// every semantics checks (see Range); nil when there is none.
+	Check *Range
 }
 
 // StmtKind is the kind of a statement.

@@ -73,6 +73,9 @@ const (
 // configuration, and a step that a bound blocks prints a CUT line, both in
 // steps that change nothing.
 func Write(w io.Writer, p *prog.Program, opt Options) error {
+	if err := prog.CheckRanges(p, "the Promela model of the machines"); err != nil {
+		return err
+	}
 	g, err := newGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela model of %s: %w", p.Name, err)

@@ -56,6 +56,9 @@ var MaxCounterBound = machine.Bound{Name: CutMaxCounter, Lo: 1, Hi: 254}
 // states pan stores are exactly the states opsem/explore finds in instr's
 // machine.
 func WriteRobustness(w io.Writer, p *prog.Program, opt RobustOptions) error {
+	if err := prog.CheckRanges(p, "the Promela robustness model"); err != nil {
+		return err
+	}
 	g, err := newRobustGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela robustness model of %s: %w", p.Name, err)

@@ -23,11 +23,13 @@ type StatsJSON struct {
 	StatesPerSec float64 `json:"states_per_sec"`
 	PeakMemory   uint64  `json:"peak_memory_bytes"`
 	StoreBytes   uint64  `json:"store_bytes"`
-	// Final, filtered (stuck at a failing assume) and deadlocked
-	// configurations, and where the first deadlock waits.
+	// Final, filtered (stuck at a failing assume), deadlocked and failed
+	// (stopped at an error point) configurations, and where the first
+	// deadlock waits.
 	Finals     uint64 `json:"finals"`
 	Filtered   uint64 `json:"filtered"`
 	Deadlocks  uint64 `json:"deadlocks"`
+	Failed     uint64 `json:"failed"`
 	DeadlockAt string `json:"deadlock_at,omitempty"`
 	// Workers is the number of worker processes that took part in a
 	// search on a cluster (explore --cluster, --nats), a restarted one
@@ -50,7 +52,7 @@ func NewStats(file string, p *prog.Program, r *verdict.Result, peak uint64) Stat
 	return StatsJSON{File: file, Name: p.Name, Semantics: r.Semantics.String(), States: st.States, Transitions: st.Transitions,
 		MaxDepth: st.MaxDepth, Complete: r.Complete, Bound: r.Bound, Seconds: st.Elapsed.Seconds(),
 		StatesPerSec: rate, PeakMemory: peak, StoreBytes: st.StoreBytes,
-		Finals: r.Finals, Filtered: r.Filtered, Deadlocks: r.Deadlocks, DeadlockAt: r.DeadlockAt, Symmetry: r.Symmetry}
+		Finals: r.Finals, Filtered: r.Filtered, Deadlocks: r.Deadlocks, Failed: r.Failed, DeadlockAt: r.DeadlockAt, Symmetry: r.Symmetry}
 }
 
 // WriteStats prints the statistics s as explore does, one per line.
@@ -67,7 +69,7 @@ func WriteStats(w io.Writer, s StatsJSON) {
 	if s.Symmetry != "" {
 		fmt.Fprintf(w, "  symmetry     %s\n", s.Symmetry)
 	}
-	fmt.Fprintf(w, "  ends         %s\n", Ends(s.Finals, s.Filtered, s.Deadlocks))
+	fmt.Fprintf(w, "  ends         %s\n", Ends(s.Finals, s.Filtered, s.Deadlocks, s.Failed))
 	if s.Deadlocks > 0 {
 		fmt.Fprintf(w, "  deadlock     %s\n", s.DeadlockAt)
 	}
@@ -81,9 +83,14 @@ func WriteStats(w io.Writer, s StatsJSON) {
 }
 
 // Ends says how the runs of a search ended: "2 final, 0 filtered by an
-// assume, 1 deadlocked".
-func Ends(finals, filtered, deadlocks uint64) string {
-	return fmt.Sprintf("%s final, %s filtered by an assume, %s deadlocked", Count(finals), Count(filtered), Count(deadlocks))
+// assume, 1 deadlocked", and ", 3 at an error point" when some stopped at
+// one (a protocol's failed assertion or value out of its range).
+func Ends(finals, filtered, deadlocks, failed uint64) string {
+	s := fmt.Sprintf("%s final, %s filtered by an assume, %s deadlocked", Count(finals), Count(filtered), Count(deadlocks))
+	if failed > 0 {
+		s += fmt.Sprintf(", %s at an error point", Count(failed))
+	}
+	return s
 }
 
 // Deadlock says where the threads of a deadlock wait, as a report line.

@@ -33,12 +33,13 @@ func Wrap(s string, width, indent int) string {
 	return b.String()
 }
 
-// VersionLine says which rdmasim bi describes: the module's version when
-// it was built as a versioned module (go install ...@v1.2.3), else the
-// revision of the repository it was built from (12 hex digits, "-dirty"
-// with uncommitted changes), else "devel" (a build with -buildvcs=false, as
-// the Makefile's GOFLAGS may give, or a test); then the Go version that
-// built it, which decides much of the performance.
+// VersionLine says which rdmasim bi describes: the module's version (v1.2.3
+// when built as a versioned module, go install ...@v1.2.3, else "devel"),
+// the VCS revision it was built from (12 hex digits) and ", modified" when
+// the tree had uncommitted changes, "rdmasim devel, revision 0868fc29ec09,
+// modified (go1.26.8)"; without a VCS stamp (a test, a build with
+// -buildvcs=false and no WithRevision) only the version; then the Go
+// version that built it, which decides much of the performance.
 func VersionLine(bi *debug.BuildInfo, ok bool) string {
 	if !ok || bi == nil {
 		return "rdmasim devel"
@@ -46,21 +47,40 @@ func VersionLine(bi *debug.BuildInfo, ok bool) string {
 	v := bi.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "devel"
-		rev, dirty := "", false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
 		}
-		if rev != "" {
-			v = rev[:min(12, len(rev))]
-			if dirty {
-				v += "-dirty"
-			}
+	}
+	if rev != "" {
+		v += ", revision " + rev[:min(12, len(rev))]
+		if dirty {
+			v += ", modified"
 		}
 	}
 	return fmt.Sprintf("rdmasim %s (%s)", v, bi.GoVersion)
+}
+
+// WithRevision returns bi with the VCS revision rev and its modified flag
+// (modified is "true" or "false") when bi has no VCS stamp of its own: a
+// build with -buildvcs=false (the GOFLAGS of some environments) whose
+// Makefile passed them by -ldflags -X. bi itself is not changed.
+func WithRevision(bi *debug.BuildInfo, rev, modified string) *debug.BuildInfo {
+	if bi == nil || rev == "" {
+		return bi
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return bi
+		}
+	}
+	c := *bi
+	c.Settings = append(append([]debug.BuildSetting(nil), bi.Settings...),
+		debug.BuildSetting{Key: "vcs.revision", Value: rev}, debug.BuildSetting{Key: "vcs.modified", Value: modified})
+	return &c
 }

@@ -39,6 +39,9 @@ func WriteText(w io.Writer, r *Result) {
 	for _, why := range r.Asymmetric {
 		fmt.Fprintf(w, "no symmetry for %s\n", why)
 	}
+	if r.Unchecked != "" {
+		fmt.Fprintf(w, "ranges: robustness is answered without stopping where a write leaves %s, as check does\n", r.Unchecked)
+	}
 	if r.Expect != nil {
 		fmt.Fprintln(w, r.Expect)
 	}
@@ -163,6 +166,9 @@ type JSON struct {
 	// DeadlockAt says where the first waits (Result.Deadlock).
 	Deadlocks  uint64 `json:"deadlocks"`
 	DeadlockAt string `json:"deadlock_at,omitempty"`
+	// RangesUnchecked names the ranges that NIC writes may leave, which
+	// the answer does not stop at (Result.Unchecked); absent when none.
+	RangesUnchecked string `json:"ranges_unchecked,omitempty"`
 }
 
 // WitnessJSON is the JSON form of a violation.
@@ -181,7 +187,8 @@ type WitnessJSON struct {
 func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
-		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry, Asymmetric: r.Asymmetric}
+		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry,
+		Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked}
 	if r.Alone == AloneAtomics {
 		out.Refused = "remote atomics"
 	}

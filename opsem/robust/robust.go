@@ -163,6 +163,11 @@ type Result struct {
 	// Deadlock (Options.Deadlocks) is the search of p's SC machine when it
 	// found a deadlock, else nil: see deadlocks.
 	Deadlock *verdict.Result
+	// Unchecked names the ranges of locations that NIC writes may leave
+	// (prog.Range), which check stops runs at and robustness does not:
+	// every method answers on the program without them
+	// (prog.WithoutRangeChecks). Empty when there is none.
+	Unchecked string
 }
 
 // Stopped is a method that method Auto ran besides the one that answered
@@ -228,6 +233,7 @@ func (r *Result) Dot() *dot.Graph {
 // cut is not an error (it is uncertain), nor is a program too large for the
 // declarative model (EnumAxiom answers unknown, with Limit).
 func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
+	p, unchecked := prog.WithoutRangeChecks(p)
 	var dl *verdict.Result
 	if opt.Deadlocks {
 		dl = deadlocks(ctx, p, opt.Verdict)
@@ -237,6 +243,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		return nil, err
 	}
 	r.Deadlock = dl
+	r.Unchecked = unchecked
 	if opt.Verdict.Settings.Symmetry && r.Symmetry == "" {
 		_, r.Asymmetric = prog.FindSymmetry(p)
 	}
@@ -399,6 +406,7 @@ type All struct {
 // others: it is in Errs. With opt.Deadlocks, p's SC machine is searched
 // once, and every answer has its Deadlock.
 func DecideAll(ctx context.Context, p *prog.Program, methods []Method, opt Options) *All {
+	p, unchecked := prog.WithoutRangeChecks(p)
 	a := &All{Program: p, Methods: methods, Results: make([]*Result, len(methods)), Errs: make([]error, len(methods))}
 	var dl *verdict.Result
 	if opt.Deadlocks {
@@ -412,7 +420,7 @@ func DecideAll(ctx context.Context, p *prog.Program, methods []Method, opt Optio
 			a.Errs[i] = err
 			continue
 		}
-		r.Deadlock = dl
+		r.Deadlock, r.Unchecked = dl, unchecked
 		a.Results[i] = r
 	}
 	a.compare()

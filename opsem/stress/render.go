@@ -52,6 +52,21 @@ type FirstJSON struct {
 	Run  *report.Run `json:"run"`
 }
 
+// observation is herd7's Never / Sometimes / Always over the walks' final
+// outcomes. A search stopped at its first witness (Options.First) saw one
+// walk decide the query and stopped: that shows the condition can hold
+// (Sometimes), never that it always does, nor, for a forall's
+// counterexample, that it never does (Unknown).
+func observation(r *Result) string {
+	if r.First == nil {
+		return report.Observation(r.Positive, r.Negative, true)
+	}
+	if r.Positive > 0 {
+		return "Sometimes"
+	}
+	return report.Observation(r.Positive, r.Negative, false)
+}
+
 // WriteText prints a litmus7-style report of r, the stress test of p with
 // opt: the histogram of final outcomes (count, *> for outcomes satisfying
 // the condition, :> for the others, frequency among the walks that reached
@@ -87,7 +102,7 @@ func WriteText(w io.Writer, p *prog.Program, opt Options, r *Result) {
 			validated = "is NOT validated"
 		}
 		fmt.Fprintf(w, "Condition %s %s %s\n", r.Query.Kind, p.CondString(r.Query.Cond), validated)
-		fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, report.Observation(r.Positive, r.Negative, true), r.Positive, r.Negative)
+		fmt.Fprintf(w, "Observation %s %s %d %d\n", p.Name, observation(r), r.Positive, r.Negative)
 	}
 	ends := []string{fmt.Sprintf("%d final", r.Final), blockedText(r), fmt.Sprintf("%d cut by depth", r.CutDepth)}
 	if r.CutBound > 0 {

@@ -30,5 +30,27 @@ func TestRender(t *testing.T) {
 		if (j.First != nil) != first || strings.Contains(text, "First witness: walk") != first {
 			t.Errorf("first %v: first witness %+v\n%s", first, j.First, text)
 		}
+		if first && !strings.Contains(text, "Observation PUT-LW Sometimes ") {
+			t.Errorf("a search stopped at its first witness shows Sometimes (never Always):\n%s", text)
+		}
+	}
+}
+
+// TestFirstObservation: a search stopped at its first witness, after one
+// final walk, shows the condition Sometimes, not Always (issue 34).
+func TestFirstObservation(t *testing.T) {
+	p := load(t, "SB-PUT-POLL.rdma")
+	opt := Options{Semantics: machine.RDMA, Machine: machine.DefaultOptions(), Walks: 100000, Depth: 10000, Seed: 2, First: true}
+	r, err := Run(context.Background(), p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.First == nil || r.Negative != 0 {
+		t.Fatalf("want a first witness and no negative outcome, got %+v", r)
+	}
+	var b bytes.Buffer
+	WriteText(&b, p, opt, r)
+	if want := "Observation SB-PUT-POLL Sometimes 1 0\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("report without %q:\n%s", want, b.String())
 	}
 }

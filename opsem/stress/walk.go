@@ -68,6 +68,8 @@ func Walk(ctx context.Context, p *prog.Program, opt WalkOptions) (*OneRun, error
 		r.End = "cut by " + machine.PrunedString(walk.Pruned, m.Options())
 	case deadEnd && m.StuckEncoded(prev) == machine.Deadlock:
 		r.End, r.Waiting = "deadlock", m.Waiting(prev)
+	case deadEnd && m.StuckEncoded(prev) == machine.Failed:
+		r.End = "error point (" + verdict.ErrorAt(p, m.Encoded(prev)) + ")"
 	case deadEnd:
 		r.End = "filtered (an assume failed)"
 	case walk.End == explore.EndStopped:
@@ -107,8 +109,8 @@ type OneRunJSON struct {
 	Semantics string      `json:"semantics"`
 	Seed      uint64      `json:"seed"`
 	Run       *report.Run `json:"run"`
-	// End is final, deadlock, filtered (an assume failed), cut (a
-	// bound), step-limit or interrupted.
+	// End is final, deadlock, error point (and which), filtered (an
+	// assume failed), cut (a bound), step-limit or interrupted.
 	End string `json:"end"`
 	// Waiting says where the threads of a deadlock wait.
 	Waiting   string           `json:"waiting,omitempty"`

@@ -99,6 +99,10 @@ type Result struct {
 	// thread that has not ended waits at a poll with nothing left to
 	// complete (machine.Deadlock).
 	Deadlocks uint64
+	// Failed counts the distinct stuck configurations in which a thread
+	// stopped at an error point of a protocol (machine.Failed): runs that
+	// end in an error, neither final nor filtered out nor deadlocked.
+	Failed uint64
 	// DeadlockAt says where the threads of the first deadlock found wait
 	// (machine.Machine.Waiting); empty when there is none.
 	DeadlockAt string
@@ -131,13 +135,16 @@ type Result struct {
 
 // Vacuous reports whether every verdict of r about final configurations is
 // vacuous: the query is about final configurations, the search was
-// complete, no run of the program ends, and some run deadlocks.
-// "Forbidden" then holds only because the program never terminates. Runs
-// that an assume filters out do not count: a litmus test that encodes its
-// condition in assumes and whose every run is filtered out under SC
-// rightly has its condition forbidden there.
+// complete, no run of the program ends, and some run deadlocks or stops at
+// an error point (a failed assertion, a value out of its range).
+// "Forbidden" then holds only because the program never terminates
+// normally: with --param N=3 a protocol whose every run overflows a range
+// has no final configuration, and its exists condition is forbidden over
+// nothing. Runs that an assume filters out do not count: a litmus test
+// that encodes its condition in assumes and whose every run is filtered
+// out under SC rightly has its condition forbidden there.
 func (r *Result) Vacuous() bool {
-	return r.Complete && r.Finals == 0 && r.Deadlocks > 0 && r.Query.Kind != prog.QReach && !r.Model
+	return r.Complete && r.Finals == 0 && (r.Deadlocks > 0 || r.Failed > 0) && r.Query.Kind != prog.QReach && !r.Model
 }
 
 // Coverage is how much of the state space a search covered.
@@ -259,6 +266,8 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 					res.DeadlockAt = m.Waiting(s)
 				}
 				res.Deadlocks++
+			case machine.Failed:
+				res.Failed++
 			}
 		}
 		if hasErrors && res.ErrorAt == "" {
@@ -320,7 +329,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		Save: func() (json.RawMessage, error) {
 			cs := computeState{
 				Positive: res.Positive, Negative: res.Negative, Witness: witness,
-				Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Deadlock: &deadlock, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt,
+				Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, Deadlock: &deadlock, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt,
 			}
 			for k, sat := range outcomes {
 				cs.Outcomes = append(cs.Outcomes, outcomeState{Values: hex.EncodeToString([]byte(k)), Satisfies: sat})
@@ -343,7 +352,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 			}
 			res.Positive, res.Negative, witness = cs.Positive, cs.Negative, cs.Witness
 			res.Finals, res.Filtered, res.Deadlocks, res.DeadlockAt = cs.Finals, cs.Filtered, cs.Deadlocks, cs.DeadlockAt
-			res.ErrorAt = cs.ErrorAt
+			res.ErrorAt, res.Failed = cs.ErrorAt, cs.Failed
 			if cs.Deadlock == nil {
 				// Its final and stuck configurations were never
 				// counted: resuming would report a vacuous verdict.
@@ -476,6 +485,7 @@ type computeState struct {
 	Finals     uint64 `json:"finals,omitempty"`
 	Filtered   uint64 `json:"filtered,omitempty"`
 	Deadlocks  uint64 `json:"deadlocks,omitempty"`
+	Failed     uint64 `json:"failed,omitempty"`
 	Deadlock   *int64 `json:"deadlock,omitempty"` // the id of the first deadlock, or -1
 	DeadlockAt string `json:"deadlock_at,omitempty"`
 	ErrorAt    string `json:"error_at,omitempty"`
@@ -543,9 +553,13 @@ func stopBound(s explore.Stop, opt Options) string {
 	return s.String()
 }
 
-// HasErrorPoints reports whether a thread of p has an error point
-// (prog.OpFail): an assertion, or a value that can leave its range.
+// HasErrorPoints reports whether a run of p may stop at an error point: a
+// thread's prog.OpFail (an assertion, a value that can leave its range) or
+// a location's checked range (prog.Range).
 func HasErrorPoints(p *prog.Program) bool {
+	if prog.HasRangeChecks(p) {
+		return true
+	}
 	for t := range p.Threads {
 		for _, in := range p.Threads[t].Code {
 			if in.Op == prog.OpFail {
@@ -556,9 +570,13 @@ func HasErrorPoints(p *prog.Program) bool {
 	return false
 }
 
-// ErrorAt describes the first thread of cfg stopped at an error point, "T at
-// line L: what failed", or returns "".
+// ErrorAt describes the error point cfg is stopped at, "T at line L: what
+// failed" (a location out of its range first, then the first thread at
+// one), or returns "".
 func ErrorAt(p *prog.Program, cfg prog.Config) string {
+	if l := p.OutOfRange(cfg); l >= 0 {
+		return p.RangeError(l, cfg.Mem(l))
+	}
 	for t := range p.Threads {
 		pc, _ := cfg.PC(t)
 		if in := &p.Threads[t].Code[pc]; in.Op == prog.OpFail {
