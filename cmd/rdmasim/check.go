@@ -14,7 +14,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	sf.register(fs)
 	witness := fs.BoolP("witness", "w", false, "print the shortest witness run of each verdict, step by step")
 	jsonWitness := fs.Bool("json-witness", true, "with --json, include the witness runs (they need a parent record per configuration)")
-	allOutcomes := fs.Bool("all-outcomes", false, "list every final outcome, as herd7 does: search the whole state space at --max-inflight even when a witness settles the query (by default check stops at the first witness of exists or reach, or counterexample of ~exists or forall, raising max-inflight from 1 by doubling; --semantics both and --checkpoint always list every outcome)")
+	allOutcomes := fs.Bool("all-outcomes", false, "list every final outcome, as herd7 does: search the whole state space at --max-inflight even when a witness settles the query (by default check stops at the first witness of exists or reach, or counterexample of ~exists or forall, raising max-inflight from 1 by doubling; --semantics both, --checkpoint and --strict always list every outcome)")
 	skipRobust := fs.Bool("skip-robust", false, "leave the file's expect robust line unchecked (its search, run after the query's, can take far longer; rdmasim robust decides it alone)")
 	strict := fs.Bool("strict", false, "exit 1 also when an expect line stays unknown (a bound cut the search) or a run deadlocks")
 	semFlag := fs.String("semantics", "machine", "machine (explore the RDMA and SC machines), axiom (enumerate the declarative model's traces) or both (compare their outcome sets; exit 1 on any difference)")
@@ -23,7 +23,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		return code
 	}
 	opt.Witness = *witness || sf.json && *jsonWitness
-	opt.FirstWitness = !*allOutcomes && sf.Checkpoint == ""
+	// --strict fails on any deadlock: it needs every run, as a checkpoint
+	// does.
+	opt.FirstWitness = !*allOutcomes && sf.Checkpoint == "" && !*strict
 	deepen := opt.FirstWitness
 	switch *semFlag {
 	case "machine", "axiom", "both":
