@@ -98,8 +98,10 @@ function run(command) {
 
 // stop asks the run to stop, as Ctrl-C stops the CLI: the worker's Go code
 // yields to its event loop about once a second to hear it, and the answer
-// then covers what was explored. If no answer comes within three seconds
-// (a search that does not yield), the worker is terminated and restarted.
+// then covers what was explored. If no answer comes within ten seconds
+// (a search that does not yield; a loaded machine can delay a yielding one
+// by seconds, and terminating it loses the report), the worker is
+// terminated and restarted.
 function stop() {
   const id = state.running;
   if (!id) return;
@@ -112,7 +114,7 @@ function stop() {
     setRunning(0);
     startWorker();
     setStatus("restarted", "stopped: the search did not yield, so the worker was restarted (no report)");
-  }, 3000);
+  }, 10000);
 }
 
 function showProgress(p) {
