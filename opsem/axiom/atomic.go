@@ -120,8 +120,8 @@ func pendingAtomics(ev []Event) []int {
 // axioms: rdma false when ob ∪ at is cyclic, sc false when sc with every
 // atomic contracted is.
 func (e *engine) atomicFlags(st *state, rdma, sc bool) (bool, bool) {
-	pairs := atomPairs(e.ev)
-	if len(pairs) == 0 && len(pendingAtomics(e.ev)) == 0 {
+	pairs, pend := atomPairs(e.ev), pendingAtomics(e.ev)
+	if len(pairs) == 0 && len(pend) == 0 {
 		return rdma, sc
 	}
 	n := e.n
@@ -150,7 +150,7 @@ func (e *engine) atomicFlags(st *state, rdma, sc bool) (bool, bool) {
 	}
 	if sc {
 		g := st.sc
-		for _, r := range pendingAtomics(e.ev) {
+		for _, r := range pend {
 			if g.addSet(n, accesses(e.ev, e.ev[r].Loc)&^(1<<uint(r)), 1<<uint(r)) {
 				sc = false
 			}
