@@ -99,6 +99,13 @@ type lowerer struct {
 	thread      string
 	checks      int
 	interrupted *InterruptedError
+
+	// widenAfter is the number of consecutive rounds a location's domain
+	// may grow before it is widened to its declared range (see
+	// domains.widen; 0 never widens); rounds counts the specialisation
+	// rounds done.
+	widenAfter int
+	rounds     int
 }
 
 // stop reports whether the lowering must stop because its context is done
@@ -312,7 +319,7 @@ func (e *InterruptedError) Unwrap() error { return e.Err }
 // returns an *InterruptedError.
 func lowerFile(ctx context.Context, file string, f *rawFile, opt Options) (*prog.Program, ErrorList, *InterruptedError) {
 	lw := &lowerer{file: file, params: map[string]int{}, locs: map[string]int{}, nodes: map[string]int{},
-		arrays: map[string]int{}, ctx: ctx, start: time.Now()}
+		arrays: map[string]int{}, ctx: ctx, start: time.Now(), widenAfter: widenAfter}
 	p, errs := lw.lower(f, opt)
 	if lw.interrupted != nil {
 		return nil, nil, lw.interrupted

@@ -3,6 +3,8 @@ package parse
 import (
 	"strings"
 	"testing"
+
+	"rdmasim/opsem/prog"
 )
 
 // TestLoweringDeterministic lowers programs with several loops again and
@@ -24,5 +26,61 @@ func TestLoweringDeterministic(t *testing.T) {
 				t.Fatalf("seed %d: lowering %d differs:\n  %s", i, n, strings.Join(d, "\n  "))
 			}
 		}
+	}
+}
+
+// TestWidening lowers counters kept in memory, whose domains grow by one
+// value per specialisation round, with and without widening: the code must
+// be the same (a domain only over-approximates what memory holds, and these
+// chains end at their range anyway), and widening must settle in a few
+// rounds where growing one value at a time takes one round per value.
+func TestWidening(t *testing.T) {
+	tests := []struct {
+		name, src string
+		maxRounds int // with widening
+	}{
+		{"counter", `litmus counter
+node S { D = 0 }
+node c { d = 0; v = 0 }
+thread t on c {
+  d := D
+  v := d + 1
+  D := v
+}
+exists (D = 1)
+`, widenAfter + 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lower := func(after int) (*prog.Program, int) {
+				p := &parser{s: newScanner([]byte(tc.src)), file: "t.rdma"}
+				p.next()
+				f := p.parseFile()
+				if p.errs != nil {
+					t.Fatal(p.errs)
+				}
+				lw := &lowerer{file: "t.rdma", params: map[string]int{}, locs: map[string]int{}, nodes: map[string]int{},
+					arrays: map[string]int{}, widenAfter: after}
+				prg, errs := lw.lower(f, Options{})
+				if errs != nil {
+					t.Fatal(errs)
+				}
+				if err := prog.Compile(prg); err != nil {
+					t.Fatal(err)
+				}
+				return prg, lw.rounds
+			}
+			wide, r1 := lower(widenAfter)
+			slow, r0 := lower(0)
+			if d := diffPrograms(slow, wide); len(d) > 0 {
+				t.Fatalf("widening changed the code:\n  %s", strings.Join(d, "\n  "))
+			}
+			if r1 > tc.maxRounds {
+				t.Errorf("with widening: %d rounds, want at most %d (without: %d)", r1, tc.maxRounds, r0)
+			}
+			if r0 <= r1 {
+				t.Errorf("without widening %d rounds, with %d: the test no longer exercises widening", r0, r1)
+			}
+		})
 	}
 }

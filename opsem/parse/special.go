@@ -98,6 +98,40 @@ func (d *domains) close() {
 	}
 }
 
+// widenAfter is the number of consecutive rounds a domain may grow before
+// it is widened to its whole declared range.
+const widenAfter = 8
+
+// widen gives every domain that grew in after consecutive rounds its
+// whole declared range. A counter kept in memory (d := D; D := d + 1) is the
+// usual case: the domain analysis does not follow control flow, so its
+// domain gains one value per round until the range ends, and each round
+// specialises every thread again (256 rounds for the default range 0..255).
+// Widening jumps to where that chain ends. A domain only over-approximates
+// what runs can hold, so a wider one costs code, never a wrong answer: a
+// branch for a value memory never holds is never taken. before holds the
+// domains at the start of the round; growing counts each location's
+// consecutive rounds of growth; after = 0 never widens.
+func (d *domains) widen(before [][prog.MaxValue + 1]bool, growing []int, after int) {
+	if after == 0 {
+		return
+	}
+	for l := range d.vals {
+		if d.vals[l] == before[l] {
+			growing[l] = 0
+			continue
+		}
+		growing[l]++
+		if growing[l] < after {
+			continue
+		}
+		for v := d.ranges[l].lo; v <= d.ranges[l].hi; v++ {
+			d.vals[l][v] = true
+		}
+		growing[l] = 0
+	}
+}
+
 func (d *domains) list(l int) []int {
 	var out []int
 	for v, ok := range d.vals[l] {
@@ -121,8 +155,12 @@ func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 			}
 		}
 	}
+	growing := make([]int, len(p.Locs)) // consecutive rounds each domain grew
+	before := make([][prog.MaxValue + 1]bool, len(p.Locs))
 	for round := 0; ; round++ {
+		lw.rounds++
 		dom.grew = false
+		copy(before, dom.vals)
 		dom.edges, dom.adds = dom.edges[:0], dom.adds[:0]
 		p.Threads = p.Threads[:0]
 		for ti, t := range ts {
@@ -142,6 +180,7 @@ func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 		if !dom.grew {
 			break
 		}
+		dom.widen(before, growing, lw.widenAfter)
 		if round > 4*(prog.MaxValue+1) {
 			lw.errorf(prog.Pos{Line: 1, Col: 1}, "the values of the locations did not settle")
 			return
