@@ -14,11 +14,13 @@ import (
 // arrays, families of nodes and threads with a param, stores of
 // expressions, loads, puts and gets (with computed indices), rfence, poll,
 // cas, if/else, while over registers and over memory, for, choose, loop,
-// break, assert and assume.
+// break, assert and assume; and the motifs of protocols as users write
+// them: counters in local and remote memory, and spins on a polled get.
 //
 // They are built to lower: expressions read only the thread's own node, a
 // put's source is a location, a cas works on the thread's node, polls are
-// outside loops (so the unpolled counts stay bounded) and every while loop
+// outside loops except a spin's, which polls what each iteration submits
+// (so the unpolled counts stay bounded), and every while loop
 // either counts a register or waits for memory that may never change (a run
 // that spins for ever: both semantics must handle the cycle). They are not
 // built to be free of errors: values leave their ranges, indices their
@@ -236,6 +238,13 @@ func (g *generator) stmt() {
 	nested := g.depth < 3
 	switch k := g.rng.IntN(100); {
 	case k < 14:
+		if g.pct(20) {
+			// A counter kept in memory, with whatever range it has (the
+			// default 0..255 unless declared).
+			x := g.localLoc()
+			g.line("%s := %s + 1", x, x)
+			return
+		}
 		if g.pct(50) {
 			g.line("%s := %s", g.localLoc(), g.expr(2))
 		} else {
@@ -249,8 +258,16 @@ func (g *generator) stmt() {
 			g.line("%s := (%s + %s) %% 3", r, r, g.atom())
 		}
 	case k < 38 && len(th.others) > 0:
+		if nested && !th.inWhile && th.loops == 0 && g.pct(20) {
+			g.remoteCounter()
+			return
+		}
 		g.line("%s := %s", g.remoteLoc(), g.localLoc())
 	case k < 48 && len(th.others) > 0:
+		if nested && !th.inWhile && th.loops == 0 && g.pct(20) {
+			g.spin()
+			return
+		}
 		g.line("%s := %s", g.localLoc(), g.remoteLoc())
 	case k < 51 && len(th.others) > 0:
 		g.line("rfence(%s)", th.others[g.rng.IntN(len(th.others))].name)
@@ -349,6 +366,37 @@ func (g *generator) stmt() {
 	default:
 		g.line("%s := %s", g.pick(th.regs), g.localRead())
 	}
+}
+
+// spin draws a loop as protocols write it: fetch a remote value with a
+// polled get until it is the one awaited (for ever, if no thread writes it).
+// Each iteration polls the get it submitted, so the loop leaves no more
+// operations unpolled than it found.
+func (g *generator) spin() {
+	n := g.th.others[g.rng.IntN(len(g.th.others))]
+	g.th.put[n.name] = true
+	l, r, v := g.localLoc(), g.loc(n), g.rng.IntN(3)
+	g.line("%s := %s", l, r)
+	g.line("poll(%s)", n.name)
+	g.line("while (%s != %d) {", l, v)
+	g.depth++
+	g.line("%s := %s", l, r)
+	g.line("poll(%s)", n.name)
+	g.depth--
+	g.line("}")
+}
+
+// remoteCounter draws the increment of a counter in another node's memory:
+// a polled get, a local increment and a polled put of it back.
+func (g *generator) remoteCounter() {
+	n := g.th.others[g.rng.IntN(len(g.th.others))]
+	g.th.put[n.name] = true
+	l, r := g.localLoc(), g.loc(n)
+	g.line("%s := %s", l, r)
+	g.line("poll(%s)", n.name)
+	g.line("%s := %s + 1", l, l)
+	g.line("%s := %s", r, l)
+	g.line("poll(%s)", n.name)
 }
 
 func (g *generator) nest(n int) {
