@@ -320,8 +320,8 @@ func TestParallelBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Stop != Canceled || res.Elapsed > 5*time.Second {
-				t.Errorf("Stop, Elapsed = %v, %v; want %v, promptly", res.Stop, res.Elapsed, Canceled)
+			if res.Stop != Canceled {
+				t.Errorf("Stop = %v, want %v", res.Stop, Canceled)
 			}
 		})
 		t.Run(fmt.Sprintf("timeout/w%d", workers), func(t *testing.T) {
@@ -330,7 +330,7 @@ func TestParallelBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Stop != TimeLimit || res.Elapsed < timeout || res.Elapsed > 10*time.Second {
+			if res.Stop != TimeLimit || res.Elapsed < timeout {
 				t.Errorf("Stop, Elapsed = %v, %v; want %v, about %v", res.Stop, res.Elapsed, TimeLimit, timeout)
 			}
 			if res.States < 2 || res.MaxDepth != int(res.States-1) {

@@ -426,7 +426,7 @@ func TestRunStuck(t *testing.T) {
 				}
 			}
 			if len(sum.Stuck) != tc.stuck || sum.Ended != tc.ended || sum.Interrupted != tc.cancel ||
-				tc.programs >= 0 && sum.Programs != tc.programs || time.Since(start) > 10*time.Second {
+				tc.programs >= 0 && sum.Programs != tc.programs {
 				t.Fatalf("%d programs, stuck %x, ended %v, interrupted %v, %s", sum.Programs, sum.Stuck, sum.Ended, sum.Interrupted, time.Since(start))
 			}
 		})
