@@ -393,6 +393,13 @@ func (r *Renaming) Invariant(p *Program) error {
 	for q, qp := range p.QPs {
 		q2 := p.QPs[r.QP[q]]
 		if q2.Thread != r.Thread[qp.Thread] || q2.Remote != r.Node[qp.Remote] || q2.Local != qp.Local {
+			if q2.Thread == qp.Thread {
+				// A thread outside the family (a server) with a queue
+				// pair towards each instance's node.
+				a, b := min(qp.Remote, q2.Remote), max(qp.Remote, q2.Remote)
+				return fmt.Errorf("%s has a queue pair towards %s and one towards %s, which this permutation exchanges (the reduction permutes the instances' own queue pairs only)",
+					p.Threads[qp.Thread].Name, p.Nodes[a].Name, p.Nodes[b].Name)
+			}
 			return fmt.Errorf("the queue pairs of %s and %s are numbered differently", p.Threads[qp.Thread].Name, p.Threads[q2.Thread].Name)
 		}
 	}

@@ -41,6 +41,7 @@ func TestFindSymmetry(t *testing.T) {
 		// The reason names the statement (its line) and the locations.
 		{"a client reads client 0's slot", symProgram(2, "1", "d[i] := slot[0]\nd[i] := slot[0]", ""), "none", "(slot[0], renamed slot[1], against slot[0])"},
 		{"server reads in order", symProgram(2, "1", "", "assume(slot[0] == 1)\nassume(slot[1] == 1)"), "none", "server"},
+		{"server puts to each client", symProgram(2, "1", "", "d[0] := x\nd[1] := x"), "none", "server has a queue pair towards m[0] and one towards m[1]"},
 		{"server reads symmetric", symProgram(2, "1", "", "while (x == 0) { skip }"), "2 instances of client (2 permutations)", ""},
 		{"different initial values", symProgram(3, "i", "", ""), "none", "initial"},
 		{"single", symProgram(1, "1", "", ""), "none", ""},
