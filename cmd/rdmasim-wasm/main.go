@@ -24,8 +24,8 @@
 // goroutine ready, the runtime returns to the event loop, which delivers
 // the pending "stop"; its handler cancels the run's context and the search
 // ends as the CLI's does on Ctrl-C, with a report of what it explored. (A
-// race of two searches, robust's method auto, may not yield this way; the
-// page then terminates the Worker and starts another.)
+// search that does not yield this way in time is ended by the page, which
+// terminates the Worker and starts another.)
 package main
 
 import (

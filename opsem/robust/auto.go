@@ -19,7 +19,7 @@ const (
 	// AloneCheckpoint: the searches are checkpointed (Settings.Checkpoint).
 	AloneCheckpoint = "checkpoint"
 	// AloneAtomics: the program has remote atomics, which the decider
-	// refuses (instr.ErrAtomics): enumeration on the machine answers
+	// refuses (*instr.AtomicsError): enumeration on the machine answers
 	// alone, loops bounded as enumeration bounds them.
 	AloneAtomics = "atomics"
 	// AloneInflight: a queue pair of the loop-free program has more
@@ -53,12 +53,10 @@ func Alone(p *prog.Program, s explore.Settings) string {
 
 // EnumBudget is how many configurations method Auto lets enumeration on
 // the machine explore before it hands a loop-free program to the decider
-// (see auto). About half a second of enumeration on this project's 2-core
-// development host: small programs, where enumeration is often the faster
-// (the violation of sb5, store buffering in a ring of five threads, at
-// 366,127 configurations in 0.38 s against the decider's 0.63 s), are
+// (see auto): about half a second of enumeration on a 2-core machine.
+// Small programs, where enumeration is often the faster method, are
 // answered by it alone; larger ones go to the decider, which is then the
-// faster (F(5): 1.7 s against 6.7 s; BENCHMARKS.md, "Time to verdict").
+// faster (the measurements are in BENCHMARKS.md, "Time to verdict").
 const EnumBudget = 500_000
 
 // auto answers for method Auto: with remote atomics, by enumeration on the
@@ -93,12 +91,12 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 			return byMethod(ctx, p, o)
 		}
 	}
-	return staged(ctx, opt.Verdict.Settings, racer{EnumMachine, run(EnumMachine)}, racer{Decider, run(Decider)}, EnumBudget)
+	return staged(ctx, opt.Verdict.Settings, stage{EnumMachine, run(EnumMachine)}, stage{Decider, run(Decider)}, EnumBudget)
 }
 
-// racer is one method of staged: run answers with the settings it is
+// stage is one method of staged: run answers with the settings it is
 // given, and stops early, uncertain, when its context is cancelled.
-type racer struct {
+type stage struct {
 	method Method
 	run    func(ctx context.Context, s explore.Settings) (*Result, error)
 }
@@ -111,11 +109,10 @@ type racer struct {
 // everything within the machine's bounds ("robust within bounds" says more
 // than "unknown": enumeration cut by max-inflight alone), else second's.
 //
-// Running the two in turn rather than at once (a race on half the workers
-// each, which this replaced) gives each method the whole machine: a race
-// answers in about the time of the faster method on half the workers,
-// twice its time alone on two cores.
-func staged(ctx context.Context, s explore.Settings, first, second racer, budget uint64) (*Result, error) {
+// The two run in turn, not at once: each gets the whole machine, where two
+// searches sharing the workers answer in about twice the faster one's time
+// alone.
+func staged(ctx context.Context, s explore.Settings, first, second stage, budget uint64) (*Result, error) {
 	start := time.Now()
 	fs := s
 	if fs.MaxStates == 0 || fs.MaxStates > budget {

@@ -83,10 +83,10 @@ type Options struct {
 	// Method is how to decide; empty means Auto. DecideAll ignores it.
 	Method Method
 	// Verdict are the machine's bounds and the search settings; the
-	// decider searches with the same settings. When Auto races two
-	// methods, each gets half of Settings.Workers (at least one), and each
-	// search applies MaxStates and Timeout on its own. The enumerations
-	// bound loops (verdict.LoopBound).
+	// decider searches with the same settings. Auto runs its two methods
+	// in turn, each with every worker (the first within EnumBudget
+	// configurations, the second with the Timeout that is left). The
+	// enumerations bound loops (verdict.LoopBound).
 	Verdict verdict.Options
 	// MaxBytes bounds the memory of the decider's Karp–Miller search (see
 	// decide.Options); zero means no bound.

@@ -129,8 +129,8 @@ type fake struct {
 	wait bool // answer once the context is cancelled
 }
 
-func (f *fake) racer(method Method) racer {
-	return racer{method, func(ctx context.Context, s explore.Settings) (*Result, error) {
+func (f *fake) stage(method Method) stage {
+	return stage{method, func(ctx context.Context, s explore.Settings) (*Result, error) {
 		f.ran, f.got = true, s
 		if f.wait {
 			<-ctx.Done()
@@ -176,7 +176,7 @@ func TestStaged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			first, second := tt.first, tt.second
 			tt.settings.Workers = 2
-			r, err := staged(context.Background(), tt.settings, first.racer(EnumMachine), second.racer(Decider), budget)
+			r, err := staged(context.Background(), tt.settings, first.stage(EnumMachine), second.stage(Decider), budget)
 			if tt.want == "error" {
 				if !errors.Is(err, errBroken) {
 					t.Fatalf("got %v, %v; want the error", r, err)
@@ -204,7 +204,7 @@ func TestStaged(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	first, second := fake{a: budgetCut, wait: true}, fake{a: proof}
 	go cancel()
-	if r, err := staged(ctx, explore.Settings{}, first.racer(EnumMachine), second.racer(Decider), budget); err != nil || r.Method != EnumMachine || second.ran {
+	if r, err := staged(ctx, explore.Settings{}, first.stage(EnumMachine), second.stage(Decider), budget); err != nil || r.Method != EnumMachine || second.ran {
 		t.Errorf("cancelled: %v, %v, second ran %v", r, err, second.ran)
 	}
 }

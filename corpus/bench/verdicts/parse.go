@@ -23,8 +23,9 @@ type robustOut struct {
 	Method   string     `json:"method"`
 	States   uint64     `json:"states"`
 	Expect   *expectOut `json:"expect"`
-	// Stopped (method auto): the method that raced the one that
-	// answered, and what cut it when neither answer was certain.
+	// Stopped (method auto): the method that ran besides the one that
+	// answered (before it, or after it when its answer was uncertain),
+	// and what cut it.
 	Stopped []struct {
 		Method string `json:"method"`
 		Bound  string `json:"bound"`
@@ -90,7 +91,7 @@ func parseRobust(out []byte) (answer, error) {
 	switch {
 	case r.Robust == nil || (*r.Robust && !r.Complete):
 		// Unknown: what cut the method that answered, and what cut the
-		// one that raced it (method auto).
+		// other one method auto ran.
 		bounds := []string{}
 		if r.Bound != "" {
 			bounds = append(bounds, r.Bound)
@@ -214,7 +215,7 @@ func medianIndex(ds []time.Duration) int {
 }
 
 // methods sums up the methods that answered over several runs: the one
-// method, or each with its count when the race went both ways
+// method, or each with its count when auto's answer came from both
 // ("decide 2, enum-machine 1").
 func methods(ms []string) string {
 	count := map[string]int{}
