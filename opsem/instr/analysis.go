@@ -54,8 +54,6 @@ func accesses(p *prog.Program) (markable, read []bool) {
 // fixpoint over its control flow.
 func (m *Machine) futureAccesses() {
 	m.words = (m.nl + 63) / 64
-	m.liveR, m.liveW = make([]uint64, m.words), make([]uint64, m.words)
-	m.entKeep = make([]byte, m.entBytes)
 	for t := range m.p.Threads {
 		code := m.p.Threads[t].Code
 		n := len(code)
