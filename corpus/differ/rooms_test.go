@@ -1,0 +1,262 @@
+package differ
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/decide"
+	"rdmasim/opsem/instr"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/promela"
+	"rdmasim/opsem/report"
+	"rdmasim/opsem/stress"
+	"rdmasim/opsem/verdict"
+)
+
+// opPrograms has, for every operation of the core (prog.Op), a program
+// whose lowered code uses it and the final outcomes its condition's
+// locations take (under RDMA and SC alike: these programs are too small to
+// tell them apart), or the error point it stops at. TestEveryOpInEveryRoom
+// fails when an operation has no entry: a new operation gets its program
+// here before anything else.
+var opPrograms = map[prog.Op]struct {
+	src      string
+	outcomes []string // sorted, as report.Outcome prints them
+	failure  bool     // every run stops at an error point
+}{
+	prog.OpEnd:    {"node A { x = 0 }\nthread T on A { x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false},
+	prog.OpSkip:   {"node A { x = 0 }\nthread T on A { skip; x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false},
+	prog.OpBranch: {"node A { x = 0 }\nthread T on A { choose { x := 1 } or { x := 2 } }\nexists (x = 1)\n", []string{"x=1;", "x=2;"}, false},
+	prog.OpWrite:  {"node A { x = 0 }\nthread T on A { x := 3 }\nexists (x = 3)\n", []string{"x=3;"}, false},
+	prog.OpAssumeEq: {"node A { x = 0; y = 0 }\nthread T on A { x := 1 }\nthread U on A { assume(x == 1); y := 1 }\nexists (y = 1)\n",
+		[]string{"y=1;"}, false},
+	prog.OpAssumeNe: {"node A { x = 0; y = 0 }\nthread T on A { x := 1 }\nthread U on A { assume(x != 1); y := 2 }\nexists (y = 2)\n",
+		[]string{"y=2;"}, false},
+	prog.OpCAS: {"node A { z = 0; r = 9 }\nthread T on A { r := cas(z, 0, 1) }\nexists (z = 1 /\\ r = 0)\n", []string{"z=1; r=0;"}, false},
+	prog.OpGet: {"node A { a = 0 }\nnode B { y = 2 }\nthread T on A { a := y }\nthread U on B { y := 3 }\nexists (a = 2)\n",
+		[]string{"a=2;", "a=3;"}, false},
+	prog.OpPut:    {"node A { a = 2 }\nnode B { y = 0 }\nthread T on A { a := 3; y := a }\nexists (y = 3)\n", []string{"y=3;"}, false},
+	prog.OpRFence: {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; rfence(B); b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false},
+	prog.OpPoll:   {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; poll(B); b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false},
+	prog.OpFail:   {"node A { x = 0 }\nthread T on A {\n  reg r\n  x := 1\n  r := x\n  assert(r == 2)\n}\n", nil, true},
+	prog.OpRCAS:   {"node A { r = 9 }\nnode B { L = 0 }\nthread T on A { r := rcas(L, 0, 1); poll(B) }\nexists (L = 1 /\\ r = 0)\n", []string{"L=1; r=0;"}, false},
+	prog.OpRFAA:   {"node A { r = 9 }\nnode B { C = 4 }\nthread T on A { r := rfaa(C, 2); poll(B) }\nexists (C = 6 /\\ r = 4)\n", []string{"C=6; r=4;"}, false},
+	prog.OpSwitch: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  if (r == 2) { y := 1 } else { y := 2 }\n}\nexists (y = 1)\n",
+		[]string{"y=1;", "y=2;"}, false},
+}
+
+// opEvents are the events an operation makes, which every room that runs
+// it must produce (a room that skipped the operation silently could still
+// reach the right memory).
+var opEvents = map[prog.Op][]prog.EventKind{
+	prog.OpWrite:    {prog.EvLW},
+	prog.OpAssumeEq: {prog.EvLR},
+	prog.OpAssumeNe: {prog.EvLR},
+	prog.OpCAS:      {prog.EvCAS},
+	prog.OpGet:      {prog.EvNRR, prog.EvNLW},
+	prog.OpPut:      {prog.EvNLR, prog.EvNRW},
+	prog.OpRFence:   {prog.EvNF},
+	prog.OpPoll:     {prog.EvPoll},
+	prog.OpRCAS:     {prog.EvNAR, prog.EvNAW, prog.EvNLW},
+	prog.OpRFAA:     {prog.EvNAR, prog.EvNAW, prog.EvNLW},
+	prog.OpSwitch:   {prog.EvLR},
+}
+
+var kindNames = map[prog.EventKind]string{
+	prog.EvLW: "lW", prog.EvLR: "lR", prog.EvCAS: "CAS", prog.EvNLR: "nlR", prog.EvNRW: "nrW", prog.EvNRR: "nrR",
+	prog.EvNLW: "nlW", prog.EvNF: "nF", prog.EvPoll: "poll", prog.EvNAR: "naR", prog.EvNAW: "naW",
+}
+
+// missing returns the kinds of want that are not in got.
+func missing(want []prog.EventKind, got map[prog.EventKind]bool) []string {
+	var out []string
+	for _, k := range want {
+		if !got[k] {
+			out = append(out, kindNames[k])
+		}
+	}
+	return out
+}
+
+// outcomeSet renders a result's final outcomes.
+func outcomeSet(p *prog.Program, r *verdict.Result) []string {
+	var out []string
+	for _, o := range r.Outcomes {
+		out = append(out, report.Outcome(p, r.Locs, o.Values))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestEveryOpInEveryRoom walks every operation of the core through every
+// room that must handle it, and fails naming the room that forgot it: the
+// RDMA machine (with and without its partial-order reduction), the SC
+// machine, the declarative model, the decider (which answers, or refuses
+// remote atomics with its typed error), robustness by enumeration, the
+// Promela export (run by SPIN where it is installed), a random walk (stress), the model's cost estimate, the
+// operation's name and the lowering (the program really uses the op).
+func TestEveryOpInEveryRoom(t *testing.T) {
+	// SPIN runs the Promela export where it is installed, and must be
+	// under CI (make tools installs it).
+	spin := true
+	for _, tool := range []string{"spin", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not on PATH under CI (make tools installs it): %v", tool, err)
+			}
+			spin = false
+		}
+	}
+	for op := prog.Op(0); ; op++ {
+		if strings.HasPrefix(op.String(), "op(") {
+			// Past the last operation: it has no name.
+			if _, ok := opPrograms[op]; ok {
+				t.Errorf("%v has a program but no name", op)
+			}
+			break
+		}
+		tc, ok := opPrograms[op]
+		if !ok {
+			t.Errorf("operation %q has no program in opPrograms: add one, and run it through every room", op)
+			continue
+		}
+		t.Run(op.String()+fmt.Sprint(int(op)), func(t *testing.T) {
+			p, err := parse.Parse(op.String()+".rdma", []byte(tc.src))
+			if err != nil {
+				t.Fatalf("lowering: %v", err)
+			}
+			uses := false
+			for _, th := range p.Threads {
+				for _, in := range th.Code {
+					uses = uses || in.Op == op
+				}
+			}
+			if !uses {
+				t.Fatalf("lowering: the program does not use %s", op)
+			}
+			ctx := context.Background()
+			opt := verdict.Options{Machine: machine.DefaultOptions(), Witness: true}
+			check := func(room string, r *verdict.Result) {
+				t.Helper()
+				if !r.Complete {
+					t.Errorf("%s: search not complete (%s)", room, r.Bound)
+				}
+				if got := outcomeSet(p, r); !slices.Equal(got, tc.outcomes) {
+					t.Errorf("%s: outcomes %q, want %q", room, got, tc.outcomes)
+				}
+				if failed := r.Failed > 0; failed != tc.failure {
+					t.Errorf("%s: %d configurations at an error point, want error points %v", room, r.Failed, tc.failure)
+				}
+				if r.Witness == nil {
+					t.Errorf("%s: no witness run", room)
+					return
+				}
+				got := map[prog.EventKind]bool{}
+				for _, st := range r.Witness.Steps {
+					got[st.Step.Event.Kind] = true
+				}
+				if r.Semantics == machine.SC && op.IsAtomic() {
+					// Under SC a remote atomic reads and writes its
+					// target in one step, reported as its naR.
+					got[prog.EvNAW] = true
+				}
+				if m := missing(opEvents[op], got); len(m) > 0 {
+					t.Errorf("%s: the witness run makes no %s event", room, strings.Join(m, ", "))
+				}
+			}
+			for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
+				r, err := verdict.Compute(ctx, p, sem, opt)
+				if err != nil {
+					t.Fatalf("%s machine: %v", sem, err)
+				}
+				check(sem.String()+" machine", r)
+			}
+			red := opt
+			red.Machine.Reduce = true
+			if r, err := verdict.Compute(ctx, p, machine.RDMA, red); err != nil {
+				t.Errorf("reduced RDMA machine: %v", err)
+			} else {
+				check("reduced RDMA machine", r)
+			}
+			if !tc.failure {
+				got := map[prog.EventKind]bool{}
+				if _, err := axiom.Enumerate(ctx, p, axiom.Options{Unroll: 1}, false, func(tr *axiom.Trace, _, _ bool) bool {
+					for _, e := range tr.Events {
+						got[e.Kind] = true
+					}
+					return true
+				}); err != nil {
+					t.Errorf("declarative model: %v", err)
+				}
+				if m := missing(opEvents[op], got); len(m) > 0 {
+					t.Errorf("declarative model: no trace has a %s event", strings.Join(m, ", "))
+				}
+				mr, ms, err := verdict.ComputeModel(ctx, p, opt)
+				if err != nil {
+					t.Errorf("declarative model: %v", err)
+				} else {
+					if got := outcomeSet(p, mr); !slices.Equal(got, tc.outcomes) {
+						t.Errorf("declarative model (rdma): outcomes %q, want %q", got, tc.outcomes)
+					}
+					if got := outcomeSet(p, ms); !slices.Equal(got, tc.outcomes) {
+						t.Errorf("declarative model (sc): outcomes %q, want %q", got, tc.outcomes)
+					}
+				}
+			}
+			q, _ := prog.WithoutRangeChecks(p)
+			d, err := decide.Decide(ctx, q, decide.Options{})
+			var ae *instr.AtomicsError
+			switch {
+			case op.IsAtomic():
+				if !errors.As(err, &ae) {
+					t.Errorf("decider: %v, want its refusal of remote atomics (*instr.AtomicsError)", err)
+				}
+			case err != nil:
+				t.Errorf("decider: %v", err)
+			case !d.Robust || !d.Complete:
+				t.Errorf("decider: robust %v complete %v, want a complete yes (one thread, or no race)", d.Robust, d.Complete)
+			}
+			if rr, err := verdict.RobustMachine(ctx, q, opt); err != nil {
+				t.Errorf("robustness by enumeration: %v", err)
+			} else if !rr.Robust || !rr.Complete {
+				t.Errorf("robustness by enumeration: robust %v complete %v, want a complete yes", rr.Robust, rr.Complete)
+			}
+			var buf bytes.Buffer
+			if err := promela.Write(&buf, p, promela.Options{Semantics: machine.RDMA}); err != nil {
+				t.Errorf("Promela export: %v", err)
+			} else if spin {
+				res, err := promela.Run(ctx, buf.Bytes(), promela.RunOptions{HashBits: 16})
+				r, err2 := verdict.Compute(ctx, p, machine.RDMA, opt)
+				switch {
+				case err != nil || err2 != nil:
+					t.Errorf("Promela export run by SPIN: %v, %v", err, err2)
+				case !slices.Equal(res.Outcomes, promela.VerdictOutcomes(p, r)):
+					t.Errorf("Promela export run by SPIN: outcomes %q, the RDMA machine's %q", res.Outcomes, promela.VerdictOutcomes(p, r))
+				}
+			}
+			run, err := stress.Walk(ctx, p, stress.WalkOptions{Semantics: machine.RDMA, Machine: machine.DefaultOptions(), Seed: 1, MaxSteps: 1000})
+			if err != nil {
+				t.Errorf("random walk: %v", err)
+			} else if ended := run.End == "final" || strings.HasPrefix(run.End, "filtered"); tc.failure != strings.HasPrefix(run.End, "error point") || !tc.failure && !ended {
+				t.Errorf("random walk ended %q, want an error point %v", run.End, tc.failure)
+			}
+			// The cost counts reads of locations with a write besides the
+			// initial one: every program here that reads memory has one.
+			reads := map[prog.Op]bool{prog.OpAssumeEq: true, prog.OpAssumeNe: true, prog.OpCAS: true, prog.OpGet: true,
+				prog.OpPut: true, prog.OpRCAS: true, prog.OpRFAA: true, prog.OpSwitch: true}
+			if c := ModelCost(p, verdict.LoopBound(p, 0)); c < 0 || c > 1e9 || reads[op] && c == 0 {
+				t.Errorf("model cost %g, want a finite estimate, positive for an operation that reads", c)
+			}
+		})
+	}
+}
