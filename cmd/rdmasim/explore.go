@@ -72,11 +72,9 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 }
 
 func semantics(s string) (machine.Semantics, error) {
-	switch s {
-	case "rdma":
-		return machine.RDMA, nil
-	case "sc":
-		return machine.SC, nil
+	sem, err := machine.ParseSemantics(s)
+	if err != nil {
+		return 0, fmt.Errorf("--semantics %w", err)
 	}
-	return 0, fmt.Errorf("--semantics %q: want rdma or sc", s)
+	return sem, nil
 }

@@ -43,16 +43,11 @@ func cmdGraph(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	opt := draw.Options{Unroll: *unroll, Every: *all}
-	switch *sem {
-	case "rdma":
-		opt.Semantics = machine.RDMA
-	case "sc":
-		opt.Semantics = machine.SC
-	default:
-		fmt.Fprintf(e.stderr, "rdmasim graph: --semantics %q: want rdma or sc\n", *sem)
+	var err error
+	if opt.Semantics, err = machine.ParseSemantics(*sem); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim graph: --semantics %v\n", err)
 		return exitUsage
 	}
-	var err error
 	if opt.Show, err = draw.ParseShow(*show); err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim graph: %v\n", err)
 		return exitUsage

@@ -45,14 +45,9 @@ func Machine(payload []byte) (explore.Machine, error) {
 	if err := json.Unmarshal(payload, &pl); err != nil {
 		return nil, fmt.Errorf("cluster: a payload that is not a program run: %w", err)
 	}
-	var sem machine.Semantics
-	switch pl.Semantics {
-	case machine.RDMA.String():
-		sem = machine.RDMA
-	case machine.SC.String():
-		sem = machine.SC
-	default:
-		return nil, fmt.Errorf("cluster: unknown semantics %q", pl.Semantics)
+	sem, err := machine.ParseSemantics(pl.Semantics)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: semantics %w", err)
 	}
 	p, err := parse.ParseOptions(pl.File, pl.Source, parse.Options{Params: pl.Params})
 	if err != nil {
