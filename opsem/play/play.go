@@ -238,7 +238,7 @@ func Run(ctx context.Context, req Request, progress func(Progress)) *Response {
 // test's kind ("Test mp5 Allowed": an exists test), is not read as an
 // answer.
 func stoppedLine(command string, d time.Duration, explored string) string {
-	s := fmt.Sprintf("rdmasim %s: interrupted after %s; no answer below is more than what was explored", command, d.Round(10*time.Millisecond))
+	s := fmt.Sprintf("rdmasim %s: interrupted after %s; the report below covers only what was explored", command, d.Round(10*time.Millisecond))
 	if explored != "" {
 		s += ": " + explored
 	}

@@ -205,7 +205,7 @@ function showVerdicts(list) {
     el.dataset.name = x.name;
     el.dataset.value = x.value;
     el.append(x.name + ": ", cell("b", x.value));
-    if (x.detail && !x.running) el.append(" ", cell("small", "(" + x.detail + ")"));
+    if (x.detail && x.detail !== x.value && !x.running) el.append(" ", cell("small", "(" + x.detail + ")"));
     v.appendChild(el);
   }
 }
@@ -505,6 +505,7 @@ async function exampleText(path) {
 // for it, if any (reset to example drops them).
 async function pickExample() {
   store(); // the program being left, at once
+  $("link-error").hidden = true;
   const o = $("examples").selectedOptions[0];
   if (!o || !o.value) {
     setProgram(loadSaved("") || "");
@@ -611,7 +612,10 @@ async function init() {
     if (ev.key === "ArrowRight") step(state.frame + 1);
     if (ev.key === "ArrowLeft") step(state.frame - 1);
   });
-  editor.addEventListener("input", edited);
+  editor.addEventListener("input", () => {
+    $("link-error").hidden = true;
+    edited();
+  });
   // A link pasted into this tab's address bar (or the back button) changes
   // the fragment without a reload; the address the page writes itself
   // (replaceState) fires no hashchange.
