@@ -486,6 +486,10 @@ const threadsOnTheirLines = `[...document.querySelectorAll("#threads .thread")].
 	return !!line && line.classList.contains("at") && line.textContent.includes(m[1]);
 })`
 
+// staleShown is true when the page marks its answer stale: the banner
+// shown, the answer's views dimmed.
+const staleShown = `(() => { const e = document.getElementById("stale"); return !!e && !e.hidden && document.getElementById("right").classList.contains("stale") })()`
+
 // stale checks an example, then adds two comment lines above its program:
 // the answer must be marked stale (the banner, the verdicts dimmed), its
 // step-through must still mark each thread on its statement at every
@@ -496,14 +500,14 @@ func (b *browser) stale(path string) {
 	b.pick(path)
 	b.runCommand("check")
 	var stale bool
-	b.eval(`!document.getElementById("stale").hidden`, &stale)
+	b.eval(staleShown, &stale)
 	if stale {
 		b.t.Fatal("a fresh answer is marked stale")
 	}
 	b.eval(`(() => { const e = document.getElementById("editor"); e.focus(); e.setSelectionRange(0, 0); return true })()`, nil)
 	b.do(chromedp.SendKeys(chromedp.ID("editor"), "# an edit\n# another\n"))
 	b.wait(`document.getElementById("editor").value.startsWith("# an edit\n# another\n")`, 10*time.Second)
-	b.eval(`!document.getElementById("stale").hidden && document.getElementById("right").classList.contains("stale")`, &stale)
+	b.eval(staleShown, &stale)
 	if !stale {
 		b.t.Error("after an edit the answer is not marked stale")
 	}
@@ -530,7 +534,7 @@ func (b *browser) stale(path string) {
 	b.shot("stale")
 	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="report"]`)))
 	b.runCommand("check")
-	b.eval(`!document.getElementById("stale").hidden || document.getElementById("right").classList.contains("stale")`, &stale)
+	b.eval(staleShown, &stale)
 	if stale {
 		b.t.Error("the answer to the edited text is marked stale")
 	}
