@@ -152,6 +152,35 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.stop()
 	})
+	t.Run("robust-stop", func(t *testing.T) {
+		b.t = t
+		b.robustStop("bench/decide-mp10.rdma")
+	})
+}
+
+// robustStop runs robust --method all on path, whose first method (the
+// decider) answers in seconds and whose second (enum-machine) takes
+// seconds more: while the second runs, the page must show the first's
+// answer and which method runs; stopped then, it must keep that answer.
+func (b *browser) robustStop(path string) {
+	b.t.Helper()
+	b.setMethod("all")
+	defer b.setMethod("auto")
+	b.pick(path)
+	b.do(chromedp.Click(chromedp.ID("run-robust")))
+	b.wait(`!!document.querySelector('#verdicts .verdict[data-name="decide"][data-value="yes"]') && !!document.querySelector('#verdicts .verdict.running')`, 60*time.Second)
+	var running string
+	b.eval(`document.querySelector('#verdicts .verdict.running').textContent + " | " + document.getElementById("status").textContent`, &running)
+	if !strings.Contains(running, "enum-machine") || !strings.Contains(running, "(2 of 3)") {
+		b.t.Errorf("while the second method runs the page shows %q, want enum-machine (2 of 3)", running)
+	}
+	b.shot("robust-running")
+	b.do(chromedp.Click(chromedp.ID("stop")))
+	b.wait(`["stopped", "restarted", "done"].includes(document.getElementById("status").dataset.state)`, 30*time.Second)
+	if v := b.shown()["decide"]; v != "yes" {
+		b.t.Errorf("after the stop the page shows decide %q, want its answer yes kept", v)
+	}
+	b.shot("robust-stopped")
 }
 
 // findChromium returns the path of a Chromium, or "".

@@ -479,7 +479,7 @@ func runRobust(ctx context.Context, p *prog.Program, o Options, progress func(Pr
 		}
 		robust.WriteText(&text, r)
 		resp.Verdicts = append(resp.Verdicts, verdictOf(methods[i], r, nil))
-		explored = append(explored, fmt.Sprintf("%s %s", report.Plural(int(r.Search.States), r.Unit()), r.Method))
+		explored = append(explored, fmt.Sprintf("%s %s", r.Method, report.Plural(int(r.Search.States), r.Unit())))
 		if !r.Robust && resp.Graph == nil {
 			if g := r.Dot(); g != nil {
 				resp.Graph = newGraph(g)

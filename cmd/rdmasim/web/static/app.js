@@ -172,7 +172,7 @@ function showResponse(r) {
   if (r.errors && r.errors.length) {
     setStatus("error", `${r.command}: ${r.errors[0].line ? r.errors[0].line + ":" + r.errors[0].col + ": " : ""}${r.errors[0].message}`);
   } else if (r.interrupted) {
-    setStatus("stopped", `${r.command}: stopped after ${secs}, no answer: the report covers what was explored`);
+    setStatus("stopped", `${r.command}: stopped after ${secs}; the report covers only what was explored`);
   } else {
     setStatus("done", `${r.command}: done in ${secs}`);
   }
