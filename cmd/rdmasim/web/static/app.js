@@ -37,11 +37,11 @@ const state = {
   pending: null,
   answer: null,
   // The example the editor holds (its path under examples/, "" for the
-  // user's own program), its text as the corpus has it, and whether the
-  // editor's text differs from it (an edited example).
+  // user's own program) and its text as the corpus has it: the editor's
+  // text differs from it when the example was edited.
   example: "",
   exampleText: "",
-  saveTimer: 0,
+  saveTimer: 0, // the autosave, a moment after the last keystroke
   loaded: false, // the editor holds a program (before, there is nothing to save)
   ownHash: "", // the address the page wrote last, which is no link to follow
 };
@@ -622,7 +622,8 @@ async function init() {
   window.addEventListener("hashchange", () => {
     if (location.hash !== state.ownHash) fromFragment();
   });
-  window.addEventListener("pagehide", store);
+  // Leaving (or reloading) within the autosave's moment saves at once.
+  window.addEventListener("pagehide", save);
   editor.addEventListener("scroll", syncScroll);
   setRunning(0);
   startWorker();
