@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,8 +36,17 @@ import (
 // CLI's witness run ends in, having shown every buffer the run fills, a
 // syntax error typed into the editor must be marked at the line and column
 // the CLI reports, and a long search must show progress and stop with a
-// report of what it explored. Screenshots of each view are written to
-// testdata/artifacts (ignored by git), or $RDMASIM_ARTIFACTS.
+// report of what it explored. The cases of issue 31, each of which failed
+// on the page before its fix: robust's method is auto by default, as the
+// CLI's; the robust chip reads "robust: no (all methods agree)"; an
+// answer is marked stale once the program is edited, and its step-through
+// still marks each thread on its statement; a fixed syntax error leaves no
+// message; a program without a condition gets no rdma or sc verdict; an
+// edit survives a reload and "reset to example" drops it; a link pasted
+// into the open tab opens its program; a bad link says so and loses no
+// program; a stopped search's report opens with the line the CLI prints
+// on Ctrl-C. Screenshots of each view are written to testdata/artifacts
+// (ignored by git), or $RDMASIM_ARTIFACTS.
 func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the browser test takes about a minute")
@@ -76,13 +86,20 @@ func TestBrowser(t *testing.T) {
 	b := &browser{t: t, ctx: ctx, artifacts: artifacts}
 	b.do(chromedp.Navigate("http://" + addr + "/"))
 	b.wait(`document.getElementById("status").dataset.state === "idle"`, 60*time.Second)
+	origin := "http://" + addr + "/"
 
+	t.Run("robust-default", func(t *testing.T) {
+		b.t = t
+		b.robustDefault(litmus + "SB-PUT.rdma")
+	})
 	t.Run("verdicts", func(t *testing.T) {
 		files, err := filepath.Glob(litmus + "*.rdma")
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no litmus tests: %v", err)
 		}
 		sort.Strings(files)
+		b.setMethod("all")
+		defer b.setMethod("auto")
 		n, stride := 0, 1
 		if testing.Short() {
 			stride = 4
@@ -103,14 +120,67 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.stepThrough(litmus + "paper-5.1.rdma")
 	})
+	t.Run("stale", func(t *testing.T) {
+		b.t = t
+		b.stale("litmus/paper-5.1.rdma")
+	})
 	t.Run("syntax-error", func(t *testing.T) {
 		b.t = t
 		b.syntaxError()
+	})
+	t.Run("syntax-fixed", func(t *testing.T) {
+		b.t = t
+		b.syntaxFixed()
+	})
+	t.Run("no-condition", func(t *testing.T) {
+		b.t = t
+		b.noCondition()
+	})
+	t.Run("reload", func(t *testing.T) {
+		b.t = t
+		b.reload("litmus/SB-PUT.rdma")
+	})
+	t.Run("hashchange", func(t *testing.T) {
+		b.t = t
+		b.hashchange()
+	})
+	t.Run("bad-link", func(t *testing.T) {
+		b.t = t
+		b.badLink(origin)
 	})
 	t.Run("stop", func(t *testing.T) {
 		b.t = t
 		b.stop()
 	})
+	t.Run("robust-stop", func(t *testing.T) {
+		b.t = t
+		b.robustStop("bench/decide-mp10.rdma")
+	})
+}
+
+// robustStop runs robust --method all on path, whose first method (the
+// decider) answers in seconds and whose second (enum-machine) takes
+// seconds more: while the second runs, the page must show the first's
+// answer and which method runs; stopped then, it must keep that answer.
+func (b *browser) robustStop(path string) {
+	b.t.Helper()
+	b.setMethod("all")
+	defer b.setMethod("auto")
+	b.pick(path)
+	b.do(chromedp.Click(chromedp.ID("run-robust")))
+	b.wait(`!!document.querySelector('#verdicts .verdict[data-name="decide"][data-value="yes"]') && !!document.querySelector('#verdicts .verdict.running')`, 60*time.Second)
+	var running string
+	b.eval(`document.querySelector('#verdicts .verdict.running').textContent + " | " + document.getElementById("status").textContent`, &running)
+	if !strings.Contains(running, "enum-machine") || !strings.Contains(running, "(2 of 3)") {
+		b.t.Errorf("while the second method runs the page shows %q, want enum-machine (2 of 3)", running)
+	}
+	b.shot("robust-running")
+	b.do(chromedp.Click(chromedp.ID("stop")))
+	b.wait(`["stopped", "restarted", "done"].includes(document.getElementById("status").dataset.state)`, 30*time.Second)
+	if v := b.shown()["decide"]; v != "yes" {
+		b.t.Errorf("after the stop the page shows decide %q, want its answer yes kept", v)
+	}
+	b.shot("robust-stopped")
 }
 
 // findChromium returns the path of a Chromium, or "".
@@ -284,6 +354,11 @@ func (b *browser) compareRobust(file string) {
 	if w := play.Word(want.Robust, "yes", "no"); shown["robust"] != w {
 		b.t.Errorf("%s: the page shows robust %s, the CLI says %s", file, shown["robust"], w)
 	}
+	var chip string
+	b.eval(`document.querySelector('#verdicts .verdict[data-name="robust"]').textContent`, &chip)
+	if !robustChip.MatchString(chip) {
+		b.t.Errorf("%s: the robust chip reads %q, want %s", file, chip, robustChip)
+	}
 	if len(got.Methods) != len(want.Methods) {
 		b.t.Fatalf("%s: the page ran %d methods, the CLI %d", file, len(got.Methods), len(want.Methods))
 	}
@@ -292,6 +367,38 @@ func (b *browser) compareRobust(file string) {
 		if w := play.Word(m.Robust, "yes", "no"); shown[string(m.Method)] != w || g.Method != m.Method || play.Word(g.Robust, "yes", "no") != w || g.Coverage != m.Coverage {
 			b.t.Errorf("%s: %s: the page shows %s (JSON %s, %s), the CLI says %s (%s)", file, m.Method, shown[string(m.Method)], play.Word(g.Robust, "yes", "no"), g.Coverage, w, m.Coverage)
 		}
+	}
+}
+
+// robustChip is how the headline of robust --method all reads: the
+// answer, then how the methods agree in parentheses (never "no methods
+// agree").
+var robustChip = regexp.MustCompile(`^robust: (yes|no|unknown) \((all methods agree|\d of \d methods certain, they agree|no method certain|the methods disagree)\)$`)
+
+// setMethod sets robust's --method in the page's options.
+func (b *browser) setMethod(m string) {
+	b.t.Helper()
+	b.eval(fmt.Sprintf(`document.getElementById("opt-method").value = %q`, m), nil)
+}
+
+// robustDefault checks that the page's robust runs method auto, the CLI's
+// default: the option shows auto, and the JSON shown is that of the CLI's
+// robust --json without --method.
+func (b *browser) robustDefault(file string) {
+	b.t.Helper()
+	var method string
+	b.eval(`document.getElementById("opt-method").value`, &method)
+	if method != "auto" {
+		b.t.Errorf("the page's robust --method is %q by default, the CLI's auto", method)
+	}
+	var want, got robust.JSON
+	b.cli(&want, "robust", "--json", file)
+	b.pick("litmus/" + filepath.Base(file))
+	b.runCommand("robust")
+	b.shownJSON(&got)
+	if got.Method != want.Method || play.Word(got.Robust, "yes", "no") != play.Word(want.Robust, "yes", "no") || got.Coverage != want.Coverage {
+		b.t.Errorf("%s: the page's robust answers %s %s (%s), the CLI's %s %s (%s)", file, got.Method, play.Word(got.Robust, "yes", "no"), got.Coverage,
+			want.Method, play.Word(want.Robust, "yes", "no"), want.Coverage)
 	}
 }
 
@@ -388,6 +495,82 @@ func initialMemory(t *testing.T, w *report.Run) map[string]string {
 	return mem
 }
 
+// own opens the user's own program (the examples' "(your program)") and
+// types src into the editor in place of what it holds.
+func (b *browser) own(src string) {
+	b.t.Helper()
+	b.eval(`(() => { const s = document.getElementById("examples"); s.value = ""; s.dispatchEvent(new Event("change")); return true })()`, nil)
+	b.eval(`(() => { const e = document.getElementById("editor"); e.value = ""; e.focus(); return true })()`, nil)
+	b.do(chromedp.SendKeys(chromedp.ID("editor"), src))
+	b.wait(fmt.Sprintf(`document.getElementById("editor").value === %q`, src), 10*time.Second)
+}
+
+// threadsOnTheirLines is true when every thread the step-through shows
+// at a statement ("T0: at x := 2 (line 5, col 3)") is marked (◀) on a
+// source line holding that statement.
+const threadsOnTheirLines = `[...document.querySelectorAll("#threads .thread")].every(e => {
+	const m = e.textContent.match(/^\S+: (?:at|inside) (.*?) \(line (\d+), col \d+\)/);
+	if (!m) return true;
+	const line = document.querySelectorAll("#step-source > div")[Number(m[2]) - 1];
+	return !!line && line.classList.contains("at") && line.textContent.includes(m[1]);
+})`
+
+// staleShown is true when the page marks its answer stale: the banner
+// shown, the answer's views dimmed.
+const staleShown = `(() => { const e = document.getElementById("stale"); return !!e && !e.hidden && document.getElementById("right").classList.contains("stale") })()`
+
+// stale checks an example, then adds two comment lines above its program:
+// the answer must be marked stale (the banner, the verdicts dimmed), its
+// step-through must still mark each thread on its statement at every
+// frame, and a new check must clear the mark; reset to example then drops
+// the edit.
+func (b *browser) stale(path string) {
+	b.t.Helper()
+	b.pick(path)
+	b.runCommand("check")
+	var stale bool
+	b.eval(staleShown, &stale)
+	if stale {
+		b.t.Fatal("a fresh answer is marked stale")
+	}
+	b.eval(`(() => { const e = document.getElementById("editor"); e.focus(); e.setSelectionRange(0, 0); return true })()`, nil)
+	b.do(chromedp.SendKeys(chromedp.ID("editor"), "# an edit\n# another\n"))
+	b.wait(`document.getElementById("editor").value.startsWith("# an edit\n# another\n")`, 10*time.Second)
+	b.eval(staleShown, &stale)
+	if !stale {
+		b.t.Error("after an edit the answer is not marked stale")
+	}
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="steps"]`)))
+	var last int
+	b.eval(`Number(document.getElementById("step-pos").dataset.last)`, &last)
+	if last == 0 {
+		b.t.Fatal("no witness to step through")
+	}
+	for i := 0; i <= last; i++ {
+		if i > 0 {
+			b.do(chromedp.Click(chromedp.ID("step-next")))
+			b.wait(fmt.Sprintf(`document.getElementById("step-pos").dataset.frame === "%d"`, i), 5*time.Second)
+		}
+		var ok bool
+		b.eval(threadsOnTheirLines, &ok)
+		if !ok {
+			var threads []string
+			b.eval(`[...document.querySelectorAll("#threads .thread, #step-source .at")].map(e => e.textContent)`, &threads)
+			b.shot("stale-step-through")
+			b.t.Fatalf("frame %d after the edit: a thread's marker is not on its statement: %q", i, threads)
+		}
+	}
+	b.shot("stale")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="report"]`)))
+	b.runCommand("check")
+	b.eval(staleShown, &stale)
+	if stale {
+		b.t.Error("the answer to the edited text is marked stale")
+	}
+	b.do(chromedp.Click(chromedp.ID("reset")))
+	b.wait(fmt.Sprintf(`location.hash === "#example=" + encodeURIComponent(%q) && !document.getElementById("editor").value.startsWith("# an edit")`, path), 10*time.Second)
+}
+
 // syntaxError types a program with an error into the editor and checks
 // that the page marks the line and column the CLI reports.
 func (b *browser) syntaxError() {
@@ -403,8 +586,7 @@ func (b *browser) syntaxError() {
 	if pos == want.Error.Pos || pos == "" {
 		b.t.Fatalf("the CLI reports no position: %+v", want)
 	}
-	b.eval(`(() => { const e = document.getElementById("editor"); e.value = ""; e.focus(); return true })()`, nil)
-	b.do(chromedp.SendKeys(chromedp.ID("editor"), src))
+	b.own(src)
 	b.wait(`document.querySelector("#backdrop .err-mark") !== null`, 10*time.Second)
 	var got string
 	b.eval(`(() => { const m = document.querySelector("#backdrop .err-mark"); return m.dataset.line + ":" + m.dataset.col })()`, &got)
@@ -417,6 +599,90 @@ func (b *browser) syntaxError() {
 		b.t.Errorf("the page lists %q, the CLI reports %q", listed, pos+": "+want.Error.Message)
 	}
 	b.shot("syntax-error")
+}
+
+// syntaxFixed types a syntax error, then the program fixed: the error
+// must go, marks and messages.
+func (b *browser) syntaxFixed() {
+	b.t.Helper()
+	b.own("litmus fix\nnode A { x = 1 }\nthread T0 on A {\n  x := := 2\n}\n")
+	b.wait(`document.querySelectorAll("#diagnostics li").length > 0`, 10*time.Second)
+	b.own("litmus fix\nnode A { x = 1 }\nthread T0 on A {\n  x := 2\n}\n")
+	b.wait(`document.querySelectorAll("#diagnostics li").length === 0 && document.querySelector("#backdrop .err-mark") === null`, 10*time.Second)
+}
+
+// noCondition checks a program without a condition: no verdict on rdma or
+// sc, but the number of final outcomes the CLI lists ("States 1"); and a
+// program whose assert makes the query (reach T0@fail): its verdicts, and
+// that query named.
+func (b *browser) noCondition() {
+	b.t.Helper()
+	b.own("litmus noq\nnode A { x = 0 }\nthread T0 on A {\n  x := 1\n}\n")
+	b.runCommand("check")
+	shown := b.shown()
+	if _, ok := shown["rdma"]; ok || shown["sc"] != "" || shown["rdma outcomes"] != "1" || shown["sc outcomes"] != "1" {
+		b.t.Errorf("a program without a condition: the page shows %v, want no rdma or sc verdict and 1 outcome under each", shown)
+	}
+	b.shot("no-condition")
+	b.own("litmus asserts\nnode A { x = 0 }\nthread T0 on A {\n  reg a\n  a := x\n  assert(a == 1)\n}\n")
+	b.runCommand("check")
+	shown = b.shown()
+	var query string
+	b.eval(`document.getElementById("query").textContent`, &query)
+	if shown["rdma"] != "allowed" || shown["sc"] != "allowed" || query != "query: reach T0@fail" {
+		b.t.Errorf("a program with an assert: the page shows %v under %q, want rdma and sc allowed under query: reach T0@fail", shown, query)
+	}
+}
+
+// reload edits an example, reloads the page and checks that the edit is
+// still there, the example still picked; reset to example then drops it.
+func (b *browser) reload(path string) {
+	b.t.Helper()
+	b.pick(path)
+	b.eval(`(() => { const e = document.getElementById("editor"); e.focus(); e.setSelectionRange(e.value.length, e.value.length); return true })()`, nil)
+	b.do(chromedp.SendKeys(chromedp.ID("editor"), "# kept across a reload\n"))
+	b.wait(`location.hash.includes("program=")`, 10*time.Second)
+	b.do(chromedp.Reload())
+	b.wait(`document.getElementById("status").dataset.state === "idle"`, 60*time.Second)
+	b.wait(`document.getElementById("editor").value !== ""`, 10*time.Second)
+	var got struct {
+		Text, Example string
+		Reset         bool
+	}
+	b.eval(`({text: document.getElementById("editor").value, example: document.getElementById("examples").value, reset: !document.getElementById("reset").hidden})`, &got)
+	if !strings.HasSuffix(got.Text, "# kept across a reload\n") || got.Example != path || !got.Reset {
+		b.t.Fatalf("after a reload the editor holds %q (example %q, reset shown %v), want the edit of %s", got.Text, got.Example, got.Reset, path)
+	}
+	b.do(chromedp.Click(chromedp.ID("reset")))
+	b.wait(fmt.Sprintf(`location.hash === "#example=" + encodeURIComponent(%q) && !document.getElementById("editor").value.includes("# kept")`, path), 10*time.Second)
+}
+
+// hashchange puts a share link's fragment into the open tab's address, as
+// pasting a link does: the page must open its program.
+func (b *browser) hashchange() {
+	b.t.Helper()
+	src := "litmus linked\nnode A { x = 0 }\nthread T0 on A {\n  x := 3\n}\nexists (x = 3)\n"
+	b.eval(fmt.Sprintf(`(() => { location.hash = "program=%s"; return true })()`, base64.RawURLEncoding.EncodeToString([]byte(src))), nil)
+	b.wait(fmt.Sprintf(`document.getElementById("editor").value === %q`, src), 10*time.Second)
+}
+
+// badLink opens links whose program cannot be read, in the open tab and on
+// loading the page: each must say so, and the editor must not be emptied.
+func (b *browser) badLink(origin string) {
+	b.t.Helper()
+	var before string
+	b.eval(`document.getElementById("editor").value`, &before)
+	b.eval(`(() => { location.hash = "program=A"; return true })()`, nil)
+	b.wait(`!!document.getElementById("link-error") && !document.getElementById("link-error").hidden`, 10*time.Second)
+	var after string
+	b.eval(`document.getElementById("editor").value`, &after)
+	if after != before {
+		b.t.Errorf("a bad link changed the editor from %q to %q", before, after)
+	}
+	b.do(chromedp.Navigate(origin + "?again#program=%25%25"))
+	b.wait(`document.getElementById("status").dataset.state === "idle"`, 60*time.Second)
+	b.wait(`!!document.getElementById("link-error") && !document.getElementById("link-error").hidden && document.getElementById("editor").value !== ""`, 10*time.Second)
+	b.shot("bad-link")
 }
 
 // stop starts a search of millions of configurations, waits for its
@@ -433,6 +699,11 @@ func (b *browser) stop() {
 	b.shownJSON(&stats)
 	if stats.Complete || stats.Bound != "interrupted" || stats.States == 0 {
 		b.t.Errorf("after stop the page reports %+v, want an incomplete search cut by interrupted", stats)
+	}
+	var first string
+	b.eval(`document.getElementById("report").textContent.split("\n")[0]`, &first)
+	if want := "rdmasim reach: interrupted after "; !strings.HasPrefix(first, want) || !strings.Contains(first, report.Count(stats.States)+" configurations") {
+		b.t.Errorf("a stopped report starts %q, want %q and what was explored (%d configurations)", first, want, stats.States)
 	}
 	b.shot("stopped")
 }

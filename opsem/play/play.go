@@ -27,6 +27,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"rdmasim/explore"
@@ -44,7 +46,7 @@ import (
 // The commands of a Request.
 const (
 	Check  = "check"  // rdmasim check: the query under RDMA and SC, the expect lines
-	Robust = "robust" // rdmasim robust: by Options.Method, every method by default
+	Robust = "robust" // rdmasim robust: by Options.Method, auto by default as the CLI's
 	Stress = "stress" // rdmasim stress: random walks, a histogram of outcomes
 	// Reach explores the reachable configurations (rdmasim explore's
 	// statistics), with the witness of the query when it has one.
@@ -71,8 +73,8 @@ type Options struct {
 	// Semantics: check's --semantics (machine, axiom, both; "": machine),
 	// stress's and reach's (rdma, sc; "": rdma).
 	Semantics string `json:"semantics,omitempty"`
-	// Method is robust's --method; "": all (the decider and both
-	// enumerations, and their agreement).
+	// Method is robust's --method; "": auto, the CLI's default (all runs
+	// the decider and both enumerations and compares them).
 	Method string  `json:"method,omitempty"`
 	Walks  uint64  `json:"walks,omitempty"` // stress --walks; 0: 10000
 	Seed   uint64  `json:"seed,omitempty"`  // stress --seed; 0: 1
@@ -86,6 +88,11 @@ type Options struct {
 type Response struct {
 	Command string `json:"command"`
 	File    string `json:"file"`
+	// Query is the program's query as the CLI's JSON names it ("exists
+	// x=1", "reach client@fail" for a program whose asserts or error
+	// points make the query); "" for a program without one, whose check
+	// lists its final outcomes and gives no verdict on a condition.
+	Query string `json:"query,omitempty"`
 	// Text is what the CLI prints for the file (its report), and JSON its
 	// --json object for the file.
 	Text string          `json:"text"`
@@ -104,8 +111,14 @@ type Response struct {
 	// a violation, or the first deciding walk of a stress run.
 	Trace *Trace `json:"trace,omitempty"`
 	// Interrupted: the request was stopped (its context cancelled); the
-	// report covers what was explored, as the CLI's after Ctrl-C.
+	// report covers what was explored, as the CLI's after Ctrl-C, and
+	// Text starts with the line the CLI prints then (on stderr), saying
+	// so and what was explored, before the report's header (herd's "Test
+	// NAME Allowed" names the kind of test, not an answer).
 	Interrupted bool `json:"interrupted,omitempty"`
+	// explored says what a stopped request explored, for that line:
+	// "1,234 configurations under rdma, none under sc".
+	explored string
 	// Millis is how long the command ran.
 	Millis int64 `json:"millis"`
 }
@@ -136,12 +149,22 @@ type Progress struct {
 	Depth  int    `json:"depth"`
 	Millis int64  `json:"millis"`
 	Line   string `json:"line"`
+	// Method (robust) is the method running: "decide (2 of 3)" when
+	// several run in turn. Verdicts are the answers of the methods that
+	// have answered so far (the page shows them at once, and keeps them
+	// if it has to give up on a later method that does not stop).
+	Method   string    `json:"method,omitempty"`
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 }
 
 // Diagnose parses src (named file in messages) and returns its errors,
-// none when it parses.
+// an empty list (never nil, so that its JSON is [] and not null) when it
+// parses.
 func Diagnose(file, src string) []Diagnostic {
 	_, err := parse.Parse(file, []byte(src))
+	if err == nil {
+		return []Diagnostic{}
+	}
 	return diagnostics(err)
 }
 
@@ -180,6 +203,9 @@ func Run(ctx context.Context, req Request, progress func(Progress)) *Response {
 		resp.JSON = encode(report.NewFileError(resp.File, err))
 		return resp
 	}
+	if p.Query.Kind != prog.QNone {
+		resp.Query = p.Query.Kind.String() + " " + p.CondString(p.Query.Cond)
+	}
 	switch req.Command {
 	case Check:
 		err = runCheck(ctx, p, req.Options, progress, resp)
@@ -199,7 +225,30 @@ func Run(ctx context.Context, req Request, progress func(Progress)) *Response {
 	}
 	resp.Interrupted = ctx.Err() != nil
 	resp.Millis = time.Since(start).Milliseconds()
+	if resp.Interrupted && err == nil {
+		resp.Text = stoppedLine(req.Command, time.Duration(resp.Millis)*time.Millisecond, resp.explored) + "\n\n" + resp.Text
+	}
 	return resp
+}
+
+// stoppedLine is the first line of a stopped request's report: what the
+// CLI says on stderr after Ctrl-C ("rdmasim check: interrupted; the
+// verdicts above cover what was explored"), with when and what was
+// explored, so that the report below, whose herd-style header names the
+// test's kind ("Test mp5 Allowed": an exists test), is not read as an
+// answer.
+func stoppedLine(command string, d time.Duration, explored string) string {
+	s := fmt.Sprintf("rdmasim %s: interrupted after %s; the report below covers only what was explored", command, d.Round(10*time.Millisecond))
+	if explored != "" {
+		s += ": " + explored
+	}
+	return s
+}
+
+// configurations says how many configurations a search explored under
+// semantics sem: "1,234 configurations under rdma".
+func configurations(n uint64, sem string) string {
+	return report.Plural(int(n), "configuration") + " under " + sem
 }
 
 // encode returns v as JSON, without HTML escaping, as the CLI prints it.
@@ -296,8 +345,20 @@ func runCheck(ctx context.Context, p *prog.Program, o Options, progress func(Pro
 	j := r.JSON(resp.File)
 	resp.JSON = encode(j)
 	for _, s := range []*check.SemanticsJSON{j.RDMA, j.SC} {
-		resp.Verdicts = append(resp.Verdicts, Verdict{Name: semName(j, s), Value: allowedWord(s.Allowed), Detail: string(s.Coverage)})
+		name := semName(j, s)
+		if j.Query == "" {
+			// No condition, so no verdict: the CLI lists the final
+			// outcomes ("States 2") and how completely it searched.
+			resp.Verdicts = append(resp.Verdicts, Verdict{Name: name + " outcomes", Value: fmt.Sprint(len(s.Outcomes)), Detail: string(s.Coverage)})
+			continue
+		}
+		resp.Verdicts = append(resp.Verdicts, Verdict{Name: name, Value: allowedWord(s.Allowed), Detail: string(s.Coverage)})
 	}
+	var explored []string
+	for _, res := range r.Results {
+		explored = append(explored, configurations(res.Search.States, res.Semantics.String()))
+	}
+	resp.explored = strings.Join(explored, ", ")
 	for _, x := range j.Expect {
 		resp.Verdicts = append(resp.Verdicts, Verdict{Name: "expect " + x.Sem, Value: string(x.Status), Detail: x.Expected})
 	}
@@ -337,41 +398,88 @@ func allowedWord(b *bool) string { return Word(b, "allowed", "forbidden") }
 // yesNo is a JSON robust field in words.
 func yesNo(b *bool) string { return Word(b, "yes", "no") }
 
-// runRobust decides p's robustness by o.Method (every method by default),
-// as rdmasim robust --json prints it.
+// runRobust decides p's robustness by o.Method (auto by default, as the
+// CLI), as rdmasim robust --json prints it. With several methods (both,
+// all), which one runs and each answer as it comes are reported through
+// progress.
 func runRobust(ctx context.Context, p *prog.Program, o Options, progress func(Progress), resp *Response) error {
-	opt, err := searchOptions(o, progress)
+	// The progress of the searches says which method runs, and what the
+	// methods before it answered (the searches may report from another
+	// goroutine than DecideAll's: mu guards the two).
+	var (
+		mu      sync.Mutex
+		running string
+		found   []Verdict // the answers so far, for Progress.Verdicts
+	)
+	relay := progress
+	if progress != nil {
+		relay = func(pr Progress) {
+			mu.Lock()
+			pr.Method, pr.Verdicts = running, found
+			mu.Unlock()
+			progress(pr)
+		}
+	}
+	opt, err := searchOptions(o, relay)
 	if err != nil {
 		return err
 	}
 	name := o.Method
 	if name == "" {
-		name = "all"
+		name = string(robust.Auto)
 	}
 	methods, ok := robust.Methods(name)
 	if !ok {
 		return fmt.Errorf("method %q: want auto, decide, enum-machine, enum-axiom, both or all", name)
 	}
-	// The decider's Karp–Miller search (a poll on a loop) keeps every
-	// state in memory: it stops, cut, at the visited set's budget.
-	budget := store.DefaultBudget()
-	all := robust.DecideAll(ctx, p, methods, robust.Options{Verdict: opt, MaxBytes: budget, Deadlocks: true})
+	verdictOf := func(m robust.Method, r *robust.Result, err error) Verdict {
+		if err != nil {
+			// As the CLI's JSON: no answer (robust null), and why (a
+			// method that refuses the program, as the decider refuses
+			// remote atomics, or a limit).
+			return Verdict{Name: string(m), Value: "unknown", Detail: err.Error()}
+		}
+		j := r.JSON(resp.File)
+		return Verdict{Name: string(r.Method), Value: yesNo(j.Robust), Detail: string(j.Coverage)}
+	}
+	ro := robust.Options{Verdict: opt, MaxBytes: store.DefaultBudget(), Deadlocks: true}
+	// (The decider's Karp–Miller search, a poll on a loop, keeps every
+	// state in memory: it stops, cut, at the visited set's budget.)
+	if progress != nil {
+		ro.Started = func(i int, m robust.Method) {
+			name := string(m)
+			if len(methods) > 1 {
+				name = fmt.Sprintf("%s (%d of %d)", m, i+1, len(methods))
+			}
+			mu.Lock()
+			running = name
+			mu.Unlock()
+			relay(Progress{Search: name, Line: "robust: running " + name})
+		}
+		ro.Answered = func(i int, r *robust.Result, err error) {
+			v := verdictOf(methods[i], r, err)
+			mu.Lock()
+			found = append(found[:len(found):len(found)], v) // a new array: relayed lists stay as they were
+			name := running
+			mu.Unlock()
+			relay(Progress{Search: name, Line: "robust: " + name + " answered " + v.Value})
+		}
+	}
+	all := robust.DecideAll(ctx, p, methods, ro)
 	var text bytes.Buffer
+	var explored []string
 	for i, r := range all.Results {
 		if err := all.Errs[i]; err != nil {
 			if len(methods) == 1 {
 				return err
 			}
 			fmt.Fprintf(&text, "rdmasim robust: %s: %v\n", resp.File, err)
-			// As the CLI's JSON: no answer (robust null), and why (a method
-			// that refuses the program, as the decider refuses remote
-			// atomics, or a limit).
-			resp.Verdicts = append(resp.Verdicts, Verdict{Name: string(methods[i]), Value: "unknown", Detail: err.Error()})
+			resp.Verdicts = append(resp.Verdicts, verdictOf(methods[i], nil, err))
 			continue
 		}
 		robust.WriteText(&text, r)
-		j := r.JSON(resp.File)
-		resp.Verdicts = append(resp.Verdicts, Verdict{Name: string(r.Method), Value: yesNo(j.Robust), Detail: string(j.Coverage)})
+		resp.Verdicts = append(resp.Verdicts, verdictOf(methods[i], r, nil))
+		explored = append(explored, fmt.Sprintf("%s %s", r.Method, report.Plural(int(r.Search.States), r.Unit())))
 		if !r.Robust && resp.Graph == nil {
 			if g := r.Dot(); g != nil {
 				resp.Graph = newGraph(g)
@@ -386,13 +494,14 @@ func runRobust(ctx context.Context, p *prog.Program, o Options, progress func(Pr
 			resp.File, d[0].Method, yesNo(&d[0].Robust), d[1].Method, yesNo(&d[1].Robust))
 	}
 	resp.Text = text.String()
+	resp.explored = strings.Join(explored, ", ")
 	if len(methods) == 1 {
 		j := all.Results[0].JSON(resp.File)
 		resp.JSON = encode(j)
 	} else {
 		j := all.JSON(resp.File)
 		resp.JSON = encode(j)
-		resp.Verdicts = append([]Verdict{{Name: "robust", Value: yesNo(j.Robust), Detail: agreeWord(j.Agree)}}, resp.Verdicts...)
+		resp.Verdicts = append([]Verdict{{Name: "robust", Value: yesNo(j.Robust), Detail: agreeWord(all)}}, resp.Verdicts...)
 	}
 	if all.Expect != nil {
 		resp.Verdicts = append(resp.Verdicts, Verdict{Name: "expect robust", Value: string(all.Expect.Status), Detail: all.Expect.Expected})
@@ -400,11 +509,27 @@ func runRobust(ctx context.Context, p *prog.Program, o Options, progress func(Pr
 	return nil
 }
 
-func agreeWord(agree bool) string {
-	if agree {
-		return "methods agree"
+// agreeWord says how the methods of all agree, for the detail of the
+// robust verdict: "all methods agree", "2 of 3 methods certain, they
+// agree", "no method certain", "the methods disagree". (Read after the
+// value: "robust: no (all methods agree)", never "no methods agree".)
+func agreeWord(all *robust.All) string {
+	if !all.Agree() {
+		return "the methods disagree"
 	}
-	return "methods disagree"
+	certain := 0
+	for _, r := range all.Results {
+		if r != nil && r.Certain() {
+			certain++
+		}
+	}
+	switch certain {
+	case len(all.Methods):
+		return "all methods agree"
+	case 0:
+		return "no method certain"
+	}
+	return fmt.Sprintf("%d of %d methods certain, they agree", certain, len(all.Methods))
 }
 
 // runStress takes random walks of p, as rdmasim stress --json prints them.
@@ -442,6 +567,7 @@ func runStress(ctx context.Context, p *prog.Program, o Options, progress func(Pr
 	stress.WriteText(&text, p, opt, r)
 	resp.Text = text.String()
 	resp.JSON = encode(r.JSON(resp.File, p, opt))
+	resp.explored = report.Plural(int(r.Walks), "walk")
 	resp.Verdicts = []Verdict{{Name: "walks", Value: report.Count(r.Walks)}}
 	if p.Query.Kind != prog.QNone {
 		resp.Verdicts = append(resp.Verdicts, Verdict{Name: "positive", Value: report.Count(r.Positive)}, Verdict{Name: "negative", Value: report.Count(r.Negative)})
@@ -474,6 +600,7 @@ func runReach(ctx context.Context, p *prog.Program, o Options, progress func(Pro
 	report.WriteStats(&text, stats)
 	resp.Text = text.String()
 	resp.JSON = encode(stats)
+	resp.explored = configurations(stats.States, sem.String())
 	coverage := string(r.Coverage())
 	resp.Verdicts = []Verdict{{Name: "configurations", Value: report.Count(stats.States), Detail: coverage}}
 	if p.Query.Kind != prog.QNone {

@@ -118,11 +118,12 @@ func memory(c machine.Config) map[string]uint8 {
 	return m
 }
 
-// TestRobustViolation: robust by every method on paper-5.1 says no by each,
-// draws the violation with its bold sc cycle and steps through the run to
-// it, every queue pair's buffers shown at every frame.
+// TestRobustViolation: robust by every method on paper-5.1 says no by each
+// ("robust: no (all methods agree)"), draws the violation with its bold sc
+// cycle and steps through the run to it, every queue pair's buffers shown
+// at every frame.
 func TestRobustViolation(t *testing.T) {
-	r := Run(context.Background(), request(t, Robust, litmus+"paper-5.1.rdma", Options{}), nil)
+	r := Run(context.Background(), request(t, Robust, litmus+"paper-5.1.rdma", Options{Method: "all"}), nil)
 	var j robust.AllJSON
 	if err := json.Unmarshal(r.JSON, &j); err != nil {
 		t.Fatal(err)
@@ -130,6 +131,9 @@ func TestRobustViolation(t *testing.T) {
 	v := verdicts(r)
 	if v["robust"] != "no" || len(j.Methods) != 3 {
 		t.Fatalf("verdicts %v, methods %d", v, len(j.Methods))
+	}
+	if r.Verdicts[0].Name != "robust" || r.Verdicts[0].Detail != "all methods agree" {
+		t.Errorf("the headline verdict %+v, want robust no, all methods agree", r.Verdicts[0])
 	}
 	for _, m := range j.Methods {
 		if v[string(m.Method)] != yesNo(m.Robust) {
@@ -164,10 +168,11 @@ func TestRobustViolation(t *testing.T) {
 // TestDiagnose: a syntax error is reported at its line and column, as the
 // parser's file:line:col message says.
 func TestDiagnose(t *testing.T) {
-	if d := Diagnose("ok.rdma", "litmus ok\nnode A { x = 1 }\nthread T on A { x := 2 }\n"); len(d) != 0 {
-		t.Fatalf("a valid program: %v", d)
+	d := Diagnose("ok.rdma", "litmus ok\nnode A { x = 1 }\nthread T on A { x := 2 }\n")
+	if b, _ := json.Marshal(d); string(b) != "[]" {
+		t.Fatalf("a valid program: %s, want [] (the page iterates over it)", b)
 	}
-	d := Diagnose("bad.rdma", "litmus bad\nnode A { x = 1 }\nthread T on A {\n  x := := 2\n}\n")
+	d = Diagnose("bad.rdma", "litmus bad\nnode A { x = 1 }\nthread T on A {\n  x := := 2\n}\n")
 	if len(d) == 0 || d[0].Line != 4 || d[0].Col != 8 {
 		t.Fatalf("diagnostics %+v, want one at 4:8", d)
 	}
@@ -201,6 +206,72 @@ func TestStopped(t *testing.T) {
 	}
 	if calls == 0 || !r.Interrupted || st.Complete || st.Bound != "interrupted" {
 		t.Fatalf("progress calls %d, interrupted %v, stats %+v", calls, r.Interrupted, st)
+	}
+	want := "rdmasim reach: interrupted after "
+	if !strings.HasPrefix(r.Text, want) || !strings.Contains(strings.SplitN(r.Text, "\n", 2)[0], report.Count(st.States)+" configurations under rdma") {
+		t.Errorf("a stopped report starts %q, want %q and what was explored (%d configurations)", strings.SplitN(r.Text, "\n", 2)[0], want, st.States)
+	}
+}
+
+// TestRobustDefault: robust without a method runs auto, the CLI's
+// default: one method's JSON, not every method's.
+func TestRobustDefault(t *testing.T) {
+	r := Run(context.Background(), request(t, Robust, litmus+"SB-PUT.rdma", Options{}), nil)
+	var j map[string]any
+	if err := json.Unmarshal(r.JSON, &j); err != nil {
+		t.Fatal(err)
+	}
+	if _, all := j["methods"]; all || j["method"] == nil || len(r.Verdicts) == 0 || r.Verdicts[0].Name == "robust" {
+		t.Errorf("robust by default: JSON %s, verdicts %+v; want method auto's answer alone", r.JSON, r.Verdicts)
+	}
+}
+
+// TestRobustStopKeeps: robust --method all stopped once its first method
+// has answered keeps that answer, certain, in the verdicts; the progress
+// said which method ran and carried each answer as it came.
+func TestRobustStopKeeps(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var methods []string
+	var first []Verdict
+	r := Run(ctx, request(t, Robust, litmus+"paper-5.1.rdma", Options{Method: "all"}), func(p Progress) {
+		if len(methods) == 0 || methods[len(methods)-1] != p.Method {
+			methods = append(methods, p.Method)
+		}
+		if len(p.Verdicts) > 0 && first == nil {
+			first = p.Verdicts
+			cancel() // stop the later methods
+		}
+	})
+	if len(methods) == 0 || methods[0] != "decide (1 of 3)" {
+		t.Errorf("progress named the methods %q, want decide (1 of 3) first", methods)
+	}
+	if len(first) != 1 || first[0].Name != "decide" || first[0].Value != "no" {
+		t.Fatalf("the progress's first answers %+v, want decide no", first)
+	}
+	v := verdicts(r)
+	if !r.Interrupted || v["decide"] != "no" || v["robust"] != "no" {
+		t.Errorf("after the stop: interrupted %v, verdicts %v; want decide's no kept, and robust no", r.Interrupted, v)
+	}
+	if !strings.HasPrefix(r.Text, "rdmasim robust: interrupted") {
+		t.Errorf("a stopped report starts %q", strings.SplitN(r.Text, "\n", 2)[0])
+	}
+}
+
+// TestNoQuery: check on a program without a condition gives no verdict on
+// one (no rdma or sc), but the number of final outcomes, as the CLI's
+// "States N"; a program whose assert makes the query (reach T@fail) has
+// its verdicts, and names that query.
+func TestNoQuery(t *testing.T) {
+	r := Run(context.Background(), Request{Command: Check, Program: "litmus noq\nnode A { x = 0 }\nthread T on A {\n  x := 1\n}\n"}, nil)
+	v := verdicts(r)
+	if _, ok := v["rdma"]; ok || v["rdma outcomes"] != "1" || v["sc outcomes"] != "1" || r.Query != "" {
+		t.Errorf("no condition: verdicts %v, query %q; want outcomes only", v, r.Query)
+	}
+	r = Run(context.Background(), Request{Command: Check, Program: "litmus asserts\nnode A { x = 0 }\nthread T on A {\n  reg a\n  a := x\n  assert(a == 1)\n}\n"}, nil)
+	v = verdicts(r)
+	if v["rdma"] != "allowed" || v["sc"] != "allowed" || r.Query != "reach T@fail" {
+		t.Errorf("an assert: verdicts %v, query %q; want allowed under both, reach T@fail", v, r.Query)
 	}
 }
 

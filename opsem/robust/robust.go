@@ -94,6 +94,14 @@ type Options struct {
 	// Deadlocks also searches p's SC machine for deadlocks (see
 	// Result.Deadlock).
 	Deadlocks bool
+	// Started and Answered, when not nil, are called by DecideAll before
+	// method i of its methods runs and after it answered (r) or failed
+	// (err), from the goroutine that runs it: a caller can say which
+	// method is running and show each answer as soon as it is found, so
+	// that stopping a later method loses none of the earlier answers (the
+	// playground's robust --method all does).
+	Started  func(i int, m Method)
+	Answered func(i int, r *Result, err error)
 }
 
 // Result is an answer on robustness, whichever method gave it.
@@ -415,13 +423,19 @@ func DecideAll(ctx context.Context, p *prog.Program, methods []Method, opt Optio
 	for i, m := range methods {
 		o := opt
 		o.Method = m
+		if opt.Started != nil {
+			opt.Started(i, m)
+		}
 		r, err := byMethod(ctx, p, o)
 		if err != nil {
 			a.Errs[i] = err
-			continue
+		} else {
+			r.Deadlock, r.Unchecked = dl, unchecked
+			a.Results[i] = r
 		}
-		r.Deadlock, r.Unchecked = dl, unchecked
-		a.Results[i] = r
+		if opt.Answered != nil {
+			opt.Answered(i, r, err)
+		}
 	}
 	a.compare()
 	return a

@@ -3,6 +3,19 @@
 // an answer (report, execution graph, step-through, JSON). rdmasim itself
 // runs in a Web Worker (worker.js); every answer is a play.Response built in
 // Go (opsem/play), which this file only displays.
+//
+// Two rules keep the page honest about what it shows:
+//
+//   - An answer belongs to the text it was computed from. The page keeps
+//     that text (state.answer.program) with the answer: the step-through
+//     draws it, not the editor's, so that a thread's marker stays on its
+//     statement; and once the editor's text differs from it the answer is
+//     marked stale (a banner, the verdicts dimmed) until the next run.
+//   - No edit is lost. The editor's text is saved in the browser
+//     (localStorage) as it is typed, per example, and the address follows
+//     it (#program=..., the share link's form), so that a reload, or a
+//     link pasted into the tab (hashchange), loses nothing; a link that
+//     cannot be read says so and leaves the editor as it was.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -19,6 +32,18 @@ const state = {
   diagnoseId: 0,
   trace: null,
   frame: 0,
+  // The program of the run in progress, and of the answer shown: the text
+  // it was computed from and the file name it went by.
+  pending: null,
+  answer: null,
+  // The example the editor holds (its path under examples/, "" for the
+  // user's own program) and its text as the corpus has it: the editor's
+  // text differs from it when the example was edited.
+  example: "",
+  exampleText: "",
+  saveTimer: 0, // the autosave, a moment after the last keystroke
+  loaded: false, // the editor holds a program (before, there is nothing to save)
+  ownHash: "", // the address the page wrote last, which is no link to follow
 };
 
 // ---- the worker ----------------------------------------------------------
@@ -45,7 +70,8 @@ function onWorkerMessage(w, msg) {
       setStatus("error", "could not load rdmasim: " + msg.message);
       break;
     case "diagnostics":
-      if (msg.id === state.diagnoseId) showDiagnostics(JSON.parse(msg.json));
+      // A valid program's list is [] (older builds said null).
+      if (msg.id === state.diagnoseId) showDiagnostics(JSON.parse(msg.json) || []);
       break;
     case "progress":
       if (msg.id === state.running) showProgress(JSON.parse(msg.json));
@@ -91,6 +117,7 @@ function run(command) {
   opts.semantics = command === "check" ? $("opt-check-semantics").value : $("opt-semantics").value;
   const id = state.nextId++;
   const request = { command, file: state.file, program: editor.value, options: opts };
+  state.pending = { program: editor.value, file: state.file };
   setRunning(id);
   setStatus("running", `${command}: running…`);
   state.worker.postMessage({ type: "run", id, request: JSON.stringify(request) });
@@ -113,39 +140,47 @@ function stop() {
     state.worker.terminate();
     setRunning(0);
     startWorker();
-    setStatus("restarted", "stopped: the search did not yield, so the worker was restarted (no report)");
+    const kept = $("verdicts").querySelectorAll(".verdict:not(.running)").length;
+    $("verdicts").querySelector(".running")?.remove();
+    setStatus("restarted", "stopped: the search did not yield, so the worker was restarted (no report" +
+      (kept ? "; the answers found before it are kept above" : "") + ")");
   }, 10000);
 }
 
+// showProgress shows how the run goes: the CLI's progress line and, for
+// robust, the method running and the answers of those that ran before it,
+// shown as they come (so that stopping a later method loses none).
 function showProgress(p) {
-  setStatus("running", p.line.replace(/^rdmasim: /, ""));
+  const line = p.line.replace(/^rdmasim: /, "");
+  const stopping = $("status").dataset.state === "stopping";
+  if (!p.method) {
+    if (!stopping) setStatus("running", line);
+    return;
+  }
+  if (!stopping) setStatus("running", line.startsWith("robust: ") ? line : `robust, ${p.method}: ${line}`);
+  showVerdicts((p.verdicts || []).concat([{ name: p.method.replace(/ \(.*/, ""), value: "running", detail: p.method, running: true }]));
 }
 
 // ---- answers --------------------------------------------------------------
 
 function showResponse(r) {
   clearTimeout(state.stopTimer);
+  state.stopTimer = 0;
   setRunning(0);
+  state.answer = state.pending;
   const secs = (r.millis / 1000).toFixed(2) + "s";
   if (r.errors && r.errors.length) {
     setStatus("error", `${r.command}: ${r.errors[0].line ? r.errors[0].line + ":" + r.errors[0].col + ": " : ""}${r.errors[0].message}`);
   } else if (r.interrupted) {
-    setStatus("stopped", `${r.command}: stopped after ${secs}; the report covers what was explored`);
+    setStatus("stopped", `${r.command}: stopped after ${secs}; the report covers only what was explored`);
   } else {
     setStatus("done", `${r.command}: done in ${secs}`);
   }
-  const v = $("verdicts");
-  v.textContent = "";
-  for (const x of r.verdicts || []) {
-    const el = document.createElement("span");
-    el.className = "verdict v-" + x.value.replace(/[^a-z]/g, "");
-    el.dataset.name = x.name;
-    el.dataset.value = x.value;
-    el.innerHTML = "";
-    el.append(x.name + ": ", Object.assign(document.createElement("b"), { textContent: x.value }));
-    if (x.detail) el.append(" ", Object.assign(document.createElement("small"), { textContent: x.detail }));
-    v.appendChild(el);
-  }
+  // What the verdicts answer: the program's query (a program whose
+  // asserts or error points make it asks "reach T@fail"), or nothing.
+  $("query").textContent = r.errors && r.errors.length ? "" : r.query ? "query: " + r.query
+    : r.command === "check" ? "no condition: no verdict, the report lists the final outcomes" : "";
+  showVerdicts(r.verdicts || []);
   $("report").textContent = r.text;
   $("json").textContent = r.json ? JSON.stringify(r.json, null, 2) : "";
   if (r.graph) {
@@ -156,6 +191,34 @@ function showResponse(r) {
     $("graph-note").textContent = r.graph_note || "No execution to draw for this answer.";
   }
   setTrace(r.trace || null);
+  markStale();
+}
+
+// showVerdicts draws the verdicts as chips, "name: value (detail)": "rdma:
+// allowed (complete)", "robust: no (all methods agree)".
+function showVerdicts(list) {
+  const v = $("verdicts");
+  v.textContent = "";
+  for (const x of list) {
+    const el = document.createElement("span");
+    el.className = "verdict v-" + x.value.replace(/[^a-z]/g, "") + (x.running ? " running" : "");
+    el.dataset.name = x.name;
+    el.dataset.value = x.value;
+    el.append(x.name + ": ", cell("b", x.value));
+    if (x.detail && x.detail !== x.value && !x.running) el.append(" ", cell("small", "(" + x.detail + ")"));
+    v.appendChild(el);
+  }
+}
+
+// markStale marks the answer shown as stale when the editor's text is no
+// longer the text it was computed from (and unmarks it when an undo brings
+// that text back).
+function markStale() {
+  const stale = !!state.answer && state.answer.program !== editor.value;
+  $("right").classList.toggle("stale", stale);
+  $("stale").hidden = !stale;
+  if (stale && state.trace) $("trace-title").textContent = state.trace.title + " — of the previous text, shown as it was run";
+  else if (state.trace) $("trace-title").textContent = state.trace.title + " — ← and → step";
 }
 
 // ---- step-through ---------------------------------------------------------
@@ -217,8 +280,9 @@ function showFrame() {
     }
     mem.appendChild(tbl);
   }
-  // Threads, and their positions marked in the source.
-  const lines = editor.value.split("\n");
+  // Threads, and their positions marked in the source: the text the run
+  // was computed from, which the editor may no longer hold.
+  const lines = (state.answer ? state.answer.program : editor.value).split("\n");
   const at = new Map(); // line -> [thread names]
   for (const th of f.config.threads) {
     let where = "end";
@@ -270,7 +334,7 @@ function renderBackdrop(diags) {
   const text = editor.value;
   const lines = text.split("\n");
   const marks = new Map();
-  for (const d of diags) if (d.line) marks.set(d.line, (marks.get(d.line) || []).concat(d));
+  for (const d of diags || []) if (d.line) marks.set(d.line, (marks.get(d.line) || []).concat(d));
   const bd = $("backdrop");
   bd.textContent = "";
   lines.forEach((line, i) => {
@@ -308,7 +372,7 @@ function showDiagnostics(diags) {
   renderBackdrop(diags);
   const ul = $("diagnostics");
   ul.textContent = "";
-  for (const d of diags) {
+  for (const d of diags || []) {
     const li = cell("li", `${d.line}:${d.col}: ${d.message}`);
     li.dataset.line = d.line;
     li.dataset.col = d.col;
@@ -335,11 +399,30 @@ function diagnose() {
   }, 200);
 }
 
-function setProgram(text, file) {
+// setProgram puts text in the editor, as example (its path, "" for the
+// user's own program) whose text as the corpus has it is original.
+function setProgram(text, example = "", original = "") {
   editor.value = text;
-  state.file = file || "playground.rdma";
+  state.loaded = true;
+  state.example = example;
+  state.exampleText = original;
+  $("examples").value = example;
+  edited();
+}
+
+// edited follows a change of the editor's text: the file name, the syntax
+// errors, the answer's staleness, the "reset to example" control, and (a
+// moment later) the autosave and the address.
+function edited() {
+  const changed = state.example !== "" && editor.value !== state.exampleText;
+  state.file = state.example && !changed ? $("examples").selectedOptions[0]?.dataset.file || "playground.rdma" : "playground.rdma";
+  $("reset").hidden = !changed;
+  $("edited-note").textContent = changed ? "edited (saved in this browser)" : "";
   renderBackdrop([]);
   diagnose();
+  markStale();
+  clearTimeout(state.saveTimer);
+  state.saveTimer = setTimeout(save, 250);
 }
 
 // ---- examples and links --------------------------------------------------
@@ -362,13 +445,88 @@ async function loadExamples() {
   }
 }
 
+// ---- autosave and the address ----------------------------------------------
+//
+// The editor's text is saved in localStorage under savedKey(example): one
+// entry per example edited (removed when its text is the corpus's again,
+// or by "reset to example"), and one for the user's own program. The
+// address follows the editor: #example=PATH for an example as the corpus
+// has it, #example=PATH&program=TEXT for an edited one, #program=TEXT for
+// the user's own program (TEXT as encodeProgram writes it).
+
+function savedKey(example) {
+  return "rdmasim-playground:" + (example ? "example:" + example : "program");
+}
+
+function loadSaved(example) {
+  try {
+    return localStorage.getItem(savedKey(example));
+  } catch {
+    return null; // storage refused (a private window, say)
+  }
+}
+
+// store saves the editor's text in localStorage, and save also makes the
+// address follow it.
+function store() {
+  clearTimeout(state.saveTimer);
+  if (!state.loaded) return false;
+  const text = editor.value, ex = state.example;
+  const changed = ex === "" || text !== state.exampleText;
+  try {
+    if (changed) localStorage.setItem(savedKey(ex), text);
+    else localStorage.removeItem(savedKey(ex));
+  } catch {
+    $("edited-note").textContent = changed && ex ? "edited (not saved: this browser refuses storage)" : "";
+  }
+  return true;
+}
+
+function save() {
+  if (!store()) return;
+  const text = editor.value, ex = state.example;
+  const changed = ex === "" || text !== state.exampleText;
+  let hash = "";
+  if (ex) hash = "example=" + encodeURIComponent(ex);
+  if (changed) hash += (hash ? "&" : "") + "program=" + encodeProgram(text);
+  if (location.hash !== "#" + hash) {
+    state.ownHash = "#" + hash;
+    history.replaceState(null, "", "#" + hash);
+  }
+}
+
+async function exampleText(path) {
+  const res = await fetch("examples/" + path);
+  if (!res.ok) throw new Error(`no example ${path} (${res.status})`);
+  return res.text();
+}
+
+// pickExample opens the example chosen in the list: with the edits saved
+// for it, if any (reset to example drops them).
 async function pickExample() {
-  const sel = $("examples");
-  const o = sel.selectedOptions[0];
-  if (!o || !o.value) return;
-  const text = await (await fetch("examples/" + o.value)).text();
-  setProgram(text, o.dataset.file);
-  history.replaceState(null, "", "#example=" + encodeURIComponent(o.value));
+  store(); // the program being left, at once
+  $("link-error").hidden = true;
+  const o = $("examples").selectedOptions[0];
+  if (!o || !o.value) {
+    setProgram(loadSaved("") || "");
+    return;
+  }
+  await openExample(o.value, null);
+}
+
+// openExample opens example path, with text (from a link) or else its
+// saved edits, or else the corpus's text.
+async function openExample(path, text) {
+  if (![...$("examples").options].some((o) => o.value === path)) throw new Error(`no example named ${path}`);
+  const original = await exampleText(path);
+  setProgram(text ?? loadSaved(path) ?? original, path, original);
+  save();
+}
+
+function resetExample() {
+  if (!state.example) return;
+  setProgram(state.exampleText, state.example, state.exampleText);
+  save();
 }
 
 // The program travels in the URL fragment (never sent to a server), as
@@ -380,13 +538,26 @@ function encodeProgram(text) {
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+// decodeProgram reads encodeProgram's text; it throws on text that is not
+// base64url of UTF-8 (a link cut short or mangled).
 function decodeProgram(s) {
-  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
-  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error("it is not base64url");
+  let bin;
+  try {
+    bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    throw new Error("its length is not that of base64 (cut short?)");
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  } catch {
+    throw new Error("it is not UTF-8 text");
+  }
 }
 
 function share() {
   const url = location.origin + location.pathname + "#program=" + encodeProgram(editor.value);
+  state.ownHash = "#program=" + encodeProgram(editor.value);
   history.replaceState(null, "", url);
   const note = $("share-note");
   if (navigator.clipboard && window.isSecureContext) {
@@ -396,18 +567,26 @@ function share() {
   }
 }
 
+// fromFragment opens the program the address names (#program=,
+// #example=, or both: an edited example) and returns whether it named
+// one. A link that cannot be read is reported in #link-error, and the
+// editor keeps what it holds.
 async function fromFragment() {
+  $("link-error").hidden = true;
   const h = new URLSearchParams(location.hash.slice(1));
-  if (h.has("program")) {
-    setProgram(decodeProgram(h.get("program")), "playground.rdma");
+  if (!h.has("program") && !h.has("example")) return false;
+  try {
+    const text = h.has("program") ? decodeProgram(h.get("program")) : null;
+    store(); // what the editor holds, before the link replaces it
+    if (h.has("example")) await openExample(h.get("example"), text);
+    else setProgram(text);
     return true;
+  } catch (err) {
+    const e = $("link-error");
+    e.textContent = `This link's program could not be read: ${err.message}. The editor keeps the program it had.`;
+    e.hidden = false;
+    return false;
   }
-  if (h.has("example")) {
-    $("examples").value = h.get("example");
-    await pickExample();
-    return true;
-  }
-  return false;
 }
 
 // ---- wiring ----------------------------------------------------------------
@@ -421,7 +600,8 @@ async function init() {
   for (const c of ["check", "robust", "stress", "reach"]) $("run-" + c).onclick = () => run(c);
   $("stop").onclick = stop;
   $("share").onclick = share;
-  $("examples").onchange = pickExample;
+  $("reset").onclick = resetExample;
+  $("examples").onchange = () => pickExample().catch((err) => ($("share-note").textContent = String(err)));
   for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showTab(b.dataset.tab);
   $("step-first").onclick = () => step(0);
   $("step-prev").onclick = () => step(state.frame - 1);
@@ -433,11 +613,17 @@ async function init() {
     if (ev.key === "ArrowLeft") step(state.frame - 1);
   });
   editor.addEventListener("input", () => {
-    state.file = "playground.rdma";
-    $("examples").value = "";
-    renderBackdrop([]);
-    diagnose();
+    $("link-error").hidden = true;
+    edited();
   });
+  // A link pasted into this tab's address bar (or the back button) changes
+  // the fragment without a reload; the address the page writes itself
+  // (replaceState) fires no hashchange.
+  window.addEventListener("hashchange", () => {
+    if (location.hash !== state.ownHash) fromFragment();
+  });
+  // Leaving (or reloading) within the autosave's moment saves at once.
+  window.addEventListener("pagehide", save);
   editor.addEventListener("scroll", syncScroll);
   setRunning(0);
   startWorker();
@@ -447,8 +633,9 @@ async function init() {
     $("share-note").textContent = "no examples: " + err;
   }
   if (!(await fromFragment())) {
-    $("examples").value = "litmus/paper-5.1.rdma";
-    await pickExample();
+    const own = loadSaved("");
+    if ($("link-error").hidden || own === null) await openExample("litmus/paper-5.1.rdma", null).catch(() => {});
+    else setProgram(own);
   }
   showFrame();
 }
