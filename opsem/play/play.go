@@ -307,13 +307,14 @@ func machineOptions(o Options) (machine.Options, error) {
 
 // semantics reads stress's and reach's semantics, rdma by default.
 func semantics(s string) (machine.Semantics, error) {
-	switch s {
-	case "", "rdma":
+	if s == "" {
 		return machine.RDMA, nil
-	case "sc":
-		return machine.SC, nil
 	}
-	return 0, fmt.Errorf("semantics %q: want rdma or sc", s)
+	sem, err := machine.ParseSemantics(s)
+	if err != nil {
+		return 0, fmt.Errorf("semantics %w", err)
+	}
+	return sem, nil
 }
 
 // runCheck answers p's query under RDMA and SC, as rdmasim check --json
