@@ -88,6 +88,73 @@ func missing(want []prog.EventKind, got map[prog.EventKind]bool) []string {
 	return out
 }
 
+// racing returns the program of src with a store-buffering pair added
+// after the operation: thread th (the one that runs the operation) goes on
+// with zp := 1; assume(zq == 0), and a new thread W on A does zq := 1;
+// assume(zp == 0).
+// The instrumented machine prunes every state from which no SC cycle can
+// follow, which in the one-thread programs of opPrograms is every state;
+// with the pair it must run th past the operation, making its events.
+func racing(src, th string) string {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "node A { ") {
+			lines[i] = "node A { zp = 0; zq = 0; " + strings.TrimPrefix(l, "node A { ")
+		}
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "thread "+th+" on A {") {
+			continue
+		}
+		if strings.HasSuffix(l, "}") {
+			lines[i] = strings.TrimSuffix(l, "}") + "; zp := 1; assume(zq == 0) }"
+			break
+		}
+		for j := i + 1; j < len(lines); j++ {
+			if lines[j] == "}" {
+				lines[j] = "  zp := 1\n  assume(zq == 0)\n}"
+				break
+			}
+		}
+		break
+	}
+	return strings.Join(lines, "\n") + "thread W on A { zq := 1; assume(zp == 0) }\n"
+}
+
+// instrEvents collects the kinds of the events the instrumented machine's
+// transitions make, over its whole state space (these are finite).
+func instrEvents(t *testing.T, p *prog.Program) map[prog.EventKind]bool {
+	t.Helper()
+	m, err := instr.New(p, instr.Options{NoReduction: true})
+	if err != nil {
+		t.Fatalf("decider: %v", err)
+	}
+	got := map[prog.EventKind]bool{}
+	seen := map[string]bool{}
+	queue := [][]byte{m.Initial(nil)}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if seen[string(s)] {
+			continue
+		}
+		seen[string(s)] = true
+		var labels []uint64
+		m.Successors(s, func(l uint64, next []byte) {
+			labels = append(labels, l)
+			queue = append(queue, append([]byte(nil), next...))
+		})
+		for _, l := range labels {
+			st, err := m.Transition(s, l)
+			if err != nil {
+				t.Fatalf("decider: %v", err)
+			}
+			got[st.Event.Kind] = true
+		}
+	}
+	return got
+}
+
 // outcomeSet renders a result's final outcomes.
 func outcomeSet(p *prog.Program, r *verdict.Result) []string {
 	var out []string
@@ -225,6 +292,18 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 				t.Errorf("decider: %v", err)
 			case !d.Robust || !d.Complete:
 				t.Errorf("decider: robust %v complete %v, want a complete yes (one thread, or no race)", d.Robust, d.Complete)
+			case len(opEvents[op]) > 0:
+				th := "T"
+				if op == prog.OpAssumeEq || op == prog.OpAssumeNe || op == prog.OpSwitch {
+					th = "U"
+				}
+				rp, err := parse.Parse("racing.rdma", []byte(racing(tc.src, th)))
+				if err != nil {
+					t.Fatalf("decider: the racing program: %v", err)
+				}
+				if m := missing(opEvents[op], instrEvents(t, rp)); len(m) > 0 {
+					t.Errorf("decider: the instrumented machine makes no %s event", strings.Join(m, ", "))
+				}
 			}
 			if rr, err := verdict.RobustMachine(ctx, q, opt); err != nil {
 				t.Errorf("robustness by enumeration: %v", err)
