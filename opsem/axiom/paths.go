@@ -3,6 +3,7 @@ package axiom
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"rdmasim/opsem/prog"
 )
@@ -41,6 +42,14 @@ type tnode struct {
 	depth    int // events on the path from the root
 	children []int
 	end      bool
+	// fails lists the error points (OpFail instructions) the thread may
+	// stop at right after this prefix, with no further event: a trace
+	// whose thread stops here may have it at one of them.
+	fails []int
+	// deadPoll: a sequence stops here before a poll with nothing to poll
+	// from, where the machines' thread waits for ever (a deadlock when
+	// every other thread has ended or waits likewise).
+	deadPoll bool
 }
 
 // threadTree is the trie of one thread's label sequences; nodes[0] is the
@@ -138,6 +147,9 @@ func (g *treeGen) walk(node, pc int) {
 		g.tree.nodes[node].end = true
 	case prog.OpFail:
 		// The thread stops at an error point: no complete sequence.
+		if n := &g.tree.nodes[node]; !slices.Contains(n.fails, pc) {
+			n.fails = append(n.fails, pc)
+		}
 	case prog.OpSkip:
 		g.walk(node, in.Next)
 	case prog.OpWrite:
@@ -223,7 +235,9 @@ func (g *treeGen) walk(node, pc int) {
 	case prog.OpPoll:
 		l := g.p.QPs[in.QP].Local
 		if g.nic[l] <= g.polls[l] {
-			return // ill-formed: nothing to poll from; the sequence stops here
+			// ill-formed: nothing to poll from; the sequence stops here
+			g.tree.nodes[node].deadPoll = true
+			return
 		}
 		e := base
 		e.kind, e.remote, e.qp = prog.EvPoll, in.Remote, in.QP

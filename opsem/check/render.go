@@ -76,7 +76,16 @@ func writeResult(w io.Writer, p *prog.Program, r *verdict.Result) {
 // reach a final configuration: the counts, where the first deadlock waits,
 // and, when no run ends at all, that the verdicts are vacuous.
 func writeEnds(w io.Writer, r *verdict.Result) {
-	if r.Model || r.Filtered == 0 && r.Deadlocks == 0 && r.Failed == 0 && (r.Finals > 0 || !r.Complete) {
+	if r.Model {
+		// The model has traces, not configurations: it says how many
+		// error points and deadlocks it found only when no trace ends.
+		if r.Vacuous() {
+			fmt.Fprintf(w, "Ends 0 final outcomes, %s reached, %s (declarative model)\n", report.Plural(int(r.Failed), "error point"), report.Plural(int(r.Deadlocks), "deadlocked trace"))
+			fmt.Fprintf(w, "Vacuous: no trace of the program completes and some %s, so every verdict on final configurations holds vacuously\n", vacuousWhy(r))
+		}
+		return
+	}
+	if r.Filtered == 0 && r.Deadlocks == 0 && r.Failed == 0 && (r.Finals > 0 || !r.Complete) {
 		return
 	}
 	fmt.Fprintf(w, "Ends %s\n", report.Ends(r.Finals, r.Filtered, r.Deadlocks, r.Failed))
@@ -94,6 +103,12 @@ func vacuousWhy(r *verdict.Result) string {
 	switch {
 	case r.Failed == 0:
 		return "deadlock"
+	case r.Model && r.Deadlocks == 0:
+		return "trace prefix stops at an error point"
+	case r.Model && r.Failed == 0:
+		return "trace deadlocks"
+	case r.Model:
+		return "trace prefix deadlocks or stops at an error point"
 	case r.Deadlocks == 0:
 		return "stop at an error point"
 	}
