@@ -198,17 +198,19 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	if mach[0] != nil && mach[1] != nil {
 		row.split(expect.Check(p, mach), RDMA, SC)
 	}
-	// The declarative model (not for reach queries). A program too large
-	// for it gets unknown expectations, and limit cells.
-	if p.Query.Kind == prog.QReach {
-		row.Cells[ModelRDMA], row.Cells[ModelSC] = CellNA, CellNA
-	} else {
+	// The declarative model (reach queries too, from its trace prefixes;
+	// one it does not answer, a reach condition on control points, gets
+	// n/a cells). A program too large for it gets unknown expectations,
+	// and limit cells.
+	{
 		mr, ms, err := verdict.ComputeModel(ctx, p, vopt)
 		if lr, ls, ok := verdict.ModelLimited(p, err); ok {
 			mr, ms, err = lr, ls, nil
 			limited[ModelRDMA], limited[ModelSC] = true, true
 		}
-		if err != nil {
+		if _, refused := verdict.ModelRefused(err); refused {
+			row.Cells[ModelRDMA], row.Cells[ModelSC] = CellNA, CellNA
+		} else if err != nil {
 			row.fail(ModelRDMA, err)
 		} else {
 			row.split(expect.Check(p, [2]*verdict.Result{mr, ms}), ModelRDMA, ModelSC)

@@ -46,6 +46,11 @@ type tnode struct {
 	// stop at right after this prefix, with no further event: a trace
 	// whose thread stops here may have it at one of them.
 	fails []int
+	// at lists the instructions the thread may be at (about to execute)
+	// with exactly this prefix of events issued: its control points in a
+	// configuration whose thread has this prefix (an alternative of a
+	// switch is never one: the switch reads and takes it in one step).
+	at []int
 	// deadPoll: a sequence stops here before a poll with nothing to poll
 	// from, where the machines' thread waits for ever (a deadlock when
 	// every other thread has ended or waits likewise).
@@ -86,6 +91,7 @@ type treeGen struct {
 	iters   []int // iterations taken per loop of the thread, in the loop's current entry
 	bounded bool
 	err     error
+	skipAt  int // an instruction walk must not record as a control point (a switch's alternative)
 }
 
 // buildTree returns the trie of thread t's label sequences with loops
@@ -98,7 +104,7 @@ type treeGen struct {
 func buildTree(p *prog.Program, t, unroll, maxLen int) (*threadTree, bool, error) {
 	th := &p.Threads[t]
 	g := &treeGen{p: p, t: t, unroll: unroll, maxLen: maxLen,
-		tree: &threadTree{nodes: []tnode{{parent: -1}}}, iters: make([]int, th.Loops)}
+		tree: &threadTree{nodes: []tnode{{parent: -1}}}, iters: make([]int, th.Loops), skipAt: -1}
 	nq := 0
 	for _, q := range p.QPs {
 		if q.Thread == t {
@@ -140,6 +146,11 @@ func (g *treeGen) walk(node, pc int) {
 	}
 	th := &g.p.Threads[g.t]
 	in := &th.Code[pc]
+	if pc == g.skipAt {
+		g.skipAt = -1
+	} else if n := &g.tree.nodes[node]; !slices.Contains(n.at, pc) {
+		n.at = append(n.at, pc)
+	}
 	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1}
 	depth := func(n int) int { return g.tree.nodes[n].depth }
 	switch in.Op {
@@ -249,6 +260,7 @@ func (g *treeGen) walk(node, pc int) {
 		// One read, then the assume of the alternative it satisfies: the
 		// sequences of each alternative, as for the choose it replaced.
 		for _, a := range in.Alts {
+			g.skipAt = a
 			g.walk(node, a)
 		}
 	case prog.OpBranch:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"rdmasim/opsem/prog"
@@ -37,9 +38,10 @@ import (
 //   - a deadlock is a P in which every thread has ended or waits at a poll
 //     with nothing to poll from, with no write out of range.
 //
-// Conditions on control points (T@L, T@end, T@fail) are refused: a thread's
-// control point is not a function of its events (the CPU may be anywhere
-// between two of them), so the model does not answer them.
+// A thread's control point in such a configuration is one of the
+// instructions it may be at with exactly its events of P issued (the trie
+// records them, tnode.at), or, inside an instruction the machine executes
+// in two steps, that instruction, mid-way (positions).
 
 // ErrorPoint is an error point a run may stop at: a thread at an OpFail
 // instruction (an assertion that failed, a value the lowering found out of
@@ -112,9 +114,6 @@ func cpuKind(k prog.EventKind) bool {
 // reach.go for what reaching means. A condition on control points is
 // refused with a RefusedError.
 func Reach(ctx context.Context, p *prog.Program, opt Options, q ReachQuery) (rdma, sc Reached, st Stats, err error) {
-	if q.Cond.HasControl() {
-		return rdma, sc, st, &RefusedError{Program: p.Name, Why: "a reach condition on control points (T@L, T@end, T@fail): a thread's control point is not a function of its events"}
-	}
 	pr, err := newProblem(p, opt)
 	if err != nil {
 		return rdma, sc, st, err
@@ -150,7 +149,7 @@ func Reach(ctx context.Context, p *prog.Program, opt Options, q ReachQuery) (rdm
 				dead[string(e.memory(s))] = true
 			}
 			if q.Cond != nil {
-				if err := e.memories(s, g, bad, q, pos, neg); err != nil {
+				if err := e.memories(mode, s, g, bad, sel, q, pos, neg); err != nil {
 					e.err = err
 					return false
 				}
@@ -314,18 +313,99 @@ func (e *engine) errorPoints(s *state, g *closure, bad uint64, sel []int, found 
 	}
 }
 
-// reachConfig is a memory for prog.Cond.Eval; reach conditions that Reach
-// evaluates mention no control point.
-type reachConfig []uint8
+// reachConfig is a configuration for prog.Cond.Eval: a memory and each
+// thread's control point.
+type reachConfig struct {
+	mem []uint8
+	pc  []int
+	mid []bool
+}
 
-func (c reachConfig) Mem(l int) uint8    { return c[l] }
-func (c reachConfig) PC(int) (int, bool) { return 0, false }
+func (c *reachConfig) Mem(l int) uint8      { return c.mem[l] }
+func (c *reachConfig) PC(t int) (int, bool) { return c.pc[t], c.mid[t] }
+
+// position is a control point of a thread: the instruction it executes
+// next, and whether it is in the middle of it.
+type position struct {
+	pc  int
+	mid bool
+}
+
+// positions returns the control points of thread t whose events are the
+// prefix node, under the semantics of mode: the instructions the thread
+// may be at with exactly these events issued (tnode.at), or, when the
+// prefix stops inside an instruction, that instruction, mid, if the
+// machine has a configuration there — between the two CPU events of a
+// cas; under SC also between the two steps of a put, a get or a remote
+// atomic. Under RDMA the CPU issues a put, get or atomic in one step (its
+// NIC events then happen later): a prefix that stops inside one is no
+// control point; the configurations with the operation in flight come
+// from the longer prefix with its NIC writes left out (memories).
+func (e *engine) positions(mode Prune, t, node int) []position {
+	tr := e.pr.trees[t]
+	n := &tr.nodes[node]
+	var out []position
+	for _, pc := range n.at {
+		out = append(out, position{pc: pc})
+	}
+	if len(out) > 0 || node == 0 {
+		return out
+	}
+	ev := n.ev
+	in := &e.pr.p.Threads[t].Code[ev.pc]
+	mid := false
+	switch in.Op {
+	case prog.OpCAS:
+		mid = ev.kind == prog.EvCAS || ev.kind == prog.EvLR
+	case prog.OpPut, prog.OpGet:
+		mid = mode == PruneSC && (ev.kind == prog.EvNLR || ev.kind == prog.EvNRR)
+	case prog.OpRCAS, prog.OpRFAA:
+		// SC: one step reads and writes the target (naR, naW, or a
+		// failing rcas's naR alone), a second lands the old value.
+		mid = mode == PruneSC && (ev.kind == prog.EvNAW || ev.kind == prog.EvNAR && ev.cons == consNe)
+	}
+	if mid {
+		out = append(out, position{pc: ev.pc, mid: true})
+	}
+	return out
+}
+
+// controlThreads returns the threads whose control point c mentions.
+func controlThreads(c *prog.Cond, dst []int) []int {
+	if c == nil {
+		return dst
+	}
+	switch c.Op {
+	case prog.CAt, prog.CEnd, prog.CFail:
+		if !slices.Contains(dst, c.Thread) {
+			dst = append(dst, c.Thread)
+		}
+	case prog.CNot:
+		return controlThreads(c.L, dst)
+	case prog.CAnd, prog.COr:
+		return controlThreads(c.R, controlThreads(c.L, dst))
+	}
+	return dst
+}
 
 // memories adds to pos or neg the memory (over q.Locs) of every
-// configuration the leaf s (execution order g, writes out of range bad)
-// stands for: s's events minus NIC writes still in flight and what follows
-// them in g (see reach.go's top comment).
-func (e *engine) memories(s *state, g *closure, bad uint64, q ReachQuery, pos, neg map[string]bool) error {
+// configuration the leaf s (event set sel, execution order g, writes out
+// of range bad) stands for (see reach.go's top comment): under RDMA, s's
+// events minus NIC writes still in flight and what follows them in g;
+// under SC (where a put's or get's write happens in its CPU step, and
+// prefixes already stop between the two) s's events. Each thread the
+// condition names a control point of is at one of its positions.
+func (e *engine) memories(mode Prune, s *state, g *closure, bad uint64, sel []int, q ReachQuery, pos, neg map[string]bool) error {
+	nt := len(e.pr.p.Threads)
+	cfg := &reachConfig{mem: make([]uint8, len(e.pr.p.Locs)), pc: make([]int, nt), mid: make([]bool, nt)}
+	ctl := controlThreads(q.Cond, nil)
+	choices := make([][]position, len(ctl))
+	for i, t := range ctl {
+		choices[i] = e.positions(mode, t, sel[t])
+		if len(choices[i]) == 0 {
+			return nil // no configuration has the thread with exactly these events
+		}
+	}
 	var cpu uint64
 	for i := 0; i < e.n; i++ {
 		if i < e.nInit || cpuKind(e.ev[i].Kind) {
@@ -333,9 +413,11 @@ func (e *engine) memories(s *state, g *closure, bad uint64, q ReachQuery, pos, n
 		}
 	}
 	var pending []int // NIC writes that may be in flight: nothing of the CPU follows them
-	for i := e.nInit; i < e.n; i++ {
-		if e.ev[i].IsWrite() && !cpuKind(e.ev[i].Kind) && g[i]&cpu == 0 {
-			pending = append(pending, i)
+	if mode != PruneSC {
+		for i := e.nInit; i < e.n; i++ {
+			if e.ev[i].IsWrite() && !cpuKind(e.ev[i].Kind) && g[i]&cpu == 0 {
+				pending = append(pending, i)
+			}
 		}
 	}
 	if len(pending) > maxPending {
@@ -345,7 +427,6 @@ func (e *engine) memories(s *state, g *closure, bad uint64, q ReachQuery, pos, n
 	if e.n == 64 {
 		all = ^uint64(0)
 	}
-	mem := make(reachConfig, len(e.pr.p.Locs))
 	key := make([]byte, len(q.Locs))
 	for sub := 0; sub < 1<<len(pending); sub++ {
 		var out uint64
@@ -363,7 +444,7 @@ func (e *engine) memories(s *state, g *closure, bad uint64, q ReachQuery, pos, n
 				continue // the run stopped there, before what follows it
 			}
 		}
-		for i, l := range q.Locs {
+		for l := range cfg.mem {
 			last := l
 			for _, w := range e.moRev[l] { // mo-last first
 				if d>>uint(w)&1 != 0 {
@@ -371,14 +452,27 @@ func (e *engine) memories(s *state, g *closure, bad uint64, q ReachQuery, pos, n
 					break
 				}
 			}
-			mem[l] = uint8(s.wv[last])
-			key[i] = mem[l]
+			cfg.mem[l] = uint8(s.wv[last])
 		}
-		if q.Cond.Eval(e.pr.p, mem) {
-			pos[string(key)] = true
-		} else {
-			neg[string(key)] = true
+		for i, l := range q.Locs {
+			key[i] = cfg.mem[l]
 		}
+		var rec func(i int)
+		rec = func(i int) {
+			if i == len(ctl) {
+				if q.Cond.Eval(e.pr.p, cfg) {
+					pos[string(key)] = true
+				} else {
+					neg[string(key)] = true
+				}
+				return
+			}
+			for _, ps := range choices[i] {
+				cfg.pc[ctl[i]], cfg.mid[ctl[i]] = ps.pc, ps.mid
+				rec(i + 1)
+			}
+		}
+		rec(0)
 	}
 	return nil
 }

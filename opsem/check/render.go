@@ -101,14 +101,14 @@ func writeEnds(w io.Writer, r *verdict.Result) {
 // "stop at an error point" or both.
 func vacuousWhy(r *verdict.Result) string {
 	switch {
-	case r.Failed == 0:
-		return "deadlock"
 	case r.Model && r.Deadlocks == 0:
 		return "trace prefix stops at an error point"
 	case r.Model && r.Failed == 0:
 		return "trace deadlocks"
 	case r.Model:
 		return "trace prefix deadlocks or stops at an error point"
+	case r.Failed == 0:
+		return "deadlock"
 	case r.Deadlocks == 0:
 		return "stop at an error point"
 	}

@@ -63,15 +63,11 @@ func (c FinalConfig) PC(t int) (int, bool) { return c.P.Threads[t].End(), false 
 // (axiom.Reach): a reach condition's answer, the error points reached
 // (Errors, Failed, ErrorAt), and, when no trace completes, the deadlocks
 // (Deadlocks), so that a verdict is vacuous under the model when it is
-// under the machines. A reach condition on control points is refused with
-// an *axiom.RefusedError (ModelRefused).
+// under the machines. A query the model does not answer is refused with an
+// *axiom.RefusedError (ModelRefused).
 func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *Result, err error) {
 	mo := modelOptions(p, opt)
 	reach := p.Query.Kind == prog.QReach
-	if reach && p.Query.Cond.HasControl() {
-		_, _, _, err := axiom.Reach(ctx, p, mo, axiom.ReachQuery{Cond: p.Query.Cond})
-		return nil, nil, err
-	}
 	rm, sm, st, err := axiom.Outcomes(ctx, p, mo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("enumerating traces of %s: %w", p.Name, err)
