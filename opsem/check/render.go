@@ -176,12 +176,15 @@ type SemanticsJSON struct {
 	// by an assume, deadlocks (with where the first waits and, with a
 	// witness, the run to it), stopped at an error point; vacuous when
 	// no run ends (see verdict.Result.Vacuous).
-	Finals      uint64      `json:"finals"`
-	Filtered    uint64      `json:"filtered"`
-	Deadlocks   uint64      `json:"deadlocks"`
-	Failed      uint64      `json:"failed"` // stopped at an error point
-	DeadlockAt  string      `json:"deadlock_at,omitempty"`
-	ErrorAt     string      `json:"error_at,omitempty"`
+	Finals     uint64 `json:"finals"`
+	Filtered   uint64 `json:"filtered"`
+	Deadlocks  uint64 `json:"deadlocks"`
+	Failed     uint64 `json:"failed"` // stopped at an error point
+	DeadlockAt string `json:"deadlock_at,omitempty"`
+	ErrorAt    string `json:"error_at,omitempty"`
+	// Errors are the error points reached, by statement (the machine's
+	// with every outcome listed, or the model's); absent when none was.
+	Errors      []string    `json:"errors,omitempty"`
 	DeadlockRun *report.Run `json:"deadlock_run,omitempty"`
 	Vacuous     bool        `json:"vacuous"`
 	// Symmetry describes the group the search reduced by (one
@@ -210,7 +213,7 @@ func (r *Result) JSON(file string) JSON {
 	for i, res := range r.Results {
 		s := &SemanticsJSON{Complete: res.Complete, Coverage: res.Coverage(), Bound: res.Bound, States: res.Search.States,
 			Transitions: res.Search.Transitions, Positive: res.Positive, Negative: res.Negative, Outcomes: []map[string]uint8{},
-			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous(),
+			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Errors: res.Errors, Vacuous: res.Vacuous(),
 			Symmetry: res.Symmetry, AtWitness: res.AtWitness, Inflight: res.Inflight}
 		if res.Certain() {
 			s.Allowed = &res.Allowed
