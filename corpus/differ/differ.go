@@ -97,12 +97,22 @@ const (
 	Deadlocks Kind = "deadlocks"
 	// SpinRDMA and SpinSC: SPIN's search of the exported Promela model
 	// differs from the machine's exploration.
-	SpinRDMA Kind = "spin-rdma"
-	SpinSC   Kind = "spin-sc"
+	// ErrorsRDMA, ErrorsSC: the machine and the model's consistent trace
+	// prefixes reach different error points (failed assertions, values
+	// out of their range), by statement (verdict.Result.Errors).
+	ErrorsRDMA Kind = "errors-rdma"
+	ErrorsSC   Kind = "errors-sc"
+	// ReachRDMA, ReachSC: on a program with a reach query (an assertion is
+	// one), the machine and the model's consistent trace prefixes answer
+	// it differently.
+	ReachRDMA Kind = "reach-rdma"
+	ReachSC   Kind = "reach-sc"
+	SpinRDMA  Kind = "spin-rdma"
+	SpinSC    Kind = "spin-sc"
 )
 
 // Kinds lists every kind, in the order comparisons are made.
-var Kinds = []Kind{OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry, RobustEnum, RobustDecide, RobustSymmetry, DeciderError, Deadlocks, SpinRDMA, SpinSC}
+var Kinds = []Kind{OutcomesRDMA, OutcomesSC, ErrorsRDMA, ErrorsSC, ReachRDMA, ReachSC, OutcomesReduced, OutcomesSymmetry, RobustEnum, RobustDecide, RobustSymmetry, DeciderError, Deadlocks, SpinRDMA, SpinSC}
 
 // Checks selects the comparisons Check makes.
 type Checks uint8
@@ -127,7 +137,7 @@ const (
 // For returns the comparisons that can show a disagreement of kind k.
 func For(k Kind) Checks {
 	switch k {
-	case OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry:
+	case OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry, ErrorsRDMA, ErrorsSC, ReachRDMA, ReachSC:
 		return CheckOutcomes
 	case RobustEnum:
 		return CheckRobust
@@ -208,6 +218,9 @@ type Report struct {
 	// and check's searches reduced by it were compared with the plain
 	// ones (OutcomesSymmetry), unless Skipped says they were cut.
 	OutcomesSymmetric bool
+	// ReachQuery: the program has a reach query, and the model answered
+	// it (ReachRDMA, ReachSC), unless Skipped says a machine search was cut.
+	ReachQuery bool
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
 	Spin [2]*promela.Result
 	// Problems are the disagreements found; Skipped the comparisons not
@@ -274,6 +287,7 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 	if checks == 0 {
 		checks = CheckAll
 	}
+	orig := p
 	p = ShowAll(p)
 	unroll := verdict.LoopBound(p, opt.Unroll)
 	vopt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{MaxStates: opt.MaxStates}}
@@ -303,6 +317,9 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 		}
 		r.Reduced = res
 		if err := r.outcomes(ctx, vopt); err != nil {
+			return nil, err
+		}
+		if err := r.reach(ctx, orig, vopt); err != nil {
 			return nil, err
 		}
 		r.reduced()
@@ -414,6 +431,56 @@ func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {
 		}
 		if d := verdict.CompareOutcomes(m, a); !d.Empty() {
 			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s outcomes: only machine %v, only model %v", m.Semantics, d.OnlyMachine, d.OnlyModel)})
+		}
+	}
+	if !verdict.HasErrorPoints(r.Program) {
+		return nil
+	}
+	for i, k := range []Kind{ErrorsRDMA, ErrorsSC} {
+		m, a := r.Machine[i], r.Model[i]
+		if why := cut(m); why != "" {
+			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
+			continue
+		}
+		if onlyM, onlyA := verdict.CompareErrors(m, a); len(onlyM)+len(onlyA) > 0 {
+			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s error points: only machine %q, only model %q", m.Semantics, onlyM, onlyA)})
+		}
+	}
+	return nil
+}
+
+// reach compares the answers of the machines and of the model to p's
+// reach query (the program as given, before ShowAll), when it has one.
+// The machines are the reference; a query the model refuses is skipped.
+func (r *Report) reach(ctx context.Context, p *prog.Program, vopt verdict.Options) error {
+	if p.Query.Kind != prog.QReach {
+		return nil
+	}
+	if r.noModel != "" {
+		r.Skipped = append(r.Skipped, Skip{string(ReachRDMA), r.noModel}, Skip{string(ReachSC), r.noModel})
+		return nil
+	}
+	ar, as, err := verdict.ComputeModel(ctx, p, vopt)
+	if why, ok := verdict.ModelRefused(err); ok {
+		r.Skipped = append(r.Skipped, Skip{string(ReachRDMA), "model refuses: " + why}, Skip{string(ReachSC), "model refuses: " + why})
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("differ: %w", err)
+	}
+	r.ReachQuery = true
+	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
+		k := []Kind{ReachRDMA, ReachSC}[i]
+		m, err := verdict.Compute(ctx, p, sem, vopt)
+		if err != nil {
+			return fmt.Errorf("differ: %w", err)
+		}
+		if why := cut(m); why != "" {
+			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
+			continue
+		}
+		if a := []*verdict.Result{ar, as}[i]; m.Allowed != a.Allowed {
+			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s reach %s: machine %v, model %v", sem, p.CondString(p.Query.Cond), m.Allowed, a.Allowed)})
 		}
 	}
 	return nil

@@ -412,6 +412,10 @@ func (s *Summary) add(r *result) {
 			made = made && rep.OutcomesSymmetric
 		case string(differ.Deadlocks):
 			made = made && rep.Machine[0] != nil
+		case string(differ.ErrorsRDMA), string(differ.ErrorsSC):
+			made = made && rep.Model[0] != nil && verdict.HasErrorPoints(rep.Program)
+		case string(differ.ReachRDMA), string(differ.ReachSC):
+			made = made && rep.ReachQuery
 		}
 		if made {
 			s.Compared[what]++
