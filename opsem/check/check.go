@@ -1,7 +1,9 @@
 // Package check answers a program's query under RDMA and under SC and
 // checks its expect lines, as `rdmasim check` does. The answers come from
 // the machines (their exploration, package verdict), from the declarative
-// model (its traces), or from both, whose outcome sets are then compared.
+// model (its traces and trace prefixes), or from both, whose outcome sets,
+// reach answers and error points are then compared (the machine the
+// reference, the model the cross-check).
 // The expect rdma and sc lines are checked against the answers, the expect
 // robust line against enumeration on the machine (package robust).
 // WriteText prints a Result in herd7's style, Result.JSON as JSON.
