@@ -102,9 +102,9 @@ const (
 	// out of their range), by statement (verdict.Result.Errors).
 	ErrorsRDMA Kind = "errors-rdma"
 	ErrorsSC   Kind = "errors-sc"
-	// ReachRDMA, ReachSC: on a program with a reach query (an assertion is
-	// one), the machine and the model's consistent trace prefixes answer
-	// it differently.
+	// ReachRDMA, ReachSC: the machine and the model's consistent trace
+	// prefixes answer a reach query differently: the program's own (an
+	// assertion is one), or one made of its condition (Report.reach).
 	ReachRDMA Kind = "reach-rdma"
 	ReachSC   Kind = "reach-sc"
 	SpinRDMA  Kind = "spin-rdma"
@@ -218,8 +218,9 @@ type Report struct {
 	// and check's searches reduced by it were compared with the plain
 	// ones (OutcomesSymmetry), unless Skipped says they were cut.
 	OutcomesSymmetric bool
-	// ReachQuery: the program has a reach query, and the model answered
-	// it (ReachRDMA, ReachSC), unless Skipped says a machine search was cut.
+	// ReachQuery: a reach query (the program's own, or made of its
+	// condition) was answered by the model and compared (ReachRDMA,
+	// ReachSC), unless Skipped says a machine search was cut.
 	ReachQuery bool
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
 	Spin [2]*promela.Result
@@ -449,38 +450,55 @@ func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {
 	return nil
 }
 
-// reach compares the answers of the machines and of the model to p's
-// reach query (the program as given, before ShowAll), when it has one.
-// The machines are the reference; a query the model refuses is skipped.
+// reach compares the answers of the machines and of the model to reach
+// queries of p (the program as given, before ShowAll): its own when it has
+// one (an assertion is one); otherwise, when its query has a condition on
+// memory, reach queries made of it — the condition alone, and with the
+// first thread at its end — so that generated programs, whose queries are
+// about final outcomes, exercise the model's prefixes too (configurations
+// with writes in flight, control points). The machines are the reference;
+// a query the model refuses is skipped.
 func (r *Report) reach(ctx context.Context, p *prog.Program, vopt verdict.Options) error {
-	if p.Query.Kind != prog.QReach {
+	var queries []*prog.Program
+	switch {
+	case p.Query.Kind == prog.QReach:
+		queries = append(queries, p)
+	case p.Query.Cond != nil && p.Query.Kind != prog.QNone && len(p.Threads) > 0:
+		for _, c := range []*prog.Cond{p.Query.Cond, {Op: prog.CAnd, L: &prog.Cond{Op: prog.CEnd, Thread: 0}, R: p.Query.Cond}} {
+			q := *p
+			q.Query = prog.Query{Kind: prog.QReach, Cond: c}
+			queries = append(queries, &q)
+		}
+	default:
 		return nil
 	}
 	if r.noModel != "" {
 		r.Skipped = append(r.Skipped, Skip{string(ReachRDMA), r.noModel}, Skip{string(ReachSC), r.noModel})
 		return nil
 	}
-	ar, as, err := verdict.ComputeModel(ctx, p, vopt)
-	if why, ok := verdict.ModelRefused(err); ok {
-		r.Skipped = append(r.Skipped, Skip{string(ReachRDMA), "model refuses: " + why}, Skip{string(ReachSC), "model refuses: " + why})
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("differ: %w", err)
-	}
-	r.ReachQuery = true
-	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
-		k := []Kind{ReachRDMA, ReachSC}[i]
-		m, err := verdict.Compute(ctx, p, sem, vopt)
+	for _, q := range queries {
+		ar, as, err := verdict.ComputeModel(ctx, q, vopt)
+		if why, ok := verdict.ModelRefused(err); ok {
+			r.Skipped = append(r.Skipped, Skip{string(ReachRDMA), "model refuses: " + why}, Skip{string(ReachSC), "model refuses: " + why})
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("differ: %w", err)
 		}
-		if why := cut(m); why != "" {
-			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
-			continue
-		}
-		if a := []*verdict.Result{ar, as}[i]; m.Allowed != a.Allowed {
-			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s reach %s: machine %v, model %v", sem, p.CondString(p.Query.Cond), m.Allowed, a.Allowed)})
+		r.ReachQuery = true
+		for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
+			k := []Kind{ReachRDMA, ReachSC}[i]
+			m, err := verdict.Compute(ctx, q, sem, vopt)
+			if err != nil {
+				return fmt.Errorf("differ: %w", err)
+			}
+			if why := cut(m); why != "" {
+				r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
+				continue
+			}
+			if a := []*verdict.Result{ar, as}[i]; m.Allowed != a.Allowed {
+				r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s reach %s: machine %v, model %v", sem, q.CondString(q.Query.Cond), m.Allowed, a.Allowed)})
+			}
 		}
 	}
 	return nil
