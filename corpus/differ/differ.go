@@ -222,6 +222,8 @@ type Report struct {
 	// condition) was answered by the model and compared (ReachRDMA,
 	// ReachSC), unless Skipped says a machine search was cut.
 	ReachQuery bool
+	// Reach are the reach queries compared, with both sides' answers.
+	Reach []ReachAnswer
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
 	Spin [2]*promela.Result
 	// Problems are the disagreements found; Skipped the comparisons not
@@ -230,6 +232,14 @@ type Report struct {
 	Skipped  []Skip
 
 	noModel string // why the model is left out (Options.MaxModelCost), or ""
+}
+
+// ReachAnswer is a reach query compared by Check: the program with it, and
+// the machines' and the model's answers under RDMA and SC (a machine's nil
+// when its search was cut).
+type ReachAnswer struct {
+	Program        *prog.Program
+	Machine, Model [2]*verdict.Result
 }
 
 // Has reports whether r has a problem of kind k.
@@ -486,6 +496,7 @@ func (r *Report) reach(ctx context.Context, p *prog.Program, vopt verdict.Option
 			return fmt.Errorf("differ: %w", err)
 		}
 		r.ReachQuery = true
+		ans := ReachAnswer{Program: q, Model: [2]*verdict.Result{ar, as}}
 		for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 			k := []Kind{ReachRDMA, ReachSC}[i]
 			m, err := verdict.Compute(ctx, q, sem, vopt)
@@ -496,10 +507,12 @@ func (r *Report) reach(ctx context.Context, p *prog.Program, vopt verdict.Option
 				r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
 				continue
 			}
+			ans.Machine[i] = m
 			if a := []*verdict.Result{ar, as}[i]; m.Allowed != a.Allowed {
 				r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s reach %s: machine %v, model %v", sem, q.CondString(q.Query.Cond), m.Allowed, a.Allowed)})
 			}
 		}
+		r.Reach = append(r.Reach, ans)
 	}
 	return nil
 }
