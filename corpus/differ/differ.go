@@ -4,6 +4,11 @@
 //   - outcomes: the final outcomes of the RDMA and SC machines (package
 //     opsem/machine) equal those of the declarative model's RDMA- and
 //     SC-consistent traces (package opsem/axiom), every location shown;
+//   - inside runs: the error points the machines reach (failed assertions,
+//     values out of their range) are those of the model's consistent trace
+//     prefixes, by statement, and reach queries — the program's own, or
+//     ones made of its condition — get the same answers (axiom.Reach,
+//     SEMANTICS-REACH.md); the machines are the reference;
 //   - robustness by enumeration: exploring the RDMA machine with event
 //     graphs and enumerating the model's traces give the same certain answer,
 //     or, on programs with loops, the same answer for the loop bound they
