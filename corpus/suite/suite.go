@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/check"
 	"rdmasim/opsem/expect"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -214,6 +215,11 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 			row.fail(ModelRDMA, err)
 		} else {
 			row.split(expect.Check(p, [2]*verdict.Result{mr, ms}), ModelRDMA, ModelSC)
+			for i, col := range []string{ModelRDMA, ModelSC} {
+				if err := crossCheck(p, mach[i], []*verdict.Result{mr, ms}[i]); err != nil {
+					row.fail(col, err)
+				}
+			}
 		}
 	}
 	// Robustness: the decider always, the enumerations on loop-free
@@ -259,6 +265,22 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	}
 	row.Result = row.result(p)
 	return row
+}
+
+// crossCheck compares a machine's answer with the model's under one
+// semantics, as check --semantics both does (check.Differences: outcomes,
+// a reach query's answer, error points), when both covered everything: the
+// machine search complete (no bound cut it, every outcome listed) and the
+// model's too. The machine is the reference; a difference is the model
+// column's error.
+func crossCheck(p *prog.Program, mach, model *verdict.Result) error {
+	if mach == nil || model == nil || model.Limit != nil || !mach.Complete || mach.AtWitness || !model.Complete {
+		return nil
+	}
+	if diffs, _ := check.Differences(p, mach, model); len(diffs) > 0 {
+		return fmt.Errorf("disagrees with the %s machine: %s", mach.Semantics, strings.Join(diffs, "; "))
+	}
+	return nil
 }
 
 // atomicsModelBudget is the time the declarative model's robustness
