@@ -283,7 +283,7 @@ func (e *engine) errorPoints(s *state, g *closure, bad uint64, sel []int, found 
 				break
 			}
 		}
-		if first || true {
+		if first {
 			found[ErrorPoint{Thread: -1, PC: -1, Loc: e.ev[w].Loc, Val: uint8(s.wv[w])}] = true
 		}
 	}

@@ -28,8 +28,21 @@ const (
 		"thread client on C {\n  reg c : 0..1\n  reg v : 0..1\n  c := commit\n  if (c == 1) {\n    copy := log\n    poll(F)\n    v := copy\n    assert(v == 1)\n  }\n}\n"
 	// reachNICRange: the get writes 2 into d : 0..1, a checked range.
 	reachNICRange = "node A { d : 0..1 = 0 }\nnode B { s : 0..2 = 2 }\nthread T on A { d := s\n poll(B) }\n"
+	// Two gets land values out of range. After a poll, or on one queue
+	// pair, the first lands first and the run stops there; on two queue
+	// pairs either may land first under RDMA (program order under SC).
+	twoRangesPoll = "node A { d : 0..1 = 0; e : 0..1 = 0 }\nnode B { s : 0..2 = 2; t : 0..2 = 2 }\nthread T on A {\n  d := s\n  poll(B)\n  e := t\n  poll(B)\n}\n"
+	twoRangesQP   = "node A { d : 0..1 = 0; e : 0..1 = 0 }\nnode B { s : 0..2 = 2; t : 0..2 = 2 }\nthread T on A {\n  d := s\n  e := t\n  poll(B)\n  poll(B)\n}\n"
+	twoRangesQPs  = "node A { d : 0..1 = 0; e : 0..1 = 0 }\nnode B { s : 0..2 = 2 }\nnode C { u : 0..2 = 2 }\nthread T on A {\n  d := s\n  e := u\n  poll(B)\n  poll(C)\n}\n"
 	// reachDeadlock: the second poll has nothing to poll from.
 	reachDeadlock = "node A { x = 0 }\nnode B { y = 0 }\nthread T0 on A { y := x; poll(B); poll(B) }\nexists (y = 1)\n"
+)
+
+// Range errors of the twoRanges programs, as the machines describe them.
+const (
+	dErr  = "T at line 4 (d := s): the value 2 written into d leaves its range 0..1"
+	dErr5 = "T at line 5 (d := s): the value 2 written into d leaves its range 0..1"
+	eErr6 = "T at line 6 (e := u): the value 2 written into e leaves its range 0..1"
 )
 
 // TestReach: reach answers, error points (by description) and deadlocks
@@ -50,6 +63,9 @@ func TestReach(t *testing.T) {
 		// An assertion is a reach query of its failure (client@fail).
 		{"assert rdma only", reachAssert, want{true, "[client at line 17: assertion v == 1 failed]", false}, want{false, "[]", false}},
 		{"NIC write out of range", reachNICRange, want{true, "[T at line 3 (d := s): the value 2 written into d leaves its range 0..1]", false}, want{true, "[T at line 3 (d := s): the value 2 written into d leaves its range 0..1]", false}},
+		{"range errors ordered by a poll", twoRangesPoll, want{true, "[" + dErr + "]", false}, want{true, "[" + dErr + "]", false}},
+		{"range errors on one queue pair", twoRangesQP, want{true, "[" + dErr + "]", false}, want{true, "[" + dErr + "]", false}},
+		{"range errors on two queue pairs", twoRangesQPs, want{true, "[" + dErr5 + " " + eErr6 + "]", false}, want{true, "[" + dErr5 + "]", false}},
 		{"deadlock", reachDeadlock, want{false, "[]", true}, want{false, "[]", true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
