@@ -88,11 +88,13 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 	}
 	build := func(sem machine.Semantics, mems [][]uint8, rc axiom.Reached) *Result {
 		r := &Result{Semantics: sem, Query: p.Query, Locs: ShownLocations(p), Model: true}
-		r.Finals, r.Deadlocks, r.Failed = uint64(len(mems)), rc.Deadlocks, uint64(len(rc.Errors))
 		for _, ep := range rc.Errors {
 			r.Errors = append(r.Errors, ep.Describe(p))
 		}
 		r.Errors = sortedSet(r.Errors)
+		// The model counts final memories, error points (by statement)
+		// and deadlocked memories where the machines count configurations.
+		r.Finals, r.Deadlocks, r.Failed = uint64(len(mems)), rc.Deadlocks, uint64(len(r.Errors))
 		if len(rc.Errors) > 0 {
 			r.ErrorAt = rc.Errors[0].Describe(p)
 		}
