@@ -76,7 +76,10 @@ type Result struct {
 	Bound  string
 	Search explore.Result
 	// Model: the result comes from the declarative model (Search.States
-	// then counts traces, not configurations).
+	// then counts traces, not configurations; Finals the distinct final
+	// memories of complete traces, Failed the error points reached by
+	// statement, Deadlocks the distinct memories of deadlocked traces,
+	// counted only when no trace completes: see ComputeModel).
 	Model bool
 	// Limit, for a model result: the limit of the model that kept it from
 	// answering at all (see ModelLimited); Bound then says it too.
