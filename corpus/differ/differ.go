@@ -4,6 +4,11 @@
 //   - outcomes: the final outcomes of the RDMA and SC machines (package
 //     opsem/machine) equal those of the declarative model's RDMA- and
 //     SC-consistent traces (package opsem/axiom), every location shown;
+//   - inside runs: the error points the machines reach (failed assertions,
+//     values out of their range) are those of the model's consistent trace
+//     prefixes, by statement, and reach queries — the program's own, or
+//     ones made of its condition — get the same answers (axiom.Reach,
+//     SEMANTICS-REACH.md); the machines are the reference;
 //   - robustness by enumeration: exploring the RDMA machine with event
 //     graphs and enumerating the model's traces give the same certain answer,
 //     or, on programs with loops, the same answer for the loop bound they
@@ -97,12 +102,22 @@ const (
 	Deadlocks Kind = "deadlocks"
 	// SpinRDMA and SpinSC: SPIN's search of the exported Promela model
 	// differs from the machine's exploration.
-	SpinRDMA Kind = "spin-rdma"
-	SpinSC   Kind = "spin-sc"
+	// ErrorsRDMA, ErrorsSC: the machine and the model's consistent trace
+	// prefixes reach different error points (failed assertions, values
+	// out of their range), by statement (verdict.Result.Errors).
+	ErrorsRDMA Kind = "errors-rdma"
+	ErrorsSC   Kind = "errors-sc"
+	// ReachRDMA, ReachSC: the machine and the model's consistent trace
+	// prefixes answer a reach query differently: the program's own (an
+	// assertion is one), or one made of its condition (Report.reach).
+	ReachRDMA Kind = "reach-rdma"
+	ReachSC   Kind = "reach-sc"
+	SpinRDMA  Kind = "spin-rdma"
+	SpinSC    Kind = "spin-sc"
 )
 
 // Kinds lists every kind, in the order comparisons are made.
-var Kinds = []Kind{OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry, RobustEnum, RobustDecide, RobustSymmetry, DeciderError, Deadlocks, SpinRDMA, SpinSC}
+var Kinds = []Kind{OutcomesRDMA, OutcomesSC, ErrorsRDMA, ErrorsSC, ReachRDMA, ReachSC, OutcomesReduced, OutcomesSymmetry, RobustEnum, RobustDecide, RobustSymmetry, DeciderError, Deadlocks, SpinRDMA, SpinSC}
 
 // Checks selects the comparisons Check makes.
 type Checks uint8
@@ -127,7 +142,7 @@ const (
 // For returns the comparisons that can show a disagreement of kind k.
 func For(k Kind) Checks {
 	switch k {
-	case OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry:
+	case OutcomesRDMA, OutcomesSC, OutcomesReduced, OutcomesSymmetry, ErrorsRDMA, ErrorsSC, ReachRDMA, ReachSC:
 		return CheckOutcomes
 	case RobustEnum:
 		return CheckRobust
@@ -208,6 +223,12 @@ type Report struct {
 	// and check's searches reduced by it were compared with the plain
 	// ones (OutcomesSymmetry), unless Skipped says they were cut.
 	OutcomesSymmetric bool
+	// ReachQuery: a reach query (the program's own, or made of its
+	// condition) was answered by the model and compared (ReachRDMA,
+	// ReachSC), unless Skipped says a machine search was cut.
+	ReachQuery bool
+	// Reach are the reach queries compared, with both sides' answers.
+	Reach []ReachAnswer
 	// Spin are SPIN's results under RDMA and SC (nil when not run).
 	Spin [2]*promela.Result
 	// Problems are the disagreements found; Skipped the comparisons not
@@ -216,6 +237,14 @@ type Report struct {
 	Skipped  []Skip
 
 	noModel string // why the model is left out (Options.MaxModelCost), or ""
+}
+
+// ReachAnswer is a reach query compared by Check: the program with it, and
+// the machines' and the model's answers under RDMA and SC (a machine's nil
+// when its search was cut).
+type ReachAnswer struct {
+	Program        *prog.Program
+	Machine, Model [2]*verdict.Result
 }
 
 // Has reports whether r has a problem of kind k.
@@ -274,6 +303,7 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 	if checks == 0 {
 		checks = CheckAll
 	}
+	orig := p
 	p = ShowAll(p)
 	unroll := verdict.LoopBound(p, opt.Unroll)
 	vopt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{MaxStates: opt.MaxStates}}
@@ -305,6 +335,9 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 		}
 		r.Reduced = res
 		if err := r.outcomes(ctx, vopt); err != nil {
+			return nil, err
+		}
+		if err := r.reach(ctx, orig, vopt); err != nil {
 			return nil, err
 		}
 		r.reduced()
@@ -417,6 +450,76 @@ func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {
 		if d := verdict.CompareOutcomes(m, a); !d.Empty() {
 			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s outcomes: only machine %v, only model %v", m.Semantics, d.OnlyMachine, d.OnlyModel)})
 		}
+	}
+	if !verdict.HasErrorPoints(r.Program) {
+		return nil
+	}
+	for i, k := range []Kind{ErrorsRDMA, ErrorsSC} {
+		m, a := r.Machine[i], r.Model[i]
+		if why := cut(m); why != "" {
+			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
+			continue
+		}
+		if onlyM, onlyA := verdict.CompareErrors(m, a); len(onlyM)+len(onlyA) > 0 {
+			r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s error points: only machine %q, only model %q", m.Semantics, onlyM, onlyA)})
+		}
+	}
+	return nil
+}
+
+// reach compares the answers of the machines and of the model to reach
+// queries of p (the program as given, before ShowAll): its own when it has
+// one (an assertion is one); otherwise, when its query has a condition on
+// memory, reach queries made of it — the condition alone, and with the
+// first thread at its end — so that generated programs, whose queries are
+// about final outcomes, exercise the model's prefixes too (configurations
+// with writes in flight, control points). The machines are the reference;
+// a query the model refuses is skipped.
+func (r *Report) reach(ctx context.Context, p *prog.Program, vopt verdict.Options) error {
+	var queries []*prog.Program
+	switch {
+	case p.Query.Kind == prog.QReach:
+		queries = append(queries, p)
+	case p.Query.Cond != nil && p.Query.Kind != prog.QNone && len(p.Threads) > 0:
+		for _, c := range []*prog.Cond{p.Query.Cond, {Op: prog.CAnd, L: &prog.Cond{Op: prog.CEnd, Thread: 0}, R: p.Query.Cond}} {
+			q := *p
+			q.Query = prog.Query{Kind: prog.QReach, Cond: c}
+			queries = append(queries, &q)
+		}
+	default:
+		return nil
+	}
+	if r.noModel != "" {
+		r.Skipped = append(r.Skipped, Skip{string(ReachRDMA), r.noModel}, Skip{string(ReachSC), r.noModel})
+		return nil
+	}
+	for _, q := range queries {
+		ar, as, err := verdict.ComputeModel(ctx, q, vopt)
+		if why, ok := verdict.ModelRefused(err); ok {
+			r.Skipped = append(r.Skipped, Skip{string(ReachRDMA), "model refuses: " + why}, Skip{string(ReachSC), "model refuses: " + why})
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("differ: %w", err)
+		}
+		r.ReachQuery = true
+		ans := ReachAnswer{Program: q, Model: [2]*verdict.Result{ar, as}}
+		for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
+			k := []Kind{ReachRDMA, ReachSC}[i]
+			m, err := verdict.Compute(ctx, q, sem, vopt)
+			if err != nil {
+				return fmt.Errorf("differ: %w", err)
+			}
+			if why := cut(m); why != "" {
+				r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + why})
+				continue
+			}
+			ans.Machine[i] = m
+			if a := []*verdict.Result{ar, as}[i]; m.Allowed != a.Allowed {
+				r.Problems = append(r.Problems, Problem{k, fmt.Sprintf("%s reach %s: machine %v, model %v", sem, q.CondString(q.Query.Cond), m.Allowed, a.Allowed)})
+			}
+		}
+		r.Reach = append(r.Reach, ans)
 	}
 	return nil
 }

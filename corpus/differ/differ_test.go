@@ -47,7 +47,7 @@ func TestCheckLitmus(t *testing.T) {
 		{"paper-vass-loop.rdma", Options{}, true, nil, CheckAll},
 		{"rule-loop-gets-reorder.rdma", Options{}, false, nil, CheckAll},
 		// A state limit cuts the machine searches: not compared.
-		{"paper-5.1.rdma", Options{MaxStates: 5, Checks: CheckOutcomes}, false, []string{"outcomes-rdma", "outcomes-sc", "outcomes-reduced"}, CheckOutcomes},
+		{"paper-5.1.rdma", Options{MaxStates: 5, Checks: CheckOutcomes}, false, []string{"outcomes-rdma", "outcomes-sc", "reach-rdma", "reach-sc", "outcomes-reduced"}, CheckOutcomes},
 		{"PUT-PUT-MP.rdma", Options{MaxStates: 5, Checks: CheckRobust | CheckDecide}, true, []string{"robust-enum", "decider"}, CheckRobust | CheckDecide},
 	}
 	for _, tc := range tests {
@@ -167,6 +167,10 @@ func TestFor(t *testing.T) {
 		{OutcomesSC, CheckOutcomes},
 		{OutcomesReduced, CheckOutcomes},
 		{OutcomesSymmetry, CheckOutcomes},
+		{ErrorsRDMA, CheckOutcomes},
+		{ErrorsSC, CheckOutcomes},
+		{ReachRDMA, CheckOutcomes},
+		{ReachSC, CheckOutcomes},
 		{RobustSymmetry, CheckDecide},
 		{RobustEnum, CheckRobust},
 		{RobustDecide, CheckRobust | CheckDecide},
@@ -309,4 +313,51 @@ func TestOutcomesSymmetry(t *testing.T) {
 	if !r.OutcomesSymmetric || len(r.Problems) > 0 || r.WasSkipped(string(OutcomesSymmetry)) {
 		t.Fatalf("compared %v, problems %v, skipped %v", r.OutcomesSymmetric, r.Problems, r.Skipped)
 	}
+}
+
+// TestReachAndErrors: a protocol whose assertion fails under RDMA only has
+// its error points and its reach query (the assertion's) compared, and
+// they agree; a program with an exists query has reach queries made of its
+// condition compared.
+func TestReachAndErrors(t *testing.T) {
+	const assert = "node L { val = 1; one = 1 }\nnode F { log : 0..1 = 0 }\nnode C { commit : 0..1 = 0; copy : 0..1 = 0 }\n" +
+		"thread leader on L {\n  log := val\n  poll(F)\n  commit := one\n}\n" +
+		"thread client on C {\n  reg c : 0..1\n  reg v : 0..1\n  c := commit\n  if (c == 1) {\n    copy := log\n    poll(F)\n    v := copy\n    assert(v == 1)\n  }\n}\n"
+	for _, tc := range []struct {
+		name    string
+		p       *prog.Program
+		queries int
+		errors  [2]int // error points of the machines (and the model), RDMA and SC
+	}{
+		{"assertion", parseString(t, assert), 1, [2]int{1, 0}},
+		{"exists", load(t, "PUT-PUT-MP.rdma"), 2, [2]int{0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Check(context.Background(), tc.p, Options{Checks: CheckOutcomes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Problems) > 0 || len(r.Skipped) > 0 {
+				t.Fatalf("problems %v, skipped %v", r.Problems, r.Skipped)
+			}
+			if !r.ReachQuery || len(r.Reach) != tc.queries {
+				t.Errorf("reach compared %v, %d queries; want %d", r.ReachQuery, len(r.Reach), tc.queries)
+			}
+			for i := range 2 {
+				if len(r.Machine[i].Errors) != tc.errors[i] || len(r.Model[i].Errors) != tc.errors[i] {
+					t.Errorf("semantics %d: errors machine %q, model %q; want %d", i, r.Machine[i].Errors, r.Model[i].Errors, tc.errors[i])
+				}
+			}
+		})
+	}
+}
+
+// parseString parses a program given as text.
+func parseString(t *testing.T, src string) *prog.Program {
+	t.Helper()
+	p, err := parse.Parse("inline.rdma", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -412,6 +412,10 @@ func (s *Summary) add(r *result) {
 			made = made && rep.OutcomesSymmetric
 		case string(differ.Deadlocks):
 			made = made && rep.Machine[0] != nil
+		case string(differ.ErrorsRDMA), string(differ.ErrorsSC):
+			made = made && rep.Model[0] != nil && verdict.HasErrorPoints(rep.Program)
+		case string(differ.ReachRDMA), string(differ.ReachSC):
+			made = made && rep.ReachQuery
 		}
 		if made {
 			s.Compared[what]++
@@ -515,10 +519,21 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 		extend(0)
 	}
 	keep := Keeps(d.Kind, opt.Differ, opt.Timeout)
+	cond := disputedReach(rep, d.Kind)
+	if cond != "" {
+		// The minimiser's candidates ask exists true: the disputed reach
+		// query goes with each of them (WithReach).
+		keep = keepsReach(keep, cond)
+	}
 	small, st := MinimizeUnroll(ctx, p, keep, opt.Minimize, verdict.LoopBound(p, opt.Differ.Unroll))
 	d.Minimized = st
 	if ctx.Err() != nil {
 		return r
+	}
+	if cond != "" {
+		if q, ok := WithReach(small, cond); ok {
+			small = q
+		}
 	}
 	d.Minimal = small
 	mctx, cancel := withTimeout(ctx, opt.Timeout)

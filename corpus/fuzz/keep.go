@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rdmasim/corpus/differ"
+	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 )
 
@@ -30,6 +31,51 @@ func Keeps(k differ.Kind, dopt differ.Options, timeout time.Duration) func(conte
 			return err != nil && cctx.Err() == nil
 		}
 		return err == nil && rep.Has(k)
+	}
+}
+
+// disputedReach returns the condition, as text, of the first reach query
+// of rep whose machine and model answers differ under the semantics of
+// k (reach-rdma or reach-sc); "" for other kinds.
+func disputedReach(rep *differ.Report, k differ.Kind) string {
+	i := 0
+	switch k {
+	case differ.ReachRDMA:
+	case differ.ReachSC:
+		i = 1
+	default:
+		return ""
+	}
+	if rep == nil {
+		return ""
+	}
+	for _, a := range rep.Reach {
+		if m := a.Machine[i]; m != nil && m.Allowed != a.Model[i].Allowed {
+			return a.Program.CondString(a.Program.Query.Cond)
+		}
+	}
+	return ""
+}
+
+// WithReach returns p asking `reach cond` (cond as text, naming p's
+// locations and threads), parsed back; false when cond does not resolve
+// in p (the minimiser removed a location or thread it names).
+func WithReach(p *prog.Program, cond string) (*prog.Program, bool) {
+	c := clone(p)
+	c.Query = prog.Query{}
+	q, err := parse.Parse(c.Name+".rdma", []byte(c.String()+"reach "+cond+"\n"))
+	if err != nil {
+		return nil, false
+	}
+	return q, true
+}
+
+// keepsReach wraps keep so that it tests each candidate with the disputed
+// reach query cond: a candidate where cond no longer resolves is dropped.
+func keepsReach(keep func(context.Context, *prog.Program) bool, cond string) func(context.Context, *prog.Program) bool {
+	return func(ctx context.Context, p *prog.Program) bool {
+		q, ok := WithReach(p, cond)
+		return ok && keep(ctx, q)
 	}
 }
 

@@ -38,6 +38,10 @@ type RegressionInfo struct {
 //     reference; the machine's verdict is in the comment;
 //   - spin-rdma, spin-sc: likewise, with the machine's verdicts (SPIN runs
 //     a translation of the machine, which agrees with the model here);
+//   - reach-rdma, reach-sc: the disputed reach query, with the machine's
+//     RDMA and SC verdicts (the reference for configurations inside runs);
+//   - errors-rdma, errors-sc: the error points only one side reaches, in
+//     the comment (the machine is the reference);
 //   - robust-enum, robust-decide, decider-error: no query, and
 //     `expect robust` with the reference answer of differ.Report.Robust
 //     (the model's enumeration when certain, else the decider's, else the
@@ -165,6 +169,33 @@ func expectations(ctx context.Context, q *prog.Program, rep *differ.Report, k di
 			if ref[j].Certain() {
 				q.Expects = append(q.Expects, prog.Expect{Sem: sem, Yes: ref[j].Allowed})
 			}
+		}
+	case differ.ReachRDMA, differ.ReachSC:
+		i := 0
+		if k == differ.ReachSC {
+			i = 1
+		}
+		for _, a := range rep.Reach {
+			if m := a.Machine[i]; m != nil && m.Allowed != a.Model[i].Allowed {
+				q.Query = a.Program.Query
+				note("Disputed reach %s under %s: machine %s, model %s.", q.CondString(q.Query.Cond), m.Semantics, word(m), word(a.Model[i]))
+				note("The expect lines give the machine's verdicts (the reference for configurations inside runs).")
+				for j, sem := range []prog.Semantics{prog.RDMA, prog.SC} {
+					if mj := a.Machine[j]; mj != nil && mj.Certain() {
+						q.Expects = append(q.Expects, prog.Expect{Sem: sem, Yes: mj.Allowed})
+					}
+				}
+				break
+			}
+		}
+	case differ.ErrorsRDMA, differ.ErrorsSC:
+		i := 0
+		if k == differ.ErrorsSC {
+			i = 1
+		}
+		if m, a := rep.Machine[i], rep.Model[i]; m != nil && a != nil {
+			onlyM, onlyA := verdict.CompareErrors(m, a)
+			note("Error points under %s: only the machine reaches %q, only the model %q; the machine is the reference (check --semantics both shows them).", m.Semantics, onlyM, onlyA)
 		}
 	default:
 		note("The expect line gives the reference answer: the model's enumeration when certain, else the decider's, else the machine enumeration's.")

@@ -115,7 +115,7 @@ func firstLineOf(s string) string {
 }
 
 // comparisons are the comparisons of a summary, in print order.
-var comparisons = []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.OutcomesReduced), string(differ.OutcomesSymmetry), string(differ.RobustEnum), "decider", string(differ.RobustSymmetry), string(differ.Deadlocks), string(differ.SpinRDMA), string(differ.SpinSC)}
+var comparisons = []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.ErrorsRDMA), string(differ.ErrorsSC), string(differ.ReachRDMA), string(differ.ReachSC), string(differ.OutcomesReduced), string(differ.OutcomesSymmetry), string(differ.RobustEnum), "decider", string(differ.RobustSymmetry), string(differ.Deadlocks), string(differ.SpinRDMA), string(differ.SpinSC)}
 
 // WriteSummary prints the summary of a run with opt: programs and their
 // rate, what was compared and what a bound kept from being compared, the

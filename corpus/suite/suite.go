@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/check"
 	"rdmasim/opsem/expect"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -198,20 +199,27 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	if mach[0] != nil && mach[1] != nil {
 		row.split(expect.Check(p, mach), RDMA, SC)
 	}
-	// The declarative model (not for reach queries). A program too large
-	// for it gets unknown expectations, and limit cells.
-	if p.Query.Kind == prog.QReach {
-		row.Cells[ModelRDMA], row.Cells[ModelSC] = CellNA, CellNA
-	} else {
+	// The declarative model (reach queries too, from its trace prefixes;
+	// one it does not answer, a reach condition on control points, gets
+	// n/a cells). A program too large for it gets unknown expectations,
+	// and limit cells.
+	{
 		mr, ms, err := verdict.ComputeModel(ctx, p, vopt)
 		if lr, ls, ok := verdict.ModelLimited(p, err); ok {
 			mr, ms, err = lr, ls, nil
 			limited[ModelRDMA], limited[ModelSC] = true, true
 		}
-		if err != nil {
+		if _, refused := verdict.ModelRefused(err); refused {
+			row.Cells[ModelRDMA], row.Cells[ModelSC] = CellNA, CellNA
+		} else if err != nil {
 			row.fail(ModelRDMA, err)
 		} else {
 			row.split(expect.Check(p, [2]*verdict.Result{mr, ms}), ModelRDMA, ModelSC)
+			for i, col := range []string{ModelRDMA, ModelSC} {
+				if err := crossCheck(p, mach[i], []*verdict.Result{mr, ms}[i]); err != nil {
+					row.fail(col, err)
+				}
+			}
 		}
 	}
 	// Robustness: the decider always, the enumerations on loop-free
@@ -257,6 +265,22 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	}
 	row.Result = row.result(p)
 	return row
+}
+
+// crossCheck compares a machine's answer with the model's under one
+// semantics, as check --semantics both does (check.Differences: outcomes,
+// a reach query's answer, error points), when both covered everything: the
+// machine search complete (no bound cut it, every outcome listed) and the
+// model's too. The machine is the reference; a difference is the model
+// column's error.
+func crossCheck(p *prog.Program, mach, model *verdict.Result) error {
+	if mach == nil || model == nil || model.Limit != nil || !mach.Complete || mach.AtWitness || !model.Complete {
+		return nil
+	}
+	if diffs, _ := check.Differences(p, mach, model); len(diffs) > 0 {
+		return fmt.Errorf("disagrees with the %s machine: %s", mach.Semantics, strings.Join(diffs, "; "))
+	}
+	return nil
 }
 
 // atomicsModelBudget is the time the declarative model's robustness

@@ -26,12 +26,15 @@
 // coherence edges that every completion must contain are added as well
 // (saturation), so most wrong mo orders are never tried.
 //
-// Three entry points: Enumerate reports every candidate with its two
+// Four entry points: Enumerate reports every candidate with its two
 // consistency flags; Outcomes collects the final memories of complete
 // RDMA- and SC-consistent traces, choosing each location's mo-last write
 // first and stopping at one trace per distinct memory; Robust searches
 // partial traces by increasing size for one that is RDMA-consistent with an
-// sc cycle, skipping branches where ob already contains po (then sc ⊆ ob).
+// sc cycle, skipping branches where ob already contains po (then sc ⊆ ob);
+// Reach answers from consistent prefixes what the machines find inside
+// runs — reach conditions, error points, deadlocks (reach.go,
+// SEMANTICS-REACH.md).
 package axiom
 
 import (

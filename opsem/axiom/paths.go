@@ -3,6 +3,7 @@ package axiom
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"rdmasim/opsem/prog"
 )
@@ -41,6 +42,19 @@ type tnode struct {
 	depth    int // events on the path from the root
 	children []int
 	end      bool
+	// fails lists the error points (OpFail instructions) the thread may
+	// stop at right after this prefix, with no further event: a trace
+	// whose thread stops here may have it at one of them.
+	fails []int
+	// at lists the instructions the thread may be at (about to execute)
+	// with exactly this prefix of events issued: its control points in a
+	// configuration whose thread has this prefix (an alternative of a
+	// switch is never one: the switch reads and takes it in one step).
+	at []int
+	// deadPoll: a sequence stops here before a poll with nothing to poll
+	// from, where the machines' thread waits for ever (a deadlock when
+	// every other thread has ended or waits likewise).
+	deadPoll bool
 }
 
 // threadTree is the trie of one thread's label sequences; nodes[0] is the
@@ -77,6 +91,7 @@ type treeGen struct {
 	iters   []int // iterations taken per loop of the thread, in the loop's current entry
 	bounded bool
 	err     error
+	skipAt  int // an instruction walk must not record as a control point (a switch's alternative)
 }
 
 // buildTree returns the trie of thread t's label sequences with loops
@@ -89,7 +104,7 @@ type treeGen struct {
 func buildTree(p *prog.Program, t, unroll, maxLen int) (*threadTree, bool, error) {
 	th := &p.Threads[t]
 	g := &treeGen{p: p, t: t, unroll: unroll, maxLen: maxLen,
-		tree: &threadTree{nodes: []tnode{{parent: -1}}}, iters: make([]int, th.Loops)}
+		tree: &threadTree{nodes: []tnode{{parent: -1}}}, iters: make([]int, th.Loops), skipAt: -1}
 	nq := 0
 	for _, q := range p.QPs {
 		if q.Thread == t {
@@ -131,6 +146,11 @@ func (g *treeGen) walk(node, pc int) {
 	}
 	th := &g.p.Threads[g.t]
 	in := &th.Code[pc]
+	if pc == g.skipAt {
+		g.skipAt = -1
+	} else if n := &g.tree.nodes[node]; !slices.Contains(n.at, pc) {
+		n.at = append(n.at, pc)
+	}
 	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1}
 	depth := func(n int) int { return g.tree.nodes[n].depth }
 	switch in.Op {
@@ -138,6 +158,9 @@ func (g *treeGen) walk(node, pc int) {
 		g.tree.nodes[node].end = true
 	case prog.OpFail:
 		// The thread stops at an error point: no complete sequence.
+		if n := &g.tree.nodes[node]; !slices.Contains(n.fails, pc) {
+			n.fails = append(n.fails, pc)
+		}
 	case prog.OpSkip:
 		g.walk(node, in.Next)
 	case prog.OpWrite:
@@ -223,7 +246,9 @@ func (g *treeGen) walk(node, pc int) {
 	case prog.OpPoll:
 		l := g.p.QPs[in.QP].Local
 		if g.nic[l] <= g.polls[l] {
-			return // ill-formed: nothing to poll from; the sequence stops here
+			// ill-formed: nothing to poll from; the sequence stops here
+			g.tree.nodes[node].deadPoll = true
+			return
 		}
 		e := base
 		e.kind, e.remote, e.qp = prog.EvPoll, in.Remote, in.QP
@@ -235,6 +260,7 @@ func (g *treeGen) walk(node, pc int) {
 		// One read, then the assume of the alternative it satisfies: the
 		// sequences of each alternative, as for the choose it replaced.
 		for _, a := range in.Alts {
+			g.skipAt = a
 			g.walk(node, a)
 		}
 	case prog.OpBranch:

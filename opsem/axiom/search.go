@@ -90,10 +90,15 @@ func eventLimit(p *prog.Program, unroll, maxEv int) error {
 // choices returns, per thread, the trie nodes a trace may stop at: the
 // complete sequences, or every prefix when partial.
 func (pr *problem) choices(partial bool) [][]int {
+	return pr.choicesBy(func(_ int, n *tnode) bool { return partial || n.end })
+}
+
+// choicesBy returns, per thread, the trie nodes that keep accepts.
+func (pr *problem) choicesBy(keep func(t int, n *tnode) bool) [][]int {
 	out := make([][]int, len(pr.trees))
 	for t, tr := range pr.trees {
 		for i := range tr.nodes {
-			if partial || tr.nodes[i].end {
+			if keep(t, &tr.nodes[i]) {
 				out[t] = append(out[t], i)
 			}
 		}
@@ -105,7 +110,11 @@ func (pr *problem) choices(partial bool) [][]int {
 // the choices; bySize visits them by increasing number of events. fn returns
 // false to stop; eachSet reports whether it ran to the end.
 func (pr *problem) eachSet(partial, bySize bool, fn func(sel []int) bool) bool {
-	ch := pr.choices(partial)
+	return pr.eachChoice(pr.choices(partial), bySize, fn)
+}
+
+// eachChoice is eachSet over the per-thread choices ch.
+func (pr *problem) eachChoice(ch [][]int, bySize bool, fn func(sel []int) bool) bool {
 	sel := make([]int, len(ch))
 	if !bySize {
 		var rec func(t int) bool

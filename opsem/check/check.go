@@ -1,7 +1,9 @@
 // Package check answers a program's query under RDMA and under SC and
 // checks its expect lines, as `rdmasim check` does. The answers come from
 // the machines (their exploration, package verdict), from the declarative
-// model (its traces), or from both, whose outcome sets are then compared.
+// model (its traces and trace prefixes), or from both, whose outcome sets,
+// reach answers and error points are then compared (the machine the
+// reference, the model the cross-check).
 // The expect rdma and sc lines are checked against the answers, the expect
 // robust line against enumeration on the machine (package robust).
 // WriteText prints a Result in herd7's style, Result.JSON as JSON.
@@ -10,6 +12,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/expect"
@@ -187,21 +190,24 @@ func (r *Result) Failed(strict bool) bool {
 	return false
 }
 
-// compare compares the machines' outcome sets with the declarative
-// model's, computed with opt. Sets are compared only when the machine
-// search covered everything the model covers (no max-inflight cut, not
-// stopped); reach queries have no model answer, and a program too large
-// for the model none either ("Model: unknown (model limit: 70 events >
-// 64)", Limited).
+// compare compares the machines' answers with the declarative model's,
+// computed with opt: the outcome sets, a reach query's answer, and the
+// error points reached (verdict.Result.Errors, by statement). The machine
+// is the reference; the model's answer is the cross-check. Answers are
+// compared only when the machine search covered everything the model
+// covers (no max-inflight cut, not stopped); a program too large for the
+// model has no model answer ("Model: unknown (model limit: 70 events >
+// 64)", Limited), and a query the model does not answer (a reach condition
+// on control points) is not compared, with the reason.
 func (r *Result) compare(ctx context.Context, opt verdict.Options) {
 	p := r.Program
-	if p.Query.Kind == prog.QReach {
-		r.Agreement = []string{"Model: not compared (reach queries are answered by the machines only)"}
-		return
-	}
 	mr, ms, err := verdict.ComputeModel(ctx, p, opt)
 	if lr, _, ok := verdict.ModelLimited(p, err); ok {
 		r.Agreement, r.Limited = []string{"Model: unknown (" + lr.Bound + ")"}, true
+		return
+	}
+	if why, ok := verdict.ModelRefused(err); ok {
+		r.Agreement = []string{"Model: not compared (" + why + ")"}
 		return
 	}
 	if err != nil {
@@ -215,19 +221,58 @@ func (r *Result) compare(ctx context.Context, opt verdict.Options) {
 			r.Agreement = append(r.Agreement, fmt.Sprintf("Model %s: not compared (the machine search was cut by %s)", sem, mach.Bound))
 			continue
 		}
-		d := verdict.CompareOutcomes(mach, model)
-		if d.Empty() {
-			r.Agreement = append(r.Agreement, fmt.Sprintf("Model %s: agrees (%s)", sem, report.Plural(len(model.Outcomes), "outcome")))
+		diffs, what := Differences(p, mach, model)
+		if len(diffs) == 0 {
+			r.Agreement = append(r.Agreement, fmt.Sprintf("Model %s: agrees (%s)", sem, what))
 			continue
 		}
 		r.Disagree = true
-		line := fmt.Sprintf("Model %s: DISAGREES with the machine", sem)
-		for _, o := range d.OnlyMachine {
-			line += "; only machine: " + report.Outcome(p, mach.Locs, o)
-		}
-		for _, o := range d.OnlyModel {
-			line += "; only model: " + report.Outcome(p, mach.Locs, o)
-		}
-		r.Agreement = append(r.Agreement, line)
+		r.Agreement = append(r.Agreement, fmt.Sprintf("Model %s: DISAGREES with the machine; %s", sem, strings.Join(diffs, "; ")))
 	}
+}
+
+// Differences compares a machine's answer with the model's under one
+// semantics, both complete: the final outcomes, a reach query's answer and
+// the error points reached. It returns the differences, one phrase each
+// ("only machine: x=1", "reach: machine allowed, model forbidden", "error
+// point only model: T at line 7: ..."), and, when there is none, what
+// agreed ("2 outcomes, reach allowed, 1 error point"). Under symmetry
+// reduction the machine keeps one configuration per orbit, so error points
+// are compared only when it reduced by none.
+func Differences(p *prog.Program, mach, model *verdict.Result) (diffs []string, agreed string) {
+	d := verdict.CompareOutcomes(mach, model)
+	for _, o := range d.OnlyMachine {
+		diffs = append(diffs, "only machine: "+report.Outcome(p, mach.Locs, o))
+	}
+	for _, o := range d.OnlyModel {
+		diffs = append(diffs, "only model: "+report.Outcome(p, mach.Locs, o))
+	}
+	agreed = report.Plural(len(model.Outcomes), "outcome")
+	if p.Query.Kind == prog.QReach {
+		if mach.Allowed != model.Allowed {
+			diffs = append(diffs, fmt.Sprintf("reach: machine %s, model %s", allowedWord(mach.Allowed), allowedWord(model.Allowed)))
+		}
+		agreed += ", reach " + allowedWord(model.Allowed)
+	}
+	if !verdict.HasErrorPoints(p) {
+		return diffs, agreed
+	}
+	if mach.Symmetry != "" {
+		return diffs, agreed + ", error points not compared (symmetry reduction)"
+	}
+	onlyMach, onlyModel := verdict.CompareErrors(mach, model)
+	for _, e := range onlyMach {
+		diffs = append(diffs, "error point only machine: "+e)
+	}
+	for _, e := range onlyModel {
+		diffs = append(diffs, "error point only model: "+e)
+	}
+	return diffs, agreed + ", " + report.Plural(len(model.Errors), "error point")
+}
+
+func allowedWord(b bool) string {
+	if b {
+		return "allowed"
+	}
+	return "forbidden"
 }

@@ -76,7 +76,16 @@ func writeResult(w io.Writer, p *prog.Program, r *verdict.Result) {
 // reach a final configuration: the counts, where the first deadlock waits,
 // and, when no run ends at all, that the verdicts are vacuous.
 func writeEnds(w io.Writer, r *verdict.Result) {
-	if r.Model || r.Filtered == 0 && r.Deadlocks == 0 && r.Failed == 0 && (r.Finals > 0 || !r.Complete) {
+	if r.Model {
+		// The model has traces, not configurations: it says how many
+		// error points and deadlocks it found only when no trace ends.
+		if r.Vacuous() {
+			fmt.Fprintf(w, "Ends 0 final outcomes, %s reached, %s (declarative model)\n", report.Plural(int(r.Failed), "error point"), report.Plural(int(r.Deadlocks), "deadlocked trace"))
+			fmt.Fprintf(w, "Vacuous: no trace of the program completes and some %s, so every verdict on final configurations holds vacuously\n", vacuousWhy(r))
+		}
+		return
+	}
+	if r.Filtered == 0 && r.Deadlocks == 0 && r.Failed == 0 && (r.Finals > 0 || !r.Complete) {
 		return
 	}
 	fmt.Fprintf(w, "Ends %s\n", report.Ends(r.Finals, r.Filtered, r.Deadlocks, r.Failed))
@@ -92,6 +101,12 @@ func writeEnds(w io.Writer, r *verdict.Result) {
 // "stop at an error point" or both.
 func vacuousWhy(r *verdict.Result) string {
 	switch {
+	case r.Model && r.Deadlocks == 0:
+		return "trace prefix stops at an error point"
+	case r.Model && r.Failed == 0:
+		return "trace deadlocks"
+	case r.Model:
+		return "trace prefix deadlocks or stops at an error point"
 	case r.Failed == 0:
 		return "deadlock"
 	case r.Deadlocks == 0:
@@ -161,12 +176,15 @@ type SemanticsJSON struct {
 	// by an assume, deadlocks (with where the first waits and, with a
 	// witness, the run to it), stopped at an error point; vacuous when
 	// no run ends (see verdict.Result.Vacuous).
-	Finals      uint64      `json:"finals"`
-	Filtered    uint64      `json:"filtered"`
-	Deadlocks   uint64      `json:"deadlocks"`
-	Failed      uint64      `json:"failed"` // stopped at an error point
-	DeadlockAt  string      `json:"deadlock_at,omitempty"`
-	ErrorAt     string      `json:"error_at,omitempty"`
+	Finals     uint64 `json:"finals"`
+	Filtered   uint64 `json:"filtered"`
+	Deadlocks  uint64 `json:"deadlocks"`
+	Failed     uint64 `json:"failed"` // stopped at an error point
+	DeadlockAt string `json:"deadlock_at,omitempty"`
+	ErrorAt    string `json:"error_at,omitempty"`
+	// Errors are the error points reached, by statement (the machine's
+	// with every outcome listed, or the model's); absent when none was.
+	Errors      []string    `json:"errors,omitempty"`
 	DeadlockRun *report.Run `json:"deadlock_run,omitempty"`
 	Vacuous     bool        `json:"vacuous"`
 	// Symmetry describes the group the search reduced by (one
@@ -195,7 +213,7 @@ func (r *Result) JSON(file string) JSON {
 	for i, res := range r.Results {
 		s := &SemanticsJSON{Complete: res.Complete, Coverage: res.Coverage(), Bound: res.Bound, States: res.Search.States,
 			Transitions: res.Search.Transitions, Positive: res.Positive, Negative: res.Negative, Outcomes: []map[string]uint8{},
-			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Vacuous: res.Vacuous(),
+			Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt, Errors: res.Errors, Vacuous: res.Vacuous(),
 			Symmetry: res.Symmetry, AtWitness: res.AtWitness, Inflight: res.Inflight}
 		if res.Certain() {
 			s.Allowed = &res.Allowed

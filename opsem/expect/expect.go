@@ -174,6 +174,14 @@ func allowed(b bool) string {
 // leaves the range 0..2 of d (1 configuration at an error point, 0
 // deadlocked, 0 filtered)".
 func stuck(r *verdict.Result) string {
+	if r.Model {
+		// The model counts error points and deadlocked memories, not
+		// configurations.
+		if r.Failed == 0 {
+			return report.Plural(int(r.Deadlocks), "deadlocked trace") + " (declarative model)"
+		}
+		return fmt.Sprintf("%s (%s, %s; declarative model)", r.ErrorAt, report.Plural(int(r.Failed), "error point"), report.Plural(int(r.Deadlocks), "deadlocked trace"))
+	}
 	if r.Failed == 0 {
 		return fmt.Sprintf("%s, %s", report.Plural(int(r.Deadlocks), "deadlocked configuration"), report.Plural(int(r.Filtered), "filtered configuration"))
 	}

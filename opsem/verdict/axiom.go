@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"rdmasim/explore"
@@ -57,20 +58,46 @@ func (c FinalConfig) PC(t int) (int, bool) { return c.P.Threads[t].End(), false 
 
 // ComputeModel answers p's query under RDMA and SC with the declarative
 // model: the final memories of complete RDMA-consistent (ob acyclic) and
-// SC-consistent (sc acyclic) traces. Reach queries look at configurations
-// in the middle of runs, which traces do not describe; they are answered by
-// the machines only.
+// SC-consistent (sc acyclic) traces (Finals counts them). What the machines
+// find in the middle of runs, the model finds in consistent trace prefixes
+// (axiom.Reach): a reach condition's answer, the error points reached
+// (Errors, Failed, ErrorAt), and, when no trace completes, the deadlocks
+// (Deadlocks), so that a verdict is vacuous under the model when it is
+// under the machines. A query the model does not answer is refused with an
+// *axiom.RefusedError (ModelRefused).
 func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *Result, err error) {
-	if p.Query.Kind == prog.QReach {
-		return nil, nil, fmt.Errorf("%s: reach queries are answered by the machines, not by the declarative model", p.Name)
-	}
 	mo := modelOptions(p, opt)
+	reach := p.Query.Kind == prog.QReach
 	rm, sm, st, err := axiom.Outcomes(ctx, p, mo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("enumerating traces of %s: %w", p.Name, err)
 	}
-	build := func(sem machine.Semantics, mems [][]uint8) *Result {
+	q := axiom.ReachQuery{Errors: HasErrorPoints(p), Deadlocks: len(rm) == 0 || len(sm) == 0}
+	if reach {
+		q.Cond, q.Locs = p.Query.Cond, ShownLocations(p)
+	}
+	var reached [2]axiom.Reached
+	if q.Cond != nil || q.Errors || q.Deadlocks {
+		var rst axiom.Stats
+		reached[0], reached[1], rst, err = axiom.Reach(ctx, p, mo, q)
+		if err != nil {
+			return nil, nil, fmt.Errorf("enumerating trace prefixes of %s: %w", p.Name, err)
+		}
+		st.Candidates += rst.Candidates
+		st.Bounded = st.Bounded || rst.Bounded
+	}
+	build := func(sem machine.Semantics, mems [][]uint8, rc axiom.Reached) *Result {
 		r := &Result{Semantics: sem, Query: p.Query, Locs: ShownLocations(p), Model: true}
+		for _, ep := range rc.Errors {
+			r.Errors = append(r.Errors, ep.Describe(p))
+		}
+		r.Errors = sortedSet(r.Errors)
+		// The model counts final memories, error points (by statement)
+		// and deadlocked memories where the machines count configurations.
+		r.Finals, r.Deadlocks, r.Failed = uint64(len(mems)), rc.Deadlocks, uint64(len(r.Errors))
+		if len(rc.Errors) > 0 {
+			r.ErrorAt = rc.Errors[0].Describe(p)
+		}
 		r.Complete = !st.Bounded && ctx.Err() == nil
 		r.Search = explore.Result{Stats: explore.Stats{States: st.Candidates}}
 		switch {
@@ -95,7 +122,7 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 			seen[string(key)] = true
 			sat := cond.Eval(p, FinalConfig{p, m})
 			r.Outcomes = append(r.Outcomes, Outcome{Values: key, Satisfies: sat})
-			if p.Query.Kind != prog.QNone {
+			if p.Query.Kind != prog.QNone && !reach {
 				if sat {
 					r.Positive++
 				} else {
@@ -104,10 +131,46 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 			}
 		}
 		sort.Slice(r.Outcomes, func(i, j int) bool { return bytes.Compare(r.Outcomes[i].Values, r.Outcomes[j].Values) < 0 })
+		if reach {
+			r.Positive, r.Negative = rc.Positive, rc.Negative
+		}
 		r.Allowed = r.Positive > 0
 		return r
 	}
-	return build(machine.RDMA, rm), build(machine.SC, sm), nil
+	return build(machine.RDMA, rm, reached[0]), build(machine.SC, sm, reached[1]), nil
+}
+
+// ModelRefused reports whether err, from ComputeModel, says that the model
+// does not answer the program's query (an *axiom.RefusedError), and why.
+func ModelRefused(err error) (why string, ok bool) {
+	var r *axiom.RefusedError
+	if errors.As(err, &r) {
+		return r.Why, true
+	}
+	return "", false
+}
+
+// sortedSet sorts s and drops its duplicates.
+func sortedSet(s []string) []string {
+	sort.Strings(s)
+	return slices.Compact(s)
+}
+
+// CompareErrors compares the error points two results reached (Errors):
+// those only the first has, and those only the second has.
+func CompareErrors(machine, model *Result) (onlyMachine, onlyModel []string) {
+	in := func(s []string, x string) bool { _, ok := slices.BinarySearch(s, x); return ok }
+	for _, e := range machine.Errors {
+		if !in(model.Errors, e) {
+			onlyMachine = append(onlyMachine, e)
+		}
+	}
+	for _, e := range model.Errors {
+		if !in(machine.Errors, e) {
+			onlyModel = append(onlyModel, e)
+		}
+	}
+	return onlyMachine, onlyModel
 }
 
 // ModelLimited turns an error of ComputeModel that says p is too large for

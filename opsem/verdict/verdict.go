@@ -76,7 +76,10 @@ type Result struct {
 	Bound  string
 	Search explore.Result
 	// Model: the result comes from the declarative model (Search.States
-	// then counts traces, not configurations).
+	// then counts traces, not configurations; Finals the distinct final
+	// memories of complete traces, Failed the error points reached by
+	// statement, Deadlocks the distinct memories of deadlocked traces,
+	// counted only when no trace completes: see ComputeModel).
 	Model bool
 	// Limit, for a model result: the limit of the model that kept it from
 	// answering at all (see ModelLimited); Bound then says it too.
@@ -110,6 +113,13 @@ type Result struct {
 	// value out of its range) the search reached first, and where:
 	// "R at line 15: assertion d == 1 failed"; empty when none was.
 	ErrorAt string
+	// Errors are the error points the search reached, each described as
+	// ErrorAt describes one (a thread at a failed assertion or a value out
+	// of its range, by statement; a location holding a value out of its
+	// checked range, with the value), sorted and distinct. Under symmetry
+	// reduction they are those of the configurations the search kept, one
+	// per orbit.
+	Errors []string
 	// DeadlockRun is the shortest run to a deadlock, as Witness is to the
 	// query's configuration; nil when there is none or when
 	// Options.Witness is off.
@@ -144,7 +154,7 @@ type Result struct {
 // that encodes its condition in assumes and whose every run is filtered
 // out under SC rightly has its condition forbidden there.
 func (r *Result) Vacuous() bool {
-	return r.Complete && r.Finals == 0 && (r.Deadlocks > 0 || r.Failed > 0) && r.Query.Kind != prog.QReach && !r.Model
+	return r.Complete && r.Finals == 0 && (r.Deadlocks > 0 || r.Failed > 0) && r.Query.Kind != prog.QReach
 }
 
 // Coverage is how much of the state space a search covered.
@@ -249,6 +259,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	key := make([]byte, len(res.Locs))
 	witness, deadlock := int64(-1), int64(-1)
 	hasErrors := HasErrorPoints(p)
+	errs := map[string]bool{}
 	visit := func(id uint64, s []byte, depth int) bool {
 		// The visitor reads states in place: decoding every one would
 		// cost as much as generating it.
@@ -270,8 +281,13 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 				res.Failed++
 			}
 		}
-		if hasErrors && res.ErrorAt == "" {
-			res.ErrorAt = ErrorAt(p, st)
+		if hasErrors {
+			for _, e := range ErrorPoints(p, st) {
+				if res.ErrorAt == "" {
+					res.ErrorAt = e
+				}
+				errs[e] = true
+			}
 		}
 		if q.Kind == prog.QReach {
 			sat := cond.Eval(p, st)
@@ -331,6 +347,10 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 				Positive: res.Positive, Negative: res.Negative, Witness: witness,
 				Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, Deadlock: &deadlock, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt,
 			}
+			for e := range errs {
+				cs.Errors = append(cs.Errors, e)
+			}
+			sort.Strings(cs.Errors)
 			for k, sat := range outcomes {
 				cs.Outcomes = append(cs.Outcomes, outcomeState{Values: hex.EncodeToString([]byte(k)), Satisfies: sat})
 			}
@@ -353,6 +373,10 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 			res.Positive, res.Negative, witness = cs.Positive, cs.Negative, cs.Witness
 			res.Finals, res.Filtered, res.Deadlocks, res.DeadlockAt = cs.Finals, cs.Filtered, cs.Deadlocks, cs.DeadlockAt
 			res.ErrorAt, res.Failed = cs.ErrorAt, cs.Failed
+			clear(errs)
+			for _, e := range cs.Errors {
+				errs[e] = true
+			}
 			if cs.Deadlock == nil {
 				// Its final and stuck configurations were never
 				// counted: resuming would report a vacuous verdict.
@@ -409,6 +433,10 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		return string(res.Outcomes[i].Values) < string(res.Outcomes[j].Values)
 	})
 	res.Allowed = res.Positive > 0
+	for e := range errs {
+		res.Errors = append(res.Errors, e)
+	}
+	sort.Strings(res.Errors)
 	if opt.Witness && witness >= 0 {
 		path, err := search.Path(uint64(witness))
 		if err != nil {
@@ -489,6 +517,9 @@ type computeState struct {
 	Deadlock   *int64 `json:"deadlock,omitempty"` // the id of the first deadlock, or -1
 	DeadlockAt string `json:"deadlock_at,omitempty"`
 	ErrorAt    string `json:"error_at,omitempty"`
+	// Errors are the error points reached (Result.Errors); a checkpoint
+	// written before they were kept has none.
+	Errors []string `json:"errors,omitempty"`
 }
 
 // outcomeState is one distinct final outcome in a checkpoint: the values of
@@ -574,14 +605,24 @@ func HasErrorPoints(p *prog.Program) bool {
 // failed" (a location out of its range first, then the first thread at
 // one), or returns "".
 func ErrorAt(p *prog.Program, cfg prog.Config) string {
+	if es := ErrorPoints(p, cfg); len(es) > 0 {
+		return es[0]
+	}
+	return ""
+}
+
+// ErrorPoints describes every error point of cfg, as ErrorAt does: the
+// location out of its range first, then each thread at an OpFail.
+func ErrorPoints(p *prog.Program, cfg prog.Config) []string {
+	var out []string
 	if l := p.OutOfRange(cfg); l >= 0 {
-		return p.RangeError(l, cfg.Mem(l))
+		out = append(out, p.RangeError(l, cfg.Mem(l)))
 	}
 	for t := range p.Threads {
 		pc, _ := cfg.PC(t)
 		if in := &p.Threads[t].Code[pc]; in.Op == prog.OpFail {
-			return fmt.Sprintf("%s at line %d: %s", p.Threads[t].Name, in.Stmt.Pos.Line, in.Stmt.Src.Text)
+			out = append(out, fmt.Sprintf("%s at line %d: %s", p.Threads[t].Name, in.Stmt.Pos.Line, in.Stmt.Src.Text))
 		}
 	}
-	return ""
+	return out
 }
