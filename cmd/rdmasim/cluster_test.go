@@ -118,7 +118,10 @@ func TestCorpusCluster(t *testing.T) {
 	t.Setenv(asMainEnv, "1")
 	corpus := func(args ...string) ([]string, int) {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), append([]string{"corpus", "--json", litmus, "testdata"}, args...), &out, &errb)
+		// --timeout 0: every search runs to its end, on a loaded machine
+		// too (the default 60 s per search once cut a cluster's robustness
+		// search that one process finished).
+		code := run(context.Background(), append([]string{"corpus", "--json", "--timeout", "0", litmus, "testdata"}, args...), &out, &errb)
 		var rows []string
 		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 			var m map[string]any
