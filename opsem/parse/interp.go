@@ -94,11 +94,9 @@ const maxUnpolled = 8
 // another node's memory, a put of an expression, an unknown name), is an
 // error.
 func InterpretSC(filename string, src []byte, opt Options, limit int) (*Interp, error) {
-	ps := &parser{s: newScanner(src), file: filename}
-	ps.next()
-	f := ps.parseFile()
-	if ps.errs != nil {
-		return nil, ps.errs
+	f, errs := parseFile(filename, src)
+	if errs != nil {
+		return nil, errs
 	}
 	bodies := make([][]*rawStmt, 0, len(f.threads)+len(f.procs))
 	for _, t := range f.threads {

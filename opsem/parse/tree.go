@@ -141,3 +141,56 @@ type rawExpect struct {
 	sem  token
 	word token
 }
+
+// isSurface reports whether f uses the protocol language. A file that does
+// not is read exactly as the core format has always been read (its threads
+// keep their statement trees).
+func (f *rawFile) isSurface() bool {
+	if len(f.params) > 0 {
+		return true
+	}
+	for _, n := range f.nodes {
+		if n.family != nil {
+			return true
+		}
+		for _, d := range n.locs {
+			if d.size != nil || d.lo != nil || d.init != nil && d.val == nil {
+				return true
+			}
+		}
+	}
+	for _, t := range f.threads {
+		if t.family != nil || len(t.nodeE.idx) > 0 || stmtsSurface(t.body) {
+			return true
+		}
+	}
+	if f.query != nil && condSurface(f.query.cond) {
+		return true
+	}
+	return false
+}
+
+func stmtsSurface(ss []*rawStmt) bool {
+	for _, s := range ss {
+		if s.kind >= rAssign || s.nodeE != nil && len(s.nodeE.idx) > 0 || stmtsSurfaceAll(s.branches) {
+			return true
+		}
+	}
+	return false
+}
+
+func stmtsSurfaceAll(bs [][]*rawStmt) bool {
+	for _, b := range bs {
+		if stmtsSurface(b) {
+			return true
+		}
+	}
+	return false
+}
+
+func condSurface(c *rawCond) bool {
+	if c == nil {
+		return false
+	}
+	return len(c.locIdx) > 0 || c.valE != nil || condSurface(c.l) || condSurface(c.r)
+}
