@@ -2,7 +2,7 @@
 // opsem/parse, lower.go) against an independent semantics: it runs a
 // protocol program both ways under SC — lowered to the core and explored on
 // the SC machine (opsem/machine), and interpreted directly from its syntax
-// tree (parse.InterpretSC) — and compares what they reach: the final
+// tree (InterpretSC) — and compares what they reach: the final
 // memories, the error points (thread, position, message) and whether some
 // run deadlocks. It also draws random protocol programs (Generate) so that
 // the comparison runs on thousands of them (TestAgreement, make
@@ -35,7 +35,7 @@ type Options struct {
 // Behaviours is what one side reached.
 type Behaviours struct {
 	Finals   [][]uint8 // distinct final memories, sorted, by location index
-	Errors   []parse.ErrorPoint
+	Errors   []ErrorPoint
 	Deadlock bool
 	Complete bool
 	States   int
@@ -80,7 +80,7 @@ func Compare(ctx context.Context, name string, src []byte, opt Options) (*Report
 	if err != nil {
 		return nil, err
 	}
-	in, err := parse.InterpretSC(name, src, popt, opt.MaxStates)
+	in, err := InterpretSC(name, src, popt, opt.MaxStates)
 	if err != nil {
 		rep.Problems = append(rep.Problems, "the interpreter fails where the lowering does not: "+err.Error())
 		return rep, nil
@@ -137,7 +137,7 @@ func hasFinal(fs [][]uint8, f []uint8) bool {
 	return false
 }
 
-func hasError(es []parse.ErrorPoint, e parse.ErrorPoint) bool {
+func hasError(es []ErrorPoint, e ErrorPoint) bool {
 	for _, x := range es {
 		if x == e {
 			return true
@@ -167,7 +167,7 @@ func exploreSC(ctx context.Context, p *prog.Program, limit int) (Behaviours, err
 		return res, err
 	}
 	finals := map[string]bool{}
-	errs := map[parse.ErrorPoint]bool{}
+	errs := map[ErrorPoint]bool{}
 	visit := func(_ uint64, s []byte, _ int) bool {
 		cfg := m.Encoded(s)
 		if m.FinalEncoded(s) {
@@ -182,12 +182,12 @@ func exploreSC(ctx context.Context, p *prog.Program, limit int) (Behaviours, err
 			// A write left l's range: the run stops (prog.Range). The
 			// interpreter names it alike, without a thread.
 			r := p.Locs[l].Check
-			errs[parse.ErrorPoint{Msg: prog.RangeMsg(p.Locs[l].Name, cfg.Mem(l), r.Lo, r.Hi)}] = true
+			errs[ErrorPoint{Msg: prog.RangeMsg(p.Locs[l].Name, cfg.Mem(l), r.Lo, r.Hi)}] = true
 		}
 		for t := range p.Threads {
 			pc, _ := cfg.PC(t)
 			if in := &p.Threads[t].Code[pc]; in.Op == prog.OpFail {
-				errs[parse.ErrorPoint{Thread: p.Threads[t].Name, Pos: in.Stmt.Pos, Msg: in.Stmt.Src.Text}] = true
+				errs[ErrorPoint{Thread: p.Threads[t].Name, Pos: in.Stmt.Pos, Msg: in.Stmt.Src.Text}] = true
 			}
 		}
 		if m.StuckEncoded(s) == machine.Deadlock {
@@ -208,7 +208,7 @@ func exploreSC(ctx context.Context, p *prog.Program, limit int) (Behaviours, err
 	for e := range errs {
 		res.Errors = append(res.Errors, e)
 	}
-	parse.SortErrorPoints(res.Errors)
+	SortErrorPoints(res.Errors)
 	return res, nil
 }
 

@@ -228,8 +228,8 @@ func TestCompareFindsDifferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := parse.ErrorPoint{Thread: "T", Pos: prog.Pos{Line: 3, Col: 2}, Msg: "boom"}
-	a := &Behaviours{Finals: [][]uint8{{0}, {1}}, Errors: []parse.ErrorPoint{e}}
+	e := ErrorPoint{Thread: "T", Pos: prog.Pos{Line: 3, Col: 2}, Msg: "boom"}
+	a := &Behaviours{Finals: [][]uint8{{0}, {1}}, Errors: []ErrorPoint{e}}
 	b := &Behaviours{Finals: [][]uint8{{0}}}
 	for _, c := range []struct {
 		a, b *Behaviours

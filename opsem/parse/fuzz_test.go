@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"rdmasim/opsem/prog"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"rdmasim/opsem/prog"
 )
 
 // fuzzSeeds are inputs worth mutating, among them those of the bugs fixed

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // Procedures are inlined where they are called: a call `send(buf[i], B)` is
@@ -18,30 +19,30 @@ const maxInline = 50
 
 // inline replaces the body of every call in stmts by the procedure's body
 // with the arguments in place (in the call's branches[0]), recursively.
-func (lw *lowerer) inline(stmts []*rawStmt, procs map[string]*rawProc, depth int) {
+func (lw *Lowerer) Inline(stmts []*syntax.Stmt, procs map[string]*syntax.Proc, depth int) {
 	for _, s := range stmts {
-		if s.kind == rCall {
-			pr := procs[s.lhs.text]
+		if s.Kind == syntax.StmtCall {
+			pr := procs[s.Lhs.Text]
 			switch {
 			case pr == nil:
-				lw.errorf(s.lhs.pos, "unknown procedure %s", s.lhs.text)
+				lw.errorf(s.Lhs.Pos, "unknown procedure %s", s.Lhs.Text)
 				continue
-			case len(s.args) != len(pr.params):
-				lw.errorf(s.lhs.pos, "%s takes %d arguments, not %d", pr.name.text, len(pr.params), len(s.args))
+			case len(s.Args) != len(pr.Params):
+				lw.errorf(s.Lhs.Pos, "%s takes %d arguments, not %d", pr.Name.Text, len(pr.Params), len(s.Args))
 				continue
 			case depth >= maxInline:
-				lw.errorf(s.lhs.pos, "calls nested more than %d deep: does %s call itself?", maxInline, pr.name.text)
+				lw.errorf(s.Lhs.Pos, "calls nested more than %d deep: does %s call itself?", maxInline, pr.Name.Text)
 				return
 			}
-			bind := map[string]*rawExpr{}
-			for i, prm := range pr.params {
-				bind[prm.text] = s.args[i]
+			bind := map[string]*syntax.Expr{}
+			for i, prm := range pr.Params {
+				bind[prm.Text] = s.Args[i]
 			}
-			s.branches = [][]*rawStmt{substStmts(pr.body, bind)}
+			s.Branches = [][]*syntax.Stmt{SubstStmts(pr.Body, bind)}
 		}
-		for _, b := range s.branches {
-			lw.inline(b, procs, depth+btoi(s.kind == rCall))
-			if lw.errs != nil {
+		for _, b := range s.Branches {
+			lw.Inline(b, procs, depth+btoi(s.Kind == syntax.StmtCall))
+			if lw.Errs != nil {
 				return
 			}
 		}
@@ -55,25 +56,25 @@ func btoi(b bool) int {
 	return 0
 }
 
-// substStmts copies stmts with the parameters of bind replaced.
-func substStmts(stmts []*rawStmt, bind map[string]*rawExpr) []*rawStmt {
-	out := make([]*rawStmt, len(stmts))
+// SubstStmts copies stmts with the parameters of bind replaced.
+func SubstStmts(stmts []*syntax.Stmt, bind map[string]*syntax.Expr) []*syntax.Stmt {
+	out := make([]*syntax.Stmt, len(stmts))
 	for i, s := range stmts {
 		c := *s
-		c.lhsE, c.rhsE = subst(s.lhsE, bind), subst(s.rhsE, bind)
-		c.casZ, c.casA, c.casB = subst(s.casZ, bind), subst(s.casA, bind), subst(s.casB, bind)
-		c.cond, c.nodeE = subst(s.cond, bind), subst(s.nodeE, bind)
-		c.regLo, c.regHi, c.regInit = subst(s.regLo, bind), subst(s.regHi, bind), subst(s.regInit, bind)
-		c.args = make([]*rawExpr, len(s.args))
-		for j, a := range s.args {
-			c.args[j] = subst(a, bind)
+		c.LhsE, c.RhsE = subst(s.LhsE, bind), subst(s.RhsE, bind)
+		c.CasZ, c.CasA, c.CasB = subst(s.CasZ, bind), subst(s.CasA, bind), subst(s.CasB, bind)
+		c.Cond, c.NodeE = subst(s.Cond, bind), subst(s.NodeE, bind)
+		c.RegLo, c.RegHi, c.RegInit = subst(s.RegLo, bind), subst(s.RegHi, bind), subst(s.RegInit, bind)
+		c.Args = make([]*syntax.Expr, len(s.Args))
+		for j, a := range s.Args {
+			c.Args[j] = subst(a, bind)
 		}
-		c.branches = make([][]*rawStmt, len(s.branches))
-		for j, b := range s.branches {
-			c.branches[j] = substStmts(b, bind)
+		c.Branches = make([][]*syntax.Stmt, len(s.Branches))
+		for j, b := range s.Branches {
+			c.Branches[j] = SubstStmts(b, bind)
 		}
-		if s.kind == rCall {
-			c.branches = nil // inlined afresh, with the substituted arguments
+		if s.Kind == syntax.StmtCall {
+			c.Branches = nil // inlined afresh, with the substituted arguments
 		}
 		out[i] = &c
 	}
@@ -81,54 +82,54 @@ func substStmts(stmts []*rawStmt, bind map[string]*rawExpr) []*rawStmt {
 }
 
 // subst copies e with the parameters of bind replaced by their arguments.
-func subst(e *rawExpr, bind map[string]*rawExpr) *rawExpr {
+func subst(e *syntax.Expr, bind map[string]*syntax.Expr) *syntax.Expr {
 	if e == nil {
 		return nil
 	}
 	c := *e
-	switch e.kind {
-	case eName:
-		c.idx = make([]*rawExpr, len(e.idx))
-		for i, x := range e.idx {
-			c.idx[i] = subst(x, bind)
+	switch e.Kind {
+	case syntax.ExprName:
+		c.Idx = make([]*syntax.Expr, len(e.Idx))
+		for i, x := range e.Idx {
+			c.Idx[i] = subst(x, bind)
 		}
-		a, ok := bind[e.name.text]
+		a, ok := bind[e.Name.Text]
 		if !ok {
 			return &c
 		}
-		if len(e.idx) == 0 {
+		if len(e.Idx) == 0 {
 			cp := *a
 			return &cp
 		}
-		if a.kind != eName {
+		if a.Kind != syntax.ExprName {
 			// b[k] with b bound to a value: report it at the use.
 			bad := c
-			bad.name = token{kind: tIdent, pos: e.pos, text: a.String()}
+			bad.Name = syntax.Token{Kind: syntax.TokIdent, Pos: e.Pos, Text: a.String()}
 			return &bad
 		}
-		return &rawExpr{pos: e.pos, kind: eName, name: a.name, idx: append(append([]*rawExpr(nil), a.idx...), c.idx...)}
-	case eUnary, eBinary:
-		c.l, c.r = subst(e.l, bind), subst(e.r, bind)
+		return &syntax.Expr{Pos: e.Pos, Kind: syntax.ExprName, Name: a.Name, Idx: append(append([]*syntax.Expr(nil), a.Idx...), c.Idx...)}
+	case syntax.ExprUnary, syntax.ExprBinary:
+		c.L, c.R = subst(e.L, bind), subst(e.R, bind)
 	}
 	return &c
 }
 
-// procMap indexes the procedures of f, reporting duplicates.
-func (lw *lowerer) procMap(f *rawFile) map[string]*rawProc {
-	m := map[string]*rawProc{}
-	for _, pr := range f.procs {
-		if first, dup := m[pr.name.text]; dup {
-			lw.errorf(pr.name.pos, "procedure %s declared twice (first at %s)", pr.name.text, first.name.pos)
+// ProcMap indexes the procedures of f, reporting duplicates.
+func (lw *Lowerer) ProcMap(f *syntax.File) map[string]*syntax.Proc {
+	m := map[string]*syntax.Proc{}
+	for _, pr := range f.Procs {
+		if first, dup := m[pr.Name.Text]; dup {
+			lw.errorf(pr.Name.Pos, "procedure %s declared twice (first at %s)", pr.Name.Text, first.Name.Pos)
 			continue
 		}
 		seen := map[string]prog.Pos{}
-		for _, prm := range pr.params {
-			if first, dup := seen[prm.text]; dup {
-				lw.errorf(prm.pos, "parameter %s of %s declared twice (first at %s)", prm.text, pr.name.text, first)
+		for _, prm := range pr.Params {
+			if first, dup := seen[prm.Text]; dup {
+				lw.errorf(prm.Pos, "parameter %s of %s declared twice (first at %s)", prm.Text, pr.Name.Text, first)
 			}
-			seen[prm.text] = prm.pos
+			seen[prm.Text] = prm.Pos
 		}
-		m[pr.name.text] = pr
+		m[pr.Name.Text] = pr
 	}
 	return m
 }

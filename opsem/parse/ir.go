@@ -2,6 +2,7 @@ package parse
 
 import (
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // irKind is the kind of a statement of a thread's surface graph.
@@ -23,39 +24,39 @@ const (
 // break resolved to a jump, and the constants in scope in env.
 type irInstr struct {
 	kind  irKind
-	s     *rawStmt
+	s     *syntax.Stmt
 	next  int
 	alts  []int
 	env   map[string]int
 	label string
 }
 
-// regDecl is a register of a thread: its range and initial value.
-type regDecl struct {
-	name string
+// RegDecl is a register of a thread: its range and initial value.
+type RegDecl struct {
+	Name string
 	pos  prog.Pos
-	rng  valRange
-	init int
+	Rng  ValRange
+	Init int
 }
 
-// irThread is one thread (one member of a family) before specialisation.
-type irThread struct {
-	name  string
+// IRThread is one thread (one member of a family) before specialisation.
+type IRThread struct {
+	Name  string
 	node  int
 	pos   prog.Pos
 	code  []irInstr
 	entry int
-	regs  []regDecl
+	Regs  []RegDecl
 	env   map[string]int
 }
 
 // irBuilder compiles one thread's statements to its surface graph, back to
 // front as prog.Compile does.
 type irBuilder struct {
-	lw     *lowerer
-	t      *irThread
-	breaks []int               // the exits of the enclosing loops, innermost last
-	labels map[string]*rawStmt // a label's statement (copied where a for loop unrolls it)
+	lw     *Lowerer
+	t      *IRThread
+	breaks []int                   // the exits of the enclosing loops, innermost last
+	labels map[string]*syntax.Stmt // a label's statement (copied where a for loop unrolls it)
 }
 
 func (b *irBuilder) emit(in irInstr) int {
@@ -64,72 +65,72 @@ func (b *irBuilder) emit(in irInstr) int {
 }
 
 // block compiles stmts to continue at next, returning the entry.
-func (b *irBuilder) block(stmts []*rawStmt, next int, env map[string]int) int {
+func (b *irBuilder) block(stmts []*syntax.Stmt, next int, env map[string]int) int {
 	for i := len(stmts) - 1; i >= 0; i-- {
 		next = b.stmt(stmts[i], next, env)
 	}
 	return next
 }
 
-func (b *irBuilder) stmt(s *rawStmt, next int, env map[string]int) int {
+func (b *irBuilder) stmt(s *syntax.Stmt, next int, env map[string]int) int {
 	lw := b.lw
 	in := irInstr{s: s, next: next, env: env}
-	if s.label != nil {
-		if first, dup := b.labels[s.label.text]; dup && first != s {
-			lw.errorf(s.label.pos, "label %s used twice in thread %s (first at %s)", s.label.text, b.t.name, first.label.pos)
-		} else if s.label.text == "end" || s.label.text == "fail" {
-			lw.errorf(s.label.pos, "%s cannot be a label: T@%s means the thread has %s", s.label.text, s.label.text,
-				map[string]string{"end": "terminated", "fail": "stopped at an error"}[s.label.text])
+	if s.Label != nil {
+		if first, dup := b.labels[s.Label.Text]; dup && first != s {
+			lw.errorf(s.Label.Pos, "label %s used twice in thread %s (first at %s)", s.Label.Text, b.t.Name, first.Label.Pos)
+		} else if s.Label.Text == "end" || s.Label.Text == "fail" {
+			lw.errorf(s.Label.Pos, "%s cannot be a label: T@%s means the thread has %s", s.Label.Text, s.Label.Text,
+				map[string]string{"end": "terminated", "fail": "stopped at an error"}[s.Label.Text])
 		} else {
-			b.labels[s.label.text] = s
-			in.label = s.label.text
+			b.labels[s.Label.Text] = s
+			in.label = s.Label.Text
 		}
 	}
-	switch s.kind {
-	case rSkip:
+	switch s.Kind {
+	case syntax.StmtSkip:
 		in.kind = iSkip
-	case rReg:
+	case syntax.StmtReg:
 		in.kind = iJump // declared for the whole thread (see registers)
-	case rAssignValue, rAssignLoc, rAssignCAS, rAssignAtomic, rAssign, rAssume, rAssumeE, rAssert, rRFence, rPoll:
+	case syntax.StmtAssignValue, syntax.StmtAssignLoc, syntax.StmtAssignCAS, syntax.StmtAssignAtomic, syntax.StmtAssign, syntax.StmtAssume, syntax.StmtAssumeE, syntax.StmtAssert, syntax.StmtRFence, syntax.StmtPoll:
 		in.kind = iStmt
-	case rCall:
-		in.kind, in.next = iJump, b.block(s.branches[0], next, env)
-	case rBreak:
+	case syntax.StmtCall:
+		in.kind, in.next = iJump, b.block(s.Branches[0], next, env)
+	case syntax.StmtBreak:
 		if len(b.breaks) == 0 {
-			lw.errorf(s.pos, "break outside a loop")
+			lw.errorf(s.Pos, "break outside a loop")
 		} else {
 			in.kind, in.next = iJump, b.breaks[len(b.breaks)-1]
 		}
-	case rChoose:
+	case syntax.StmtChoose:
 		in.kind = iChoose
-		for _, br := range s.branches {
+		for _, br := range s.Branches {
 			in.alts = append(in.alts, b.block(br, next, env))
 		}
-	case rIf:
+	case syntax.StmtIf:
 		in.kind = iIf
-		in.alts = []int{b.block(s.branches[0], next, env), next}
-		if len(s.branches) > 1 {
-			in.alts[1] = b.block(s.branches[1], next, env)
+		in.alts = []int{b.block(s.Branches[0], next, env), next}
+		if len(s.Branches) > 1 {
+			in.alts[1] = b.block(s.Branches[1], next, env)
 		}
-	case rLoop, rWhile:
+	case syntax.StmtLoop, syntax.StmtWhile:
 		in.kind = iLoop
-		if s.kind == rWhile {
+		if s.Kind == syntax.StmtWhile {
 			in.kind = iWhile
 		}
 		head := b.emit(in)
 		b.breaks = append(b.breaks, next)
-		body := b.block(s.branches[0], head, env)
+		body := b.block(s.Branches[0], head, env)
 		b.breaks = b.breaks[:len(b.breaks)-1]
 		b.t.code[head].alts = []int{body, next}
 		return head
-	case rFor:
-		lo, ok1 := lw.constant(s.regLo, env, "the range of for "+s.reg.text)
-		hi, ok2 := lw.constant(s.regHi, env, "the range of for "+s.reg.text)
+	case syntax.StmtFor:
+		lo, ok1 := lw.constant(s.RegLo, env, "the range of for "+s.Reg.Text)
+		hi, ok2 := lw.constant(s.RegHi, env, "the range of for "+s.Reg.Text)
 		if !ok1 || !ok2 {
 			return next
 		}
 		if hi-lo > prog.MaxCode {
-			lw.errorf(s.regLo.pos, "for %s in %d..%d: more than %d iterations", s.reg.text, lo, hi, prog.MaxCode)
+			lw.errorf(s.RegLo.Pos, "for %s in %d..%d: more than %d iterations", s.Reg.Text, lo, hi, prog.MaxCode)
 			return next
 		}
 		// Unrolled: one copy of the body per value, its index a constant.
@@ -140,13 +141,13 @@ func (b *irBuilder) stmt(s *rawStmt, next int, env map[string]int) int {
 			for n, v := range env {
 				inner[n] = v
 			}
-			inner[s.reg.text] = k
-			start = b.block(s.branches[0], start, inner)
+			inner[s.Reg.Text] = k
+			start = b.block(s.Branches[0], start, inner)
 		}
 		b.breaks = b.breaks[:len(b.breaks)-1]
 		in.kind, in.next = iJump, start
 	default:
-		lw.errorf(s.pos, "this statement is not part of the protocol language")
+		lw.errorf(s.Pos, "this statement is not part of the protocol language")
 		return next
 	}
 	return b.emit(in)
@@ -155,101 +156,101 @@ func (b *irBuilder) stmt(s *rawStmt, next int, env map[string]int) int {
 // registers collects the thread's register declarations (anywhere in its
 // body: a register is declared for the whole thread and starts at its
 // initial value when the thread starts).
-func (b *irBuilder) registers(stmts []*rawStmt, env map[string]int) {
+func (b *irBuilder) registers(stmts []*syntax.Stmt, env map[string]int) {
 	lw := b.lw
 	for _, s := range stmts {
-		if s.kind == rReg {
-			lw.declareReg(b.t, s, env)
+		if s.Kind == syntax.StmtReg {
+			lw.DeclareReg(b.t, s, env)
 		}
-		for _, br := range s.branches {
+		for _, br := range s.Branches {
 			b.registers(br, env)
 		}
 	}
 }
 
-func (lw *lowerer) declareReg(t *irThread, s *rawStmt, env map[string]int) {
-	name := s.reg.text
-	for _, r := range t.regs {
-		if r.name == name && r.pos == s.reg.pos {
+func (lw *Lowerer) DeclareReg(t *IRThread, s *syntax.Stmt, env map[string]int) {
+	name := s.Reg.Text
+	for _, r := range t.Regs {
+		if r.Name == name && r.pos == s.Reg.Pos {
 			return // a procedure's register, declared by each of its calls
 		}
-		if r.name == name {
-			lw.errorf(s.reg.pos, "register %s declared twice in thread %s (first at %s)", name, t.name, r.pos)
+		if r.Name == name {
+			lw.errorf(s.Reg.Pos, "register %s declared twice in thread %s (first at %s)", name, t.Name, r.pos)
 			return
 		}
 	}
-	if _, ok := lw.arrays[name]; ok {
-		lw.errorf(s.reg.pos, "register %s has the name of a location", name)
+	if _, ok := lw.Arrays[name]; ok {
+		lw.errorf(s.Reg.Pos, "register %s has the name of a location", name)
 		return
 	}
-	if _, ok := lw.params[name]; ok {
-		lw.errorf(s.reg.pos, "register %s has the name of a param", name)
+	if _, ok := lw.Params[name]; ok {
+		lw.errorf(s.Reg.Pos, "register %s has the name of a param", name)
 		return
 	}
 	if _, ok := env[name]; ok {
-		lw.errorf(s.reg.pos, "register %s has the name of the family's index", name)
+		lw.errorf(s.Reg.Pos, "register %s has the name of the family's index", name)
 		return
 	}
-	d := regDecl{name: name, pos: s.reg.pos, rng: valRange{0, prog.MaxValue}}
-	if s.regLo != nil {
-		lo, ok1 := lw.constant(s.regLo, env, "the range of register "+name)
-		hi, ok2 := lw.constant(s.regHi, env, "the range of register "+name)
+	d := RegDecl{Name: name, pos: s.Reg.Pos, Rng: ValRange{0, prog.MaxValue}}
+	if s.RegLo != nil {
+		lo, ok1 := lw.constant(s.RegLo, env, "the range of register "+name)
+		hi, ok2 := lw.constant(s.RegHi, env, "the range of register "+name)
 		if !ok1 || !ok2 {
 			return
 		}
 		if lo < 0 || hi > prog.MaxValue || hi < lo {
-			lw.errorf(s.regLo.pos, "the range %d..%d of register %s is not within 0..%d", lo, hi, name, prog.MaxValue)
+			lw.errorf(s.RegLo.Pos, "the range %d..%d of register %s is not within 0..%d", lo, hi, name, prog.MaxValue)
 			return
 		}
-		d.rng = valRange{lo, hi}
+		d.Rng = ValRange{lo, hi}
 	}
-	d.init = d.rng.lo
-	if s.regInit != nil {
-		v, ok := lw.constant(s.regInit, env, "the initial value of register "+name)
+	d.Init = d.Rng.Lo
+	if s.RegInit != nil {
+		v, ok := lw.constant(s.RegInit, env, "the initial value of register "+name)
 		if !ok {
 			return
 		}
-		if v < d.rng.lo || v > d.rng.hi {
-			lw.errorf(s.regInit.pos, "the initial value %d of register %s is outside its range %s", v, name, d.rng)
+		if v < d.Rng.Lo || v > d.Rng.Hi {
+			lw.errorf(s.RegInit.Pos, "the initial value %d of register %s is outside its range %s", v, name, d.Rng)
 			return
 		}
-		d.init = v
+		d.Init = v
 	}
-	t.regs = append(t.regs, d)
+	t.Regs = append(t.Regs, d)
 }
 
 // threads expands the thread declarations (families into members) and
 // builds each member's surface graph, then specialises them all.
-func (lw *lowerer) threads(f *rawFile) {
-	var ts []*irThread
-	procs := lw.procMap(f)
-	fams := map[*rawThread]int{}
-	n := lw.eachThread(f, func(rt *rawThread, name string, node int, env map[string]int) bool {
-		if rt.family != nil {
+func (lw *Lowerer) threads(f *syntax.File) {
+	var ts []*IRThread
+	procs := lw.ProcMap(f)
+	fams := map[*syntax.Thread]int{}
+	n := lw.EachThread(f, func(rt *syntax.Thread, name string, node int, env map[string]int) bool {
+		if rt.Family != nil {
 			fi, ok := fams[rt]
 			if !ok {
-				fi = len(lw.p.Families)
+				fi = len(lw.P.Families)
 				fams[rt] = fi
-				lw.p.Families = append(lw.p.Families, prog.Family{Name: rt.name.text})
+				lw.P.Families = append(lw.P.Families, prog.Family{Name: rt.Name.Text})
 			}
-			fam := &lw.p.Families[fi]
+			fam := &lw.P.Families[fi]
 			fam.Threads = append(fam.Threads, len(ts))
-			fam.Index = append(fam.Index, env[rt.family.index.text])
+			fam.Index = append(fam.Index, env[rt.Family.Index.Text])
 		}
-		t := &irThread{name: name, node: node, pos: rt.name.pos, env: env}
-		body := substStmts(rt.body, nil) // each member inlines its own calls
-		lw.inline(body, procs, 0)
-		if lw.errs != nil {
+		t := &IRThread{Name: name, node: node, pos: rt.Name.Pos, env: env}
+		body := SubstStmts(rt.Body, nil) // each member inlines its own calls
+		lw.Inline(body, procs, 0)
+		if lw.Errs != nil {
 			return false
 		}
-		b := &irBuilder{lw: lw, t: t, labels: map[string]*rawStmt{}}
+		b := &irBuilder{lw: lw, t: t, labels: map[string]*syntax.Stmt{}}
 		b.registers(body, env)
 		end := b.emit(irInstr{kind: iEnd, next: -1})
 		t.entry = b.block(body, end, env)
 		ts = append(ts, t)
 		return true
 	})
-	if lw.errs != nil || n == 0 {
+	if lw.Errs != nil || n == 0 {
 		return
 	}
 	lw.specialiseAll(ts, f)
@@ -257,48 +258,48 @@ func (lw *lowerer) threads(f *rawFile) {
 
 // nodeOf resolves a node reference (m, or m[i] in a family) with constant
 // indices.
-func (lw *lowerer) nodeOf(e *rawExpr, env map[string]int) (int, bool) {
-	idx := make([]int, len(e.idx))
-	for i, x := range e.idx {
-		v, ok := lw.constant(x, env, "the index of node "+e.name.text)
+func (lw *Lowerer) nodeOf(e *syntax.Expr, env map[string]int) (int, bool) {
+	idx := make([]int, len(e.Idx))
+	for i, x := range e.Idx {
+		v, ok := lw.constant(x, env, "the index of node "+e.Name.Text)
 		if !ok {
 			return 0, false
 		}
 		idx[i] = v
 	}
-	name := indexed(e.name.text, idx...)
-	n, ok := lw.nodes[name]
+	name := Indexed(e.Name.Text, idx...)
+	n, ok := lw.Nodes[name]
 	if !ok {
-		lw.errorf(e.pos, "unknown node %s (declare it with node %s { ... })", name, e.name.text)
+		lw.errorf(e.Pos, "unknown node %s (declare it with node %s { ... })", name, e.Name.Text)
 	}
 	return n, ok
 }
 
-// eachThread expands the thread declarations of f, families into members
+// EachThread expands the thread declarations of f, families into members
 // (named client[k], with the family's index in env), and calls do for each
 // with its node, until do returns false. It reports duplicate names, too
 // many threads and none, and returns how many it expanded.
-func (lw *lowerer) eachThread(f *rawFile, do func(rt *rawThread, name string, node int, env map[string]int) bool) int {
+func (lw *Lowerer) EachThread(f *syntax.File, do func(rt *syntax.Thread, name string, node int, env map[string]int) bool) int {
 	seen := map[string]bool{}
 	n := 0
-	for _, rt := range f.threads {
+	for _, rt := range f.Threads {
 		members := []int{-1}
-		if rt.family != nil {
-			members = lw.familyRange(rt.family, "thread "+rt.name.text)
+		if rt.Family != nil {
+			members = lw.familyRange(rt.Family, "thread "+rt.Name.Text)
 		}
 		for _, k := range members {
 			env := map[string]int{}
-			name := rt.name.text
+			name := rt.Name.Text
 			if k >= 0 {
-				env[rt.family.index.text] = k
-				name = indexed(name, k)
+				env[rt.Family.Index.Text] = k
+				name = Indexed(name, k)
 			}
 			if seen[name] {
-				lw.errorf(rt.name.pos, "thread %s declared twice", name)
+				lw.errorf(rt.Name.Pos, "thread %s declared twice", name)
 				continue
 			}
 			seen[name] = true
-			node, ok := lw.nodeOf(rt.nodeE, env)
+			node, ok := lw.nodeOf(rt.NodeE, env)
 			if !ok {
 				continue
 			}
@@ -309,10 +310,10 @@ func (lw *lowerer) eachThread(f *rawFile, do func(rt *rawThread, name string, no
 		}
 	}
 	if n > prog.MaxThreads {
-		lw.errorf(f.threads[0].name.pos, "too many threads (the limit is %d)", prog.MaxThreads)
+		lw.errorf(f.Threads[0].Name.Pos, "too many threads (the limit is %d)", prog.MaxThreads)
 	}
-	if n == 0 && lw.errs == nil {
-		lw.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
+	if n == 0 && lw.Errs == nil {
+		lw.errorf(f.End, "no thread: a program needs at least one thread (thread T on N { ... })")
 	}
 	return n
 }

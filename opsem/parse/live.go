@@ -1,5 +1,9 @@
 package parse
 
+import (
+	"rdmasim/opsem/syntax"
+)
+
 // Liveness of registers. A register is live at a statement of the surface
 // graph when some path from there reads it before writing it. A dead
 // register's value cannot change what the thread does, so the specialiser
@@ -19,8 +23,8 @@ package parse
 type liveness [][]bool
 
 // liveRegisters computes the liveness of t's registers (indexed by regIdx).
-func liveRegisters(t *irThread, regIdx map[string]int) liveness {
-	n, nr := len(t.code), len(t.regs)
+func liveRegisters(t *IRThread, regIdx map[string]int) liveness {
+	n, nr := len(t.code), len(t.Regs)
 	uses := make([][]bool, n)
 	defs := make([]int, n) // the register a statement assigns, or -1
 	for i := range t.code {
@@ -61,41 +65,41 @@ func liveRegisters(t *irThread, regIdx map[string]int) liveness {
 
 // stmtUses marks in uses the registers s reads and returns the register it
 // assigns (r := e), or -1.
-func stmtUses(s *rawStmt, regIdx map[string]int, uses []bool) int {
+func stmtUses(s *syntax.Stmt, regIdx map[string]int, uses []bool) int {
 	def := -1
 	mark := func(name string) {
 		if r, ok := regIdx[name]; ok {
 			uses[r] = true
 		}
 	}
-	var expr func(x *rawExpr)
-	expr = func(x *rawExpr) {
+	var expr func(x *syntax.Expr)
+	expr = func(x *syntax.Expr) {
 		if x == nil {
 			return
 		}
-		if x.kind == eName {
-			if len(x.idx) == 0 {
-				mark(x.name.text)
+		if x.Kind == syntax.ExprName {
+			if len(x.Idx) == 0 {
+				mark(x.Name.Text)
 			}
-			for _, i := range x.idx {
+			for _, i := range x.Idx {
 				expr(i)
 			}
 		}
-		expr(x.l)
-		expr(x.r)
+		expr(x.L)
+		expr(x.R)
 	}
-	if l := s.lhsE; l != nil && l.kind == eName && len(l.idx) == 0 && s.kind == rAssign {
-		if r, ok := regIdx[l.name.text]; ok {
+	if l := s.LhsE; l != nil && l.Kind == syntax.ExprName && len(l.Idx) == 0 && s.Kind == syntax.StmtAssign {
+		if r, ok := regIdx[l.Name.Text]; ok {
 			def = r
 		}
 	} else {
-		expr(s.lhsE)
+		expr(s.LhsE)
 	}
-	for _, x := range []*rawExpr{s.rhsE, s.casZ, s.casA, s.casB, s.cond, s.nodeE} {
+	for _, x := range []*syntax.Expr{s.RhsE, s.CasZ, s.CasA, s.CasB, s.Cond, s.NodeE} {
 		expr(x)
 	}
-	for _, tk := range []token{s.lhs, s.rhs, s.z, s.a, s.b, s.node} {
-		mark(tk.text) // the core's forms name no register, but a name is checked anyway
+	for _, tk := range []syntax.Token{s.Lhs, s.Rhs, s.Z, s.A, s.B, s.Node} {
+		mark(tk.Text) // the core's forms name no register, but a name is checked anyway
 	}
 	return def
 }
@@ -108,7 +112,7 @@ func (sp *specialiser) forget(ir int, regs []uint8) []uint8 {
 	}
 	out := regs
 	for r, live := range sp.live[ir] {
-		if init := uint8(sp.t.regs[r].init); !live && regs[r] != init {
+		if init := uint8(sp.t.Regs[r].Init); !live && regs[r] != init {
 			if &out[0] == &regs[0] {
 				out = append([]uint8(nil), regs...)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // The protocol language (FORMAT.md, "Protocols") is lowered to the core:
@@ -27,16 +28,16 @@ type Options struct {
 	Params map[string]int
 }
 
-// lowerer expands and lowers one surface file.
-type lowerer struct {
-	file   string
-	errs   ErrorList
-	p      *prog.Program
-	params map[string]int
-	locs   map[string]int // a location's full name (buf[1]) -> index
-	nodes  map[string]int // a node's full name (m[0]) -> index
-	arrays map[string]int // an array's (or a family's) base name -> number of indices
-	ranges []valRange     // per location: its declared range
+// Lowerer expands and lowers one surface file.
+type Lowerer struct {
+	File   string
+	Errs   ErrorList
+	P      *prog.Program
+	Params map[string]int
+	Locs   map[string]int // a location's full name (buf[1]) -> index
+	Nodes  map[string]int // a node's full name (m[0]) -> index
+	Arrays map[string]int // an array's (or a family's) base name -> number of indices
+	Ranges []ValRange     // per location: its declared range
 
 	// ctx is checked as the lowering goes (done, see stop); start is
 	// when it began, thread the name of the thread being specialised,
@@ -57,51 +58,51 @@ type lowerer struct {
 
 // stop reports whether the lowering must stop because its context is done
 // (testing the context every 256th call), recording where it stopped.
-func (lw *lowerer) stop() bool {
+func (lw *Lowerer) stop() bool {
 	if lw.interrupted != nil {
 		return true
 	}
 	if lw.checks++; lw.checks&255 != 0 || lw.ctx == nil || lw.ctx.Err() == nil {
 		return false
 	}
-	lw.interrupted = &InterruptedError{File: lw.file, Thread: lw.thread, Elapsed: time.Since(lw.start), Err: lw.ctx.Err()}
+	lw.interrupted = &InterruptedError{File: lw.File, Thread: lw.thread, Elapsed: time.Since(lw.start), Err: lw.ctx.Err()}
 	return true
 }
 
-// valRange is a declared range of values lo..hi.
-type valRange struct{ lo, hi int }
+// ValRange is a declared range of values lo..hi.
+type ValRange struct{ Lo, Hi int }
 
-func (r valRange) String() string { return fmt.Sprintf("%d..%d", r.lo, r.hi) }
+func (r ValRange) String() string { return fmt.Sprintf("%d..%d", r.Lo, r.Hi) }
 
 // has reports whether v is in r.
-func (r valRange) has(v int) bool { return r.lo <= v && v <= r.hi }
+func (r ValRange) Has(v int) bool { return r.Lo <= v && v <= r.Hi }
 
-func (lw *lowerer) errorf(pos prog.Pos, format string, args ...any) {
+func (lw *Lowerer) errorf(pos prog.Pos, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	for _, e := range lw.errs {
+	for _, e := range lw.Errs {
 		if e.Pos == pos && e.Msg == msg {
 			// A statement is specialised once per register valuation
 			// (and again while the domains grow): say it once.
 			return
 		}
 	}
-	if len(lw.errs) < 10 {
-		lw.errs = append(lw.errs, &Error{File: lw.file, Pos: pos, Msg: msg})
+	if len(lw.Errs) < 10 {
+		lw.Errs = append(lw.Errs, &Error{File: lw.File, Pos: pos, Msg: msg})
 	}
 }
 
 // constant evaluates e, an expression of numbers and constants (parameters,
 // family indices, for variables in env).
-func (lw *lowerer) constant(e *rawExpr, env map[string]int, what string) (int, bool) {
-	v, err := evalConst(e, func(name string) (int, bool) {
+func (lw *Lowerer) constant(e *syntax.Expr, env map[string]int, what string) (int, bool) {
+	v, err := EvalConst(e, func(name string) (int, bool) {
 		if v, ok := env[name]; ok {
 			return v, true
 		}
-		v, ok := lw.params[name]
+		v, ok := lw.Params[name]
 		return v, ok
 	})
 	if err != nil {
-		lw.errorf(err.pos, "%s: %s", what, err.msg)
+		lw.errorf(err.Pos, "%s: %s", what, err.Msg)
 		return 0, false
 	}
 	return v, true
@@ -109,56 +110,56 @@ func (lw *lowerer) constant(e *rawExpr, env map[string]int, what string) (int, b
 
 // evalError is an error of an evaluation, at the position of its cause.
 type evalError struct {
-	pos prog.Pos
-	msg string
+	Pos prog.Pos
+	Msg string
 }
 
-// evalConst evaluates e with names looked up by lookup; indices are not
+// EvalConst evaluates e with names looked up by lookup; indices are not
 // allowed.
-func evalConst(e *rawExpr, lookup func(string) (int, bool)) (int, *evalError) {
-	switch e.kind {
-	case eInt:
-		v, ok := intValue(e)
+func EvalConst(e *syntax.Expr, lookup func(string) (int, bool)) (int, *evalError) {
+	switch e.Kind {
+	case syntax.ExprInt:
+		v, ok := syntax.IntValue(e)
 		if !ok {
-			return 0, &evalError{e.pos, "number " + e.name.text + " is too large"}
+			return 0, &evalError{e.Pos, "number " + e.Name.Text + " is too large"}
 		}
 		return v, nil
-	case eBool:
-		if e.name.text == "true" {
+	case syntax.ExprBool:
+		if e.Name.Text == "true" {
 			return 1, nil
 		}
 		return 0, nil
-	case eName:
-		if len(e.idx) == 0 {
-			if v, ok := lookup(e.name.text); ok {
+	case syntax.ExprName:
+		if len(e.Idx) == 0 {
+			if v, ok := lookup(e.Name.Text); ok {
 				return v, nil
 			}
 		}
-		return 0, &evalError{e.pos, fmt.Sprintf("%s is not a constant (a number, a param, or a family's or for loop's index)", e)}
-	case eUnary:
-		v, err := evalConst(e.l, lookup)
+		return 0, &evalError{e.Pos, fmt.Sprintf("%s is not a constant (a number, a param, or a family's or for loop's index)", e)}
+	case syntax.ExprUnary:
+		v, err := EvalConst(e.L, lookup)
 		if err != nil {
 			return 0, err
 		}
-		return unary(e.op, v), nil
+		return unary(e.Op, v), nil
 	}
-	l, err := evalConst(e.l, lookup)
+	l, err := EvalConst(e.L, lookup)
 	if err != nil {
 		return 0, err
 	}
-	r, err := evalConst(e.r, lookup)
+	r, err := EvalConst(e.R, lookup)
 	if err != nil {
 		return 0, err
 	}
-	v, msg := binary(e.op, l, r)
+	v, msg := binary(e.Op, l, r)
 	if msg != "" {
-		return 0, &evalError{e.pos, msg}
+		return 0, &evalError{e.Pos, msg}
 	}
 	return v, nil
 }
 
-func unary(op tok, v int) int {
-	if op == tMinus {
+func unary(op syntax.Tok, v int) int {
+	if op == syntax.TokMinus {
 		return -v
 	}
 	return b2i(v == 0)
@@ -172,47 +173,47 @@ func b2i(b bool) int {
 }
 
 // binary applies op; division and remainder by zero are errors.
-func binary(op tok, l, r int) (int, string) {
+func binary(op syntax.Tok, l, r int) (int, string) {
 	switch op {
-	case tPlus:
+	case syntax.TokPlus:
 		return l + r, ""
-	case tMinus:
+	case syntax.TokMinus:
 		return l - r, ""
-	case tStar:
+	case syntax.TokStar:
 		if l > 1<<20 || r > 1<<20 || l < -(1<<20) || r < -(1<<20) {
 			return 0, "a product too large"
 		}
 		return l * r, ""
-	case tSlash, tPercent:
+	case syntax.TokSlash, syntax.TokPercent:
 		if r == 0 {
 			return 0, "division by zero"
 		}
-		if op == tSlash {
+		if op == syntax.TokSlash {
 			return l / r, ""
 		}
 		return l % r, ""
-	case tEqEq:
+	case syntax.TokEqEq:
 		return b2i(l == r), ""
-	case tNe:
+	case syntax.TokNe:
 		return b2i(l != r), ""
-	case tLt:
+	case syntax.TokLt:
 		return b2i(l < r), ""
-	case tLe:
+	case syntax.TokLe:
 		return b2i(l <= r), ""
-	case tGt:
+	case syntax.TokGt:
 		return b2i(l > r), ""
-	case tGe:
+	case syntax.TokGe:
 		return b2i(l >= r), ""
-	case tAndAnd:
+	case syntax.TokAndAnd:
 		return b2i(l != 0 && r != 0), ""
-	case tOrOr:
+	case syntax.TokOrOr:
 		return b2i(l != 0 || r != 0), ""
 	}
 	return 0, "unknown operator"
 }
 
-// indexed names the element of base at indices: buf[1][2].
-func indexed(base string, idx ...int) string {
+// Indexed names the element of base at indices: buf[1][2].
+func Indexed(base string, idx ...int) string {
 	var b strings.Builder
 	b.WriteString(base)
 	for _, i := range idx {
@@ -222,18 +223,18 @@ func indexed(base string, idx ...int) string {
 }
 
 // familyRange evaluates a family's lo..hi.
-func (lw *lowerer) familyRange(f *rawFamily, what string) []int {
-	lo, ok1 := lw.constant(f.lo, nil, "the range of "+what)
-	hi, ok2 := lw.constant(f.hi, nil, "the range of "+what)
+func (lw *Lowerer) familyRange(f *syntax.Family, what string) []int {
+	lo, ok1 := lw.constant(f.Lo, nil, "the range of "+what)
+	hi, ok2 := lw.constant(f.Hi, nil, "the range of "+what)
 	if !ok1 || !ok2 {
 		return nil
 	}
 	if hi < lo {
-		lw.errorf(f.lo.pos, "the range %d..%d of %s is empty", lo, hi, what)
+		lw.errorf(f.Lo.Pos, "the range %d..%d of %s is empty", lo, hi, what)
 		return nil
 	}
 	if hi-lo >= prog.MaxThreads {
-		lw.errorf(f.lo.pos, "the range %d..%d of %s has more than %d members", lo, hi, what, prog.MaxThreads)
+		lw.errorf(f.Lo.Pos, "the range %d..%d of %s has more than %d members", lo, hi, what, prog.MaxThreads)
 		return nil
 	}
 	var out []int
@@ -264,9 +265,9 @@ func (e *InterruptedError) Unwrap() error { return e.Err }
 
 // lower expands and lowers f, checking ctx as it goes: once ctx is done it
 // returns an *InterruptedError.
-func lowerFile(ctx context.Context, file string, f *rawFile, opt Options) (*prog.Program, ErrorList, *InterruptedError) {
-	lw := &lowerer{file: file, params: map[string]int{}, locs: map[string]int{}, nodes: map[string]int{},
-		arrays: map[string]int{}, ctx: ctx, start: time.Now(), widenAfter: widenAfter}
+func lowerFile(ctx context.Context, file string, f *syntax.File, opt Options) (*prog.Program, ErrorList, *InterruptedError) {
+	lw := &Lowerer{File: file, Params: map[string]int{}, Locs: map[string]int{}, Nodes: map[string]int{},
+		Arrays: map[string]int{}, ctx: ctx, start: time.Now(), widenAfter: widenAfter}
 	p, errs := lw.lower(f, opt)
 	if lw.interrupted != nil {
 		return nil, nil, lw.interrupted
@@ -274,55 +275,55 @@ func lowerFile(ctx context.Context, file string, f *rawFile, opt Options) (*prog
 	return p, errs, nil
 }
 
-func (lw *lowerer) lower(f *rawFile, opt Options) (*prog.Program, ErrorList) {
-	file := lw.file
+func (lw *Lowerer) lower(f *syntax.File, opt Options) (*prog.Program, ErrorList) {
+	file := lw.File
 	p := &prog.Program{File: file}
-	lw.p = p
-	if f.name != nil {
-		p.Name = f.name.text
+	lw.P = p
+	if f.Name != nil {
+		p.Name = f.Name.Text
 	}
-	if f.doc != nil {
-		p.Doc = f.doc.text
+	if f.Doc != nil {
+		p.Doc = f.Doc.Text
 	}
-	lw.setParams(f, opt)
-	lw.declare(f)
-	if lw.errs != nil {
-		return nil, lw.errs
+	lw.SetParams(f, opt)
+	lw.Declare(f)
+	if lw.Errs != nil {
+		return nil, lw.Errs
 	}
 	lw.threads(f)
-	if lw.errs != nil {
-		return nil, lw.errs
+	if lw.Errs != nil {
+		return nil, lw.Errs
 	}
 	return p, nil
 }
 
 // declare expands the nodes and their locations.
-func (lw *lowerer) declare(f *rawFile) {
-	p := lw.p
-	for _, n := range f.nodes {
+func (lw *Lowerer) Declare(f *syntax.File) {
+	p := lw.P
+	for _, n := range f.Nodes {
 		members := []int{-1}
-		if n.family != nil {
-			members = lw.familyRange(n.family, "node "+n.name.text)
-			lw.arrays[n.name.text] = 1
+		if n.Family != nil {
+			members = lw.familyRange(n.Family, "node "+n.Name.Text)
+			lw.Arrays[n.Name.Text] = 1
 		}
 		for _, k := range members {
 			env := map[string]int{}
-			name := n.name.text
+			name := n.Name.Text
 			if k >= 0 {
-				env[n.family.index.text] = k
-				name = indexed(name, k)
+				env[n.Family.Index.Text] = k
+				name = Indexed(name, k)
 			}
-			if _, dup := lw.nodes[name]; dup {
-				lw.errorf(n.name.pos, "node %s declared twice", name)
+			if _, dup := lw.Nodes[name]; dup {
+				lw.errorf(n.Name.Pos, "node %s declared twice", name)
 				continue
 			}
 			if len(p.Nodes) == prog.MaxNodes {
-				lw.errorf(n.name.pos, "too many nodes (the limit is %d)", prog.MaxNodes)
+				lw.errorf(n.Name.Pos, "too many nodes (the limit is %d)", prog.MaxNodes)
 				return
 			}
-			lw.nodes[name] = len(p.Nodes)
-			p.Nodes = append(p.Nodes, prog.Node{Name: name, Pos: n.name.pos})
-			for _, d := range n.locs {
+			lw.Nodes[name] = len(p.Nodes)
+			p.Nodes = append(p.Nodes, prog.Node{Name: name, Pos: n.Name.Pos})
+			for _, d := range n.Locs {
 				lw.declareLoc(d, env, k)
 			}
 		}
@@ -331,29 +332,29 @@ func (lw *lowerer) declare(f *rawFile) {
 
 // declareLoc declares location d (an array of them, with its size) on the
 // last node; k is the node's index in its family, or -1.
-func (lw *lowerer) declareLoc(d rawLocDecl, env map[string]int, k int) {
-	p := lw.p
-	rng := valRange{0, prog.MaxValue}
-	if d.lo != nil {
-		lo, ok1 := lw.constant(d.lo, env, "the range of "+d.name.text)
-		hi, ok2 := lw.constant(d.hi, env, "the range of "+d.name.text)
+func (lw *Lowerer) declareLoc(d syntax.LocDecl, env map[string]int, k int) {
+	p := lw.P
+	rng := ValRange{0, prog.MaxValue}
+	if d.Lo != nil {
+		lo, ok1 := lw.constant(d.Lo, env, "the range of "+d.Name.Text)
+		hi, ok2 := lw.constant(d.Hi, env, "the range of "+d.Name.Text)
 		if !ok1 || !ok2 {
 			return
 		}
 		if lo < 0 || hi > prog.MaxValue || hi < lo {
-			lw.errorf(d.lo.pos, "the range %d..%d of %s is not within 0..%d", lo, hi, d.name.text, prog.MaxValue)
+			lw.errorf(d.Lo.Pos, "the range %d..%d of %s is not within 0..%d", lo, hi, d.Name.Text, prog.MaxValue)
 			return
 		}
-		rng = valRange{lo, hi}
+		rng = ValRange{lo, hi}
 	}
-	init := rng.lo
-	if d.init != nil {
-		v, ok := lw.constant(d.init, env, "the initial value of "+d.name.text)
+	init := rng.Lo
+	if d.Init != nil {
+		v, ok := lw.constant(d.Init, env, "the initial value of "+d.Name.Text)
 		if !ok {
 			return
 		}
-		if v < rng.lo || v > rng.hi {
-			lw.errorf(d.init.pos, "the initial value %d of %s is outside its range %s", v, d.name.text, rng)
+		if v < rng.Lo || v > rng.Hi {
+			lw.errorf(d.Init.Pos, "the initial value %d of %s is outside its range %s", v, d.Name.Text, rng)
 			return
 		}
 		init = v
@@ -364,13 +365,13 @@ func (lw *lowerer) declareLoc(d rawLocDecl, env map[string]int, k int) {
 	}
 	dims := len(prefix)
 	elems := [][]int{prefix}
-	if d.size != nil {
-		n, ok := lw.constant(d.size, env, "the size of "+d.name.text)
+	if d.Size != nil {
+		n, ok := lw.constant(d.Size, env, "the size of "+d.Name.Text)
 		if !ok {
 			return
 		}
 		if n < 1 || n > prog.MaxLocs {
-			lw.errorf(d.size.pos, "the size %d of array %s is not within 1..%d", n, d.name.text, prog.MaxLocs)
+			lw.errorf(d.Size.Pos, "the size %d of array %s is not within 1..%d", n, d.Name.Text, prog.MaxLocs)
 			return
 		}
 		elems = elems[:0]
@@ -379,24 +380,24 @@ func (lw *lowerer) declareLoc(d rawLocDecl, env map[string]int, k int) {
 		}
 		dims++
 	}
-	if old, ok := lw.arrays[d.name.text]; ok && old != dims {
-		lw.errorf(d.name.pos, "location %s declared with %d indices here and %d elsewhere", d.name.text, dims, old)
+	if old, ok := lw.Arrays[d.Name.Text]; ok && old != dims {
+		lw.errorf(d.Name.Pos, "location %s declared with %d indices here and %d elsewhere", d.Name.Text, dims, old)
 		return
 	}
-	lw.arrays[d.name.text] = dims
+	lw.Arrays[d.Name.Text] = dims
 	for _, idx := range elems {
-		name := indexed(d.name.text, idx...)
-		if _, dup := lw.locs[name]; dup {
-			lw.errorf(d.name.pos, "location %s declared twice; location names are global", name)
+		name := Indexed(d.Name.Text, idx...)
+		if _, dup := lw.Locs[name]; dup {
+			lw.errorf(d.Name.Pos, "location %s declared twice; location names are global", name)
 			return
 		}
 		if len(p.Locs) == prog.MaxLocs {
-			lw.errorf(d.name.pos, "too many locations (the limit is %d)", prog.MaxLocs)
+			lw.errorf(d.Name.Pos, "too many locations (the limit is %d)", prog.MaxLocs)
 			return
 		}
-		lw.locs[name] = len(p.Locs)
-		p.Locs = append(p.Locs, prog.Loc{Name: name, Node: len(p.Nodes) - 1, Init: uint8(init), Pos: d.name.pos})
-		lw.ranges = append(lw.ranges, rng)
+		lw.Locs[name] = len(p.Locs)
+		p.Locs = append(p.Locs, prog.Loc{Name: name, Node: len(p.Nodes) - 1, Init: uint8(init), Pos: d.Name.Pos})
+		lw.Ranges = append(lw.Ranges, rng)
 	}
 }
 
@@ -404,16 +405,16 @@ func (lw *lowerer) declareLoc(d rawLocDecl, env map[string]int, k int) {
 // query (buf[1] = 2, client[0]@end) are resolved with the params. A file with
 // error points and no query asks whether one can be reached: reach
 // T@fail \/ ... over the threads that have one.
-func (lw *lowerer) finish(f *rawFile) {
-	p := lw.p
-	r := &resolver{file: lw.file, p: p}
-	if f.query != nil {
-		lw.nameIndices(f.query.cond)
+func (lw *Lowerer) finish(f *syntax.File) {
+	p := lw.P
+	r := &resolver{file: lw.File, p: p}
+	if f.Query != nil {
+		lw.nameIndices(f.Query.Cond)
 	}
-	if lw.errs != nil {
+	if lw.Errs != nil {
 		return
 	}
-	if f.query == nil {
+	if f.Query == nil {
 		var c *prog.Cond
 		for t := range p.Threads {
 			if !hasFail(p.Threads[t].Code) && !p.RangeWriter(t) {
@@ -431,7 +432,7 @@ func (lw *lowerer) finish(f *rawFile) {
 		}
 	}
 	r.queryAndExpects(f)
-	lw.errs = append(lw.errs, r.errs...)
+	lw.Errs = append(lw.Errs, r.errs...)
 }
 
 func hasFail(code []prog.Instr) bool {
@@ -445,54 +446,54 @@ func hasFail(code []prog.Instr) bool {
 
 // nameIndices rewrites the names with indices of a query condition to the
 // full names of the locations and threads they denote.
-func (lw *lowerer) nameIndices(c *rawCond) {
+func (lw *Lowerer) nameIndices(c *syntax.Cond) {
 	if c == nil {
 		return
 	}
-	full := func(t *token, idx []*rawExpr) {
+	full := func(t *syntax.Token, idx []*syntax.Expr) {
 		vals := make([]int, len(idx))
 		for i, x := range idx {
-			v, ok := lw.constant(x, nil, "the index of "+t.text)
+			v, ok := lw.constant(x, nil, "the index of "+t.Text)
 			if !ok {
 				return
 			}
 			vals[i] = v
 		}
-		t.text = indexed(t.text, vals...)
+		t.Text = Indexed(t.Text, vals...)
 	}
-	switch c.op {
+	switch c.Op {
 	case prog.CEq, prog.CNe:
-		full(&c.loc, c.locIdx)
-		if c.valE != nil {
-			if v, ok := lw.constant(c.valE, nil, "the value compared with "+c.loc.text); ok {
-				c.val = token{kind: tInt, pos: c.valE.pos, text: strconv.Itoa(v)}
+		full(&c.Loc, c.LocIdx)
+		if c.ValE != nil {
+			if v, ok := lw.constant(c.ValE, nil, "the value compared with "+c.Loc.Text); ok {
+				c.Val = syntax.Token{Kind: syntax.TokInt, Pos: c.ValE.Pos, Text: strconv.Itoa(v)}
 			}
 		}
 	case prog.CAt, prog.CEnd, prog.CFail:
-		full(&c.thread, c.thrIdx)
+		full(&c.Thread, c.ThrIdx)
 	}
-	lw.nameIndices(c.l)
-	lw.nameIndices(c.r)
+	lw.nameIndices(c.L)
+	lw.nameIndices(c.R)
 }
 
-// setParams evaluates the file's params, overridden by opt. A param of opt
+// SetParams evaluates the file's params, overridden by opt. A param of opt
 // that the file does not declare is an error naming the file's params:
 // --param n=2 on a file that declares N would otherwise run with the file's
 // N, silently.
-func (lw *lowerer) setParams(f *rawFile, opt Options) {
+func (lw *Lowerer) SetParams(f *syntax.File, opt Options) {
 	var declared []string
-	for _, pr := range f.params {
-		declared = append(declared, pr.name.text)
-		if _, dup := lw.params[pr.name.text]; dup {
-			lw.errorf(pr.name.pos, "param %s declared twice", pr.name.text)
+	for _, pr := range f.Params {
+		declared = append(declared, pr.Name.Text)
+		if _, dup := lw.Params[pr.Name.Text]; dup {
+			lw.errorf(pr.Name.Pos, "param %s declared twice", pr.Name.Text)
 			continue
 		}
-		v, ok := lw.constant(pr.val, nil, "param "+pr.name.text)
-		if ov, set := opt.Params[pr.name.text]; set {
+		v, ok := lw.constant(pr.Val, nil, "param "+pr.Name.Text)
+		if ov, set := opt.Params[pr.Name.Text]; set {
 			v, ok = ov, true
 		}
 		if ok {
-			lw.params[pr.name.text] = v
+			lw.Params[pr.Name.Text] = v
 		}
 	}
 	names := make([]string, 0, len(opt.Params))
@@ -504,8 +505,8 @@ func (lw *lowerer) setParams(f *rawFile, opt Options) {
 	slices.Sort(names)
 	for _, name := range names {
 		pos := prog.Pos{Line: 1, Col: 1}
-		if len(f.params) > 0 {
-			pos = f.params[0].name.pos
+		if len(f.Params) > 0 {
+			pos = f.Params[0].Name.Pos
 		}
 		msg := fmt.Sprintf("--param %s=%d: the file declares no param %s", name, opt.Params[name], name)
 		switch {

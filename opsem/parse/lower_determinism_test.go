@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // TestLoweringDeterministic lowers programs with several loops again and
@@ -53,14 +54,12 @@ exists (D = 1)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			lower := func(after int) (*prog.Program, int) {
-				p := &parser{s: newScanner([]byte(tc.src)), file: "t.rdma"}
-				p.next()
-				f := p.parseFile()
-				if p.errs != nil {
-					t.Fatal(p.errs)
+				f, perrs := syntax.ParseFile("t.rdma", []byte(tc.src))
+				if perrs != nil {
+					t.Fatal(perrs)
 				}
-				lw := &lowerer{file: "t.rdma", params: map[string]int{}, locs: map[string]int{}, nodes: map[string]int{},
-					arrays: map[string]int{}, widenAfter: after}
+				lw := &Lowerer{File: "t.rdma", Params: map[string]int{}, Locs: map[string]int{}, Nodes: map[string]int{},
+					Arrays: map[string]int{}, widenAfter: after}
 				prg, errs := lw.lower(f, Options{})
 				if errs != nil {
 					t.Fatal(errs)

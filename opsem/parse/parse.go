@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // File reads and parses the .rdma file at path.
@@ -55,11 +56,11 @@ func ParseOptions(filename string, src []byte, opt Options) (*prog.Program, erro
 // checks ctx as it goes and, once ctx is done, returns an *InterruptedError
 // at once, which wraps ctx's error.
 func ParseContext(ctx context.Context, filename string, src []byte, opt Options) (*prog.Program, error) {
-	f, errs := parseFile(filename, src)
+	f, errs := syntax.ParseFile(filename, src)
 	if errs == nil {
 		r := resolver{file: filename}
 		var prg *prog.Program
-		if f.isSurface() || len(opt.Params) > 0 {
+		if f.IsSurface() || len(opt.Params) > 0 {
 			var ie *InterruptedError
 			prg, r.errs, ie = lowerFile(ctx, filename, f, opt)
 			if ie != nil {
@@ -78,7 +79,7 @@ func ParseContext(ctx context.Context, filename string, src []byte, opt Options)
 			}
 		}
 		if r.errs != nil {
-			r.errs.sort()
+			r.errs.Sort()
 			return nil, r.errs
 		}
 		return prg, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // corpusFiles returns the litmus corpus shipped with the repository.
@@ -536,11 +537,11 @@ func TestGood(t *testing.T) {
 func TestNestingLimit(t *testing.T) {
 	// At the limit: the deepest program and conditions parse and print to
 	// text that parses again.
-	deep := "node n { x }\nthread p on n {" + strings.Repeat(" loop {", maxDepth-1) + strings.Repeat(" }", maxDepth) + "\n" +
-		"exists " + strings.Repeat("~", maxDepth-1) + "x = 0\n"
+	deep := "node n { x }\nthread p on n {" + strings.Repeat(" loop {", syntax.MaxDepth-1) + strings.Repeat(" }", syntax.MaxDepth) + "\n" +
+		"exists " + strings.Repeat("~", syntax.MaxDepth-1) + "x = 0\n"
 	p := mustParse(t, "t.rdma", deep)
 	checkRoundTrip(t, "t.rdma", p)
-	right := "node n { x }\nthread p on n { }\nexists x = 0" + strings.Repeat(` \/ (x = 1 /\ ~(x = 2`, (maxDepth-1)/3) + strings.Repeat("))", (maxDepth-1)/3)
+	right := "node n { x }\nthread p on n { }\nexists x = 0" + strings.Repeat(` \/ (x = 1 /\ ~(x = 2`, (syntax.MaxDepth-1)/3) + strings.Repeat("))", (syntax.MaxDepth-1)/3)
 	checkRoundTrip(t, "t.rdma", mustParse(t, "t.rdma", right))
 
 	// Far past it: megabytes of nesting end in an error, not a stack
@@ -787,13 +788,13 @@ var badCases = []struct {
 		"t.rdma:66:8: too many threads (the limit is 64)"},
 	{"too many instructions", "node n { }\nthread p on n {" + strings.Repeat(" skip;", prog.MaxCode) + " }",
 		"t.rdma:2:8: thread p is too long: 4001 instructions, more than the limit of 4000"},
-	{"blocks nested too deeply", "node n { }\nthread p on n " + strings.Repeat("{ loop ", maxDepth) + "{",
+	{"blocks nested too deeply", "node n { }\nthread p on n " + strings.Repeat("{ loop ", syntax.MaxDepth) + "{",
 		"t.rdma:2:7015: blocks nested too deeply (the limit is 1000 levels)"},
-	{"parentheses nested too deeply", "exists " + strings.Repeat("(", maxDepth+1),
+	{"parentheses nested too deeply", "exists " + strings.Repeat("(", syntax.MaxDepth+1),
 		"t.rdma:1:1008: condition nested too deeply (the limit is 1000 levels)"},
-	{"negations nested too deeply", "exists " + strings.Repeat("~", maxDepth+1),
+	{"negations nested too deeply", "exists " + strings.Repeat("~", syntax.MaxDepth+1),
 		"t.rdma:1:1008: condition nested too deeply (the limit is 1000 levels)"},
-	{"condition too deep", "node n { x }\nexists x = 0" + strings.Repeat(` \/ x = 0`, maxDepth),
+	{"condition too deep", "node n { x }\nexists x = 0" + strings.Repeat(` \/ x = 0`, syntax.MaxDepth),
 		"t.rdma:2:9005: condition nested too deeply (the limit is 1000 levels)"},
 }
 
@@ -859,62 +860,4 @@ func TestErrorFormat(t *testing.T) {
 	e.File = "f.rdma"
 	want(t, "with file", e.Error(), "f.rdma:2:3: m")
 	want(t, "empty list", ErrorList(nil).Error(), "no errors")
-}
-
-// TestStatementHint: words of other tools and misspelt keywords find the
-// statements they stand for; other names find none.
-func TestStatementHint(t *testing.T) {
-	tests := []struct{ word, arg, want string }{
-		{"flush", "B", "did you mean rfence(B) or poll(B)?"},
-		{"fence", "", "did you mean rfence(m)?"},
-		{"MFENCE", "n2", "did you mean rfence(n2)?"},
-		{"wait", "B", "did you mean poll(B)?"},
-		{"poll_cq", "", "did you mean poll(m)?"},
-		{"nop", "", "did you mean skip?"},
-		{"repeat", "", "did you mean while (cond) { A } or loop { A }?"},
-		{"elsif", "", "did you mean if (cond) { A } else { B }?"},
-		{"select", "", "did you mean choose { A } or { B }?"},
-		{"read", "", "did you mean a get x := y (x on the thread's node, y on the remote one)?"},
-		{"cmpxchg", "", "did you mean x := cas(z, a, b)?"},
-		// Misspellings: one edit up to four letters, two beyond.
-		{"pol", "B", "did you mean poll(B)?"},
-		{"Poll", "B", "did you mean poll(B)?"},
-		{"rfense", "B", "did you mean rfence(B)?"},
-		{"asume", "", "did you mean assume(x == v)?"},
-		{"chose", "", "did you mean choose { A } or { B }?"},
-		{"lop", "", "did you mean loop { A }?"},
-		{"skp", "", "did you mean skip?"},
-		{"whlie", "", "did you mean while (cond) { A }?"},
-		{"iff", "", "did you mean if (cond) { A } else { B }?"},
-		{"fro", "", "did you mean for k in lo..hi { A }?"},
-		{"asert", "", "did you mean assert(cond)?"},
-		{"brek", "", "did you mean break?"},
-		// Equally near two keywords: both.
-		{"choop", "B", "did you mean choose { A } or { B } or loop { A }?"},
-		// Nothing near.
-		{"x", "", ""},
-		{"foo", "", ""},
-		{"frobnicate", "B", ""},
-		{"pl", "", ""},
-	}
-	for _, tc := range tests {
-		if got := statementHint(tc.word, tc.arg); got != tc.want {
-			t.Errorf("statementHint(%q, %q) = %q, want %q", tc.word, tc.arg, got, tc.want)
-		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"", "poll", 4}, {"poll", "", 4}, {"poll", "poll", 0},
-		{"pol", "poll", 1}, {"pool", "poll", 1}, {"fence", "rfence", 1}, {"kitten", "sitting", 3},
-	}
-	for _, tc := range tests {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
 }

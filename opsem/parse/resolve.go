@@ -5,9 +5,10 @@ import (
 	"strconv"
 
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
-// resolver turns a rawFile into a prog.Program, checking names and rules.
+// resolver turns a File into a prog.Program, checking names and rules.
 type resolver struct {
 	file   string
 	errs   ErrorList
@@ -33,124 +34,124 @@ func (r *resolver) errorf(pos prog.Pos, format string, args ...any) {
 }
 
 // value converts a number token, reporting values outside 0..255.
-func (r *resolver) value(t token) uint8 {
-	v, err := strconv.Atoi(t.text)
+func (r *resolver) value(t syntax.Token) uint8 {
+	v, err := strconv.Atoi(t.Text)
 	if err != nil || v < 0 || v > prog.MaxValue {
-		r.errorf(t.pos, "value %s is out of range 0..%d", t.text, prog.MaxValue)
+		r.errorf(t.Pos, "value %s is out of range 0..%d", t.Text, prog.MaxValue)
 		return 0
 	}
 	return uint8(v)
 }
 
-func (r *resolver) resolve(f *rawFile) *prog.Program {
+func (r *resolver) resolve(f *syntax.File) *prog.Program {
 	p := &prog.Program{File: r.file}
 	r.p = p
-	if f.name != nil {
-		p.Name = f.name.text
+	if f.Name != nil {
+		p.Name = f.Name.Text
 	}
-	if f.doc != nil {
-		p.Doc = f.doc.text
+	if f.Doc != nil {
+		p.Doc = f.Doc.Text
 	}
 	// Nodes and locations first, so that threads may refer to nodes
 	// declared after them.
-	for _, n := range f.nodes {
-		if i := p.NodeIndex(n.name.text); i >= 0 {
-			r.errorf(n.name.pos, "node %s declared twice (first at %s)", n.name.text, p.Nodes[i].Pos)
+	for _, n := range f.Nodes {
+		if i := p.NodeIndex(n.Name.Text); i >= 0 {
+			r.errorf(n.Name.Pos, "node %s declared twice (first at %s)", n.Name.Text, p.Nodes[i].Pos)
 			continue
 		}
 		if len(p.Nodes) == prog.MaxNodes {
-			r.errorf(n.name.pos, "too many nodes (the limit is %d)", prog.MaxNodes)
+			r.errorf(n.Name.Pos, "too many nodes (the limit is %d)", prog.MaxNodes)
 			break
 		}
-		p.Nodes = append(p.Nodes, prog.Node{Name: n.name.text, Pos: n.name.pos})
-		for _, d := range n.locs {
-			if i := p.LocIndex(d.name.text); i >= 0 {
+		p.Nodes = append(p.Nodes, prog.Node{Name: n.Name.Text, Pos: n.Name.Pos})
+		for _, d := range n.Locs {
+			if i := p.LocIndex(d.Name.Text); i >= 0 {
 				l := p.Locs[i]
-				r.errorf(d.name.pos, "location %s declared twice (first at %s, on node %s); location names are global", d.name.text, l.Pos, p.Nodes[l.Node].Name)
+				r.errorf(d.Name.Pos, "location %s declared twice (first at %s, on node %s); location names are global", d.Name.Text, l.Pos, p.Nodes[l.Node].Name)
 				continue
 			}
 			if len(p.Locs) == prog.MaxLocs {
-				r.errorf(d.name.pos, "too many locations (the limit is %d)", prog.MaxLocs)
+				r.errorf(d.Name.Pos, "too many locations (the limit is %d)", prog.MaxLocs)
 				break
 			}
-			l := prog.Loc{Name: d.name.text, Node: len(p.Nodes) - 1, Pos: d.name.pos}
-			if d.val != nil {
-				l.Init = r.value(*d.val)
+			l := prog.Loc{Name: d.Name.Text, Node: len(p.Nodes) - 1, Pos: d.Name.Pos}
+			if d.Val != nil {
+				l.Init = r.value(*d.Val)
 			}
 			p.Locs = append(p.Locs, l)
 		}
 	}
-	for _, t := range f.threads {
-		if i := p.ThreadIndex(t.name.text); i >= 0 {
-			r.errorf(t.name.pos, "thread %s declared twice (first at %s)", t.name.text, p.Threads[i].Pos)
+	for _, t := range f.Threads {
+		if i := p.ThreadIndex(t.Name.Text); i >= 0 {
+			r.errorf(t.Name.Pos, "thread %s declared twice (first at %s)", t.Name.Text, p.Threads[i].Pos)
 			continue
 		}
 		if len(p.Threads) == prog.MaxThreads {
-			r.errorf(t.name.pos, "too many threads (the limit is %d)", prog.MaxThreads)
+			r.errorf(t.Name.Pos, "too many threads (the limit is %d)", prog.MaxThreads)
 			break
 		}
-		node := p.NodeIndex(t.node.text)
+		node := p.NodeIndex(t.Node.Text)
 		if node < 0 {
-			r.errorf(t.node.pos, "unknown node %s (declare it with node %s { ... })", t.node.text, t.node.text)
+			r.errorf(t.Node.Pos, "unknown node %s (declare it with node %s { ... })", t.Node.Text, t.Node.Text)
 			continue
 		}
-		th := prog.Thread{Name: t.name.text, Node: node, Pos: t.name.pos}
+		th := prog.Thread{Name: t.Name.Text, Node: node, Pos: t.Name.Pos}
 		labels := map[string]prog.Pos{}
-		r.thread = t.name.text
-		th.Body = r.stmts(t.body, node, labels)
+		r.thread = t.Name.Text
+		th.Body = r.stmts(t.Body, node, labels)
 		// Compile emits one instruction per statement, plus the end.
 		if n := countStmts(th.Body) + 1; n > prog.MaxCode {
-			r.errorf(t.name.pos, "thread %s is too long: %d instructions, more than the limit of %d", t.name.text, n, prog.MaxCode)
+			r.errorf(t.Name.Pos, "thread %s is too long: %d instructions, more than the limit of %d", t.Name.Text, n, prog.MaxCode)
 		}
 		p.Threads = append(p.Threads, th)
 	}
 	r.queryAndExpects(f)
-	if len(f.threads) == 0 && r.errs == nil {
+	if len(f.Threads) == 0 && r.errs == nil {
 		// Without a thread nothing runs: the only outcome is the initial
 		// memory, and every query would be answered about a program the
 		// user did not mean to write (an empty file, or threads commented
 		// out). Reported only when nothing else is wrong, at the end of the
 		// file, where a thread would go.
-		r.errorf(f.end, "no thread: a program needs at least one thread (thread T on N { ... })")
+		r.errorf(f.End, "no thread: a program needs at least one thread (thread T on N { ... })")
 	}
 	return p
 }
 
 // queryAndExpects resolves the query and the expect lines of f.
-func (r *resolver) queryAndExpects(f *rawFile) {
+func (r *resolver) queryAndExpects(f *syntax.File) {
 	p := r.p
-	if f.query != nil {
-		p.Query = prog.Query{Kind: f.query.kind, Pos: f.query.pos}
-		p.Query.Cond = r.cond(f.query.cond, f.query.kind == prog.QReach)
+	if f.Query != nil {
+		p.Query = prog.Query{Kind: f.Query.Kind, Pos: f.Query.Pos}
+		p.Query.Cond = r.cond(f.Query.Cond, f.Query.Kind == prog.QReach)
 	}
 	seen := map[prog.Semantics]prog.Pos{}
-	for _, e := range f.expects {
-		sem := map[string]prog.Semantics{"rdma": prog.RDMA, "sc": prog.SC, "robust": prog.Robust}[e.sem.text]
+	for _, e := range f.Expects {
+		sem := map[string]prog.Semantics{"rdma": prog.RDMA, "sc": prog.SC, "robust": prog.Robust}[e.Sem.Text]
 		if pos, dup := seen[sem]; dup {
-			r.errorf(e.pos, "expect %s given twice (first at %s)", e.sem.text, pos)
+			r.errorf(e.Pos, "expect %s given twice (first at %s)", e.Sem.Text, pos)
 			continue
 		}
-		seen[sem] = e.pos
+		seen[sem] = e.Pos
 		if sem != prog.Robust && p.Query.Kind == prog.QNone {
-			r.errorf(e.pos, "expect %s needs a query to check (exists, ~exists, forall or reach)", e.sem.text)
+			r.errorf(e.Pos, "expect %s needs a query to check (exists, ~exists, forall or reach)", e.Sem.Text)
 			continue
 		}
-		yes := e.word.text == "allowed" || e.word.text == "yes"
-		p.Expects = append(p.Expects, prog.Expect{Sem: sem, Yes: yes, Pos: e.pos})
+		yes := e.Word.Text == "allowed" || e.Word.Text == "yes"
+		p.Expects = append(p.Expects, prog.Expect{Sem: sem, Yes: yes, Pos: e.Pos})
 	}
 }
 
 // loc resolves a location name.
-func (r *resolver) loc(t token) (int, bool) {
-	i := r.p.LocIndex(t.text)
+func (r *resolver) loc(t syntax.Token) (int, bool) {
+	i := r.p.LocIndex(t.Text)
 	if i < 0 {
-		r.errorf(t.pos, "unknown location %s (declare it in a node: node N { %s = 0 })", t.text, t.text)
+		r.errorf(t.Pos, "unknown location %s (declare it in a node: node N { %s = 0 })", t.Text, t.Text)
 		return 0, false
 	}
 	return i, true
 }
 
-func (r *resolver) stmts(raw []*rawStmt, node int, labels map[string]prog.Pos) []*prog.Stmt {
+func (r *resolver) stmts(raw []*syntax.Stmt, node int, labels map[string]prog.Pos) []*prog.Stmt {
 	out := make([]*prog.Stmt, 0, len(raw))
 	for _, rs := range raw {
 		if s := r.stmt(rs, node, labels); s != nil {
@@ -160,160 +161,160 @@ func (r *resolver) stmts(raw []*rawStmt, node int, labels map[string]prog.Pos) [
 	return out
 }
 
-func (r *resolver) stmt(rs *rawStmt, node int, labels map[string]prog.Pos) *prog.Stmt {
+func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *prog.Stmt {
 	p := r.p
-	s := &prog.Stmt{Pos: rs.pos}
-	if rs.label != nil {
-		if first, dup := labels[rs.label.text]; dup {
-			r.errorf(rs.label.pos, "label %s used twice in thread %s (first at %s)", rs.label.text, r.thread, first)
-		} else if rs.label.text == "end" {
-			r.errorf(rs.label.pos, "end cannot be a label: T@end means the thread has terminated")
-		} else if rs.label.text == "fail" {
-			r.errorf(rs.label.pos, "fail cannot be a label: T@fail means the thread stopped at an error")
+	s := &prog.Stmt{Pos: rs.Pos}
+	if rs.Label != nil {
+		if first, dup := labels[rs.Label.Text]; dup {
+			r.errorf(rs.Label.Pos, "label %s used twice in thread %s (first at %s)", rs.Label.Text, r.thread, first)
+		} else if rs.Label.Text == "end" {
+			r.errorf(rs.Label.Pos, "end cannot be a label: T@end means the thread has terminated")
+		} else if rs.Label.Text == "fail" {
+			r.errorf(rs.Label.Pos, "fail cannot be a label: T@fail means the thread stopped at an error")
 		} else {
-			labels[rs.label.text] = rs.label.pos
-			s.Label = rs.label.text
+			labels[rs.Label.Text] = rs.Label.Pos
+			s.Label = rs.Label.Text
 		}
 	}
 	nodeName := p.Nodes[node].Name
 	onNode := func(l int) string { return p.Nodes[p.Locs[l].Node].Name }
-	switch rs.kind {
-	case rSkip:
+	switch rs.Kind {
+	case syntax.StmtSkip:
 		s.Kind = prog.SSkip
-	case rAssignValue:
+	case syntax.StmtAssignValue:
 		s.Kind = prog.SWrite
-		x, ok := r.loc(rs.lhs)
+		x, ok := r.loc(rs.Lhs)
 		if !ok {
 			return nil
 		}
 		if p.Locs[x].Node != node {
-			r.errorf(rs.lhs.pos, "cannot write a constant to %s on node %s: thread %s runs on %s and writes constants only to its own node (to send a value, put it from a location l of %s: %s := l)", rs.lhs.text, onNode(x), r.thread, nodeName, nodeName, rs.lhs.text)
+			r.errorf(rs.Lhs.Pos, "cannot write a constant to %s on node %s: thread %s runs on %s and writes constants only to its own node (to send a value, put it from a location l of %s: %s := l)", rs.Lhs.Text, onNode(x), r.thread, nodeName, nodeName, rs.Lhs.Text)
 		}
-		s.X, s.A = x, r.value(rs.rhs)
-	case rAssignLoc:
-		x, ok1 := r.loc(rs.lhs)
-		y, ok2 := r.loc(rs.rhs)
+		s.X, s.A = x, r.value(rs.Rhs)
+	case syntax.StmtAssignLoc:
+		x, ok1 := r.loc(rs.Lhs)
+		y, ok2 := r.loc(rs.Rhs)
 		if !ok1 || !ok2 {
 			return nil
 		}
 		xl, yl := p.Locs[x].Node == node, p.Locs[y].Node == node
 		switch {
 		case xl && yl:
-			r.errorf(rs.pos, "%s := %s copies between two locations of %s, the thread's own node, and there is no local copy instruction: one side of := must be on another node (a get or a put), or write a constant (%s := v)", rs.lhs.text, rs.rhs.text, nodeName, rs.lhs.text)
+			r.errorf(rs.Pos, "%s := %s copies between two locations of %s, the thread's own node, and there is no local copy instruction: one side of := must be on another node (a get or a put), or write a constant (%s := v)", rs.Lhs.Text, rs.Rhs.Text, nodeName, rs.Lhs.Text)
 		case !xl && !yl:
 			where := "both on node " + onNode(x)
 			if onNode(x) != onNode(y) {
 				where = "on nodes " + onNode(x) + " and " + onNode(y)
 			}
-			r.errorf(rs.pos, "%s := %s copies between two remote locations (%s): one side of := must be on %s, the thread's own node", rs.lhs.text, rs.rhs.text, where, nodeName)
+			r.errorf(rs.Pos, "%s := %s copies between two remote locations (%s): one side of := must be on %s, the thread's own node", rs.Lhs.Text, rs.Rhs.Text, where, nodeName)
 		case xl:
 			s.Kind, s.X, s.Y, s.Remote = prog.SGet, x, y, p.Locs[y].Node
 		default:
 			s.Kind, s.X, s.Y, s.Remote = prog.SPut, y, x, p.Locs[x].Node
 		}
-	case rAssignCAS:
+	case syntax.StmtAssignCAS:
 		s.Kind = prog.SCAS
-		x, ok1 := r.loc(rs.lhs)
-		z, ok2 := r.loc(rs.z)
+		x, ok1 := r.loc(rs.Lhs)
+		z, ok2 := r.loc(rs.Z)
 		if !ok1 || !ok2 {
 			return nil
 		}
 		if p.Locs[z].Node != node {
-			r.errorf(rs.z.pos, "cas works on the thread's own memory, but %s is on node %s, not %s", rs.z.text, onNode(z), nodeName)
+			r.errorf(rs.Z.Pos, "cas works on the thread's own memory, but %s is on node %s, not %s", rs.Z.Text, onNode(z), nodeName)
 		}
 		if p.Locs[x].Node != node {
-			r.errorf(rs.lhs.pos, "the result of cas goes to the thread's own memory, but %s is on node %s, not %s", rs.lhs.text, onNode(x), nodeName)
+			r.errorf(rs.Lhs.Pos, "the result of cas goes to the thread's own memory, but %s is on node %s, not %s", rs.Lhs.Text, onNode(x), nodeName)
 		}
-		s.X, s.Z, s.A, s.B = x, z, r.value(rs.a), r.value(rs.b)
-	case rAssignAtomic:
+		s.X, s.Z, s.A, s.B = x, z, r.value(rs.A), r.value(rs.B)
+	case syntax.StmtAssignAtomic:
 		s.Kind = prog.SRCAS
-		if rs.atomic == "rfaa" {
+		if rs.Atomic == "rfaa" {
 			s.Kind = prog.SRFAA
 		}
-		x, ok1 := r.loc(rs.lhs)
-		y, ok2 := r.loc(rs.z)
+		x, ok1 := r.loc(rs.Lhs)
+		y, ok2 := r.loc(rs.Z)
 		if !ok1 || !ok2 {
 			return nil
 		}
 		if p.Locs[y].Node == node {
-			r.errorf(rs.z.pos, "%s works on another node's memory, but %s is on node %s, the thread's own (use cas for a local compare-and-swap)", rs.atomic, rs.z.text, nodeName)
+			r.errorf(rs.Z.Pos, "%s works on another node's memory, but %s is on node %s, the thread's own (use cas for a local compare-and-swap)", rs.Atomic, rs.Z.Text, nodeName)
 		}
 		if p.Locs[x].Node != node {
-			r.errorf(rs.lhs.pos, "the old value of %s goes to the thread's own memory, but %s is on node %s, not %s", rs.atomic, rs.lhs.text, onNode(x), nodeName)
+			r.errorf(rs.Lhs.Pos, "the old value of %s goes to the thread's own memory, but %s is on node %s, not %s", rs.Atomic, rs.Lhs.Text, onNode(x), nodeName)
 		}
-		s.X, s.Y, s.Remote, s.A = x, y, p.Locs[y].Node, r.value(rs.a)
-		if rs.atomic == "rcas" {
-			s.B = r.value(rs.b)
+		s.X, s.Y, s.Remote, s.A = x, y, p.Locs[y].Node, r.value(rs.A)
+		if rs.Atomic == "rcas" {
+			s.B = r.value(rs.B)
 		}
-	case rAssume:
+	case syntax.StmtAssume:
 		s.Kind = prog.SAssume
-		x, ok := r.loc(rs.lhs)
+		x, ok := r.loc(rs.Lhs)
 		if !ok {
 			return nil
 		}
 		if p.Locs[x].Node != node {
-			r.errorf(rs.lhs.pos, "assume reads the thread's own memory, but %s is on node %s, not %s (read it with a get first)", rs.lhs.text, onNode(x), nodeName)
+			r.errorf(rs.Lhs.Pos, "assume reads the thread's own memory, but %s is on node %s, not %s (read it with a get first)", rs.Lhs.Text, onNode(x), nodeName)
 		}
-		s.X, s.A, s.Ne = x, r.value(rs.rhs), rs.ne
-	case rRFence, rPoll:
+		s.X, s.A, s.Ne = x, r.value(rs.Rhs), rs.Ne
+	case syntax.StmtRFence, syntax.StmtPoll:
 		s.Kind = prog.SRFence
 		kw := "rfence"
-		if rs.kind == rPoll {
+		if rs.Kind == syntax.StmtPoll {
 			s.Kind, kw = prog.SPoll, "poll"
 		}
-		n := p.NodeIndex(rs.node.text)
+		n := p.NodeIndex(rs.Node.Text)
 		switch {
 		case n < 0:
-			r.errorf(rs.node.pos, "unknown node %s in %s(%s) (declare it with node %s { ... })", rs.node.text, kw, rs.node.text, rs.node.text)
+			r.errorf(rs.Node.Pos, "unknown node %s in %s(%s) (declare it with node %s { ... })", rs.Node.Text, kw, rs.Node.Text, rs.Node.Text)
 			return nil
 		case n == node:
-			r.errorf(rs.node.pos, "%s(%s): %s is the thread's own node; %s names the remote node of a queue pair", kw, rs.node.text, rs.node.text, kw)
+			r.errorf(rs.Node.Pos, "%s(%s): %s is the thread's own node; %s names the remote node of a queue pair", kw, rs.Node.Text, rs.Node.Text, kw)
 		}
 		s.Remote = n
-	case rChoose, rLoop:
+	case syntax.StmtChoose, syntax.StmtLoop:
 		s.Kind = prog.SChoose
-		if rs.kind == rLoop {
+		if rs.Kind == syntax.StmtLoop {
 			s.Kind = prog.SLoop
 		}
-		for _, b := range rs.branches {
+		for _, b := range rs.Branches {
 			s.Branches = append(s.Branches, r.stmts(b, node, labels))
 		}
 	}
 	return s
 }
 
-func (r *resolver) cond(rc *rawCond, reach bool) *prog.Cond {
+func (r *resolver) cond(rc *syntax.Cond, reach bool) *prog.Cond {
 	if rc == nil {
 		return &prog.Cond{Op: prog.CTrue}
 	}
-	c := &prog.Cond{Op: rc.op, Pos: rc.pos}
-	switch rc.op {
+	c := &prog.Cond{Op: rc.Op, Pos: rc.Pos}
+	switch rc.Op {
 	case prog.CEq, prog.CNe:
-		c.Loc, _ = r.loc(rc.loc)
-		c.Val = r.value(rc.val)
+		c.Loc, _ = r.loc(rc.Loc)
+		c.Val = r.value(rc.Val)
 	case prog.CAt, prog.CEnd, prog.CFail:
 		if !reach {
-			r.errorf(rc.pos, "control condition %s@%s is only allowed in reach queries (exists, ~exists and forall look at final configurations, where every thread has ended)", rc.thread.text, rc.label.text)
+			r.errorf(rc.Pos, "control condition %s@%s is only allowed in reach queries (exists, ~exists and forall look at final configurations, where every thread has ended)", rc.Thread.Text, rc.Label.Text)
 			return c
 		}
-		t := r.p.ThreadIndex(rc.thread.text)
+		t := r.p.ThreadIndex(rc.Thread.Text)
 		if t < 0 {
-			r.errorf(rc.thread.pos, "unknown thread %s in %s@%s", rc.thread.text, rc.thread.text, rc.label.text)
+			r.errorf(rc.Thread.Pos, "unknown thread %s in %s@%s", rc.Thread.Text, rc.Thread.Text, rc.Label.Text)
 			return c
 		}
 		c.Thread = t
-		if rc.op == prog.CAt {
-			c.Label = rc.label.text
+		if rc.Op == prog.CAt {
+			c.Label = rc.Label.Text
 			th := &r.p.Threads[t]
 			if th.Lowered && len(th.LabelPCs(c.Label)) == 0 || !th.Lowered && !hasLabel(th.Body, c.Label) {
-				r.errorf(rc.label.pos, "thread %s has no label %s", rc.thread.text, c.Label)
+				r.errorf(rc.Label.Pos, "thread %s has no label %s", rc.Thread.Text, c.Label)
 			}
 		}
 	case prog.CNot:
-		c.L = r.cond(rc.l, reach)
+		c.L = r.cond(rc.L, reach)
 	case prog.CAnd, prog.COr:
-		c.L = r.cond(rc.l, reach)
-		c.R = r.cond(rc.r, reach)
+		c.L = r.cond(rc.L, reach)
+		c.R = r.cond(rc.R, reach)
 	}
 	return c
 }

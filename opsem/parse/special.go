@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // Specialisation turns a thread's surface graph into a core control-flow
@@ -44,7 +45,7 @@ type domains struct {
 	// ranges are the declared ranges of the locations: a write of a value
 	// outside its location's range stops the run (prog.Range), so that
 	// value is never in the location's domain.
-	ranges []valRange
+	ranges []ValRange
 	edges  []domEdge // NIC and cas copies
 	adds   []domEdge // rfaa(l, d): from = to = l, d the addend (l's values shifted by d, modulo 256)
 	grew   bool
@@ -65,7 +66,7 @@ func (sp *specialiser) edge(from, to int) {
 
 // writer is the current statement as a prog.Writer.
 func (sp *specialiser) writer() prog.Writer {
-	return prog.Writer{Thread: sp.ti, Pos: sp.cur.s.pos, Text: sp.src.Text}
+	return prog.Writer{Thread: sp.ti, Pos: sp.cur.s.Pos, Text: sp.src.Text}
 }
 
 func (d *domains) add(l, v int) {
@@ -81,7 +82,7 @@ func (d *domains) close() {
 		changed = false
 		for _, e := range d.edges {
 			for v := range d.vals[e.from] {
-				if d.vals[e.from][v] && !d.vals[e.to][v] && d.ranges[e.to].has(v) {
+				if d.vals[e.from][v] && !d.vals[e.to][v] && d.ranges[e.to].Has(v) {
 					d.vals[e.to][v] = true
 					changed, d.grew = true, true
 				}
@@ -89,7 +90,7 @@ func (d *domains) close() {
 		}
 		for _, a := range d.adds {
 			for v := range d.vals[a.from] {
-				if w := (v + a.d) % (prog.MaxValue + 1); d.vals[a.from][v] && !d.vals[a.from][w] && d.ranges[a.from].has(w) {
+				if w := (v + a.d) % (prog.MaxValue + 1); d.vals[a.from][v] && !d.vals[a.from][w] && d.ranges[a.from].Has(w) {
 					d.vals[a.from][w] = true
 					changed, d.grew = true, true
 				}
@@ -125,7 +126,7 @@ func (d *domains) widen(before [][prog.MaxValue + 1]bool, growing []int, after i
 		if growing[l] < after {
 			continue
 		}
-		for v := d.ranges[l].lo; v <= d.ranges[l].hi; v++ {
+		for v := d.ranges[l].Lo; v <= d.ranges[l].Hi; v++ {
 			d.vals[l][v] = true
 		}
 		growing[l] = 0
@@ -144,13 +145,13 @@ func (d *domains) list(l int) []int {
 
 // specialiseAll specialises every thread, repeating while the domains grow,
 // and finishes the program (query, expect lines).
-func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
-	p := lw.p
-	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs)), ranges: lw.ranges}
+func (lw *Lowerer) specialiseAll(ts []*IRThread, f *syntax.File) {
+	p := lw.P
+	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs)), ranges: lw.Ranges}
 	for l := range p.Locs {
 		dom.vals[l][p.Locs[l].Init] = true
-		if rng := lw.ranges[l]; rng != (valRange{0, prog.MaxValue}) {
-			for v := rng.lo; v <= rng.hi; v++ {
+		if rng := lw.Ranges[l]; rng != (ValRange{0, prog.MaxValue}) {
+			for v := rng.Lo; v <= rng.Hi; v++ {
 				dom.vals[l][v] = true
 			}
 		}
@@ -164,14 +165,14 @@ func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 		dom.edges, dom.adds = dom.edges[:0], dom.adds[:0]
 		p.Threads = p.Threads[:0]
 		for ti, t := range ts {
-			lw.thread = t.name
+			lw.thread = t.Name
 			if lw.stop() {
 				return
 			}
 			sp := &specialiser{lw: lw, t: t, ti: ti, dom: dom, keys: map[string]int{}, fails: map[string]int{},
 				regIdx: map[string]int{}}
 			th := sp.run()
-			if lw.errs != nil || lw.interrupted != nil {
+			if lw.Errs != nil || lw.interrupted != nil {
 				return
 			}
 			p.Threads = append(p.Threads, th)
@@ -194,14 +195,14 @@ func (lw *lowerer) specialiseAll(ts []*irThread, f *rawFile) {
 // edges and adds) may take out of its declared range its prog.Range, with
 // the statements that may: the semantics check those writes when they
 // happen (see prog.Range).
-func (lw *lowerer) rangeChecks(dom *domains) {
-	p := lw.p
-	out := func(to, v int) bool { return !lw.ranges[to].has(v) }
+func (lw *Lowerer) rangeChecks(dom *domains) {
+	p := lw.P
+	out := func(to, v int) bool { return !lw.Ranges[to].Has(v) }
 	add := func(to int, w prog.Writer) {
 		l := &p.Locs[to]
 		if l.Check == nil {
-			rng := lw.ranges[to]
-			l.Check = &prog.Range{Lo: uint8(rng.lo), Hi: uint8(rng.hi)}
+			rng := lw.Ranges[to]
+			l.Check = &prog.Range{Lo: uint8(rng.Lo), Hi: uint8(rng.Hi)}
 		}
 		for _, o := range l.Check.Writers {
 			if o == w {
@@ -230,8 +231,8 @@ func (lw *lowerer) rangeChecks(dom *domains) {
 
 // specialiser specialises one thread.
 type specialiser struct {
-	lw     *lowerer
-	t      *irThread
+	lw     *Lowerer
+	t      *IRThread
 	ti     int
 	dom    *domains
 	regIdx map[string]int
@@ -293,7 +294,7 @@ func (sp *specialiser) core(ir int, regs []uint8) int {
 // stmt returns the core statement of an instruction at the current surface
 // statement.
 func (sp *specialiser) stmt(kind prog.StmtKind) *prog.Stmt {
-	return &prog.Stmt{Kind: kind, Pos: sp.cur.s.pos, Src: sp.src}
+	return &prog.Stmt{Kind: kind, Pos: sp.cur.s.Pos, Src: sp.src}
 }
 
 // fail returns the error point for msg at pos.
@@ -311,33 +312,33 @@ func (sp *specialiser) fail(pos prog.Pos, msg string) int {
 
 func (sp *specialiser) run() prog.Thread {
 	t := sp.t
-	for i, r := range t.regs {
-		sp.regIdx[r.name] = i
+	for i, r := range t.Regs {
+		sp.regIdx[r.Name] = i
 	}
 	sp.live = liveRegisters(t, sp.regIdx)
 	sp.end = sp.emit(prog.Instr{Op: prog.OpEnd, Loop: -1, QP: -1, Remote: -1})
 	sp.heads = map[int]int{}
-	init := make([]uint8, len(t.regs))
-	for i, r := range t.regs {
-		init[i] = uint8(r.init)
+	init := make([]uint8, len(t.Regs))
+	for i, r := range t.Regs {
+		init[i] = uint8(r.Init)
 	}
 	entry := sp.core(t.entry, init)
-	for len(sp.work) > 0 && sp.lw.errs == nil && !sp.lw.stop() {
+	for len(sp.work) > 0 && sp.lw.Errs == nil && !sp.lw.stop() {
 		it := sp.work[len(sp.work)-1]
 		sp.work = sp.work[:len(sp.work)-1]
 		sp.item(it)
 		if len(sp.code) > 4*prog.MaxCode {
-			sp.lw.errorf(t.pos, "thread %s lowers to more than %d instructions (narrow the ranges of its registers, or lower its params)", t.name, prog.MaxCode)
+			sp.lw.errorf(t.pos, "thread %s lowers to more than %d instructions (narrow the ranges of its registers, or lower its params)", t.Name, prog.MaxCode)
 			break
 		}
 	}
-	th := prog.Thread{Name: t.name, Node: t.node, Pos: t.pos, Lowered: true}
-	if sp.lw.errs != nil || sp.lw.interrupted != nil {
+	th := prog.Thread{Name: t.Name, Node: t.node, Pos: t.pos, Lowered: true}
+	if sp.lw.Errs != nil || sp.lw.interrupted != nil {
 		return th
 	}
 	sp.finishGraph(&th, entry)
 	if len(th.Code) > prog.MaxCode {
-		sp.lw.errorf(t.pos, "thread %s lowers to %d instructions, more than the limit of %d (narrow the ranges of its registers, or lower its params)", t.name, len(th.Code), prog.MaxCode)
+		sp.lw.errorf(t.pos, "thread %s lowers to %d instructions, more than the limit of %d (narrow the ranges of its registers, or lower its params)", t.Name, len(th.Code), prog.MaxCode)
 	}
 	return th
 }
@@ -346,15 +347,15 @@ func (sp *specialiser) run() prog.Thread {
 // stands for a register dead there (its value cannot matter any more).
 func (sp *specialiser) regsText(ir int, regs []uint8) string {
 	var b strings.Builder
-	for i, r := range sp.t.regs {
+	for i, r := range sp.t.Regs {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		if sp.live != nil && !sp.live[ir][i] {
-			fmt.Fprintf(&b, "%s=_", r.name)
+			fmt.Fprintf(&b, "%s=_", r.Name)
 			continue
 		}
-		fmt.Fprintf(&b, "%s=%d", r.name, regs[i])
+		fmt.Fprintf(&b, "%s=%d", r.Name, regs[i])
 	}
 	return b.String()
 }
@@ -388,7 +389,7 @@ func (sp *specialiser) item(it item) {
 		sp.head(it.pc, sp.core(in.alts[0], regs), sp.core(in.alts[1], regs))
 		return
 	case iWhile:
-		cond := in.s.cond
+		cond := in.s.Cond
 		enter, _ := sp.decide(nil, func(e *evalCtx) int {
 			v := e.eval(cond)
 			if v.stop() {
@@ -413,7 +414,7 @@ func (sp *specialiser) item(it item) {
 		return
 	case iIf:
 		root, _ = sp.decide(nil, func(e *evalCtx) int {
-			v := e.eval(in.s.cond)
+			v := e.eval(in.s.Cond)
 			if v.stop() {
 				return v.pc
 			}
@@ -446,11 +447,11 @@ func (sp *specialiser) head(pc, enter, exit int) {
 	sp.code[pc] = in
 	sp.jump[pc] = false
 	sp.heads[pc] = body
-	if len(in.Alts) == 0 && sp.lw.errs == nil {
+	if len(in.Alts) == 0 && sp.lw.Errs == nil {
 		// Without another error first: a test that could not be
 		// compiled (a remote read) leaves no alternative either, and
 		// its error says why.
-		sp.lw.errorf(sp.cur.s.pos, "this loop can neither run nor end")
+		sp.lw.errorf(sp.cur.s.Pos, "this loop can neither run nor end")
 	}
 }
 

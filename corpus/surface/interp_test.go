@@ -1,23 +1,29 @@
-package parse
+package surface
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+
+	"rdmasim/opsem/parse"
 )
+
+// errorRE matches an error of the file t.rdma as file:line:col: message.
+var errorRE = regexp.MustCompile(`^t\.rdma:(\d+):(\d+): \S`)
 
 // FuzzInterpret checks the interpreter on whatever parses: it never panics,
 // it fails only with file:line:col errors, and it names the locations and
 // threads as the lowering does.
 func FuzzInterpret(f *testing.F) {
-	for _, s := range surfaceSeeds {
-		f.Add([]byte(s))
+	for _, c := range cases {
+		f.Add([]byte(c.src))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, err := Parse("t.rdma", src)
+		p, err := parse.Parse("t.rdma", src)
 		if err != nil {
 			return
 		}
-		in, err := InterpretSC("t.rdma", src, Options{}, 2000)
+		in, err := InterpretSC("t.rdma", src, parse.Options{}, 2000)
 		if err != nil {
 			if !errorRE.MatchString(err.Error()) {
 				t.Fatalf("error %q is not file:line:col: message", err)
@@ -54,7 +60,7 @@ func TestInterpretStaticErrors(t *testing.T) {
 		{"node A { x = 0 }\nthread T on A { rfence(A) }\n", "t.rdma:2:24: rfence(A) names the thread's own node"},
 		{"node A { x = 0 }\nthread T on A { x := q }\n", "t.rdma:2:22: unknown name q"},
 	} {
-		_, err := InterpretSC("t.rdma", []byte(c.src), Options{}, 0)
+		_, err := InterpretSC("t.rdma", []byte(c.src), parse.Options{}, 0)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %s...", c.src, err, c.want)
 		}

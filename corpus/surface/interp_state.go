@@ -1,7 +1,10 @@
-package parse
+package surface
 
 import (
 	bin "encoding/binary"
+
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/syntax"
 )
 
 // The interpreter's configurations: memory, each thread's continuation and
@@ -125,11 +128,11 @@ func (in *interp) env(t int, s *tstate) map[string]int {
 	th := in.threads[t]
 	env := th.env
 	for _, f := range s.frames {
-		if o := in.blkList[f.blk].owner; o != nil && o.kind == rFor {
+		if o := in.blkList[f.blk].owner; o != nil && o.Kind == syntax.StmtFor {
 			if len(env) == len(th.env) {
 				env = copyEnv(th.env)
 			}
-			env[o.reg.text] = f.k
+			env[o.Reg.Text] = f.k
 		}
 	}
 	return env
@@ -199,42 +202,42 @@ func (in *interp) localStep(t int, s tstate) ([]tstate, bool, error) {
 		return in.endBlock(t, s)
 	}
 	st := blk.stmts[top.i]
-	switch st.kind {
-	case rSkip, rReg:
+	switch st.Kind {
+	case syntax.StmtSkip, syntax.StmtReg:
 		n := s.clone()
 		advance(&n)
 		return []tstate{n}, false, nil
-	case rBreak:
+	case syntax.StmtBreak:
 		n := s.clone()
 		for len(n.frames) > 0 {
 			o := in.blkList[n.frames[len(n.frames)-1].blk].owner
 			n.frames = n.frames[:len(n.frames)-1]
-			if o != nil && (o.kind == rWhile || o.kind == rFor || o.kind == rLoop) {
+			if o != nil && (o.Kind == syntax.StmtWhile || o.Kind == syntax.StmtFor || o.Kind == syntax.StmtLoop) {
 				advance(&n)
 				return []tstate{n}, false, nil
 			}
 		}
-		return nil, false, in.staticError(st.pos, "break outside a loop")
-	case rCall:
+		return nil, false, in.staticError(st.Pos, "break outside a loop")
+	case syntax.StmtCall:
 		// A procedure's body (inlined in branches[0]), run as a block.
 		n := s.clone()
 		n.frames = append(n.frames, frame{blk: in.branchBlock(st, 0)})
 		return []tstate{n}, false, nil
-	case rChoose:
+	case syntax.StmtChoose:
 		var out []tstate
-		for b := range st.branches {
+		for b := range st.Branches {
 			n := s.clone()
 			n.frames = append(n.frames, frame{blk: in.branchBlock(st, b)})
 			out = append(out, n)
 		}
 		return out, false, nil
-	case rLoop:
+	case syntax.StmtLoop:
 		enter := s.clone()
 		enter.frames = append(enter.frames, frame{blk: in.branchBlock(st, 0)})
 		exit := s.clone()
 		advance(&exit)
 		return []tstate{enter, exit}, false, nil
-	case rFor:
+	case syntax.StmtFor:
 		env := in.env(t, &s)
 		lo, hi, err := in.forRange(st, env)
 		if err != nil {
@@ -269,13 +272,13 @@ func (in *interp) localStep(t int, s tstate) ([]tstate, bool, error) {
 		advance(&n)
 	case aBranch:
 		switch {
-		case st.kind == rWhile && a.val != 0:
+		case st.Kind == syntax.StmtWhile && a.val != 0:
 			n.reads = n.reads[:0]
 			n.frames = append(n.frames, frame{blk: in.branchBlock(st, 0)})
-		case st.kind == rIf && a.val != 0:
+		case st.Kind == syntax.StmtIf && a.val != 0:
 			n.reads = n.reads[:0]
 			n.frames = append(n.frames, frame{blk: in.branchBlock(st, 0)})
-		case st.kind == rIf && len(st.branches) > 1:
+		case st.Kind == syntax.StmtIf && len(st.Branches) > 1:
 			n.reads = n.reads[:0]
 			n.frames = append(n.frames, frame{blk: in.branchBlock(st, 1)})
 		default:
@@ -297,15 +300,15 @@ func (in *interp) endBlock(t int, s tstate) ([]tstate, bool, error) {
 	if o == nil {
 		return []tstate{n}, false, nil // the thread's body: it ends
 	}
-	switch o.kind {
-	case rWhile:
+	switch o.Kind {
+	case syntax.StmtWhile:
 		return []tstate{n}, false, nil // back at the test
-	case rLoop:
+	case syntax.StmtLoop:
 		again := n.clone()
 		again.frames = append(again.frames, frame{blk: f.blk})
 		advance(&n)
 		return []tstate{again, n}, false, nil
-	case rFor:
+	case syntax.StmtFor:
 		_, hi, err := in.forRange(o, in.env(t, &n))
 		if err != nil {
 			return nil, false, err
@@ -320,14 +323,14 @@ func (in *interp) endBlock(t int, s tstate) ([]tstate, bool, error) {
 }
 
 // forRange evaluates the constant range of a for loop.
-func (in *interp) forRange(s *rawStmt, env map[string]int) (lo, hi int, err error) {
-	lo, e1 := evalConst(s.regLo, in.constants(env))
+func (in *interp) forRange(s *syntax.Stmt, env map[string]int) (lo, hi int, err error) {
+	lo, e1 := parse.EvalConst(s.RegLo, in.constants(env))
 	if e1 != nil {
-		return 0, 0, in.staticError(e1.pos, "the range of for %s: %s", s.reg.text, e1.msg)
+		return 0, 0, in.staticError(e1.Pos, "the range of for %s: %s", s.Reg.Text, e1.Msg)
 	}
-	hi, e2 := evalConst(s.regHi, in.constants(env))
+	hi, e2 := parse.EvalConst(s.RegHi, in.constants(env))
 	if e2 != nil {
-		return 0, 0, in.staticError(e2.pos, "the range of for %s: %s", s.reg.text, e2.msg)
+		return 0, 0, in.staticError(e2.Pos, "the range of for %s: %s", s.Reg.Text, e2.Msg)
 	}
 	return lo, hi, nil
 }
@@ -336,9 +339,9 @@ func (in *interp) forRange(s *rawStmt, env map[string]int) (lo, hi int, err erro
 // to it: the poll statements naming it, a for loop's counted once per
 // iteration, a choose's branches all counted; -1 when one is in a while or
 // loop. A poll whose node is computed at run time counts for every node.
-func (in *interp) pollCaps(th *ithread, body []*rawStmt) []int {
-	caps := make([]int, len(in.lw.p.Nodes))
-	var walk func(stmts []*rawStmt, env map[string]int, looped bool)
+func (in *interp) pollCaps(th *ithread, body []*syntax.Stmt) []int {
+	caps := make([]int, len(in.lw.P.Nodes))
+	var walk func(stmts []*syntax.Stmt, env map[string]int, looped bool)
 	add := func(n int, looped bool) {
 		if looped || caps[n] < 0 {
 			caps[n] = -1
@@ -346,32 +349,32 @@ func (in *interp) pollCaps(th *ithread, body []*rawStmt) []int {
 			caps[n]++
 		}
 	}
-	walk = func(stmts []*rawStmt, env map[string]int, looped bool) {
+	walk = func(stmts []*syntax.Stmt, env map[string]int, looped bool) {
 		for _, s := range stmts {
-			switch s.kind {
-			case rPoll:
-				if n, ok := in.constNode(s.nodeE, env); ok {
+			switch s.Kind {
+			case syntax.StmtPoll:
+				if n, ok := in.constNode(s.NodeE, env); ok {
 					add(n, looped)
 				} else {
 					for n := range caps {
 						add(n, looped)
 					}
 				}
-			case rWhile, rLoop:
-				walk(s.branches[0], env, true)
-			case rFor:
-				lo, err1 := evalConst(s.regLo, in.constants(env))
-				hi, err2 := evalConst(s.regHi, in.constants(env))
+			case syntax.StmtWhile, syntax.StmtLoop:
+				walk(s.Branches[0], env, true)
+			case syntax.StmtFor:
+				lo, err1 := parse.EvalConst(s.RegLo, in.constants(env))
+				hi, err2 := parse.EvalConst(s.RegHi, in.constants(env))
 				if err1 != nil || err2 != nil {
 					continue // the lowering rejects it; so does the interpreter when it runs it
 				}
 				for k := lo; k <= hi; k++ {
 					inner := copyEnv(env)
-					inner[s.reg.text] = k
-					walk(s.branches[0], inner, looped)
+					inner[s.Reg.Text] = k
+					walk(s.Branches[0], inner, looped)
 				}
 			default:
-				for _, br := range s.branches {
+				for _, br := range s.Branches {
 					walk(br, env, looped)
 				}
 			}
@@ -382,15 +385,15 @@ func (in *interp) pollCaps(th *ithread, body []*rawStmt) []int {
 }
 
 // constNode resolves a node reference whose indices are constants.
-func (in *interp) constNode(e *rawExpr, env map[string]int) (int, bool) {
-	idx := make([]int, len(e.idx))
-	for i, x := range e.idx {
-		v, err := evalConst(x, in.constants(env))
+func (in *interp) constNode(e *syntax.Expr, env map[string]int) (int, bool) {
+	idx := make([]int, len(e.Idx))
+	for i, x := range e.Idx {
+		v, err := parse.EvalConst(x, in.constants(env))
 		if err != nil {
 			return 0, false
 		}
 		idx[i] = v
 	}
-	n, ok := in.lw.nodes[indexed(e.name.text, idx...)]
+	n, ok := in.lw.Nodes[parse.Indexed(e.Name.Text, idx...)]
 	return n, ok
 }

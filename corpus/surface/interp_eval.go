@@ -1,10 +1,12 @@
-package parse
+package surface
 
 import (
 	"fmt"
 	"strconv"
 
+	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // The interpreter's statements: what a statement does given the registers
@@ -65,28 +67,28 @@ func (e *evaluator) static(pos prog.Pos, format string, args ...any) error {
 }
 
 // value evaluates x: C's operators on integers, truth values 0 and 1.
-func (e *evaluator) value(x *rawExpr) (int, stopped, error) {
-	switch x.kind {
-	case eInt:
-		v, err := strconv.Atoi(x.name.text)
+func (e *evaluator) value(x *syntax.Expr) (int, stopped, error) {
+	switch x.Kind {
+	case syntax.ExprInt:
+		v, err := strconv.Atoi(x.Name.Text)
 		if err != nil {
-			return 0, nil, e.static(x.pos, "number %s is too large", x.name.text)
+			return 0, nil, e.static(x.Pos, "number %s is too large", x.Name.Text)
 		}
 		return v, nil, nil
-	case eBool:
-		if x.name.text == "true" {
+	case syntax.ExprBool:
+		if x.Name.Text == "true" {
 			return 1, nil, nil
 		}
 		return 0, nil, nil
-	case eName:
-		if len(x.idx) == 0 {
-			if r, ok := e.th.regIdx[x.name.text]; ok {
+	case syntax.ExprName:
+		if len(x.Idx) == 0 {
+			if r, ok := e.th.regIdx[x.Name.Text]; ok {
 				return int(e.s.regs[r]), nil, nil
 			}
-			if v, ok := e.env[x.name.text]; ok {
+			if v, ok := e.env[x.Name.Text]; ok {
 				return v, nil, nil
 			}
-			if v, ok := e.in.lw.params[x.name.text]; ok {
+			if v, ok := e.in.lw.Params[x.Name.Text]; ok {
 				return v, nil, nil
 			}
 		}
@@ -95,12 +97,12 @@ func (e *evaluator) value(x *rawExpr) (int, stopped, error) {
 			return 0, st, err
 		}
 		return e.load(x, l)
-	case eUnary:
-		v, st, err := e.value(x.l)
+	case syntax.ExprUnary:
+		v, st, err := e.value(x.L)
 		if st != nil || err != nil {
 			return 0, st, err
 		}
-		if x.op == tMinus {
+		if x.Op == syntax.TokMinus {
 			return -v, nil, nil
 		}
 		if v == 0 {
@@ -108,17 +110,17 @@ func (e *evaluator) value(x *rawExpr) (int, stopped, error) {
 		}
 		return 0, nil, nil
 	}
-	l, st, err := e.value(x.l)
+	l, st, err := e.value(x.L)
 	if st != nil || err != nil {
 		return 0, st, err
 	}
-	if x.op == tAndAnd && l == 0 {
+	if x.Op == syntax.TokAndAnd && l == 0 {
 		return 0, nil, nil
 	}
-	if x.op == tOrOr && l != 0 {
+	if x.Op == syntax.TokOrOr && l != 0 {
 		return 1, nil, nil
 	}
-	r, st, err := e.value(x.r)
+	r, st, err := e.value(x.R)
 	if st != nil || err != nil {
 		return 0, st, err
 	}
@@ -128,58 +130,58 @@ func (e *evaluator) value(x *rawExpr) (int, stopped, error) {
 		}
 		return 0
 	}
-	switch x.op {
-	case tPlus:
+	switch x.Op {
+	case syntax.TokPlus:
 		return l + r, nil, nil
-	case tMinus:
+	case syntax.TokMinus:
 		return l - r, nil, nil
-	case tStar:
+	case syntax.TokStar:
 		const big = 1 << 20
 		if l > big || l < -big || r > big || r < -big {
-			return 0, e.fail(x.pos, "%s: a product too large", x), nil
+			return 0, e.fail(x.Pos, "%s: a product too large", x), nil
 		}
 		return l * r, nil, nil
-	case tSlash, tPercent:
+	case syntax.TokSlash, syntax.TokPercent:
 		if r == 0 {
-			return 0, e.fail(x.pos, "%s: division by zero", x), nil
+			return 0, e.fail(x.Pos, "%s: division by zero", x), nil
 		}
-		if x.op == tSlash {
+		if x.Op == syntax.TokSlash {
 			return l / r, nil, nil
 		}
 		return l % r, nil, nil
-	case tEqEq:
+	case syntax.TokEqEq:
 		return truth(l == r), nil, nil
-	case tNe:
+	case syntax.TokNe:
 		return truth(l != r), nil, nil
-	case tLt:
+	case syntax.TokLt:
 		return truth(l < r), nil, nil
-	case tLe:
+	case syntax.TokLe:
 		return truth(l <= r), nil, nil
-	case tGt:
+	case syntax.TokGt:
 		return truth(l > r), nil, nil
-	case tGe:
+	case syntax.TokGe:
 		return truth(l >= r), nil, nil
-	case tAndAnd, tOrOr:
+	case syntax.TokAndAnd, syntax.TokOrOr:
 		return truth(r != 0), nil, nil
 	}
-	return 0, nil, e.static(x.pos, "unknown operator in %s", x)
+	return 0, nil, e.static(x.Pos, "unknown operator in %s", x)
 }
 
 // load returns the value of location l, which x names, if the statement has
 // read it; otherwise the statement's next step reads it. A value outside
 // the location's declared range (a NIC write or a cas copied it there) is an
 // error point.
-func (e *evaluator) load(x *rawExpr, l int) (int, stopped, error) {
-	p := e.in.lw.p
+func (e *evaluator) load(x *syntax.Expr, l int) (int, stopped, error) {
+	p := e.in.lw.P
 	if n := p.Locs[l].Node; n != e.th.node {
-		return 0, nil, e.static(x.pos, "%s is on node %s: thread %s reads only the memory of its own node %s",
+		return 0, nil, e.static(x.Pos, "%s is on node %s: thread %s reads only the memory of its own node %s",
 			p.Locs[l].Name, p.Nodes[n].Name, e.th.name, p.Nodes[e.th.node].Name)
 	}
 	for _, r := range e.s.reads {
 		if r.loc == l {
-			rng := e.in.lw.ranges[l]
-			if v := int(r.val); v < rng.lo || v > rng.hi {
-				return 0, e.fail(x.pos, "the value %d of %s is outside its range %d..%d", v, p.Locs[l].Name, rng.lo, rng.hi), nil
+			rng := e.in.lw.Ranges[l]
+			if v := int(r.val); v < rng.Lo || v > rng.Hi {
+				return 0, e.fail(x.Pos, "the value %d of %s is outside its range %d..%d", v, p.Locs[l].Name, rng.Lo, rng.Hi), nil
 			}
 			return int(r.val), nil, nil
 		}
@@ -189,91 +191,91 @@ func (e *evaluator) load(x *rawExpr, l int) (int, stopped, error) {
 
 // location resolves x, a location or an array element, evaluating its
 // indices.
-func (e *evaluator) location(x *rawExpr) (int, stopped, error) {
+func (e *evaluator) location(x *syntax.Expr) (int, stopped, error) {
 	lw := e.in.lw
-	if x.kind != eName {
-		return 0, nil, e.static(x.pos, "expected a location, found %s", x)
+	if x.Kind != syntax.ExprName {
+		return 0, nil, e.static(x.Pos, "expected a location, found %s", x)
 	}
-	name := x.name.text
-	if _, ok := e.th.regIdx[name]; ok && len(x.idx) == 0 {
-		return 0, nil, e.static(x.pos, "%s is a register, not a location", name)
+	name := x.Name.Text
+	if _, ok := e.th.regIdx[name]; ok && len(x.Idx) == 0 {
+		return 0, nil, e.static(x.Pos, "%s is a register, not a location", name)
 	}
-	dims, ok := lw.arrays[name]
+	dims, ok := lw.Arrays[name]
 	if !ok {
-		return 0, nil, e.static(x.pos, "unknown name %s", name)
+		return 0, nil, e.static(x.Pos, "unknown name %s", name)
 	}
-	if dims != len(x.idx) {
-		return 0, nil, e.static(x.pos, "%s takes %d indices, not %d", name, dims, len(x.idx))
+	if dims != len(x.Idx) {
+		return 0, nil, e.static(x.Pos, "%s takes %d indices, not %d", name, dims, len(x.Idx))
 	}
-	idx := make([]int, len(x.idx))
-	for i, ix := range x.idx {
+	idx := make([]int, len(x.Idx))
+	for i, ix := range x.Idx {
 		v, st, err := e.value(ix)
 		if st != nil || err != nil {
 			return 0, st, err
 		}
 		idx[i] = v
 	}
-	full := indexed(name, idx...)
-	l, ok := lw.locs[full]
+	full := parse.Indexed(name, idx...)
+	l, ok := lw.Locs[full]
 	if !ok {
-		return 0, e.fail(x.pos, "index out of bounds: %s does not exist", full), nil
+		return 0, e.fail(x.Pos, "index out of bounds: %s does not exist", full), nil
 	}
 	return l, nil, nil
 }
 
 // isLocation reports whether x names locations rather than a value: a
 // name that is not a register or a constant, declared as a location.
-func (e *evaluator) isLocation(x *rawExpr) bool {
-	if x.kind != eName {
+func (e *evaluator) isLocation(x *syntax.Expr) bool {
+	if x.Kind != syntax.ExprName {
 		return false
 	}
-	if len(x.idx) == 0 {
-		if _, ok := e.th.regIdx[x.name.text]; ok {
+	if len(x.Idx) == 0 {
+		if _, ok := e.th.regIdx[x.Name.Text]; ok {
 			return false
 		}
-		if _, ok := e.env[x.name.text]; ok {
+		if _, ok := e.env[x.Name.Text]; ok {
 			return false
 		}
-		if _, ok := e.in.lw.params[x.name.text]; ok {
+		if _, ok := e.in.lw.Params[x.Name.Text]; ok {
 			return false
 		}
 	}
-	_, ok := e.in.lw.arrays[x.name.text]
+	_, ok := e.in.lw.Arrays[x.Name.Text]
 	return ok
 }
 
 // node resolves x, a node or a member of a family of nodes.
-func (e *evaluator) node(x *rawExpr) (int, stopped, error) {
-	idx := make([]int, len(x.idx))
-	for i, ix := range x.idx {
+func (e *evaluator) node(x *syntax.Expr) (int, stopped, error) {
+	idx := make([]int, len(x.Idx))
+	for i, ix := range x.Idx {
 		v, st, err := e.value(ix)
 		if st != nil || err != nil {
 			return 0, st, err
 		}
 		idx[i] = v
 	}
-	full := indexed(x.name.text, idx...)
-	n, ok := e.in.lw.nodes[full]
+	full := parse.Indexed(x.Name.Text, idx...)
+	n, ok := e.in.lw.Nodes[full]
 	if !ok {
 		if len(idx) == 0 {
-			return 0, nil, e.static(x.pos, "unknown node %s", full)
+			return 0, nil, e.static(x.Pos, "unknown node %s", full)
 		}
-		return 0, e.fail(x.pos, "index out of bounds: there is no node %s", full), nil
+		return 0, e.fail(x.Pos, "index out of bounds: there is no node %s", full), nil
 	}
 	return n, nil, nil
 }
 
 // inRange is the error point of a value v stored into what (a register or a
 // location) outside its range, or nil.
-func (e *evaluator) inRange(pos prog.Pos, what string, v int, rng valRange) stopped {
-	if v < rng.lo || v > rng.hi {
-		return e.fail(pos, "the value %d leaves the range %d..%d of %s", v, rng.lo, rng.hi, what)
+func (e *evaluator) inRange(pos prog.Pos, what string, v int, rng parse.ValRange) stopped {
+	if v < rng.Lo || v > rng.Hi {
+		return e.fail(pos, "the value %d leaves the range %d..%d of %s", v, rng.Lo, rng.Hi, what)
 	}
 	return nil
 }
 
 // exec returns what statement st of thread t does next in state s.
-func (in *interp) exec(t int, s *tstate, st *rawStmt) (*action, error) {
+func (in *interp) exec(t int, s *tstate, st *syntax.Stmt) (*action, error) {
 	e := &evaluator{in: in, th: in.threads[t], s: s, env: in.env(t, s)}
 	a, err := e.stmt(st)
 	if err != nil {
@@ -282,50 +284,50 @@ func (in *interp) exec(t int, s *tstate, st *rawStmt) (*action, error) {
 	return a, nil
 }
 
-func (e *evaluator) stmt(s *rawStmt) (*action, error) {
-	p := e.in.lw.p
+func (e *evaluator) stmt(s *syntax.Stmt) (*action, error) {
+	p := e.in.lw.P
 	local := func(l int) bool { return p.Locs[l].Node == e.th.node }
-	switch s.kind {
-	case rIf, rWhile:
-		v, st, err := e.value(s.cond)
+	switch s.Kind {
+	case syntax.StmtIf, syntax.StmtWhile:
+		v, st, err := e.value(s.Cond)
 		if st != nil || err != nil {
 			return st, err
 		}
 		return &action{kind: aBranch, val: v}, nil
-	case rAssume, rAssumeE, rAssert:
-		v, st, err := e.value(s.cond)
+	case syntax.StmtAssume, syntax.StmtAssumeE, syntax.StmtAssert:
+		v, st, err := e.value(s.Cond)
 		switch {
 		case st != nil || err != nil:
 			return st, err
 		case v != 0:
 			return &action{kind: aNext}, nil
-		case s.kind == rAssert:
-			return e.fail(s.pos, "assertion %s failed", s.cond), nil
+		case s.Kind == syntax.StmtAssert:
+			return e.fail(s.Pos, "assertion %s failed", s.Cond), nil
 		}
 		return &action{kind: aBlock}, nil
-	case rRFence, rPoll:
-		n, st, err := e.node(s.nodeE)
+	case syntax.StmtRFence, syntax.StmtPoll:
+		n, st, err := e.node(s.NodeE)
 		if st != nil || err != nil {
 			return st, err
 		}
 		if n == e.th.node {
-			return nil, e.static(s.nodeE.pos, "%s(%s) names the thread's own node", stmtKeyword(s), p.Nodes[n].Name)
+			return nil, e.static(s.NodeE.Pos, "%s(%s) names the thread's own node", parse.StmtKeyword(s), p.Nodes[n].Name)
 		}
-		if s.kind == rPoll {
+		if s.Kind == syntax.StmtPoll {
 			return &action{kind: aMemory, mem: mPoll, node: n}, nil
 		}
 		return &action{kind: aMemory, mem: mFence, node: n}, nil
 	}
-	lhs, rhs := s.lhsE, s.rhsE
-	if r, ok := e.th.regIdx[lhs.name.text]; ok && lhs.simpleName() {
-		if s.casZ != nil {
-			return nil, e.static(s.pos, "cas writes its old value to a location, not to register %s", lhs.name.text)
+	lhs, rhs := s.LhsE, s.RhsE
+	if r, ok := e.th.regIdx[lhs.Name.Text]; ok && lhs.SimpleName() {
+		if s.CasZ != nil {
+			return nil, e.static(s.Pos, "cas writes its old value to a location, not to register %s", lhs.Name.Text)
 		}
 		v, st, err := e.value(rhs)
 		if st != nil || err != nil {
 			return st, err
 		}
-		if st := e.inRange(s.pos, "register "+lhs.name.text, v, e.th.regs[r].rng); st != nil {
+		if st := e.inRange(s.Pos, "register "+lhs.Name.Text, v, e.th.regs[r].Rng); st != nil {
 			return st, nil
 		}
 		return &action{kind: aReg, reg: r, val: v}, nil
@@ -335,26 +337,26 @@ func (e *evaluator) stmt(s *rawStmt) (*action, error) {
 		return st, err
 	}
 	switch {
-	case s.casZ != nil:
-		z, st, err := e.location(s.casZ)
+	case s.CasZ != nil:
+		z, st, err := e.location(s.CasZ)
 		if st != nil || err != nil {
 			return st, err
 		}
-		a, st, err := e.value(s.casA)
+		a, st, err := e.value(s.CasA)
 		if st != nil || err != nil {
 			return st, err
 		}
-		b, st, err := e.value(s.casB)
+		b, st, err := e.value(s.CasB)
 		if st != nil || err != nil {
 			return st, err
 		}
 		if !local(z) || !local(x) {
-			return nil, e.static(s.pos, "cas works on the memory of the thread's own node")
+			return nil, e.static(s.Pos, "cas works on the memory of the thread's own node")
 		}
-		if st := e.inRange(s.casA.pos, "a value", a, valRange{0, prog.MaxValue}); st != nil {
+		if st := e.inRange(s.CasA.Pos, "a value", a, parse.ValRange{Lo: 0, Hi: prog.MaxValue}); st != nil {
 			return st, nil
 		}
-		if st := e.inRange(s.casB.pos, p.Locs[z].Name, b, e.in.lw.ranges[z]); st != nil {
+		if st := e.inRange(s.CasB.Pos, p.Locs[z].Name, b, e.in.lw.Ranges[z]); st != nil {
 			return st, nil
 		}
 		return &action{kind: aMemory, mem: mCAS, loc: x, src: z, a: a, b: b}, nil
@@ -369,7 +371,7 @@ func (e *evaluator) stmt(s *rawStmt) (*action, error) {
 		case !local(x) && local(y):
 			return &action{kind: aMemory, mem: mPut, loc: x, src: y, node: p.Locs[x].Node}, nil
 		case !local(x):
-			return nil, e.static(s.pos, "%s := %s copies between two remote locations", p.Locs[x].Name, p.Locs[y].Name)
+			return nil, e.static(s.Pos, "%s := %s copies between two remote locations", p.Locs[x].Name, p.Locs[y].Name)
 		}
 	}
 	v, st, err := e.value(rhs)
@@ -377,9 +379,9 @@ func (e *evaluator) stmt(s *rawStmt) (*action, error) {
 		return st, err
 	}
 	if !local(x) {
-		return nil, e.static(s.pos, "%s is on another node: a value goes there only by a put", p.Locs[x].Name)
+		return nil, e.static(s.Pos, "%s is on another node: a value goes there only by a put", p.Locs[x].Name)
 	}
-	if st := e.inRange(s.pos, p.Locs[x].Name, v, e.in.lw.ranges[x]); st != nil {
+	if st := e.inRange(s.Pos, p.Locs[x].Name, v, e.in.lw.Ranges[x]); st != nil {
 		return st, nil
 	}
 	return &action{kind: aMemory, mem: mWrite, loc: x, val: v}, nil
@@ -390,7 +392,7 @@ func (e *evaluator) stmt(s *rawStmt) (*action, error) {
 // from moving by the bound on unpolled operations.
 func (in *interp) successors(c *config) ([]*config, bool, error) {
 	var out []*config
-	nodes := len(in.lw.p.Nodes)
+	nodes := len(in.lw.P.Nodes)
 	stuck := true
 	for t := range c.th {
 		s := &c.th[t]
@@ -469,7 +471,7 @@ func (in *interp) successors(c *config) ([]*config, bool, error) {
 // complete counts one more unpolled operation on thread t's queue pair to
 // node n, as many as the thread can still poll at most.
 func (in *interp) complete(t int, c *config, n int) {
-	qp := t*len(in.lw.p.Nodes) + n
+	qp := t*len(in.lw.P.Nodes) + n
 	limit := in.threads[t].pollCap[n]
 	if limit < 0 {
 		limit = 255

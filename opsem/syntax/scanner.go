@@ -1,4 +1,4 @@
-package parse
+package syntax
 
 import (
 	"fmt"
@@ -7,57 +7,57 @@ import (
 )
 
 // tok is a token kind.
-type tok uint8
+type Tok uint8
 
 const (
-	tEOF tok = iota
-	tNewline
-	tIdent
-	tKeyword
-	tInt
-	tString
-	tWord // the free-form name after `litmus`
-	tLBrace
-	tRBrace
-	tLParen
-	tRParen
-	tSemi
-	tColon
-	tAssign // :=
-	tEq     // =
-	tEqEq   // ==
-	tNe     // !=
-	tAnd    // /\
-	tOr     // \/
-	tTilde  // ~
-	tComma
-	tAt
-	tLBrack  // [
-	tRBrack  // ]
-	tPlus    // +
-	tMinus   // -
-	tStar    // *
-	tSlash   // /
-	tPercent // %
-	tLt      // <
-	tLe      // <=
-	tGt      // >
-	tGe      // >=
-	tAndAnd  // &&
-	tOrOr    // ||
-	tBang    // !
-	tDotDot  // ..
-	tIllegal
+	TokEOF Tok = iota
+	TokNewline
+	TokIdent
+	TokKeyword
+	TokInt
+	TokString
+	TokWord // the free-form name after `litmus`
+	TokLBrace
+	TokRBrace
+	TokLParen
+	TokRParen
+	TokSemi
+	TokColon
+	TokAssign // :=
+	TokEq     // =
+	TokEqEq   // ==
+	TokNe     // !=
+	TokAnd    // /\
+	TokOr     // \/
+	TokTilde  // ~
+	TokComma
+	TokAt
+	TokLBrack  // [
+	TokRBrack  // ]
+	TokPlus    // +
+	TokMinus   // -
+	TokStar    // *
+	TokSlash   // /
+	TokPercent // %
+	TokLt      // <
+	TokLe      // <=
+	TokGt      // >
+	TokGe      // >=
+	TokAndAnd  // &&
+	TokOrOr    // ||
+	TokBang    // !
+	TokDotDot  // ..
+	TokIllegal
 )
 
 var tokNames = [...]string{
-	tEOF: "end of file", tNewline: "newline", tIdent: "name", tKeyword: "keyword", tInt: "number",
-	tString: "string", tWord: "name", tLBrace: "'{'", tRBrace: "'}'", tLParen: "'('", tRParen: "')'",
-	tSemi: "';'", tColon: "':'", tAssign: "':='", tEq: "'='", tEqEq: "'=='", tNe: "'!='",
-	tAnd: `'/\'`, tOr: `'\/'`, tTilde: "'~'", tComma: "','", tAt: "'@'", tLBrack: "'['", tRBrack: "']'",
-	tPlus: "'+'", tMinus: "'-'", tStar: "'*'", tSlash: "'/'", tPercent: "'%'", tLt: "'<'", tLe: "'<='",
-	tGt: "'>'", tGe: "'>='", tAndAnd: "'&&'", tOrOr: "'||'", tBang: "'!'", tDotDot: "'..'",
-	tIllegal: "illegal character",
+	TokEOF: "end of file", TokNewline: "newline", TokIdent: "name", TokKeyword: "keyword", TokInt: "number",
+	TokString: "string", TokWord: "name", TokLBrace: "'{'", TokRBrace: "'}'", TokLParen: "'('", TokRParen: "')'",
+	TokSemi: "';'", TokColon: "':'", TokAssign: "':='", TokEq: "'='", TokEqEq: "'=='", TokNe: "'!='",
+	TokAnd: `'/\'`, TokOr: `'\/'`, TokTilde: "'~'", TokComma: "','", TokAt: "'@'", TokLBrack: "'['", TokRBrack: "']'",
+	TokPlus: "'+'", TokMinus: "'-'", TokStar: "'*'", TokSlash: "'/'", TokPercent: "'%'", TokLt: "'<'", TokLe: "'<='",
+	TokGt: "'>'", TokGe: "'>='", TokAndAnd: "'&&'", TokOrOr: "'||'", TokBang: "'!'", TokDotDot: "'..'",
+	TokIllegal: "illegal character",
 }
 
 var keywords = map[string]bool{
@@ -72,29 +72,29 @@ var keywords = map[string]bool{
 }
 
 // token is one lexical token.
-type token struct {
-	kind tok
-	pos  prog.Pos
-	text string // identifier, keyword, number, word or (unquoted) string
+type Token struct {
+	Kind Tok
+	Pos  prog.Pos
+	Text string // identifier, keyword, number, word or (unquoted) string
 }
 
 // describe names the token for error messages.
-func (t token) describe() string {
-	switch t.kind {
-	case tIdent:
-		return fmt.Sprintf("name %q", t.text)
-	case tKeyword:
-		return fmt.Sprintf("keyword %q", t.text)
-	case tInt:
-		return fmt.Sprintf("number %s", t.text)
-	case tString:
+func (t Token) describe() string {
+	switch t.Kind {
+	case TokIdent:
+		return fmt.Sprintf("name %q", t.Text)
+	case TokKeyword:
+		return fmt.Sprintf("keyword %q", t.Text)
+	case TokInt:
+		return fmt.Sprintf("number %s", t.Text)
+	case TokString:
 		return "string"
-	case tWord:
-		return fmt.Sprintf("%q", t.text)
-	case tIllegal:
-		return fmt.Sprintf("unexpected character %q", t.text)
+	case TokWord:
+		return fmt.Sprintf("%q", t.Text)
+	case TokIllegal:
+		return fmt.Sprintf("unexpected character %q", t.Text)
 	}
-	return tokNames[t.kind]
+	return tokNames[t.Kind]
 }
 
 // scanner splits .rdma source into tokens. Its state is a small value, so
@@ -124,9 +124,9 @@ func (s *scanner) advance() {
 func isLetter(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
-// next returns the next token. Lexical errors come back as tIllegal tokens
+// next returns the next token. Lexical errors come back as TokIllegal tokens
 // with s.err set.
-func (s *scanner) next() token {
+func (s *scanner) next() Token {
 	// Skip blanks and comments (a comment ends before the newline).
 	for s.off < len(s.src) {
 		c := s.src[s.off]
@@ -144,7 +144,7 @@ func (s *scanner) next() token {
 	}
 	pos := prog.Pos{Line: s.line, Col: s.col}
 	if s.off >= len(s.src) {
-		return token{kind: tEOF, pos: pos}
+		return Token{Kind: TokEOF, Pos: pos}
 	}
 	if s.rawWord {
 		s.rawWord = false
@@ -159,7 +159,7 @@ func (s *scanner) next() token {
 				}
 				s.advance()
 			}
-			return token{kind: tWord, pos: pos, text: string(s.src[start:s.off])}
+			return Token{Kind: TokWord, Pos: pos, Text: string(s.src[start:s.off])}
 		}
 	}
 	c := s.src[s.off]
@@ -167,21 +167,21 @@ func (s *scanner) next() token {
 	switch {
 	case c == '\n':
 		s.advance()
-		return token{kind: tNewline, pos: pos}
+		return Token{Kind: TokNewline, Pos: pos}
 	case isLetter(c):
 		for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
 			s.advance()
 		}
 		text := string(s.src[start:s.off])
 		if keywords[text] {
-			return token{kind: tKeyword, pos: pos, text: text}
+			return Token{Kind: TokKeyword, Pos: pos, Text: text}
 		}
-		return token{kind: tIdent, pos: pos, text: text}
+		return Token{Kind: TokIdent, Pos: pos, Text: text}
 	case isDigit(c):
 		for s.off < len(s.src) && isDigit(s.src[s.off]) {
 			s.advance()
 		}
-		return token{kind: tInt, pos: pos, text: string(s.src[start:s.off])}
+		return Token{Kind: TokInt, Pos: pos, Text: string(s.src[start:s.off])}
 	case c == '"':
 		s.advance()
 		var text []byte
@@ -194,86 +194,86 @@ func (s *scanner) next() token {
 		}
 		if s.off >= len(s.src) || s.src[s.off] != '"' {
 			s.err = &Error{Pos: pos, Msg: "string not terminated (a doc string ends with \" on the same line)"}
-			return token{kind: tIllegal, pos: pos, text: `"`}
+			return Token{Kind: TokIllegal, Pos: pos, Text: `"`}
 		}
 		s.advance()
-		return token{kind: tString, pos: pos, text: string(text)}
+		return Token{Kind: TokString, Pos: pos, Text: string(text)}
 	}
 	two := ""
 	if s.off+1 < len(s.src) {
 		two = string(s.src[s.off : s.off+2])
 	}
-	kind := tIllegal
+	kind := TokIllegal
 	switch two {
 	case ":=":
-		kind = tAssign
+		kind = TokAssign
 	case "==":
-		kind = tEqEq
+		kind = TokEqEq
 	case "!=":
-		kind = tNe
+		kind = TokNe
 	case `/\`:
-		kind = tAnd
+		kind = TokAnd
 	case `\/`:
-		kind = tOr
+		kind = TokOr
 	case "<=":
-		kind = tLe
+		kind = TokLe
 	case ">=":
-		kind = tGe
+		kind = TokGe
 	case "&&":
-		kind = tAndAnd
+		kind = TokAndAnd
 	case "||":
-		kind = tOrOr
+		kind = TokOrOr
 	case "..":
-		kind = tDotDot
+		kind = TokDotDot
 	}
-	if kind != tIllegal {
+	if kind != TokIllegal {
 		s.advance()
 		s.advance()
-		return token{kind: kind, pos: pos, text: two}
+		return Token{Kind: kind, Pos: pos, Text: two}
 	}
 	switch c {
 	case '{':
-		kind = tLBrace
+		kind = TokLBrace
 	case '}':
-		kind = tRBrace
+		kind = TokRBrace
 	case '(':
-		kind = tLParen
+		kind = TokLParen
 	case ')':
-		kind = tRParen
+		kind = TokRParen
 	case ';':
-		kind = tSemi
+		kind = TokSemi
 	case ':':
-		kind = tColon
+		kind = TokColon
 	case '=':
-		kind = tEq
+		kind = TokEq
 	case '~':
-		kind = tTilde
+		kind = TokTilde
 	case ',':
-		kind = tComma
+		kind = TokComma
 	case '@':
-		kind = tAt
+		kind = TokAt
 	case '[':
-		kind = tLBrack
+		kind = TokLBrack
 	case ']':
-		kind = tRBrack
+		kind = TokRBrack
 	case '+':
-		kind = tPlus
+		kind = TokPlus
 	case '-':
-		kind = tMinus
+		kind = TokMinus
 	case '*':
-		kind = tStar
+		kind = TokStar
 	case '/':
-		kind = tSlash
+		kind = TokSlash
 	case '%':
-		kind = tPercent
+		kind = TokPercent
 	case '<':
-		kind = tLt
+		kind = TokLt
 	case '>':
-		kind = tGt
+		kind = TokGt
 	case '!':
-		kind = tBang
+		kind = TokBang
 	}
-	if kind == tIllegal {
+	if kind == TokIllegal {
 		// Report the whole UTF-8 sequence, not a broken byte.
 		n := 1
 		for n < 4 && s.off+n < len(s.src) && s.src[s.off+n]&0xC0 == 0x80 {
@@ -284,8 +284,8 @@ func (s *scanner) next() token {
 			s.advance()
 		}
 		s.err = &Error{Pos: pos, Msg: fmt.Sprintf("unexpected character %q", text)}
-		return token{kind: tIllegal, pos: pos, text: text}
+		return Token{Kind: TokIllegal, Pos: pos, Text: text}
 	}
 	s.advance()
-	return token{kind: kind, pos: pos, text: string(c)}
+	return Token{Kind: kind, Pos: pos, Text: string(c)}
 }

@@ -1,11 +1,13 @@
-package parse
+package surface
 
 import (
 	"bytes"
 	"fmt"
 	"sort"
 
+	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
 )
 
 // The SC interpreter of the protocol language: a reference semantics that
@@ -93,36 +95,36 @@ const maxUnpolled = 8
 // a run meets a mistake the lowering rejects at compile time (a read of
 // another node's memory, a put of an expression, an unknown name), is an
 // error.
-func InterpretSC(filename string, src []byte, opt Options, limit int) (*Interp, error) {
-	f, errs := parseFile(filename, src)
+func InterpretSC(filename string, src []byte, opt parse.Options, limit int) (*Interp, error) {
+	f, errs := syntax.ParseFile(filename, src)
 	if errs != nil {
 		return nil, errs
 	}
-	bodies := make([][]*rawStmt, 0, len(f.threads)+len(f.procs))
-	for _, t := range f.threads {
-		bodies = append(bodies, t.body)
+	bodies := make([][]*syntax.Stmt, 0, len(f.Threads)+len(f.Procs))
+	for _, t := range f.Threads {
+		bodies = append(bodies, t.Body)
 	}
-	for _, pr := range f.procs {
-		bodies = append(bodies, pr.body)
+	for _, pr := range f.Procs {
+		bodies = append(bodies, pr.Body)
 	}
 	for _, b := range bodies {
 		if pos, ok := findAtomic(b); ok {
-			return nil, ErrorList{{File: filename, Pos: pos, Msg: "the interpreter does not cover remote atomics (rcas, rfaa)"}}
+			return nil, syntax.ErrorList{{File: filename, Pos: pos, Msg: "the interpreter does not cover remote atomics (rcas, rfaa)"}}
 		}
 	}
-	in := &interp{file: filename, lw: &lowerer{file: filename, params: map[string]int{}, locs: map[string]int{},
-		nodes: map[string]int{}, arrays: map[string]int{}, p: &prog.Program{File: filename}},
+	in := &interp{file: filename, lw: &parse.Lowerer{File: filename, Params: map[string]int{}, Locs: map[string]int{},
+		Nodes: map[string]int{}, Arrays: map[string]int{}, P: &prog.Program{File: filename}},
 		blocks: map[blockKey]int{}, errIdx: map[ErrorPoint]int{}}
-	in.lw.setParams(f, opt)
-	if in.lw.errs == nil {
-		in.lw.declare(f)
+	in.lw.SetParams(f, opt)
+	if in.lw.Errs == nil {
+		in.lw.Declare(f)
 	}
-	if in.lw.errs == nil {
+	if in.lw.Errs == nil {
 		in.expandThreads(f)
 	}
-	if in.lw.errs != nil {
-		in.lw.errs.sort()
-		return nil, in.lw.errs
+	if in.lw.Errs != nil {
+		in.lw.Errs.Sort()
+		return nil, in.lw.Errs
 	}
 	res, err := in.search(limit)
 	if err != nil {
@@ -134,7 +136,7 @@ func InterpretSC(filename string, src []byte, opt Options, limit int) (*Interp, 
 // interp is one interpretation: the declarations, expanded, and the search.
 type interp struct {
 	file    string
-	lw      *lowerer // the declarations only: params, nodes, locations, ranges
+	lw      *parse.Lowerer // the declarations only: params, nodes, locations, ranges
 	threads []*ithread
 	blocks  map[blockKey]int
 	blkList []blockInfo
@@ -149,7 +151,7 @@ type ithread struct {
 	node   int
 	env    map[string]int // the family's index
 	body   int            // the block of its body
-	regs   []regDecl
+	regs   []parse.RegDecl
 	regIdx map[string]int
 	// pollCap[n] bounds the polls the thread can make on its queue pair
 	// to node n (the unpolled count is kept at most that); -1: unbounded.
@@ -159,37 +161,37 @@ type ithread struct {
 // staticError is a mistake of the program that the lowering reports when it
 // compiles the statement: the interpretation fails with it.
 func (in *interp) staticError(pos prog.Pos, format string, args ...any) error {
-	return ErrorList{&Error{File: in.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}}
+	return syntax.ErrorList{&syntax.Error{File: in.file, Pos: pos, Msg: fmt.Sprintf(format, args...)}}
 }
 
 // expandThreads makes one ithread per thread and member of a family, with
 // its registers.
-func (in *interp) expandThreads(f *rawFile) {
+func (in *interp) expandThreads(f *syntax.File) {
 	// Calls of procedures are inlined as the lowering inlines them (a
 	// declaration-level expansion, like families); their bodies run as
 	// blocks of the caller.
-	procs := in.lw.procMap(f)
+	procs := in.lw.ProcMap(f)
 	type decl struct {
-		stmts []*rawStmt
+		stmts []*syntax.Stmt
 		body  int
 	}
-	bodies := map[*rawThread]decl{} // a declaration's body, compiled once for its members
-	in.lw.eachThread(f, func(rt *rawThread, name string, node int, env map[string]int) bool {
+	bodies := map[*syntax.Thread]decl{} // a declaration's body, compiled once for its members
+	in.lw.EachThread(f, func(rt *syntax.Thread, name string, node int, env map[string]int) bool {
 		d, ok := bodies[rt]
 		if !ok {
-			d.stmts = substStmts(rt.body, nil)
-			if in.lw.inline(d.stmts, procs, 0); in.lw.errs != nil {
+			d.stmts = parse.SubstStmts(rt.Body, nil)
+			if in.lw.Inline(d.stmts, procs, 0); in.lw.Errs != nil {
 				return false
 			}
 			d.body = in.block(d.stmts, nil, 0)
 			bodies[rt] = d
 		}
 		body := d.body
-		decls := &irThread{name: name}
+		decls := &parse.IRThread{Name: name}
 		in.registers(decls, d.stmts, env)
-		th := &ithread{name: name, node: node, env: env, body: body, regs: decls.regs, regIdx: map[string]int{}}
+		th := &ithread{name: name, node: node, env: env, body: body, regs: decls.Regs, regIdx: map[string]int{}}
 		for i, r := range th.regs {
-			th.regIdx[r.name] = i
+			th.regIdx[r.Name] = i
 		}
 		th.pollCap = in.pollCaps(th, d.stmts)
 		in.threads = append(in.threads, th)
@@ -199,12 +201,12 @@ func (in *interp) expandThreads(f *rawFile) {
 
 // registers declares the registers of a thread: those of every reg
 // statement of its body, wherever it is.
-func (in *interp) registers(t *irThread, stmts []*rawStmt, env map[string]int) {
+func (in *interp) registers(t *parse.IRThread, stmts []*syntax.Stmt, env map[string]int) {
 	for _, s := range stmts {
-		if s.kind == rReg {
-			in.lw.declareReg(t, s, env)
+		if s.Kind == syntax.StmtReg {
+			in.lw.DeclareReg(t, s, env)
 		}
-		for _, br := range s.branches {
+		for _, br := range s.Branches {
 			in.registers(t, br, env)
 		}
 	}
@@ -214,19 +216,19 @@ func (in *interp) registers(t *irThread, stmts []*rawStmt, env map[string]int) {
 // (nil for a thread's body, told apart by the body's first statement) and
 // the branch.
 type blockKey struct {
-	owner  *rawStmt
+	owner  *syntax.Stmt
 	branch int
-	first  *rawStmt
+	first  *syntax.Stmt
 }
 
 // blockInfo is a block of statements and the statement it belongs to.
 type blockInfo struct {
-	stmts []*rawStmt
-	owner *rawStmt // nil: a thread's body
+	stmts []*syntax.Stmt
+	owner *syntax.Stmt // nil: a thread's body
 }
 
 // block numbers stmts, a branch of owner, and the blocks nested in it.
-func (in *interp) block(stmts []*rawStmt, owner *rawStmt, branch int) int {
+func (in *interp) block(stmts []*syntax.Stmt, owner *syntax.Stmt, branch int) int {
 	key := blockKey{owner: owner, branch: branch}
 	if owner == nil && len(stmts) > 0 {
 		key.first = stmts[0]
@@ -238,7 +240,7 @@ func (in *interp) block(stmts []*rawStmt, owner *rawStmt, branch int) int {
 	in.blocks[key] = id
 	in.blkList = append(in.blkList, blockInfo{stmts: stmts, owner: owner})
 	for _, s := range stmts {
-		for b, br := range s.branches {
+		for b, br := range s.Branches {
 			in.block(br, s, b)
 		}
 	}
@@ -246,7 +248,7 @@ func (in *interp) block(stmts []*rawStmt, owner *rawStmt, branch int) int {
 }
 
 // branchBlock returns the block of branch b of s.
-func (in *interp) branchBlock(s *rawStmt, b int) int {
+func (in *interp) branchBlock(s *syntax.Stmt, b int) int {
 	return in.blocks[blockKey{owner: s, branch: b}]
 }
 
@@ -256,7 +258,7 @@ func (in *interp) constants(env map[string]int) func(string) (int, bool) {
 		if v, ok := env[name]; ok {
 			return v, true
 		}
-		v, ok := in.lw.params[name]
+		v, ok := in.lw.Params[name]
 		return v, ok
 	}
 }
@@ -281,7 +283,7 @@ func (in *interp) errorPoint(e ErrorPoint) int {
 
 // search explores the configurations breadth first.
 func (in *interp) search(limit int) (*Interp, error) {
-	p := in.lw.p
+	p := in.lw.P
 	res := &Interp{Complete: true}
 	for _, l := range p.Locs {
 		res.Locs = append(res.Locs, l.Name)
@@ -298,7 +300,7 @@ func (in *interp) search(limit int) (*Interp, error) {
 	for t, th := range in.threads {
 		st := tstate{frames: []frame{{blk: th.body}}, regs: make([]uint8, len(th.regs))}
 		for i, r := range th.regs {
-			st.regs[i] = uint8(r.init)
+			st.regs[i] = uint8(r.Init)
 		}
 		settled, err := in.settle(t, st)
 		if err != nil {
@@ -400,8 +402,8 @@ func (in *interp) search(limit int) (*Interp, error) {
 // position: the lowering's checks name the statements that may write it.
 func (in *interp) outOfRange(c *config) (ErrorPoint, bool) {
 	for l, v := range c.mem {
-		if rng := in.lw.ranges[l]; !rng.has(int(v)) {
-			return ErrorPoint{Msg: prog.RangeMsg(in.lw.p.Locs[l].Name, v, uint8(rng.lo), uint8(rng.hi))}, true
+		if rng := in.lw.Ranges[l]; !rng.Has(int(v)) {
+			return ErrorPoint{Msg: prog.RangeMsg(in.lw.P.Locs[l].Name, v, uint8(rng.Lo), uint8(rng.Hi))}, true
 		}
 	}
 	return ErrorPoint{}, false
@@ -439,12 +441,12 @@ func (in *interp) deadlocked(c *config) bool {
 }
 
 // findAtomic returns the position of the first remote atomic in stmts.
-func findAtomic(stmts []*rawStmt) (prog.Pos, bool) {
+func findAtomic(stmts []*syntax.Stmt) (prog.Pos, bool) {
 	for _, s := range stmts {
-		if s.atomic != "" {
-			return s.pos, true
+		if s.Atomic != "" {
+			return s.Pos, true
 		}
-		for _, b := range s.branches {
+		for _, b := range s.Branches {
 			if pos, ok := findAtomic(b); ok {
 				return pos, true
 			}

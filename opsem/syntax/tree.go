@@ -1,0 +1,196 @@
+package syntax
+
+import "rdmasim/opsem/prog"
+
+// The syntax tree of a file: what the parser reads, with names unresolved.
+
+type File struct {
+	Name, Doc *Token
+	Params    []*Param
+	Procs     []*Proc
+	Nodes     []*Node
+	Threads   []*Thread
+	Query     *Query
+	Expects   []*Expect
+	End       prog.Pos // where the file ends
+}
+
+type Node struct {
+	Name   Token
+	Family *Family // node m[i] for i in lo..hi
+	Locs   []LocDecl
+}
+
+// Family is `[i] ... for i in lo..hi`: a declaration made once per value
+// of i.
+type Family struct {
+	Index  Token
+	Lo, Hi *Expr
+}
+
+type LocDecl struct {
+	Name   Token
+	Val    *Token // a number initial value (core)
+	Init   *Expr  // any initial value (protocol language)
+	Size   *Expr  // an array: name[size]
+	Lo, Hi *Expr  // a declared range: name : lo..hi
+}
+
+// Proc is `proc name(a, b) { body }`: a procedure, inlined at its calls
+// with its parameters replaced by the call's arguments.
+type Proc struct {
+	Name   Token
+	Params []Token
+	Body   []*Stmt
+}
+
+// Param is `param N = expr`.
+type Param struct {
+	Name Token
+	Val  *Expr
+}
+
+type Thread struct {
+	Name, Node Token
+	NodeE      *Expr   // the node, with indices in a family (on m[i])
+	Family     *Family // thread t[i] on m[i] for i in lo..hi
+	Body       []*Stmt
+}
+
+type StmtKind uint8
+
+const (
+	StmtSkip StmtKind = iota
+	StmtAssignValue
+	StmtAssignLoc
+	StmtAssignCAS
+	StmtAssignAtomic // x := rcas(y, a, b) or x := rfaa(y, d), all simple
+	StmtAssume
+	StmtRFence
+	StmtPoll
+	StmtChoose
+	StmtLoop
+	// The protocol language's statements.
+	StmtAssign // lhsE := rhsE, or lhsE := cas(casZ, casA, casB) when casZ != nil
+	StmtAssumeE
+	StmtAssert
+	StmtReg
+	StmtIf
+	StmtWhile
+	StmtFor
+	StmtBreak
+	StmtCall // lhs(args): a call of a procedure
+)
+
+type Stmt struct {
+	Kind     StmtKind
+	Pos      prog.Pos
+	Label    *Token
+	Lhs, Rhs Token // assignments (rhs: value or location); assume: lhs = location, rhs = value
+	Ne       bool  // assume(x != v)
+	Z, A, B  Token // cas(z, a, b)
+	Node     Token // rfence, poll
+	Branches [][]*Stmt
+
+	// The protocol language's: expressions where the core has tokens.
+	LhsE, RhsE            *Expr   // StmtAssign
+	CasZ, CasA, CasB      *Expr   // StmtAssign of a cas, rcas (casZ remote) or rfaa (casB nil)
+	Atomic                string  // "rcas" or "rfaa" for a remote atomic, else ""
+	Cond                  *Expr   // StmtAssumeE, StmtAssert, StmtIf, StmtWhile
+	NodeE                 *Expr   // rfence, poll of a family member: poll(m[i])
+	Args                  []*Expr // StmtCall
+	Reg                   Token   // StmtReg: the register; StmtFor: the variable
+	RegLo, RegHi, RegInit *Expr   // StmtReg: range and initial value; StmtFor: lo and hi
+}
+
+type Query struct {
+	Kind prog.QueryKind
+	Pos  prog.Pos
+	Cond *Cond
+}
+
+type Cond struct {
+	Op     prog.CondOp
+	Pos    prog.Pos
+	Loc    Token
+	LocIdx []*Expr // loc's indices: buf[1] = 2
+	Val    Token
+	Thread Token
+	ThrIdx []*Expr // thread's indices: client[0]@end
+	ValE   *Expr   // a value written as a constant expression: slot[0] = N
+	Label  Token
+	L, R   *Cond
+	Height int // of the tree: 1 for an atom
+}
+
+// node makes the condition node op(l, r) at pos, reporting a tree deeper
+// than MaxDepth.
+func (p *parser) node(op prog.CondOp, pos prog.Pos, l, r *Cond) *Cond {
+	c := &Cond{Op: op, Pos: pos, L: l, R: r, Height: l.Height + 1}
+	if r != nil && r.Height >= l.Height {
+		c.Height = r.Height + 1
+	}
+	if c.Height > MaxDepth {
+		p.errorf(pos, "condition nested too deeply (the limit is %d levels)", MaxDepth)
+	}
+	return c
+}
+
+type Expect struct {
+	Pos  prog.Pos
+	Sem  Token
+	Word Token
+}
+
+// IsSurface reports whether f uses the protocol language. A file that does
+// not is read exactly as the core format has always been read (its threads
+// keep their statement trees).
+func (f *File) IsSurface() bool {
+	if len(f.Params) > 0 {
+		return true
+	}
+	for _, n := range f.Nodes {
+		if n.Family != nil {
+			return true
+		}
+		for _, d := range n.Locs {
+			if d.Size != nil || d.Lo != nil || d.Init != nil && d.Val == nil {
+				return true
+			}
+		}
+	}
+	for _, t := range f.Threads {
+		if t.Family != nil || len(t.NodeE.Idx) > 0 || stmtsSurface(t.Body) {
+			return true
+		}
+	}
+	if f.Query != nil && condSurface(f.Query.Cond) {
+		return true
+	}
+	return false
+}
+
+func stmtsSurface(ss []*Stmt) bool {
+	for _, s := range ss {
+		if s.Kind >= StmtAssign || s.NodeE != nil && len(s.NodeE.Idx) > 0 || stmtsSurfaceAll(s.Branches) {
+			return true
+		}
+	}
+	return false
+}
+
+func stmtsSurfaceAll(bs [][]*Stmt) bool {
+	for _, b := range bs {
+		if stmtsSurface(b) {
+			return true
+		}
+	}
+	return false
+}
+
+func condSurface(c *Cond) bool {
+	if c == nil {
+		return false
+	}
+	return len(c.LocIdx) > 0 || c.ValE != nil || condSurface(c.L) || condSurface(c.R)
+}
