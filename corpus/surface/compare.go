@@ -2,7 +2,7 @@
 // opsem/parse, lower.go) against an independent semantics: it runs a
 // protocol program both ways under SC — lowered to the core and explored on
 // the SC machine (opsem/machine), and interpreted directly from its syntax
-// tree (InterpretSC) — and compares what they reach: the final
+// tree (InterpretSC, interp*.go) — and compares what they reach: the final
 // memories, the error points (thread, position, message) and whether some
 // run deadlocks. It also draws random protocol programs (Generate) so that
 // the comparison runs on thousands of them (TestAgreement, make

@@ -11,10 +11,11 @@ import (
 )
 
 // The SC interpreter of the protocol language: a reference semantics that
-// checks the lowering (lower.go, special.go, eval.go) from outside. It
-// shares with the lowering only the parser and the expansion of the
-// declarations (params, nodes and locations of families and arrays, the
-// members of thread families, register declarations); it executes the
+// checks the lowering (opsem/parse: lower.go, special.go, eval.go) from
+// outside. It shares with the lowering only the parser (opsem/syntax) and
+// the expansion of the declarations (parse.Lowerer: params, nodes and
+// locations of families and arrays, the members of thread families,
+// register declarations); it executes the
 // statements of the syntax tree directly, with registers and memory as
 // values at run time: no specialisation, no domains, no decision trees.
 //
@@ -112,8 +113,7 @@ func InterpretSC(filename string, src []byte, opt parse.Options, limit int) (*In
 			return nil, syntax.ErrorList{{File: filename, Pos: pos, Msg: "the interpreter does not cover remote atomics (rcas, rfaa)"}}
 		}
 	}
-	in := &interp{file: filename, lw: &parse.Lowerer{File: filename, Params: map[string]int{}, Locs: map[string]int{},
-		Nodes: map[string]int{}, Arrays: map[string]int{}, P: &prog.Program{File: filename}},
+	in := &interp{file: filename, lw: parse.NewLowerer(filename),
 		blocks: map[blockKey]int{}, errIdx: map[ErrorPoint]int{}}
 	in.lw.SetParams(f, opt)
 	if in.lw.Errs == nil {

@@ -480,6 +480,7 @@ func (sp *specialiser) write(e *evalCtx, s *syntax.Stmt, x, v, next int) int {
 	return sp.emit(prog.Instr{Op: prog.OpWrite, X: x, A: uint8(v), Next: next, QP: -1, Loop: -1, Remote: -1, Stmt: st})
 }
 
+// StmtKeyword is the keyword of s for messages: poll or rfence.
 func StmtKeyword(s *syntax.Stmt) string {
 	if s.Kind == syntax.StmtPoll {
 		return "poll"

@@ -17,7 +17,7 @@ import (
 // itself.
 const maxInline = 50
 
-// inline replaces the body of every call in stmts by the procedure's body
+// Inline replaces the body of every call in stmts by the procedure's body
 // with the arguments in place (in the call's branches[0]), recursively.
 func (lw *Lowerer) Inline(stmts []*syntax.Stmt, procs map[string]*syntax.Proc, depth int) {
 	for _, s := range stmts {

@@ -168,6 +168,9 @@ func (b *irBuilder) registers(stmts []*syntax.Stmt, env map[string]int) {
 	}
 }
 
+// DeclareReg declares the register of the statement s (a StmtReg) in t,
+// with its range and initial value evaluated in env, reporting a name
+// declared twice or taken by a location, a param or the family's index.
 func (lw *Lowerer) DeclareReg(t *IRThread, s *syntax.Stmt, env map[string]int) {
 	name := s.Reg.Text
 	for _, r := range t.Regs {

@@ -28,12 +28,16 @@ type Options struct {
 	Params map[string]int
 }
 
-// Lowerer expands and lowers one surface file.
+// Lowerer expands and lowers one surface file. Its exported part is the
+// expansion of the declarations (SetParams, Declare, EachThread, ProcMap,
+// Inline, DeclareReg) and what it records (the program's nodes and locations
+// in P, their names and ranges, the errors), which corpus/surface's SC
+// interpreter shares with the lowering; the rest compiles the threads.
 type Lowerer struct {
-	File   string
-	Errs   ErrorList
-	P      *prog.Program
-	Params map[string]int
+	File   string         // the file's name in messages
+	Errs   ErrorList      // the mistakes found so far
+	P      *prog.Program  // the program being built: nodes and locations first
+	Params map[string]int // the params' values
 	Locs   map[string]int // a location's full name (buf[1]) -> index
 	Nodes  map[string]int // a node's full name (m[0]) -> index
 	Arrays map[string]int // an array's (or a family's) base name -> number of indices
@@ -69,12 +73,21 @@ func (lw *Lowerer) stop() bool {
 	return true
 }
 
+// NewLowerer returns a Lowerer of the file named file, with an empty
+// program, ready for SetParams and Declare.
+func NewLowerer(file string) *Lowerer {
+	return &Lowerer{File: file, Params: map[string]int{}, Locs: map[string]int{}, Nodes: map[string]int{},
+		Arrays: map[string]int{}, P: &prog.Program{File: file}}
+}
+
 // ValRange is a declared range of values lo..hi.
 type ValRange struct{ Lo, Hi int }
 
+// String prints r as it is written: lo..hi.
 func (r ValRange) String() string { return fmt.Sprintf("%d..%d", r.Lo, r.Hi) }
 
-// has reports whether v is in r.
+// Has reports whether v is in r.
+// Has reports whether v is in r.
 func (r ValRange) Has(v int) bool { return r.Lo <= v && v <= r.Hi }
 
 func (lw *Lowerer) errorf(pos prog.Pos, format string, args ...any) {
@@ -108,20 +121,21 @@ func (lw *Lowerer) constant(e *syntax.Expr, env map[string]int, what string) (in
 	return v, true
 }
 
-// evalError is an error of an evaluation, at the position of its cause.
-type evalError struct {
+// EvalError is an error of the evaluation of a constant expression, at the
+// position of its cause.
+type EvalError struct {
 	Pos prog.Pos
 	Msg string
 }
 
 // EvalConst evaluates e with names looked up by lookup; indices are not
 // allowed.
-func EvalConst(e *syntax.Expr, lookup func(string) (int, bool)) (int, *evalError) {
+func EvalConst(e *syntax.Expr, lookup func(string) (int, bool)) (int, *EvalError) {
 	switch e.Kind {
 	case syntax.ExprInt:
 		v, ok := syntax.IntValue(e)
 		if !ok {
-			return 0, &evalError{e.Pos, "number " + e.Name.Text + " is too large"}
+			return 0, &EvalError{e.Pos, "number " + e.Name.Text + " is too large"}
 		}
 		return v, nil
 	case syntax.ExprBool:
@@ -135,7 +149,7 @@ func EvalConst(e *syntax.Expr, lookup func(string) (int, bool)) (int, *evalError
 				return v, nil
 			}
 		}
-		return 0, &evalError{e.Pos, fmt.Sprintf("%s is not a constant (a number, a param, or a family's or for loop's index)", e)}
+		return 0, &EvalError{e.Pos, fmt.Sprintf("%s is not a constant (a number, a param, or a family's or for loop's index)", e)}
 	case syntax.ExprUnary:
 		v, err := EvalConst(e.L, lookup)
 		if err != nil {
@@ -153,7 +167,7 @@ func EvalConst(e *syntax.Expr, lookup func(string) (int, bool)) (int, *evalError
 	}
 	v, msg := binary(e.Op, l, r)
 	if msg != "" {
-		return 0, &evalError{e.Pos, msg}
+		return 0, &EvalError{e.Pos, msg}
 	}
 	return v, nil
 }
@@ -297,7 +311,7 @@ func (lw *Lowerer) lower(f *syntax.File, opt Options) (*prog.Program, ErrorList)
 	return p, nil
 }
 
-// declare expands the nodes and their locations.
+// Declare expands the nodes and their locations.
 func (lw *Lowerer) Declare(f *syntax.File) {
 	p := lw.P
 	for _, n := range f.Nodes {

@@ -1,11 +1,14 @@
 // Package parse reads programs in the .rdma litmus format (see
 // shared/spec/FORMAT.md) into validated, compiled prog.Programs.
 //
-// Parsing runs in two passes: a recursive-descent parser builds a syntax tree
-// that still names things, then a resolver looks the names up, decides
-// which assignments are gets and which are puts, and checks every rule of the
-// format. Every error is reported as file:line:col: message, and no input
-// makes the parser panic.
+// Parsing runs in two passes: the parser of package opsem/syntax builds a
+// syntax tree that still names things, then a resolver looks the names up,
+// decides which assignments are gets and which are puts, and checks every
+// rule of the format. A file in the protocol language (docs/PROTOCOLS.md) is
+// lowered instead: its declarations expanded, its procedures inlined, and
+// each thread compiled to a core control-flow graph. Every error is reported
+// as file:line:col: message (an ErrorList), and no input makes the parser
+// panic.
 package parse
 
 import (

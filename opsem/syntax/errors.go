@@ -51,6 +51,7 @@ func (l ErrorList) Detail() string {
 	return b.String()
 }
 
+// Sort sorts l by position, keeping the order of errors at one position.
 func (l ErrorList) Sort() {
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i].Pos, l[j].Pos

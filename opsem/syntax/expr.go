@@ -19,6 +19,8 @@ type Expr struct {
 	L, R *Expr
 }
 
+// ExprKind says which expression an Expr is: a number, a truth value, a
+// name (with indices or not), or an operator with one operand or two.
 type ExprKind uint8
 
 const (

@@ -6,7 +6,7 @@ import (
 	"rdmasim/opsem/prog"
 )
 
-// tok is a token kind.
+// Tok is a token kind.
 type Tok uint8
 
 const (
@@ -71,7 +71,7 @@ var keywords = map[string]bool{
 	"break": true, "assert": true, "false": true, "proc": true,
 }
 
-// token is one lexical token.
+// Token is one lexical token.
 type Token struct {
 	Kind Tok
 	Pos  prog.Pos

@@ -3,7 +3,15 @@ package syntax
 import "rdmasim/opsem/prog"
 
 // The syntax tree of a file: what the parser reads, with names unresolved.
+// The tree follows the text: a core file (FORMAT.md) and a file in the
+// protocol language (docs/PROTOCOLS.md) share it, the latter filling the
+// fields that hold expressions where the core has tokens. Every node keeps
+// the position of its first token, so that the passes after the parser
+// (the resolver, the lowering, an interpreter) report file:line:col errors.
 
+// File is a whole .rdma file: its `litmus` header (Name, and Doc, its
+// quoted description), its declarations in the order written, and the
+// query and expect lines that end it.
 type File struct {
 	Name, Doc *Token
 	Params    []*Param
@@ -15,6 +23,8 @@ type File struct {
 	End       prog.Pos // where the file ends
 }
 
+// Node is `node name { locations }`, or a family of nodes when Family is
+// set.
 type Node struct {
 	Name   Token
 	Family *Family // node m[i] for i in lo..hi
@@ -28,6 +38,7 @@ type Family struct {
 	Lo, Hi *Expr
 }
 
+// LocDecl is one location of a node: `x`, `x = 1`, `buf[N]`, `x : 0..2 = 0`.
 type LocDecl struct {
 	Name   Token
 	Val    *Token // a number initial value (core)
@@ -50,6 +61,8 @@ type Param struct {
 	Val  *Expr
 }
 
+// Thread is `thread name on node { body }`, or a family of threads when
+// Family is set.
 type Thread struct {
 	Name, Node Token
 	NodeE      *Expr   // the node, with indices in a family (on m[i])
@@ -57,6 +70,10 @@ type Thread struct {
 	Body       []*Stmt
 }
 
+// StmtKind says which statement a Stmt is, and so which of its fields are
+// set. The first kinds are the core format's, each with simple operands
+// (tokens); from StmtAssign on they are the protocol language's, with
+// expressions.
 type StmtKind uint8
 
 const (
@@ -82,6 +99,9 @@ const (
 	StmtCall // lhs(args): a call of a procedure
 )
 
+// Stmt is one statement, labelled when Label is set. Kind says which
+// fields hold its operands; Branches are the blocks of a choose, a loop, an
+// if (then and else), a while or a for.
 type Stmt struct {
 	Kind     StmtKind
 	Pos      prog.Pos
@@ -103,12 +123,17 @@ type Stmt struct {
 	RegLo, RegHi, RegInit *Expr   // StmtReg: range and initial value; StmtFor: lo and hi
 }
 
+// Query is the file's final condition: `exists`, `~exists` or `forall`
+// (Kind), or a reach query, over the condition Cond.
 type Query struct {
 	Kind prog.QueryKind
 	Pos  prog.Pos
 	Cond *Cond
 }
 
+// Cond is a condition of a query: an atom (a location's value, a thread at
+// a label or at its end) when Op says so, else an operator over L and R.
+// Height is the tree's, checked against MaxDepth as the parser builds it.
 type Cond struct {
 	Op     prog.CondOp
 	Pos    prog.Pos
@@ -136,6 +161,8 @@ func (p *parser) node(op prog.CondOp, pos prog.Pos, l, r *Cond) *Cond {
 	return c
 }
 
+// Expect is an `expect` line: the semantics Sem and the answer Word expected
+// of the query.
 type Expect struct {
 	Pos  prog.Pos
 	Sem  Token
