@@ -88,7 +88,7 @@ const (
 	StmtChoose
 	StmtLoop
 	// The protocol language's statements.
-	StmtAssign // lhsE := rhsE, or lhsE := cas(casZ, casA, casB) when casZ != nil
+	StmtAssign // LhsE := RhsE, or LhsE := cas(CasZ, CasA, CasB) when CasZ != nil
 	StmtAssumeE
 	StmtAssert
 	StmtReg
@@ -96,7 +96,7 @@ const (
 	StmtWhile
 	StmtFor
 	StmtBreak
-	StmtCall // lhs(args): a call of a procedure
+	StmtCall // Lhs(Args): a call of a procedure
 )
 
 // Stmt is one statement, labelled when Label is set. Kind says which
@@ -106,7 +106,7 @@ type Stmt struct {
 	Kind     StmtKind
 	Pos      prog.Pos
 	Label    *Token
-	Lhs, Rhs Token // assignments (rhs: value or location); assume: lhs = location, rhs = value
+	Lhs, Rhs Token // assignments (Rhs: value or location); assume: Lhs = location, Rhs = value
 	Ne       bool  // assume(x != v)
 	Z, A, B  Token // cas(z, a, b)
 	Node     Token // rfence, poll
@@ -114,7 +114,7 @@ type Stmt struct {
 
 	// The protocol language's: expressions where the core has tokens.
 	LhsE, RhsE            *Expr   // StmtAssign
-	CasZ, CasA, CasB      *Expr   // StmtAssign of a cas, rcas (casZ remote) or rfaa (casB nil)
+	CasZ, CasA, CasB      *Expr   // StmtAssign of a cas, rcas (CasZ remote) or rfaa (CasB nil)
 	Atomic                string  // "rcas" or "rfaa" for a remote atomic, else ""
 	Cond                  *Expr   // StmtAssumeE, StmtAssert, StmtIf, StmtWhile
 	NodeE                 *Expr   // rfence, poll of a family member: poll(m[i])
