@@ -1,0 +1,512 @@
+// Package repair makes a program robust: it finds a set of insertions (polls,
+// rfences, read-backs) whose repaired text the decider proves robust, and
+// places them in the program's own text.
+//
+// The search is counterexample-guided. Decide the program; from the
+// violation's sc cycle take every po edge a → b of one thread that the
+// trace's observed-before relation lacks (all of them must be ordered to
+// turn the cycle into an ob cycle, which no RDMA-consistent trace has); for
+// each, the candidates are the insertions placed just before b's statement
+// that order a before b in the model (Orders, derived from axiom.PPO). Each
+// edge is a clause; a minimum-cost set of candidates meeting every clause
+// seen so far (minHitting) is applied to the original text, the text is
+// parsed again and decided again, until it is robust. Finally each insertion
+// is dropped in turn and the rest decided, so that the answer is
+// irredundant. docs/REPAIR.md explains it at length.
+package repair
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/instr"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/report"
+	"rdmasim/opsem/robust"
+)
+
+// Options configure Repair.
+type Options struct {
+	// Parse parses a text of the program (the original or a repaired one):
+	// the caller's parser, with its params.
+	Parse func(ctx context.Context, text []byte) (*prog.Program, error)
+	// Costs of the kinds; Kinds are the kinds allowed (all when zero).
+	Costs Costs
+	Kinds [numKinds]bool
+	// Robust are the options of each decision (the method is chosen here:
+	// the decider, or enum-axiom on remote atomics).
+	Robust robust.Options
+	// MaxRounds bounds the rounds of the counterexample loop (default 50).
+	MaxRounds int
+}
+
+// Insertion is one statement (or a few: a read-back and its polls) placed in
+// the original text.
+type Insertion struct {
+	Thread string `json:"thread"`
+	// Line and Col are where the text goes in the original: before the
+	// statement at Line:Col (on a line of its own above it when it starts
+	// its line). After is the statement it comes after, AfterLine its line.
+	Line      int    `json:"line"`
+	Col       int    `json:"col"`
+	AfterLine int    `json:"after_line"`
+	After     string `json:"after"`
+	Stmt      string `json:"stmt"`
+	Kind      string `json:"kind"`
+	Cost      int    `json:"cost"`
+	// Breaks is the first violation's cycle it was chosen against.
+	Breaks string `json:"breaks"`
+
+	key       string
+	afterLine bool   // placed on a line of its own below AfterLine
+	decl      string // the scratch location a read-back declares ("rb_x = 0")
+	node      prog.Pos
+}
+
+// candidate is one way of ordering a po edge: one insertion, or a poll after
+// each operation still pending (several insertions). Candidates may share
+// insertions; a repair makes each once.
+type candidate struct {
+	parts []Insertion
+	cost  int
+	key   string
+}
+
+// Result is a repair.
+type Result struct {
+	// Already: the program was robust as given; nothing was inserted.
+	Already    bool
+	Insertions []Insertion
+	Cost       int
+	// Text is the repaired text, its "expect robust" line set to yes.
+	Text []byte
+	// Verified is the final decision on the repaired text.
+	Verified *robust.Result
+	// Minimal is "irredundant" (no single insertion can be dropped) or
+	// "none" (the search stopped before it could say).
+	Minimal string
+	// Exact: every hitting set chosen was minimum-cost over the clauses
+	// learnt (the branch and bound was not cut).
+	Exact bool
+	// Rounds counts the decisions of the counterexample loop, Decisions
+	// every decision made (with the irredundancy checks).
+	Rounds, Decisions int
+	// Bounded: the decisions were enumerations of the model (remote
+	// atomics) whose "robust" holds within the unrolling bound.
+	Bounded bool
+	// Cut names the bound that stopped the search (a round limit, an
+	// incomplete decision); empty when it finished.
+	Cut string
+	// Why, when no repair was found: the violation that no insertion of
+	// the allowed kinds breaks.
+	Why     string
+	Seconds float64
+}
+
+// Found reports whether a verified repair was found.
+func (r *Result) Found() bool { return r.Why == "" && r.Cut == "" }
+
+// Repair repairs src, a program text, for robustness.
+func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
+	start := time.Now()
+	if opt.MaxRounds <= 0 {
+		opt.MaxRounds = 50
+	}
+	if opt.Kinds == ([numKinds]bool{}) {
+		opt.Kinds = [numKinds]bool{true, true, true}
+	}
+	orig := string(src)
+	s := &search{opt: opt, orig: orig, byKey: map[string]int{}}
+	res := &Result{Exact: true}
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	var applied []int
+	var clauses, nogoods [][]int
+	deadlocks := false // the original program can deadlock (under SC)
+	for {
+		if res.Rounds == opt.MaxRounds {
+			res.Cut = fmt.Sprintf("%d rounds", opt.MaxRounds)
+			return res, nil
+		}
+		res.Rounds++
+		ed := s.build(applied)
+		r, err := s.decide(ctx, ed.Text, res)
+		if err != nil {
+			return res, err
+		}
+		if res.Rounds == 1 {
+			deadlocks = r.Deadlock != nil
+		}
+		switch {
+		case r.Robust && !r.Complete:
+			res.Cut = "the decision was cut: " + r.Bound
+			return res, nil
+		case r.Robust && r.Deadlock != nil && !deadlocks:
+			// A poll with nothing left to wait for: this set is no
+			// repair, nor is any set containing it.
+			nogoods = append(nogoods, applied)
+		case r.Robust:
+			res.Verified = r
+		default:
+			cl, why := s.learn(r, ed, applied)
+			if why != "" {
+				res.Why = why
+				return res, nil
+			}
+			clauses = append(clauses, cl...)
+		}
+		if res.Verified != nil {
+			break
+		}
+		costs := make([]int, len(s.cands))
+		for i, c := range s.cands {
+			costs[i] = c.cost
+		}
+		set, exact, ok := minHitting(clauses, nogoods, costs, 1_000_000)
+		if !ok {
+			res.Why = "every set of insertions that orders the cycles seen makes the program deadlock (a poll with nothing to wait for)"
+			return res, nil
+		}
+		res.Exact = res.Exact && exact
+		applied = set
+	}
+	res.Already = len(applied) == 0
+	// Irredundancy: drop each insertion in turn; keep it dropped when the
+	// rest is still robust.
+	for i := 0; i < len(applied); {
+		rest := append(append([]int(nil), applied[:i]...), applied[i+1:]...)
+		r, err := s.decide(ctx, s.build(rest).Text, res)
+		if err != nil {
+			return res, err
+		}
+		if r.Robust && r.Complete && (r.Deadlock == nil || deadlocks) {
+			applied, res.Verified = rest, r
+			continue
+		}
+		i++
+	}
+	res.Minimal = "irredundant"
+	ed := s.build(applied)
+	res.Text = expectRobust.ReplaceAll(ed.Text, []byte("${1}yes"))
+	for _, c := range s.parts(applied) {
+		res.Insertions = append(res.Insertions, c)
+		res.Cost += c.Cost
+	}
+	sort.SliceStable(res.Insertions, func(i, j int) bool {
+		a, b := res.Insertions[i], res.Insertions[j]
+		if a.Thread != b.Thread {
+			return a.Thread < b.Thread
+		}
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
+	return res, nil
+}
+
+var expectRobust = regexp.MustCompile(`(?m)^(\s*expect\s+robust\s+)no\b`)
+
+// search is the state of one repair: the original text and every candidate
+// met so far (a candidate is identified by its key, its place and text).
+type search struct {
+	opt   Options
+	orig  string
+	cands []candidate
+	byKey map[string]int
+}
+
+// build applies the candidates of set to the original text.
+func (s *search) build(set []int) *edited {
+	var edits []edit
+	decls := map[string]bool{}
+	for _, c := range s.parts(set) {
+		if c.afterLine {
+			edits = append(edits, edit{Line: c.AfterLine, Text: c.Stmt, AfterLine: true})
+		} else {
+			edits = append(edits, edit{Line: c.Line, Col: c.Col, Text: c.Stmt})
+		}
+		if c.decl != "" && !decls[c.decl] {
+			decls[c.decl] = true
+			if e, ok := nodeDecl(s.orig, c.node, c.decl); ok {
+				edits = append(edits, e)
+			}
+		}
+	}
+	return apply(s.orig, edits)
+}
+
+// parts are the insertions of the candidates of set, each once.
+func (s *search) parts(set []int) []Insertion {
+	var out []Insertion
+	seen := map[string]bool{}
+	for _, i := range set {
+		for _, c := range s.cands[i].parts {
+			if !seen[c.key] {
+				seen[c.key] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// decide parses text and decides it: the decider, or on remote atomics the
+// enumeration of the model's traces (bounded when the program loops).
+func (s *search) decide(ctx context.Context, text []byte, res *Result) (*robust.Result, error) {
+	p, err := s.opt.Parse(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("the repaired text does not parse (an insertion was misplaced): %w", err)
+	}
+	res.Decisions++
+	o := s.opt.Robust
+	o.Method, o.Deadlocks = robust.Decider, true
+	r, err := robust.Decide(ctx, p, o)
+	var ae *instr.AtomicsError
+	if errors.As(err, &ae) {
+		o.Method = robust.EnumAxiom
+		r, err = robust.Decide(ctx, p, o)
+		if err == nil && r.Robust && r.Bound != "" {
+			res.Bounded = true
+		}
+	}
+	return r, err
+}
+
+// learn turns a violation into clauses, one per po edge of its sc cycle that
+// the trace's ob lacks, each the candidates that would order it (minus those
+// applied already: the violation exists with them). why is set when the
+// violation gives nothing to learn from.
+func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][]int, why string) {
+	t := r.Trace
+	cycle := oneLine(r.Cycle)
+	if t == nil {
+		return nil, "the decision gave no trace to learn from: " + cycle
+	}
+	p := r.Program
+	rel := t.Relations()
+	cyc := t.SCCycle()
+	isApplied := map[int]bool{}
+	for _, i := range applied {
+		isApplied[i] = true
+	}
+	for k, a := range cyc {
+		b := cyc[(k+1)%len(cyc)]
+		ea, eb := &t.Events[a], &t.Events[b]
+		if ea.Thread < 0 || ea.Thread != eb.Thread || !rel.PO.Has(a, b) || rel.OB.Has(a, b) {
+			continue
+		}
+		var clause []int
+		for _, c := range s.candidates(p, t, ea, eb, ed, cycle) {
+			if !isApplied[c] {
+				clause = append(clause, c)
+			}
+		}
+		if len(clause) == 0 {
+			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s in the cycle %s",
+				p.Threads[ea.Thread].Name, p.EventString(ea.Event), p.EventString(eb.Event), cycle)
+		}
+		clauses = append(clauses, clause)
+	}
+	if len(clauses) == 0 {
+		return nil, "every po edge of the cycle is ordered already, yet the trace is consistent: " + cycle
+	}
+	return clauses, ""
+}
+
+// candidates are the insertions before b's statement that order a before b.
+func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, ed *edited, cycle string) []int {
+	th := &p.Threads[a.Thread]
+	st := th.Code[b.PC].Stmt
+	if st == nil {
+		return nil
+	}
+	pos, ok := ed.Orig(st.Pos)
+	if !ok || a.Remote < 0 {
+		return nil // b is inserted text, or a is no NIC event
+	}
+	node := p.Nodes[a.Remote].Name
+	// pending counts the operations towards a's node started at or before
+	// po index upTo, minus the polls before b: how many polls it takes to
+	// wait for the last of them.
+	pending := func(upTo int) int {
+		n := 0
+		for i := range t.Events {
+			e := &t.Events[i]
+			if e.Thread != a.Thread || e.Remote != a.Remote {
+				continue
+			}
+			switch {
+			case (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) && e.Index <= upTo:
+				n++
+			case e.Kind == prog.EvPoll && e.Index < b.Index:
+				n--
+			}
+		}
+		return max(n, 0)
+	}
+	same := a.Remote == b.Remote
+	var out []int
+	add := func(parts ...Insertion) {
+		c := candidate{}
+		var keys []string
+		for _, x := range parts {
+			c.cost += x.Cost
+			keys = append(keys, x.key)
+		}
+		c.parts, c.key = parts, strings.Join(keys, " + ")
+		i, seen := s.byKey[c.key]
+		if !seen {
+			i = len(s.cands)
+			s.cands = append(s.cands, c)
+			s.byKey[c.key] = i
+		}
+		out = append(out, i)
+	}
+	before := func(k Kind, stmt string, cost int) Insertion {
+		c := Insertion{Thread: th.Name, Line: pos.Line, Col: pos.Col, Kind: k.String(), Breaks: cycle, Stmt: stmt, Cost: cost}
+		c.AfterLine, c.After = s.after(pos)
+		c.key = fmt.Sprintf("%d:%d %s", c.Line, c.Col, c.Stmt)
+		return c
+	}
+	for k := Kind(0); k < numKinds; k++ {
+		if !s.opt.Kinds[k] || !Orders(k, a.Kind, b.Kind, same) {
+			continue
+		}
+		switch k {
+		case Poll:
+			// A poll after each operation still pending at a (so that
+			// every poll waits for the operation it follows, in every
+			// iteration of a loop), or as many polls before b.
+			var each []Insertion
+			for _, o := range pendingOps(t, a, b) {
+				if c, ok := s.afterStmt(p, ed, th, o, Poll, "poll("+node+")", s.opt.Costs[Poll], cycle); ok {
+					each = append(each, c)
+				}
+			}
+			if len(each) > 0 {
+				add(each...)
+			}
+			n := max(pending(a.Index), 1)
+			add(before(k, polls(node, n), n*s.opt.Costs[Poll]))
+		case RFence:
+			add(before(k, fmt.Sprintf("rfence(%s)", node), s.opt.Costs[RFence]))
+		case ReadBack:
+			if a.Kind != prog.EvNRW {
+				continue
+			}
+			loc := target(p, th, a)
+			scratch := s.scratch(loc)
+			n := pending(b.Index-1) + 1 // the read-back's get is the last to wait for
+			c := before(k, scratch+" := "+loc+"; "+polls(node, n), s.opt.Costs[ReadBack]+(n-1)*s.opt.Costs[Poll])
+			c.decl, c.node = scratch+" = 0", p.Nodes[th.Node].Pos
+			add(c)
+		}
+	}
+	return out
+}
+
+// pendingOps are the PCs of the operations of a's queue pair started at or
+// before a and not polled before b, oldest first: polls wait for
+// completions in order, so each needs a poll of its own.
+func pendingOps(t *axiom.Trace, a, b *axiom.Event) []int {
+	var ops []int
+	polled := 0
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Thread != a.Thread || e.Remote != a.Remote {
+			continue
+		}
+		switch {
+		case (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) && e.Index <= a.Index:
+			ops = append(ops, e.PC)
+		case e.Kind == prog.EvPoll && e.Index < b.Index:
+			polled++
+		}
+	}
+	if polled >= len(ops) {
+		return nil
+	}
+	return ops[polled:]
+}
+
+// afterStmt is an insertion of stmt just after the statement of instruction
+// pc: inline before the next statement on its line, else on a line of its
+// own below it.
+func (s *search) afterStmt(p *prog.Program, ed *edited, th *prog.Thread, pc int, k Kind, stmt string, cost int, cycle string) (Insertion, bool) {
+	st := th.Code[pc].Stmt
+	if st == nil {
+		return Insertion{}, false
+	}
+	pos, ok := ed.Orig(st.Pos)
+	if !ok {
+		return Insertion{}, false
+	}
+	c := Insertion{Thread: th.Name, Kind: k.String(), Breaks: cycle, Stmt: stmt, Cost: cost}
+	// The next statement on the same line, if any.
+	next := prog.Pos{}
+	for i := range th.Code {
+		if o := th.Code[i].Stmt; o != nil {
+			if q, ok := ed.Orig(o.Pos); ok && q.Line == pos.Line && q.Col > pos.Col && (next.Col == 0 || q.Col < next.Col) {
+				next = q
+			}
+		}
+	}
+	if next.Col != 0 {
+		c.Line, c.Col = next.Line, next.Col
+		c.AfterLine, c.After = s.after(next)
+	} else {
+		c.afterLine = true
+		c.Line, c.Col = pos.Line+1, 1
+		c.AfterLine, c.After = pos.Line, lineText(s.orig, pos.Line)
+	}
+	c.key = fmt.Sprintf("%d:%d/%v %s", c.Line, c.Col, c.afterLine, c.Stmt)
+	return c, true
+}
+
+// target is the put's target as the source names it: the left side of the
+// protocol statement (buf[k % 2]), or the core location's name.
+func target(p *prog.Program, th *prog.Thread, a *axiom.Event) string {
+	if st := th.Code[a.PC].Stmt; st != nil && st.Src != nil {
+		if lhs, _, ok := strings.Cut(st.Src.Text, ":="); ok {
+			return strings.TrimSpace(lhs)
+		}
+	}
+	return p.Locs[a.Loc].Name
+}
+
+func polls(node string, n int) string {
+	return strings.TrimSuffix(strings.Repeat("poll("+node+"); ", n), "; ")
+}
+
+// scratch is the name of the read-back's scratch location for loc: rb_loc,
+// made fresh.
+func (s *search) scratch(loc string) string {
+	base, _, _ := strings.Cut(loc, "[")
+	base = "rb_" + strings.TrimSpace(base)
+	name := base
+	for i := 2; ; i++ {
+		if !strings.Contains(s.orig, name) {
+			return name
+		}
+		name = fmt.Sprintf("%s%d", base, i)
+	}
+}
+
+// after says what an insertion at pos comes after: the text before it on
+// its line, or the previous line with a statement.
+func (s *search) after(pos prog.Pos) (int, string) {
+	line := strings.Split(s.orig, "\n")[pos.Line-1]
+	if before := strings.TrimSpace(line[:min(pos.Col-1, len(line))]); before != "" {
+		return pos.Line, strings.TrimSpace(strings.TrimSuffix(before, ";"))
+	}
+	l := prevStmtLine(s.orig, pos.Line)
+	return l, lineText(s.orig, l)
+}
+
+// oneLine prints a cycle on one line.
+func oneLine(cyc []report.CycleEvent) string {
+	return strings.Join(report.CycleLines(cyc), " ")
+}
