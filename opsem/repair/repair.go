@@ -26,6 +26,7 @@ import (
 
 	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/instr"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/robust"
@@ -107,6 +108,25 @@ type Result struct {
 	// the allowed kinds breaks.
 	Why     string
 	Seconds float64
+
+	orig string
+}
+
+// Statements counts the statements inserted (a read-back with two polls is
+// three), the measure a hand fix is compared by.
+func (r *Result) Statements() int {
+	n := 0
+	for _, in := range r.Insertions {
+		n += strings.Count(in.Stmt, ";") + 1
+	}
+	return n
+}
+
+// Without is the original text with every insertion of the repair but the
+// i-th: the check that each one is needed.
+func (r *Result) Without(i int) []byte {
+	parts := append(append([]Insertion(nil), r.Insertions[:i]...), r.Insertions[i+1:]...)
+	return build(r.orig, parts).Text
 }
 
 // Found reports whether a verified repair was found.
@@ -118,12 +138,17 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	if opt.MaxRounds <= 0 {
 		opt.MaxRounds = 50
 	}
+	if opt.Robust.Verdict.Machine.MaxInflight == 0 {
+		// The deadlock search runs the SC machine, which needs room for
+		// the operations in flight.
+		opt.Robust.Verdict.Machine.MaxInflight = machine.DefaultOptions().MaxInflight
+	}
 	if opt.Kinds == ([numKinds]bool{}) {
 		opt.Kinds = [numKinds]bool{true, true, true}
 	}
 	orig := string(src)
 	s := &search{opt: opt, orig: orig, byKey: map[string]int{}}
-	res := &Result{Exact: true}
+	res := &Result{Exact: true, orig: orig}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	var applied []int
 	var clauses, nogoods [][]int
@@ -219,10 +244,14 @@ type search struct {
 }
 
 // build applies the candidates of set to the original text.
-func (s *search) build(set []int) *edited {
+func (s *search) build(set []int) *edited { return build(s.orig, s.parts(set)) }
+
+// build applies insertions to the original text orig, declaring each
+// read-back's scratch location once.
+func build(orig string, parts []Insertion) *edited {
 	var edits []edit
 	decls := map[string]bool{}
-	for _, c := range s.parts(set) {
+	for _, c := range parts {
 		if c.afterLine {
 			edits = append(edits, edit{Line: c.AfterLine, Text: c.Stmt, AfterLine: true})
 		} else {
@@ -230,12 +259,12 @@ func (s *search) build(set []int) *edited {
 		}
 		if c.decl != "" && !decls[c.decl] {
 			decls[c.decl] = true
-			if e, ok := nodeDecl(s.orig, c.node, c.decl); ok {
+			if e, ok := nodeDecl(orig, c.node, c.decl); ok {
 				edits = append(edits, e)
 			}
 		}
 	}
-	return apply(s.orig, edits)
+	return apply(orig, edits)
 }
 
 // parts are the insertions of the candidates of set, each once.
