@@ -217,7 +217,7 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	}
 	res.Minimal = "irredundant"
 	ed := s.build(applied)
-	res.Text = expectRobust.ReplaceAll(ed.Text, []byte("${1}yes"))
+	res.Text = ed.Text
 	for _, c := range s.parts(applied) {
 		res.Insertions = append(res.Insertions, c)
 		res.Cost += c.Cost
@@ -244,7 +244,13 @@ type search struct {
 }
 
 // build applies the candidates of set to the original text.
-func (s *search) build(set []int) *edited { return build(s.orig, s.parts(set)) }
+// Its expect robust line says yes: the decisions check it, so that the
+// final one's expectation is what the repaired text claims.
+func (s *search) build(set []int) *edited {
+	ed := build(s.orig, s.parts(set))
+	ed.Text = expectRobust.ReplaceAll(ed.Text, []byte("${1}yes"))
+	return ed
+}
 
 // build applies insertions to the original text orig, declaring each
 // read-back's scratch location once.
@@ -310,7 +316,7 @@ func (s *search) decide(ctx context.Context, text []byte, res *Result) (*robust.
 // violation gives nothing to learn from.
 func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][]int, why string) {
 	t := r.Trace
-	cycle := oneLine(r.Cycle)
+	cycle := oneLine(r.Cycle, ed)
 	if t == nil {
 		return nil, "the decision gave no trace to learn from: " + cycle
 	}
@@ -529,13 +535,37 @@ func (s *search) scratch(loc string) string {
 func (s *search) after(pos prog.Pos) (int, string) {
 	line := strings.Split(s.orig, "\n")[pos.Line-1]
 	if before := strings.TrimSpace(line[:min(pos.Col-1, len(line))]); before != "" {
-		return pos.Line, strings.TrimSpace(strings.TrimSuffix(before, ";"))
+		// The statement before it on the line: after the last ; or {.
+		before = strings.TrimSpace(strings.TrimSuffix(before, ";"))
+		if i := strings.LastIndexAny(before, ";{"); i >= 0 {
+			before = strings.TrimSpace(before[i+1:])
+		}
+		return pos.Line, before
 	}
 	l := prevStmtLine(s.orig, pos.Line)
 	return l, lineText(s.orig, l)
 }
 
-// oneLine prints a cycle on one line.
-func oneLine(cyc []report.CycleEvent) string {
+// oneLine prints a cycle on one line, its statements' lines those of the
+// original text ("line 12+" for text inserted below line 12).
+func oneLine(cyc []report.CycleEvent, ed *edited) string {
+	cyc = append([]report.CycleEvent(nil), cyc...)
+	for i, e := range cyc {
+		var n int
+		if _, err := fmt.Sscanf(e.Source, "line %d:", &n); err != nil {
+			continue
+		}
+		text := strings.SplitN(e.Source, ":", 2)[1]
+		if l, exact := ed.orig[n]; exact {
+			cyc[i].Source = fmt.Sprintf("line %d:%s", l, text)
+			continue
+		}
+		for k := n - 1; k > 0; k-- {
+			if l, found := ed.orig[k]; found {
+				cyc[i].Source = fmt.Sprintf("line %d+ (inserted):%s", l, text)
+				break
+			}
+		}
+	}
 	return strings.Join(report.CycleLines(cyc), " ")
 }

@@ -153,9 +153,9 @@ func nodeDecl(src string, pos prog.Pos, decl string) (edit, bool) {
 	}
 	end += off + open
 	body := strings.TrimSpace(src[off+open+1 : end])
-	text := "; " + decl + " "
+	text := "; " + decl
 	if body == "" {
-		text = decl + " "
+		text = " " + decl
 	}
 	// Back over the blanks before the brace: "x = 1 }" becomes "x = 1; d }".
 	at := end
