@@ -7,6 +7,7 @@
 //	rdmasim check [flags] FILE...   herd7-style verdicts, checked against expect lines
 //	rdmasim explore [flags] FILE... state-space statistics
 //	rdmasim robust [flags] FILE...  robustness (every RDMA trace is SC)
+//	rdmasim repair [flags] FILE     the polls, rfences and read-backs that make FILE robust
 //	rdmasim graph [flags] FILE      execution graphs of the model (DOT)
 //	rdmasim run [flags] FILE        one random run, step by step
 //	rdmasim export --promela FILE   the machine (or --robustness: the instrumented program) as Promela for SPIN

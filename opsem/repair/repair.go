@@ -429,7 +429,10 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 		case RFence:
 			add(before(k, fmt.Sprintf("rfence(%s)", node), s.opt.Costs[RFence]))
 		case ReadBack:
-			if a.Kind != prog.EvNRW {
+			if a.Kind != prog.EvNRW || strings.Contains(p.Nodes[th.Node].Name, "[") {
+				// A read-back needs a scratch location on the thread's
+				// node; in a family of nodes (m[i]) its name would take
+				// the family's index, which is not built.
 				continue
 			}
 			loc := target(p, th, a)
