@@ -180,6 +180,9 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 		default:
 			cl, why := s.learn(r, ed, applied)
 			if why != "" {
+				if len(nogoods) > 0 {
+					why += "; the sets that order it were tried and make a poll of the program wait for ever (repair never moves or deletes a statement)"
+				}
 				res.Why = why
 				return res, nil
 			}
@@ -334,10 +337,15 @@ func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][
 			continue
 		}
 		var clause []int
-		for _, c := range s.candidates(p, t, ea, eb, ed, cycle) {
+		all := s.candidates(p, t, ea, eb, ed, cycle)
+		for _, c := range all {
 			if !isApplied[c] {
 				clause = append(clause, c)
 			}
+		}
+		if len(clause) == 0 && len(all) > 0 {
+			return nil, fmt.Sprintf("the insertions that order %s %s before %s are in place and the cycle remains (the counts of pending operations differ on this run, e.g. in a loop): %s",
+				p.Threads[ea.Thread].Name, p.EventString(ea.Event), p.EventString(eb.Event), cycle)
 		}
 		if len(clause) == 0 {
 			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s in the cycle %s",
