@@ -23,6 +23,7 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 	kinds := fs.String("kinds", "", "the kinds of insertion allowed, from poll, rfence, readback (default all)")
 	goal := fs.String("goal", "robust", "what the repair must achieve: robust (only robust for now)")
 	out := fs.StringP("output", "o", "", "write the repaired program to this file (its expect robust line set to yes)")
+	write := fs.Bool("write", false, "write the repaired program over FILE, keeping the original as FILE.orig")
 	rounds := fs.Int("max-rounds", 50, "the most rounds of decide, learn, choose")
 	opt, code := parseSearch(fs, &sf, args, e, "repair")
 	if code >= 0 {
@@ -38,6 +39,9 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 	}
 	if err == nil && fs.NArg() != 1 {
 		err = fmt.Errorf("repair takes one input file")
+	}
+	if err == nil && *write && *out != "" {
+		err = fmt.Errorf("--write and -o: choose one")
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim repair: %v\n", err)
@@ -59,8 +63,8 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fileFailed(e, sf.json, file, report.ErrorText(err), err)
 	}
-	if *out != "" && res.Found() {
-		if err := os.WriteFile(*out, res.Text, 0o644); err != nil {
+	if res.Found() && !res.Already {
+		if err := writeRepaired(file, *out, *write, src, res.Text); err != nil {
 			fmt.Fprintf(e.stderr, "rdmasim repair: %v\n", err)
 			return exitUsage
 		}
@@ -80,6 +84,21 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeRepaired writes the repaired text to out, or with write over file
+// (the original kept in file.orig).
+func writeRepaired(file, out string, write bool, orig, text []byte) error {
+	if write {
+		if err := os.WriteFile(file+".orig", orig, 0o644); err != nil {
+			return err
+		}
+		out = file
+	}
+	if out == "" {
+		return nil
+	}
+	return os.WriteFile(out, text, 0o644)
 }
 
 // writeRepair prints a repair: the insertions by thread, the proof, the

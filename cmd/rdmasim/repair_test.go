@@ -64,4 +64,23 @@ func TestRepairOutput(t *testing.T) {
 	if code := run(context.Background(), []string{"robust", "--method", "decide", out}, &stdout, &stderr); code != exitOK {
 		t.Errorf("robust on the repaired text: exit %d\n%s", code, stdout.String())
 	}
+
+	// --write: in place, the original kept beside it.
+	orig, err := os.ReadFile(protocolsDir + "xprtrdma-reuse.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPlace := filepath.Join(t.TempDir(), "reuse.rdma")
+	if err := os.WriteFile(inPlace, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(context.Background(), []string{"repair", "--write", inPlace}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("repair --write: exit %d", code)
+	}
+	if got, _ := os.ReadFile(inPlace); string(got) != string(text) {
+		t.Errorf("--write wrote\n%s\nwant what -o wrote\n%s", got, text)
+	}
+	if kept, _ := os.ReadFile(inPlace + ".orig"); string(kept) != string(orig) {
+		t.Error("--write did not keep the original in FILE.orig")
+	}
 }
