@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rdmasim/opsem/machine"
@@ -50,7 +51,7 @@ func repairFile(t *testing.T, file string, opt Options) *Result {
 }
 
 // TestRepairProtocols repairs the non-robust protocols whose hand-fixed
-// variant exists: the repaired text is robust by the decider, inserts no
+// variant exists, and a few litmus shapes: the repaired text is robust by the decider, inserts no
 // more statements than the hand fix, and every insertion is needed (without
 // any one of them the program is not robust).
 func TestRepairProtocols(t *testing.T) {
@@ -66,10 +67,20 @@ func TestRepairProtocols(t *testing.T) {
 		{"peterson-alock-nopoll", 4, "poll poll poll poll"}, // peterson-alock: poll(A); poll(A) twice
 		{"mu-heartbeat-pipelined", 1, "rfence"},             // mu-heartbeat: poll(L) before the next read
 		{"abp-staged", 1, "poll"},                           // README: "a poll before reuse"
+		// Litmus tests (no hand fix: hand is what the shape needs).
+		{"litmus/GET-GET-MP", 1, "poll"},
+		{"litmus/GET-LR", 1, "poll"},
+		{"litmus/PUT-LW", 1, "poll"},
+		{"litmus/PUTACK-NOT-VISIBLE", 2, "readback"},
+		{"litmus/SB-PUT", 6, "readback readback"},
+		{"litmus/paper-5.1", 2, "poll poll"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			file := filepath.Join(protocols, tc.file+".rdma")
+			if dir, name, ok := strings.Cut(tc.file, "/"); ok {
+				file = filepath.Join(protocols, "..", dir, name+".rdma")
+			}
 			r := repairFile(t, file, Options{})
 			if !r.Found() {
 				t.Fatalf("no repair: why %q, cut %q", r.Why, r.Cut)
