@@ -140,6 +140,7 @@ type repairJSONOut struct {
 	Repaired   string             `json:"repaired,omitempty"`
 	Verified   any                `json:"verified,omitempty"`
 	Minimal    string             `json:"minimal"`
+	Exact      bool               `json:"exact"` // each round chose a minimum-cost set over the clauses learnt
 	Bounded    bool               `json:"bounded,omitempty"`
 	Why        string             `json:"why,omitempty"`
 	Cut        string             `json:"cut,omitempty"`
@@ -149,7 +150,7 @@ type repairJSONOut struct {
 }
 
 func repairJSON(file string, r *repair.Result) repairJSONOut {
-	o := repairJSONOut{File: file, Goal: "robust", Insertions: r.Insertions, Cost: r.Cost, Minimal: "none", Bounded: r.Bounded,
+	o := repairJSONOut{File: file, Goal: "robust", Insertions: r.Insertions, Cost: r.Cost, Minimal: "none", Exact: r.Exact, Bounded: r.Bounded,
 		Why: r.Why, Cut: r.Cut, Tried: r.Decisions, Rounds: r.Rounds, Seconds: r.Seconds}
 	if o.Insertions == nil {
 		o.Insertions = []repair.Insertion{}
