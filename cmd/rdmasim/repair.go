@@ -109,7 +109,7 @@ func writeRepair(w io.Writer, file string, r *repair.Result) {
 	case r.Why != "":
 		fmt.Fprintf(w, "  no repair: %s\n", r.Why)
 	case r.Cut != "":
-		fmt.Fprintf(w, "  no repair verified: cut by %s\n", r.Cut)
+		fmt.Fprintf(w, "  no repair verified: %s\n", r.Cut)
 	case r.Already:
 		fmt.Fprintln(w, "  robust already: nothing to insert")
 	}

@@ -17,7 +17,7 @@ var repairSeconds = regexp.MustCompile(`[0-9]+\.[0-9]+ s\b|"seconds":[0-9.e-]+`)
 
 // TestGoldenRepair pins repair's report: text and JSON, a repair that
 // needs a read-back, one the kinds allowed cannot make, a robust program,
-// and a bad flag.
+// a search cut by its round limit, and bad flags.
 func TestGoldenRepair(t *testing.T) {
 	tests := []struct {
 		name string
@@ -29,6 +29,7 @@ func TestGoldenRepair(t *testing.T) {
 		{"repair-commit-other-qp-no-readback", []string{"repair", "--kinds", "poll,rfence", protocolsDir + "commit-other-qp.rdma"}, exitFailed},
 		{"repair-sb-put", []string{"repair", litmus + "SB-PUT.rdma"}, exitOK},
 		{"repair-robust-already", []string{"repair", protocolsDir + "seqlock-get-rfence.rdma"}, exitOK},
+		{"repair-round-limit", []string{"repair", "--max-rounds", "1", protocolsDir + "seqlock-get.rdma"}, exitLimit},
 		{"repair-bad-cost", []string{"repair", "--cost", "poll=x", protocolsDir + "seqlock-get.rdma"}, exitUsage},
 		{"repair-goal-query", []string{"repair", "--goal", "query", protocolsDir + "seqlock-get.rdma"}, exitUsage},
 	}

@@ -153,7 +153,7 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	deadlocks := false // the original program can deadlock (under SC)
 	for {
 		if res.Rounds == opt.MaxRounds {
-			res.Cut = fmt.Sprintf("%d rounds", opt.MaxRounds)
+			res.Cut = fmt.Sprintf("the limit of %d rounds", opt.MaxRounds)
 			return res, nil
 		}
 		res.Rounds++
@@ -167,7 +167,7 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 		}
 		switch {
 		case r.Robust && !r.Complete:
-			res.Cut = "the decision was cut: " + r.Bound
+			res.Cut = "the decision was cut by " + r.Bound
 			return res, nil
 		case r.Robust && r.Deadlock != nil && !deadlocks:
 			// A poll with nothing left to wait for: this set is no
