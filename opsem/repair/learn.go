@@ -60,7 +60,11 @@ func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][
 	return clauses, ""
 }
 
-// candidates are the insertions before b's statement that order a before b.
+// candidates are the ways of ordering a before b (Orders): a poll after each
+// operation of a's queue pair still pending at a; or, just before b's
+// statement, as many polls, an rfence, or (after a put's nrW) a read-back.
+// Each is identified by its place in the original text and its text, so
+// that a candidate met again in a later round is the same.
 func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, ed *edited, cycle string) []int {
 	th := &p.Threads[a.Thread]
 	st := th.Code[b.PC].Stmt
@@ -72,25 +76,6 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 		return nil // b is inserted text, or a is no NIC event
 	}
 	node := p.Nodes[a.Remote].Name
-	// pending counts the operations towards a's node started at or before
-	// po index upTo, minus the polls before b: how many polls it takes to
-	// wait for the last of them.
-	pending := func(upTo int) int {
-		n := 0
-		for i := range t.Events {
-			e := &t.Events[i]
-			if e.Thread != a.Thread || e.Remote != a.Remote {
-				continue
-			}
-			switch {
-			case (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) && e.Index <= upTo:
-				n++
-			case e.Kind == prog.EvPoll && e.Index < b.Index:
-				n--
-			}
-		}
-		return max(n, 0)
-	}
 	same := a.Remote == b.Remote
 	var out []int
 	add := func(parts ...Insertion) {
@@ -125,7 +110,8 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 			// every poll waits for the operation it follows, in every
 			// iteration of a loop), or as many polls before b.
 			var each []Insertion
-			for _, o := range pendingOps(t, a, b) {
+			ops := pendingOps(t, a, a.Index, b)
+			for _, o := range ops {
 				if c, ok := s.afterStmt(p, ed, th, o, Poll, "poll("+node+")", s.opt.Costs[Poll], cycle); ok {
 					each = append(each, c)
 				}
@@ -133,7 +119,7 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 			if len(each) > 0 {
 				add(each...)
 			}
-			n := max(pending(a.Index), 1)
+			n := max(len(ops), 1)
 			add(before(k, polls(node, n), n*s.opt.Costs[Poll]))
 		case RFence:
 			add(before(k, fmt.Sprintf("rfence(%s)", node), s.opt.Costs[RFence]))
@@ -146,7 +132,7 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 			}
 			loc := target(p, th, a)
 			scratch := s.scratch(loc)
-			n := pending(b.Index-1) + 1 // the read-back's get is the last to wait for
+			n := len(pendingOps(t, a, b.Index-1, b)) + 1 // the read-back's get is the last to wait for
 			c := before(k, scratch+" := "+loc+"; "+polls(node, n), s.opt.Costs[ReadBack]+(n-1)*s.opt.Costs[Poll])
 			c.decl, c.node = scratch+" = 0", p.Nodes[th.Node].Pos
 			add(c)
@@ -156,9 +142,9 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 }
 
 // pendingOps are the PCs of the operations of a's queue pair started at or
-// before a and not polled before b, oldest first: polls wait for
+// before po index upTo and not polled before b, oldest first: polls take
 // completions in order, so each needs a poll of its own.
-func pendingOps(t *axiom.Trace, a, b *axiom.Event) []int {
+func pendingOps(t *axiom.Trace, a *axiom.Event, upTo int, b *axiom.Event) []int {
 	var ops []int
 	polled := 0
 	for i := range t.Events {
@@ -167,7 +153,7 @@ func pendingOps(t *axiom.Trace, a, b *axiom.Event) []int {
 			continue
 		}
 		switch {
-		case (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) && e.Index <= a.Index:
+		case (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) && e.Index <= upTo:
 			ops = append(ops, e.PC)
 		case e.Kind == prog.EvPoll && e.Index < b.Index:
 			polled++
