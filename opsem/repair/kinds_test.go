@@ -63,8 +63,24 @@ func TestRepairText(t *testing.T) {
 			t.Errorf("Orig(%v) = %v, %v; want %v, %v", m.repaired, got, ok, m.orig, m.ok)
 		}
 	}
-	if got, _ := nodeDecl(src, prog.Pos{Line: 1, Col: 1}, "rb = 0"); got.Line != 1 || got.Col != 15 {
-		t.Errorf("nodeDecl at %d:%d, want 1:15", got.Line, got.Col)
+	decls := []struct {
+		src, want string
+	}{
+		{"node A { x = 0 }", "node A { x = 0; rb = 0 }"},
+		{"node A { x = 0; }", "node A { x = 0; rb = 0 }"},
+		{"node A {}", "node A { rb = 0}"},
+		{"node A {\n  x = 0\n  y = 1\n}", "node A {\n  x = 0\n  y = 1; rb = 0\n}"},
+		{"node A {\n  x = 0   # why\n}", ""},
+	}
+	for _, d := range decls {
+		e, ok := nodeDecl(d.src, prog.Pos{Line: 1, Col: 1}, "rb = 0")
+		got := ""
+		if ok {
+			got = string(apply(d.src, []edit{e}).Text)
+		}
+		if got != d.want {
+			t.Errorf("declaration in %q: got %q, want %q", d.src, got, d.want)
+		}
 	}
 }
 

@@ -131,8 +131,9 @@ func prevStmtLine(src string, l int) int {
 }
 
 // nodeDecl finds where a declaration goes in the block of the node declared
-// at pos: just before its closing brace, as "; name = 0 " (or "name = 0 "
-// when the block is empty).
+// at pos: after the block's last declaration, as "; name = 0" (" name = 0"
+// after a ; or an empty block's {). ok is false when the block's last line
+// ends in a comment.
 func nodeDecl(src string, pos prog.Pos, decl string) (edit, bool) {
 	lines := strings.Split(src, "\n")
 	if pos.Line < 1 || pos.Line > len(lines) {
@@ -152,18 +153,18 @@ func nodeDecl(src string, pos prog.Pos, decl string) (edit, bool) {
 		return edit{}, false
 	}
 	end += off + open
-	body := strings.TrimSpace(src[off+open+1 : end])
-	text := "; " + decl
-	if body == "" {
-		text = " " + decl
-	}
-	// Back over the blanks before the brace: "x = 1 }" becomes "x = 1; d }".
+	// Back over the blanks (and a line break) before the brace, to the end
+	// of the block's last declaration: "x = 1 }" becomes "x = 1; d }".
 	at := end
-	for at > 0 && (src[at-1] == ' ' || src[at-1] == '\t') {
+	for at > 0 && strings.ContainsRune(" \t\r\n", rune(src[at-1])) {
 		at--
 	}
-	if at > 0 && src[at-1] == '\n' {
-		return edit{}, false // a block spread over lines: not handled
+	if strings.Contains(src[strings.LastIndexByte(src[:at], '\n')+1:at], "#") {
+		return edit{}, false // the last line ends in a comment
+	}
+	text := "; " + decl
+	if c := src[at-1]; c == ';' || c == '{' {
+		text = " " + decl
 	}
 	line := strings.Count(src[:at], "\n") + 1
 	col := at - strings.LastIndexByte(src[:at], '\n')
