@@ -55,6 +55,11 @@ func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][
 		clauses = append(clauses, clause)
 	}
 	if len(clauses) == 0 {
+		for _, a := range cyc {
+			if t.Events[a].Kind.IsAtomic() {
+				return nil, "the cycle goes through a remote atomic and the trace's ob orders every po edge of it: the atomics' own axioms (SEMANTICS-ATOMICS.md: an atomic's read and write are one, the lock order) make it a violation, which repair does not learn from: " + cycle
+			}
+		}
 		return nil, "every po edge of the cycle is ordered already, yet the trace is consistent: " + cycle
 	}
 	return clauses, ""
