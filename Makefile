@@ -4,7 +4,7 @@ BIN         := bin/rdmasim
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CORPUS      := corpus/litmus/*.rdma
 
-.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-go bench-verdicts bench-scaled bench-pebble bench-decide bench-spin bench-spin-robust bench-protocols lint fuzz clean tools agree
+.PHONY: all build web wasm run corpus expected fmt vet staticcheck test test-short bench bench-go bench-verdicts bench-scaled bench-pebble bench-decide bench-spin bench-spin-robust bench-protocols bench-repair lint fuzz clean tools agree
 
 all: build
 
@@ -194,3 +194,12 @@ clean:
 PROTOCOLS := corpus/protocols/*.rdma
 bench-protocols: build
 	$(GO) run ./corpus/bench/verdicts $(VERDICTS_FLAGS) -limit $(LIMIT) $(PROTOCOLS)
+
+# rdmasim repair on every non-robust protocol (the table "Repairs" of
+# corpus/protocols/README.md): each file's insertions, cost, proof, rounds
+# and seconds; REPAIR_TIMEOUT bounds each decision.
+REPAIR_TIMEOUT ?= 60s
+bench-repair: build
+	@for f in $$(grep -l '^expect robust no' $(PROTOCOLS)); do \
+		$(BIN) repair --timeout $(REPAIR_TIMEOUT) $$f | cut -c1-160; \
+	done; true

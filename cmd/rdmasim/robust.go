@@ -72,6 +72,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				writeJSON(e.stdout, r.JSON(file))
 			case !sf.json:
 				robust.WriteText(e.stdout, r)
+				if !r.Robust {
+					fmt.Fprintf(e.stdout, "hint: rdmasim repair %s finds the polls/rfences that fix it\n", file)
+				}
 			}
 		}
 		for _, d := range all.Disagreements {

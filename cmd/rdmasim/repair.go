@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/repair"
+	"rdmasim/opsem/report"
+	"rdmasim/opsem/robust"
+)
+
+// cmdRepair finds the polls, rfences and read-backs that make a program
+// robust (opsem/repair) and prints them, the proof and the repaired text.
+func cmdRepair(ctx context.Context, args []string, e *env) int {
+	fs := newFlagSet("repair", e)
+	var sf searchFlags
+	sf.register(fs)
+	costs := fs.String("cost", "", "the cost of each kind of insertion, over poll=1,rfence=1,readback=3: e.g. --cost poll=2,readback=4")
+	kinds := fs.String("kinds", "", "the kinds of insertion allowed, from poll, rfence, readback (default all)")
+	goal := fs.String("goal", "robust", "what the repair must achieve: robust (only robust for now)")
+	out := fs.StringP("output", "o", "", "write the repaired program to this file (its expect robust line set to yes)")
+	write := fs.Bool("write", false, "write the repaired program over FILE, keeping the original as FILE.orig")
+	rounds := fs.Int("max-rounds", 50, "the most rounds of decide, learn, choose")
+	opt, code := parseSearch(fs, &sf, args, e, "repair")
+	if code >= 0 {
+		return code
+	}
+	c, err := repair.ParseCosts(*costs)
+	k, kerr := repair.ParseKinds(*kinds)
+	if err == nil {
+		err = kerr
+	}
+	if err == nil && *goal != "robust" {
+		err = fmt.Errorf("--goal %q: only robust is built (--goal query is not yet)", *goal)
+	}
+	if err == nil && fs.NArg() != 1 {
+		err = fmt.Errorf("repair takes one input file")
+	}
+	if err == nil && *write && *out != "" {
+		err = fmt.Errorf("--write and -o: choose one")
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim repair: %v\n", err)
+		return exitUsage
+	}
+	file := fs.Arg(0)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim repair: %v", err), err)
+	}
+	kmBytes, _ := sf.Budget()
+	res, err := repair.Repair(ctx, src, repair.Options{
+		Parse: func(ctx context.Context, text []byte) (*prog.Program, error) {
+			return parse.ParseContext(ctx, file, text, parse.Options{Params: sf.params})
+		},
+		Costs: c, Kinds: k, MaxRounds: *rounds,
+		Robust: robust.Options{Verdict: opt, MaxBytes: kmBytes},
+	})
+	if err != nil {
+		return fileFailed(e, sf.json, file, report.ErrorText(err), err)
+	}
+	if res.Found() && !res.Already {
+		if err := writeRepaired(file, *out, *write, src, res.Text); err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim repair: %v\n", err)
+			return exitUsage
+		}
+	}
+	if sf.json {
+		writeJSON(e.stdout, repairJSON(file, res))
+	} else {
+		writeRepair(e.stdout, file, res)
+	}
+	switch {
+	case ctx.Err() != nil:
+		sf.interrupted(e, "repair", "no repair was verified")
+		return exitInterrupt
+	case res.Cut != "":
+		return exitLimit
+	case !res.Found():
+		return exitFailed
+	}
+	return exitOK
+}
+
+// writeRepaired writes the repaired text to out, or with write over file
+// (the original kept in file.orig).
+func writeRepaired(file, out string, write bool, orig, text []byte) error {
+	if write {
+		if err := os.WriteFile(file+".orig", orig, 0o644); err != nil {
+			return err
+		}
+		out = file
+	}
+	if out == "" {
+		return nil
+	}
+	return os.WriteFile(out, text, 0o644)
+}
+
+// writeRepair prints a repair: the insertions by thread, the proof, the
+// rounds.
+func writeRepair(w io.Writer, file string, r *repair.Result) {
+	fmt.Fprintf(w, "%s:\n", file)
+	switch {
+	case r.Why != "":
+		fmt.Fprintf(w, "  no repair: %s\n", r.Why)
+	case r.Cut != "":
+		fmt.Fprintf(w, "  no repair verified: %s\n", r.Cut)
+	case r.Already:
+		fmt.Fprintln(w, "  robust already: nothing to insert")
+	}
+	thread := ""
+	for _, in := range r.Insertions {
+		if in.Thread != thread {
+			thread = in.Thread
+			fmt.Fprintf(w, "  thread %s:\n", thread)
+		}
+		fmt.Fprintf(w, "    line %d (after %q): %s  — breaks: %s\n", in.AfterLine, in.After, in.Stmt, in.Breaks)
+	}
+	if v := r.Verified; v != nil && r.Found() {
+		proof := "complete"
+		if r.Bounded {
+			proof = "bounded: " + v.Bound
+		}
+		fmt.Fprintf(w, "  cost %d, %s; proof: robust by %s, %d %ss, %s\n", r.Cost, r.Minimal, v.Method, v.Search.States, v.Unit(), proof)
+	}
+	fmt.Fprintf(w, "  %d rounds, %d decisions, %.2f s\n", r.Rounds, r.Decisions, r.Seconds)
+}
+
+// repairJSONOut is repair --json's object.
+type repairJSONOut struct {
+	File       string             `json:"file"`
+	Goal       string             `json:"goal"`
+	Insertions []repair.Insertion `json:"insertions"`
+	Cost       int                `json:"cost"`
+	Repaired   string             `json:"repaired,omitempty"`
+	Verified   any                `json:"verified,omitempty"`
+	Minimal    string             `json:"minimal"`
+	Exact      bool               `json:"exact"` // each round chose a minimum-cost set over the clauses learnt
+	Bounded    bool               `json:"bounded,omitempty"`
+	Why        string             `json:"why,omitempty"`
+	Cut        string             `json:"cut,omitempty"`
+	Tried      int                `json:"tried"`
+	Rounds     int                `json:"rounds"`
+	Seconds    float64            `json:"seconds"`
+}
+
+func repairJSON(file string, r *repair.Result) repairJSONOut {
+	o := repairJSONOut{File: file, Goal: "robust", Insertions: r.Insertions, Cost: r.Cost, Minimal: "none", Exact: r.Exact, Bounded: r.Bounded,
+		Why: r.Why, Cut: r.Cut, Tried: r.Decisions, Rounds: r.Rounds, Seconds: r.Seconds}
+	if o.Insertions == nil {
+		o.Insertions = []repair.Insertion{}
+	}
+	if r.Found() {
+		o.Repaired, o.Minimal = string(r.Text), r.Minimal
+		if r.Verified != nil {
+			o.Verified = r.Verified.JSON(file)
+		}
+	}
+	return o
+}
