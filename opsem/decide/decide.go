@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"rdmasim/explore"
 	"rdmasim/explore/cover"
@@ -78,6 +79,11 @@ type Result struct {
 	// prog.FindSymmetry): "4 instances of client (24 permutations)"; empty
 	// without.
 	Symmetry string
+	// Blocks, when the decision took one search per block of threads
+	// (see Decide), lists them: "3 blocks of threads that can share an
+	// SC cycle, one searched per orbit of the symmetry: {client[0]
+	// server} (and 2 images)". Empty for one search.
+	Blocks string
 	// WitnessCut names the bound that cut the search for a concrete run
 	// behind a violation the Karp–Miller search found with pumped
 	// counters ("max-states=N"). The violation is certain all the same
@@ -89,9 +95,105 @@ type Result struct {
 // Certain reports whether the answer is certain.
 func (r *Result) Certain() bool { return !r.Robust || r.Complete }
 
-// Decide decides whether p is robust.
+// Decide decides whether p is robust. Every SC cycle lies within one block
+// of threads of p's conflict graph (instr.Blocks): when there are several,
+// Decide searches the instrumented machine once per block, restricted to
+// cycles among its threads (and once per block up to the program's
+// symmetry), instead of once with every thread free to mark an exit; the
+// restricted searches are each much smaller than the whole, whose states
+// multiply every thread's choice of an exit. The answer is the same: not
+// robust exactly when some block's search finds a target.
 func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
-	m, err := instr.New(p, instr.Options{EagerGuess: opt.EagerGuess})
+	blocks := instr.Blocks(p)
+	if len(blocks) <= 1 || opt.Remote != nil {
+		// One search. A cluster's workers build the unrestricted machine
+		// from the program (the payload names no block).
+		var only uint64
+		if len(blocks) == 1 && opt.Remote == nil {
+			only = blocks[0]
+		}
+		return decideBlock(ctx, p, opt, only, true)
+	}
+	var sym *prog.Symmetry
+	if opt.Symmetry {
+		sym, _ = prog.FindSymmetry(p)
+	}
+	reps, images := orbitRepresentatives(p, sym, blocks)
+	res := &Result{Workers: 1, Blocks: blockString(p, reps, images)}
+	var deadline time.Time
+	if opt.Timeout > 0 {
+		deadline = time.Now().Add(opt.Timeout)
+	}
+	for i, b := range reps {
+		bopt := opt
+		bopt.Progress = named(opt.Progress, fmt.Sprintf("%s robustness (decider, block %d of %d: %s)", p.Name, i+1, len(reps), threadSet(p, b)))
+		if opt.MaxStates > 0 {
+			if res.Search.States >= opt.MaxStates {
+				res.Complete, res.Bound = false, bound(explore.StateLimit, opt)
+				return res, nil
+			}
+			bopt.MaxStates = opt.MaxStates - res.Search.States
+		}
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				res.Complete, res.Bound = false, bound(explore.TimeLimit, opt)
+				return res, nil
+			}
+			bopt.Timeout = left
+		}
+		r, err := decideBlock(ctx, p, bopt, b, false)
+		if err != nil {
+			return nil, err
+		}
+		res.add(r)
+		if r.Bound != "" {
+			res.Bound = r.Bound // an absolute bound names opt's, not bopt's
+			switch r.Search.Stop {
+			case explore.StateLimit, explore.TimeLimit:
+				res.Bound = bound(r.Search.Stop, opt)
+			}
+		}
+		if !r.Robust || r.Search.Stop == explore.Canceled {
+			res.Complete = false
+			return res, nil
+		}
+		if !r.Complete {
+			return res, nil
+		}
+	}
+	res.Robust, res.Complete = true, true
+	res.Search.Stop = explore.Complete
+	return res, nil
+}
+
+// add folds the result r of one block's search into res: its counts, and
+// its answer when it is the last.
+func (res *Result) add(r *Result) {
+	s := &res.Search
+	s.States += r.Search.States
+	s.Transitions += r.Search.Transitions
+	s.MaxDepth = max(s.MaxDepth, r.Search.MaxDepth)
+	s.Elapsed += r.Search.Elapsed
+	s.StoreBytes = max(s.StoreBytes, r.Search.StoreBytes)
+	s.DiskBytes = max(s.DiskBytes, r.Search.DiskBytes)
+	s.Accelerations += r.Search.Accelerations
+	s.Stop, s.Found = r.Search.Stop, r.Search.Found
+	res.Robust, res.Complete = r.Robust, r.Complete
+	res.KarpMiller = res.KarpMiller || r.KarpMiller
+	res.Workers = max(res.Workers, r.Workers)
+	res.Counters = max(res.Counters, r.Counters)
+	res.Witness, res.WitnessCut = r.Witness, r.WitnessCut
+}
+
+// decideBlock decides whether p has a violation whose SC cycle lies among
+// the threads of block (every thread when 0), searching the instrumented
+// machine restricted to them. With symmetric, the search reduces by p's
+// symmetry group (when Settings.Symmetry asks for it): only a search whose
+// block the group maps onto itself may, which the one block of a program
+// whose conflict graph is one block is.
+func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64, symmetric bool) (*Result, error) {
+	m, err := instr.New(p, instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block})
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +203,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		res  = &Result{Counters: m.Counters(), Workers: 1}
 	)
 	if m.Finite() && !opt.KarpMiller {
-		if opt.Symmetry {
+		if opt.Symmetry && symmetric {
 			if sym, _ := prog.FindSymmetry(p); sym != nil {
 				m.UseSymmetry(sym)
 				if m.Symmetric() {
