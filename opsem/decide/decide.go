@@ -4,10 +4,12 @@
 // on a loop, so every poll counter has a finite cap), the search is explore's
 // breadth-first search, with everything that search offers: workers, a
 // visited set on disk, a memory budget, a frontier that spills, checkpoints.
-// Otherwise poll counters can grow without bound, and the search is
-// package explore/cover's Karp–Miller construction, which decides
-// coverability, so that the decider terminates on every program, loops and
-// polls included; it runs in memory on one core.
+// Otherwise poll counters can grow without bound: explore's search runs
+// first all the same, and is exact when no reachable state has a counter
+// above counterCeiling; at the first that has, the search is package
+// explore/cover's Karp–Miller construction, which decides coverability, so
+// that the decider terminates on every program, loops and polls included;
+// it runs in memory on one core.
 //
 // A violation found is turned into a witness: the violating trace τ = τ1 τ2
 // with its values, rf, mo, nfo and pf, which is checked against the
@@ -202,7 +204,10 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 		path func(int64) ([]explore.Step, error)
 		res  = &Result{Counters: m.Counters(), Workers: 1}
 	)
-	if m.Finite() && !opt.KarpMiller {
+	start := time.Now()
+	finite := m.Finite()
+	over := false
+	if !opt.KarpMiller && (finite || opt.Remote == nil) {
 		if opt.Symmetry && symmetric {
 			if sym, _ := prog.FindSymmetry(p); sym != nil {
 				m.UseSymmetry(sym)
@@ -211,14 +216,34 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 				}
 			}
 		}
-		var closeSearch func()
-		sr, res.Workers, path, closeSearch, err = search(ctx, p, m, opt)
-		if err == nil {
-			defer closeSearch()
+		var ceiling uint32 // none: every counter is capped
+		if !finite {
+			ceiling = counterCeiling
 		}
-	} else {
-		res.KarpMiller = true
-		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: named(opt.Progress, p.Name+" decider (Karp–Miller)"), MaxBytes: opt.MaxBytes})
+		var closeSearch func()
+		sr, res.Workers, path, closeSearch, over, err = search(ctx, p, m, opt, ceiling)
+		if err == nil {
+			if over {
+				closeSearch()
+				res.Symmetry = ""
+			} else {
+				defer closeSearch()
+			}
+		}
+	}
+	if err == nil && (opt.KarpMiller || !finite && (opt.Remote != nil || over)) {
+		m, err = instr.New(p, instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block}) // without symmetry
+		if err != nil {
+			return nil, err
+		}
+		kopt := cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: named(opt.Progress, p.Name+" decider (Karp–Miller)"), MaxBytes: opt.MaxBytes}
+		if opt.Timeout > 0 {
+			if kopt.Timeout -= time.Since(start); kopt.Timeout <= 0 {
+				kopt.Timeout = time.Nanosecond
+			}
+		}
+		res.KarpMiller, res.Workers = true, 1
+		s := cover.New(m, kopt)
 		sr, err = s.Run(ctx, m.Target)
 		path = s.Path
 	}
@@ -269,6 +294,14 @@ func Finite(p *prog.Program) (bool, error) {
 	return m.Finite(), nil
 }
 
+// counterCeiling is the counter value past which the decider gives an
+// instrumented machine with a poll on a loop to the Karp–Miller
+// construction: up to it, explore's search (workers, symmetry, a visited
+// set on disk, a fraction of the memory) runs it, and finishes exactly when
+// no reachable state has a counter above it. A loop that submits faster
+// than it polls passes it within a few iterations.
+const counterCeiling = 8
+
 // searchMeta describes the decider's search in its checkpoint.
 type searchMeta struct {
 	Search     string `json:"search"` // "decide"
@@ -282,13 +315,29 @@ type searchMeta struct {
 // number of workers that expanded states, the paths to the states found,
 // and release, which releases the search once its paths are no longer
 // needed.
-func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), err error) {
+//
+// With a ceiling (not 0), the machine may be infinite (a poll on a loop):
+// the search stops, over, at the first state with a counter above the
+// ceiling, for the Karp–Miller construction to decide instead; when no
+// state has one, the machine's reachable part is finite after all and the
+// search is exact.
+func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options, ceiling uint32) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), over bool, err error) {
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
+	k := m.Counters()
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
 		Name:  p.Name + " robustness (decider)",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {
+			if ceiling > 0 {
+				c := st[len(st)-cover.CounterBytes*k:]
+				for j := 0; j < k; j++ {
+					if cover.Counter(c, j) > ceiling {
+						over = true
+						return false
+					}
+				}
+			}
 			if target.Target(st) {
 				res.Found = int64(id)
 				return false
@@ -300,12 +349,12 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 		Restore: func(b json.RawMessage) error { return json.Unmarshal(b, &res.Found) },
 	})
 	if err != nil {
-		return res, 0, nil, nil, err
+		return res, 0, nil, nil, false, err
 	}
 	r, err := s.Run(ctx)
 	if err != nil {
 		closeSearch()
-		return res, 0, nil, nil, err
+		return res, 0, nil, nil, false, err
 	}
 	res.Stats, res.Stop = r.Stats, r.Stop
 	if res.Found >= 0 {
@@ -313,7 +362,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 		res.Stop = explore.Stopped
 	}
 	path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
-	return res, r.Workers, path, closeSearch, nil
+	return res, r.Workers, path, closeSearch, over, nil
 }
 
 // bound names what stopped a search that did not complete.
