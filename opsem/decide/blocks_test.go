@@ -2,6 +2,7 @@ package decide
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"rdmasim/explore"
@@ -17,7 +18,7 @@ import (
 func TestBlocksAgree(t *testing.T) {
 	ctx := context.Background()
 	ps := corpus(t)
-	robust := map[string]bool{"two-5.1": false, "pair-then-5.1": false, "star": true}
+	robust := map[string]bool{"two-5.1": false, "pair-then-5.1": false, "star": true, "sym-star": false, "sym-star-poll": true}
 	for _, src := range []string{
 		// Two copies of paper-5.1 apart (a put whose local read is
 		// delayed past the thread's later write): each thread is a block
@@ -49,6 +50,12 @@ thread c0 on C0 { r0 := m0; poll(S) }
 thread c1 on C1 { r1 := m1; poll(S) }
 thread s on S { assume(r0 == 1); assume(r1 == 1) }
 exists true`,
+		// A symmetric star: the server writes a record and its version,
+		// N = 3 clients get both, unpolled (not robust) and polled
+		// (robust). One block per orbit is searched, reduced by the
+		// permutations of the two other clients.
+		symStar(false),
+		symStar(true),
 	} {
 		p, err := parse.Parse("t.rdma", []byte(src))
 		if err != nil {
@@ -78,6 +85,16 @@ exists true`,
 		if byBlock.Robust != whole.Robust || !whole.Certain() || !byBlock.Certain() {
 			t.Errorf("%s: by blocks robust=%v (%s), one search robust=%v", p.Name, byBlock.Robust, byBlock.Blocks, whole.Robust)
 		}
+		sym, err := Decide(ctx, p, Options{Settings: explore.Settings{Symmetry: true}})
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		if sym.Robust != whole.Robust || !sym.Certain() {
+			t.Errorf("%s: by blocks with symmetry robust=%v (%s, %s), one search robust=%v", p.Name, sym.Robust, sym.Blocks, sym.Symmetry, whole.Robust)
+		}
+		if strings.HasPrefix(p.Name, "sym-star") && !strings.Contains(sym.Symmetry, "within a block") {
+			t.Errorf("%s: symmetry %q, want the permutations that fix the block", p.Name, sym.Symmetry)
+		}
 		if !byBlock.Robust && byBlock.Witness == nil && byBlock.WitnessCut == "" {
 			t.Errorf("%s: a violation without a witness", p.Name)
 		}
@@ -88,4 +105,23 @@ exists true`,
 	if several < 4 { // PUT-PUT-2THR-MP and the three above
 		t.Errorf("only %d programs with several blocks", several)
 	}
+}
+
+// symStar returns the symmetric star of TestBlocksAgree, its gets polled or
+// not.
+func symStar(poll bool) string {
+	name, p := "sym-star", ""
+	if poll {
+		name, p = "sym-star-poll", "\n  poll(S)"
+	}
+	return `litmus ` + name + `
+param N = 3
+node S { rec = 0; ver = 0 }
+node c[i] for i in 0..N-1 { r = 0; v = 0 }
+thread server on S { rec := 1; ver := 1 }
+thread client[i] on c[i] for i in 0..N-1 {
+  v[i] := ver` + p + `
+  r[i] := rec` + p + `
+}
+exists true`
 }

@@ -186,14 +186,18 @@ func (res *Result) add(r *Result) {
 	res.Workers = max(res.Workers, r.Workers)
 	res.Counters = max(res.Counters, r.Counters)
 	res.Witness, res.WitnessCut = r.Witness, r.WitnessCut
+	if res.Symmetry == "" && r.Symmetry != "" {
+		res.Symmetry = r.Symmetry + " within a block"
+	}
 }
 
 // decideBlock decides whether p has a violation whose SC cycle lies among
 // the threads of block (every thread when 0), searching the instrumented
-// machine restricted to them. With symmetric, the search reduces by p's
-// symmetry group (when Settings.Symmetry asks for it): only a search whose
-// block the group maps onto itself may, which the one block of a program
-// whose conflict graph is one block is.
+// machine restricted to them. When Settings.Symmetry asks for it, the
+// search reduces by p's symmetry group if symmetric (the group maps the
+// block onto itself, as it does the one block of a program whose conflict
+// graph is one block), else by the permutations that fix the block's
+// threads (prog.Symmetry.Without).
 func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64, symmetric bool) (*Result, error) {
 	m, err := instr.New(p, instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block})
 	if err != nil {
@@ -208,8 +212,14 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 	finite := m.Finite()
 	over := false
 	if !opt.KarpMiller && (finite || opt.Remote == nil) {
-		if opt.Symmetry && symmetric {
-			if sym, _ := prog.FindSymmetry(p); sym != nil {
+		if opt.Symmetry {
+			sym, _ := prog.FindSymmetry(p)
+			if !symmetric {
+				// The permutations that fix the block's threads leave
+				// the restricted machine as it is.
+				sym = sym.Without(block)
+			}
+			if sym != nil {
 				m.UseSymmetry(sym)
 				if m.Symmetric() {
 					res.Symmetry = sym.String()
