@@ -100,7 +100,23 @@ func NewSite(static, examples fs.FS) (*Site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing the examples: %w", err)
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+	// Litmus tests first, then protocols, then the rest (the benchmarks,
+	// which take seconds): the list opens on small programs.
+	rank := func(group string) int {
+		switch group {
+		case "litmus":
+			return 0
+		case "protocols":
+			return 1
+		}
+		return 2
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if ri, rj := rank(list[i].Group), rank(list[j].Group); ri != rj {
+			return ri < rj
+		}
+		return list[i].Path < list[j].Path
+	})
 	index, err := json.MarshalIndent(list, "", " ")
 	if err != nil {
 		return nil, err

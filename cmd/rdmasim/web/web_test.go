@@ -3,11 +3,13 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"testing/fstest"
 )
@@ -113,5 +115,37 @@ func TestWriteGzip(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
 			t.Errorf("Write left out %s: %v", name, err)
 		}
+	}
+}
+
+// TestExampleOrder: the index lists the litmus tests first, then the
+// protocols, then the rest (the benchmarks), each group by path.
+func TestExampleOrder(t *testing.T) {
+	static := fstest.MapFS{WasmName: {Data: []byte("w")}, WasmExecName: {Data: []byte("e")}}
+	examples := fstest.MapFS{
+		"bench/mp5.rdma":         {Data: []byte("litmus mp5\n")},
+		"protocols/lock.rdma":    {Data: []byte("litmus lock\n")},
+		"litmus/B.rdma":          {Data: []byte("litmus B\n")},
+		"litmus/A.rdma":          {Data: []byte("litmus A\n")},
+		"regressions/r1.rdma":    {Data: []byte("litmus r1\n")},
+		"protocols/abp.rdma":     {Data: []byte("litmus abp\n")},
+		"bench/ticket-lock.rdma": {Data: []byte("litmus t\n")},
+	}
+	s, err := NewSite(static, examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []Example
+	if err := json.Unmarshal(s.index, &list); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Path)
+	}
+	want := []string{"litmus/A.rdma", "litmus/B.rdma", "protocols/abp.rdma", "protocols/lock.rdma",
+		"bench/mp5.rdma", "bench/ticket-lock.rdma", "regressions/r1.rdma"}
+	if !slices.Equal(got, want) {
+		t.Errorf("index order %v, want %v", got, want)
 	}
 }

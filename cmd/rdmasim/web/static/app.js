@@ -592,8 +592,27 @@ async function fromFragment() {
 // ---- wiring ----------------------------------------------------------------
 
 function showTab(name) {
-  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const b of document.querySelectorAll("#tabs button")) {
+    const on = b.dataset.tab === name;
+    b.classList.toggle("active", on);
+    b.setAttribute("aria-selected", String(on));
+    b.tabIndex = on ? 0 : -1; // one tab stop for the list; arrows move within
+  }
   for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t.id === "tab-" + name);
+}
+
+// tabKeys moves between the tabs with the arrow keys, Home and End, as the
+// WAI-ARIA tabs pattern does.
+function tabKeys(ev) {
+  const tabs = [...document.querySelectorAll("#tabs button")];
+  const i = tabs.indexOf(ev.target);
+  if (i < 0) return;
+  const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+  if (to === undefined) return;
+  ev.preventDefault();
+  const b = tabs[(to + tabs.length) % tabs.length];
+  showTab(b.dataset.tab);
+  b.focus();
 }
 
 async function init() {
@@ -607,8 +626,16 @@ async function init() {
   $("step-prev").onclick = () => step(state.frame - 1);
   $("step-next").onclick = () => step(state.frame + 1);
   $("step-last").onclick = () => step(Infinity);
+  $("tabs").addEventListener("keydown", tabKeys);
+  // Ctrl+Enter (Cmd+Enter on a Mac) checks the program, from anywhere.
   document.addEventListener("keydown", (ev) => {
-    if (ev.target === editor || !$("tab-steps").classList.contains("active")) return;
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey) && !$("run-check").disabled) {
+      ev.preventDefault();
+      run("check");
+    }
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target === editor || ev.target.closest?.("#tabs") || !$("tab-steps").classList.contains("active")) return;
     if (ev.key === "ArrowRight") step(state.frame + 1);
     if (ev.key === "ArrowLeft") step(state.frame - 1);
   });
