@@ -18,9 +18,12 @@ const maxPermutations = 1 << 16
 // invariant under a permutation of its threads has a violation in a block
 // exactly when it has one in the block's image, so one block per orbit
 // decides.
-func orbitRepresentatives(p *prog.Program, sym *prog.Symmetry, blocks []uint64) (reps []uint64, images []int) {
+//
+// invariant[i] says that every permutation of the group maps reps[i] onto
+// itself: its search may reduce by the whole group.
+func orbitRepresentatives(p *prog.Program, sym *prog.Symmetry, blocks []uint64) (reps []uint64, images []int, invariant []bool) {
 	if sym == nil {
-		return blocks, make([]int, len(blocks))
+		return blocks, make([]int, len(blocks)), make([]bool, len(blocks))
 	}
 	var perms [][]int
 	sym.Permutations(p, func(r prog.Renaming) bool {
@@ -45,6 +48,7 @@ func orbitRepresentatives(p *prog.Program, sym *prog.Symmetry, blocks []uint64) 
 		for _, perm := range perms {
 			orbit[image(b, perm)] = true
 		}
+		invariant = append(invariant, len(orbit) == 1 && len(perms) < maxPermutations)
 		n := 0
 		for _, c := range blocks {
 			if c != b && orbit[c] && !covered[c] {
@@ -55,7 +59,7 @@ func orbitRepresentatives(p *prog.Program, sym *prog.Symmetry, blocks []uint64) 
 		covered[b] = true
 		reps, images = append(reps, b), append(images, n)
 	}
-	return reps, images
+	return reps, images, invariant
 }
 
 // threadSet names the threads of a set: "{client[0] server}".

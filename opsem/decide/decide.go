@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"rdmasim/explore"
@@ -120,8 +121,11 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	if opt.Symmetry {
 		sym, _ = prog.FindSymmetry(p)
 	}
-	reps, images := orbitRepresentatives(p, sym, blocks)
+	reps, images, invariant := orbitRepresentatives(p, sym, blocks)
 	res := &Result{Workers: 1, Blocks: blockString(p, reps, images)}
+	if len(reps) < len(blocks) {
+		res.Symmetry = sym.String() + ", one block searched per orbit"
+	}
 	var deadline time.Time
 	if opt.Timeout > 0 {
 		deadline = time.Now().Add(opt.Timeout)
@@ -144,7 +148,7 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 			}
 			bopt.Timeout = left
 		}
-		r, err := decideBlock(ctx, p, bopt, b, false)
+		r, err := decideBlock(ctx, p, bopt, b, invariant[i])
 		if err != nil {
 			return nil, err
 		}
@@ -186,8 +190,11 @@ func (res *Result) add(r *Result) {
 	res.Workers = max(res.Workers, r.Workers)
 	res.Counters = max(res.Counters, r.Counters)
 	res.Witness, res.WitnessCut = r.Witness, r.WitnessCut
-	if res.Symmetry == "" && r.Symmetry != "" {
-		res.Symmetry = r.Symmetry + " within a block"
+	if r.Symmetry != "" && !strings.Contains(res.Symmetry, "within a block") {
+		if res.Symmetry != "" {
+			res.Symmetry += "; "
+		}
+		res.Symmetry += r.Symmetry + " within a block"
 	}
 }
 
