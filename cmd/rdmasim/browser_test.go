@@ -156,6 +156,85 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.robustStop("bench/decide-mp10.rdma")
 	})
+	t.Run("accessibility", func(t *testing.T) {
+		b.t = t
+		b.accessibility()
+	})
+}
+
+// accessibility checks what issue 31 asked of the page for keyboards and
+// screen readers, and its weight: the status is announced, the result
+// tabs are a tablist the arrow keys move through, Ctrl+Enter checks the
+// program, the line numbers have a contrast of at least 4.5:1, the list of
+// examples opens on the litmus tests, and the WebAssembly came gzipped.
+func (b *browser) accessibility() {
+	b.t.Helper()
+	var status []string
+	b.eval(`(() => { const s = document.getElementById("status"); return [s.getAttribute("role"), s.getAttribute("aria-live")] })()`, &status)
+	if len(status) != 2 || status[0] != "status" || status[1] != "polite" {
+		b.t.Errorf("status role and aria-live: %v", status)
+	}
+	selected := func() string {
+		var v string
+		b.eval(`[...document.querySelectorAll("#tabs [role=tab]")].filter(e => e.getAttribute("aria-selected") === "true").map(e => e.dataset.tab).join(",")`, &v)
+		return v
+	}
+	var roles []string
+	b.eval(`[document.getElementById("tabs").getAttribute("role"), ...[...document.querySelectorAll(".tab")].map(e => e.getAttribute("role"))]`, &roles)
+	if strings.Join(roles, ",") != "tablist,tabpanel,tabpanel,tabpanel,tabpanel" {
+		b.t.Errorf("roles of the tab list and panels: %v", roles)
+	}
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="json"]`)))
+	if got := selected(); got != "json" {
+		b.t.Errorf("after clicking JSON, selected tabs %q", got)
+	}
+	key := func(k string) {
+		b.eval(fmt.Sprintf(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: %q, bubbles: true})) || true`, k), nil)
+	}
+	b.eval(`document.getElementById("tabbtn-json").focus() || true`, nil)
+	key("ArrowLeft")
+	if got := selected(); got != "steps" {
+		b.t.Errorf("ArrowLeft from JSON selected %q, want steps", got)
+	}
+	key("Home")
+	if got := selected(); got != "report" {
+		b.t.Errorf("Home selected %q, want report", got)
+	}
+	var focused string
+	b.eval(`document.activeElement.id`, &focused)
+	if focused != "tabbtn-report" {
+		b.t.Errorf("focus on %q after Home, want the Report tab", focused)
+	}
+
+	b.pick("litmus/PUT-LW.rdma")
+	b.eval(`(() => { const e = document.getElementById("editor"); e.focus(); e.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", ctrlKey: true, bubbles: true})); return true })()`, nil)
+	b.wait(`document.getElementById("status").dataset.state === "done"`, 60*time.Second)
+	if v := b.shown(); v["rdma"] == "" || v["sc"] == "" {
+		b.t.Errorf("Ctrl+Enter in the editor: verdicts %v, want check's", v)
+	}
+
+	var ratio float64
+	b.eval(`(() => {
+		const lum = (c) => { const [r, g, b] = c.match(/\d+/g).slice(0, 3).map(Number).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4 }); return 0.2126 * r + 0.7152 * g + 0.0722 * b };
+		const st = getComputedStyle(document.getElementById("gutter"));
+		const a = lum(st.color), b = lum(st.backgroundColor);
+		return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+	})()`, &ratio)
+	if ratio < 4.5 {
+		b.t.Errorf("line numbers at a contrast of %.2f:1, want at least 4.5:1", ratio)
+	}
+	var first string
+	b.eval(`document.querySelector("#examples optgroup").label`, &first)
+	if first != "corpus/litmus" {
+		b.t.Errorf("the examples open on %q, want corpus/litmus", first)
+	}
+	var enc string
+	b.eval(`(window.wasmEncoding = undefined, fetch("rdmasim.wasm", {cache: "no-store"}).then(r => window.wasmEncoding = String(r.headers.get("content-encoding"))), true)`, nil)
+	b.wait(`window.wasmEncoding !== undefined`, 30*time.Second)
+	b.eval(`window.wasmEncoding`, &enc)
+	if enc != "gzip" {
+		b.t.Errorf("rdmasim.wasm served with Content-Encoding %q, want gzip", enc)
+	}
 }
 
 // robustStop runs robust --method all on path, whose first method (the
