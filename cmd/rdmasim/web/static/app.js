@@ -261,6 +261,7 @@ function showFrame() {
   $("step-what").textContent = s
     ? `${state.frame}. ${s.actor}  ${s.rule === "step" ? "" : s.rule + " "}${s.what}${s.event ? "  " + s.event : ""}`
     : "the initial configuration";
+  $("step-what").title = (s && s.rule !== "step" && glossary(s.rule)) || "";
   const changed = new Set(((s && s.memory) || []).map((m) => m.loc));
   const bufChanged = new Set(((s && s.buffers) || []).map((b) => b.queue_pair + " " + b.buffer));
   // Memory, one table per node.
@@ -308,7 +309,12 @@ function showFrame() {
     const tbl = document.createElement("table");
     tbl.className = "qp";
     const head = tbl.insertRow();
-    for (const h of ["queue pair", "B1", "B2", "B3", "RW (remote writes)", "LW (local writes)", "unpolled"]) head.appendChild(cell("th", h));
+    for (const h of ["queue pair", "B1", "B2", "B3", "RW", "LW", "unpolled"]) {
+      const th = cell("th", h);
+      const dd = glossary(h);
+      if (dd) th.title = dd;
+      head.appendChild(th);
+    }
     for (const q of f.config.queue_pairs) {
       const row = tbl.insertRow();
       row.dataset.qp = q.queue_pair;
@@ -324,6 +330,15 @@ function showFrame() {
   } else {
     queues.textContent = "none (" + t.semantics + " has no buffers)";
   }
+}
+
+// glossary returns the page's explanation of a buffer or rule name (the
+// list under the step view), or "".
+function glossary(name) {
+  for (const dt of document.querySelectorAll("#glossary dt")) {
+    if (dt.textContent === name) return dt.nextElementSibling.textContent;
+  }
+  return "";
 }
 
 // ---- the editor ------------------------------------------------------------
