@@ -262,6 +262,37 @@ func (b *browser) accessibility() {
 		b.t.Errorf("the glossary explains %d terms, want the 6 columns and 12 rules", terms)
 	}
 	b.shot("step-view-1400")
+
+	// The execution graph of the same witness: no two relation labels
+	// overlap, arrowheads have one size, the legend hides a relation.
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="graph"]`)))
+	var overlaps int
+	b.eval(`(() => {
+		const r = [...document.querySelectorAll("#graph .g-labels text")].map(e => e.getBBox());
+		let n = 0;
+		for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++)
+			if (r[i].x < r[j].x + r[j].width && r[j].x < r[i].x + r[i].width && r[i].y < r[j].y + r[j].height && r[j].y < r[i].y + r[i].height) n++;
+		return n;
+	})()`, &overlaps)
+	if overlaps > 0 {
+		b.t.Errorf("%d pairs of relation labels overlap in the graph", overlaps)
+	}
+	var units []string
+	b.eval(`[...new Set([...document.querySelectorAll("#graph marker")].map(m => m.getAttribute("markerUnits")))]`, &units)
+	if strings.Join(units, ",") != "userSpaceOnUse" {
+		b.t.Errorf("arrowhead units %v, want userSpaceOnUse (one size whatever the edge's width)", units)
+	}
+	visible := func() int {
+		var n int
+		b.eval(`[...document.querySelectorAll('#graph .g-edges [data-rel="po"]')].filter(e => getComputedStyle(e).display !== "none").length`, &n)
+		return n
+	}
+	before := visible()
+	b.eval(`document.querySelector('#graph .g-key-item[data-rel="po"]').dispatchEvent(new MouseEvent("click", {bubbles: true})) || true`, nil)
+	if after := visible(); before == 0 || after != 0 {
+		b.t.Errorf("po edges shown: %d, %d after its legend entry was clicked", before, after)
+	}
+	b.shot("graph-po-hidden")
 	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="report"]`)))
 
 	var enc string
