@@ -160,6 +160,81 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.accessibility()
 	})
+	t.Run("outcomes", func(t *testing.T) {
+		b.t = t
+		b.outcomes(litmus + "paper-5.1.rdma")
+	})
+}
+
+// outcomes checks the side-by-side table of check's final outcomes against
+// the CLI's: every RDMA and SC outcome listed once, those only RDMA reaches
+// marked.
+func (b *browser) outcomes(file string) {
+	b.t.Helper()
+	var cli struct {
+		RDMA struct{ Outcomes []map[string]int } `json:"rdma"`
+		SC   struct{ Outcomes []map[string]int } `json:"sc"`
+	}
+	b.cli(&cli, "check", "--json", "--all-outcomes", file)
+	key := func(o map[string]int) string {
+		var parts []string
+		for k, v := range o {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, " ")
+	}
+	want := map[string]string{}
+	for _, o := range cli.RDMA.Outcomes {
+		want[key(o)] = "rdma"
+	}
+	for _, o := range cli.SC.Outcomes {
+		if want[key(o)] == "rdma" {
+			want[key(o)] = "both"
+		} else {
+			want[key(o)] = "sc"
+		}
+	}
+	b.pick("litmus/" + filepath.Base(file))
+	b.runCommand("check")
+	var rows []struct {
+		Cells   map[string]string
+		RDMA    bool
+		SC      bool
+		Special bool
+	}
+	b.eval(`(() => {
+		const t = document.querySelector("#outcomes table");
+		if (!t) return [];
+		const head = [...t.rows[0].cells].map(c => c.textContent);
+		return [...t.rows].slice(1).map(r => {
+			const c = [...r.cells].map(x => x.textContent);
+			const cells = {};
+			head.slice(0, -2).forEach((h, i) => { if (c[i] !== "") cells[h] = c[i]; });
+			return {Cells: cells, RDMA: c[c.length - 2].startsWith("✓"), SC: c[c.length - 1] === "✓", Special: r.classList.contains("rdma-only")};
+		});
+	})()`, &rows)
+	got := map[string]string{}
+	for _, r := range rows {
+		o := map[string]int{}
+		for k, v := range r.Cells {
+			var n int
+			fmt.Sscan(v, &n)
+			o[k] = n
+		}
+		side := map[[2]bool]string{{true, false}: "rdma", {false, true}: "sc", {true, true}: "both"}[[2]bool{r.RDMA, r.SC}]
+		got[key(o)] = side
+		if r.Special != (side == "rdma") {
+			b.t.Errorf("outcome %s: marked RDMA-only %v, reached by %s", key(o), r.Special, side)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		b.t.Errorf("outcomes shown %v, the CLI's %v", got, want)
+	}
+	if !strings.Contains(fmt.Sprint(want), "rdma") {
+		b.t.Errorf("%s has no RDMA-only outcome: choose a file that has one", file)
+	}
+	b.shot("outcomes")
 }
 
 // accessibility checks what issue 31 asked of the page for keyboards and

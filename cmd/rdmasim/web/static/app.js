@@ -181,6 +181,7 @@ function showResponse(r) {
   $("query").textContent = r.errors && r.errors.length ? "" : r.query ? "query: " + r.query
     : r.command === "check" ? "no condition: no verdict, the report lists the final outcomes" : "";
   showVerdicts(r.verdicts || []);
+  showOutcomes(r.command === "check" && !(r.errors && r.errors.length) ? r.json : null);
   $("report").textContent = r.text;
   $("json").textContent = r.json ? JSON.stringify(r.json, null, 2) : "";
   if (r.graph) {
@@ -192,6 +193,49 @@ function showResponse(r) {
   }
   setTrace(r.trace || null);
   markStale();
+}
+
+// showOutcomes draws check's final outcomes under RDMA and SC side by side,
+// as herd's lists are read: one row per outcome, a column per location,
+// whether each semantics reaches it, the outcomes only RDMA reaches marked.
+// A semantics whose search did not complete says so under the table.
+function showOutcomes(j) {
+  const box = $("outcomes");
+  box.textContent = "";
+  if (!j || !j.rdma || !j.sc || !j.rdma.outcomes || !j.sc.outcomes) return;
+  const key = (o) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  const rows = new Map();
+  for (const [side, list] of [["rdma", j.rdma.outcomes], ["sc", j.sc.outcomes]]) {
+    for (const o of list) {
+      const k = key(o);
+      if (!rows.has(k)) rows.set(k, { o, rdma: false, sc: false });
+      rows.get(k)[side] = true;
+    }
+  }
+  if (!rows.size) return;
+  const locs = [...new Set([...rows.values()].flatMap((r) => Object.keys(r.o)))].sort();
+  const tbl = document.createElement("table");
+  tbl.className = "outcomes";
+  tbl.appendChild(cell("caption", "Final outcomes, RDMA and SC side by side"));
+  const head = tbl.insertRow();
+  for (const l of locs) head.appendChild(cell("th", l));
+  head.appendChild(cell("th", "RDMA"));
+  head.appendChild(cell("th", "SC"));
+  const sorted = [...rows.values()].sort((a, b) => (a.sc === b.sc ? key(a.o).localeCompare(key(b.o)) : a.sc ? 1 : -1));
+  for (const r of sorted) {
+    const row = tbl.insertRow();
+    const only = r.rdma && !r.sc;
+    if (only) {
+      row.className = "rdma-only";
+      row.title = "reached under RDMA only";
+    }
+    for (const l of locs) row.appendChild(cell("td", l in r.o ? String(r.o[l]) : ""));
+    row.appendChild(cell("td", r.rdma ? (only ? "✓ RDMA only" : "✓") : "–"));
+    row.appendChild(cell("td", r.sc ? "✓" : "–"));
+  }
+  box.appendChild(tbl);
+  const partial = [["RDMA", j.rdma], ["SC", j.sc]].filter(([, s]) => s.coverage !== "complete").map(([n, s]) => `${n}: ${s.coverage}${s.bound ? " (" + s.bound + ")" : ""}`);
+  if (partial.length) box.appendChild(cell("p", "Not every outcome may be listed — " + partial.join("; "), "note"));
 }
 
 // showVerdicts draws the verdicts as chips, "name: value (detail)": "rdma:
