@@ -206,7 +206,12 @@ func (res *Result) add(r *Result) {
 // graph is one block), else by the permutations that fix the block's
 // threads (prog.Symmetry.Without).
 func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64, symmetric bool) (*Result, error) {
-	m, err := instr.New(p, instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block})
+	iopt := instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block}
+	if block != 0 {
+		all := uint64(1)<<len(p.Threads) - 1
+		iopt.Frozen = all &^ instr.Component(p, block)
+	}
+	m, err := instr.New(p, iopt)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +254,7 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 		}
 	}
 	if err == nil && (opt.KarpMiller || !finite && (opt.Remote != nil || over)) {
-		m, err = instr.New(p, instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block}) // without symmetry
+		m, err = instr.New(p, iopt) // without symmetry
 		if err != nil {
 			return nil, err
 		}

@@ -39,11 +39,23 @@ import (
 // with another thread) are in no block. A program whose graph is one
 // block gets one set; the sets are ordered by their lowest thread.
 func Blocks(p *prog.Program) []uint64 {
-	nt := len(p.Threads)
-	nl := len(p.Locs)
-	rd := make([][]bool, nt)
-	wr := make([][]bool, nt)
-	self := make([]bool, nt)
+	adj := conflicts(p)
+	blocks := biconnected(adj)
+	for t := range p.Threads {
+		if mk, _ := accesses(p, 1<<t); adj[t] == 0 && slices.Contains(mk, true) {
+			blocks = append(blocks, 1<<t)
+		}
+	}
+	slices.SortFunc(blocks, func(a, b uint64) int { return lowest(a) - lowest(b) })
+	return blocks
+}
+
+// conflicts returns p's conflict graph: bit u of adj[t] when threads t and
+// u (t != u) may access a common location, one of the two accesses a
+// write (the events of a get, put or CAS included).
+func conflicts(p *prog.Program) (adj []uint64) {
+	nt, nl := len(p.Threads), len(p.Locs)
+	rd, wr := make([][]bool, nt), make([][]bool, nt)
 	for t := range p.Threads {
 		rd[t], wr[t] = make([]bool, nl), make([]bool, nl)
 		for _, in := range p.Threads[t].Code {
@@ -61,10 +73,8 @@ func Blocks(p *prog.Program) []uint64 {
 				rd[t][in.X], wr[t][in.Y] = true, true
 			}
 		}
-		mk, _ := accesses(p, 1<<t)
-		self[t] = slices.Contains(mk, true)
 	}
-	adj := make([]uint64, nt)
+	adj = make([]uint64, nt)
 	for u := 0; u < nt; u++ {
 		for t := u + 1; t < nt; t++ {
 			for l := 0; l < nl; l++ {
@@ -76,14 +86,27 @@ func Blocks(p *prog.Program) []uint64 {
 			}
 		}
 	}
-	blocks := biconnected(adj)
-	for t := 0; t < nt; t++ {
-		if adj[t] == 0 && self[t] {
-			blocks = append(blocks, 1<<t)
+	return adj
+}
+
+// Component returns the threads (bit t) of the connected components of p's
+// conflict graph (see Blocks) that hold a thread of set. The other threads
+// share no location with them, directly or through others: they neither
+// write what these read nor read what these write, so a search for cycles
+// among set may freeze them (Options.Frozen).
+func Component(p *prog.Program, set uint64) uint64 {
+	adj := conflicts(p)
+	comp := set
+	for changed := true; changed; {
+		changed = false
+		for t := range adj {
+			if comp&(1<<t) != 0 && comp|adj[t] != comp {
+				comp |= adj[t]
+				changed = true
+			}
 		}
 	}
-	slices.SortFunc(blocks, func(a, b uint64) int { return lowest(a) - lowest(b) })
-	return blocks
+	return comp
 }
 
 // lowest returns the lowest thread of a non-empty set.

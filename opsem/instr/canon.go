@@ -192,8 +192,11 @@ func (m *Machine) scratch2() (a, b []uint64) {
 	return m.scr[:m.words], m.scr[m.words : 2*m.words]
 }
 
-// ended reports whether thread t of s has terminated.
+// ended reports whether thread t of s has terminated, or is frozen.
 func (m *Machine) ended(s *State, t int) bool {
+	if m.frozen&(1<<t) != 0 {
+		return true // it never moves (Options.Frozen)
+	}
 	th := &s.th[t]
 	op := m.p.Threads[t].Code[th.pc].Op
 	return !th.mid && (op == prog.OpEnd || op == prog.OpFail)

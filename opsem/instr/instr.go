@@ -121,6 +121,11 @@ type Options struct {
 	// the accesses a write. Zero means every thread. See Blocks: a cycle
 	// of any program lies within one of its blocks.
 	CycleThreads uint64
+	// Frozen is a set of threads (bit t) that never move: the threads of
+	// other connected components of the conflict graph than CycleThreads',
+	// which share no location with them (see Component). A run to a
+	// target, projected onto the other threads, is a run to a target.
+	Frozen uint64
 }
 
 // thread is the instrumentation state of one thread.
@@ -186,9 +191,9 @@ type analysis struct {
 	// locations never matter, and are not tracked.
 	isRead []bool
 	// marks: the threads that may mark SC-cycle entries and exits (bit t),
-	// Options.CycleThreads or every thread.
-	marks uint64
-	succN int // bytes of a thread's succ bits
+	// Options.CycleThreads or every thread; frozen: Options.Frozen.
+	marks, frozen uint64
+	succN         int // bytes of a thread's succ bits
 	// entBytes: bytes of a thread's candidate-entry classes
 	entBytes int
 	thLen    int
@@ -282,6 +287,7 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	m.succN = (m.nt + 7) / 8
 	m.thLen = 5 + m.succN
 	m.entBytes = (2*m.nl + 7) / 8
+	m.frozen = opt.Frozen
 	m.marks = opt.CycleThreads
 	if m.marks == 0 {
 		m.marks = 1<<m.nt - 1 // nt <= 64: shifting by 64 gives 0, and 0-1 every bit
@@ -325,7 +331,7 @@ func (m *Machine) Counters() int { return m.nctr }
 // exhaustive search decides the target, with no Karp–Miller acceleration.
 func (m *Machine) Finite() bool {
 	for q, c := range m.ctr {
-		if c < 0 {
+		if c < 0 || m.frozen&(1<<m.p.QPs[q].Thread) != 0 {
 			continue
 		}
 		qp := m.p.QPs[q]

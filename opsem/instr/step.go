@@ -47,7 +47,7 @@ func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 
 	}
 	if !m.opt.NoReduction {
 		for t := range st.th {
-			if m.local(t) {
+			if m.frozen&(1<<t) == 0 && m.local(t) {
 				m.emitted, m.generated = 0, 0
 				m.threadMoves(t)
 				// A local step that is enabled but leads only to states
@@ -61,7 +61,9 @@ func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 
 		}
 	}
 	for t := range st.th {
-		m.threadMoves(t)
+		if m.frozen&(1<<t) == 0 {
+			m.threadMoves(t)
+		}
 	}
 	m.emit = nil
 	return 0
