@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"rdmasim/opsem/check"
 	"rdmasim/opsem/instr"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
@@ -43,6 +44,44 @@ type Options struct {
 	Robust robust.Options
 	// MaxRounds bounds the rounds of the counterexample loop (default 50).
 	MaxRounds int
+	// Goal is what the repair must achieve: robustness (the default), or
+	// the file's query and assertions under RDMA (GoalQuery; its checks
+	// use Robust.Verdict's bounds).
+	Goal Goal
+}
+
+// Goal is what a repair must achieve.
+type Goal uint8
+
+// Goals.
+const (
+	// GoalRobust: the program is robust (every RDMA-consistent trace is
+	// SC-consistent), proven by the decider.
+	GoalRobust Goal = iota
+	// GoalQuery: under RDMA the file's exists (or reach) condition is
+	// forbidden, its ~exists or forall holds, no assertion fails, and
+	// every "expect rdma forbidden" holds, proven by check's complete
+	// search of the RDMA machine.
+	GoalQuery
+)
+
+var goalNames = [...]string{GoalRobust: "robust", GoalQuery: "query"}
+
+func (g Goal) String() string {
+	if int(g) < len(goalNames) {
+		return goalNames[g]
+	}
+	return fmt.Sprintf("Goal(%d)", g)
+}
+
+// ParseGoal reads "robust" or "query".
+func ParseGoal(s string) (Goal, error) {
+	for g, n := range goalNames {
+		if n == s {
+			return Goal(g), nil
+		}
+	}
+	return 0, fmt.Errorf("--goal %q: want robust or query", s)
 }
 
 // Insertion is one statement (or a few: a read-back and its polls) placed in
@@ -79,14 +118,23 @@ type candidate struct {
 
 // Result is a repair.
 type Result struct {
-	// Already: the program was robust as given; nothing was inserted.
+	Goal Goal
+	// Already: the program was robust (or its query held) as given;
+	// nothing was inserted.
 	Already    bool
 	Insertions []Insertion
 	Cost       int
 	// Text is the repaired text, its "expect robust" line set to yes.
 	Text []byte
-	// Verified is the final decision on the repaired text.
+	// Verified is the final decision on the repaired text (GoalRobust).
 	Verified *robust.Result
+	// Checked (GoalQuery) are the final checks of the repaired text, one
+	// per claim (Claims): each RDMA search complete, with no witness of
+	// the outcome the claim rules out.
+	Checked []*check.Result
+	// Claims (GoalQuery) say what the repair makes hold, one per check:
+	// "exists (x=1 /\ y=0) is forbidden", "no assertion fails".
+	Claims []string
 	// Minimal is "irredundant" (no single insertion can be dropped) or
 	// "none" (the search stopped before it could say).
 	Minimal string
@@ -108,6 +156,7 @@ type Result struct {
 	Seconds float64
 
 	orig string
+	own  *check.Result // the final check of the program's own query
 }
 
 // Statements counts the statements inserted (a read-back with two polls is
@@ -130,7 +179,8 @@ func (r *Result) Without(i int) []byte {
 // Found reports whether a verified repair was found.
 func (r *Result) Found() bool { return r.Why == "" && r.Cut == "" }
 
-// Repair repairs src, a program text, for robustness.
+// Repair repairs src, a program text, for opt.Goal: robustness, or the
+// file's query and assertions under RDMA (query.go).
 func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	start := time.Now()
 	if opt.MaxRounds <= 0 {
@@ -146,47 +196,66 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	}
 	orig := string(src)
 	s := &search{opt: opt, orig: orig, byKey: map[string]int{}}
-	res := &Result{Exact: true, orig: orig}
+	res := &Result{Goal: opt.Goal, Exact: true, orig: orig}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	judge := s.judgeRobust()
+	if opt.Goal == GoalQuery {
+		judge, s.final = s.judgeQuery(), s.queryText
+	}
+	return res, s.loop(ctx, res, judge)
+}
+
+// judgement is what one decision of a repaired text says: the goal holds
+// (ok, the proof kept in the Result), or it holds but some run now
+// deadlocks where none of the original did (nogood: the set is no repair,
+// nor any set containing it), or it does not hold and these clauses were
+// learnt, or the search must stop (cut: a bound; why: nothing to learn).
+type judgement struct {
+	ok, nogood bool
+	clauses    [][]int
+	cut, why   string
+}
+
+// judge decides the original text with the candidates of applied: with
+// learn, it learns clauses from a violation (in the loop); without, only
+// ok matters (the irredundancy checks).
+type judge func(ctx context.Context, res *Result, applied []int, learn bool) (judgement, error)
+
+// loop is the counterexample-guided search, the same for every goal:
+// decide, learn, choose a cheapest hitting set, apply, until the goal
+// holds; then drop each insertion in turn while the goal still holds.
+func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 	var applied []int
 	var clauses, nogoods [][]int
-	deadlocks := false // the original program can deadlock (under SC)
 	for {
-		if res.Rounds == opt.MaxRounds {
-			res.Cut = fmt.Sprintf("the limit of %d rounds", opt.MaxRounds)
-			return res, nil
+		if res.Rounds == s.opt.MaxRounds {
+			res.Cut = fmt.Sprintf("the limit of %d rounds", s.opt.MaxRounds)
+			return nil
 		}
 		res.Rounds++
-		ed := s.build(applied)
-		r, err := s.decide(ctx, ed.Text, res)
+		j, err := decide(ctx, res, applied, true)
 		if err != nil {
-			return res, err
-		}
-		if res.Rounds == 1 {
-			deadlocks = r.Deadlock != nil
+			return err
 		}
 		switch {
-		case r.Robust && !r.Complete:
-			res.Cut = "the decision was cut by " + r.Bound
-			return res, nil
-		case r.Robust && r.Deadlock != nil && !deadlocks:
+		case j.cut != "":
+			res.Cut = j.cut
+			return nil
+		case j.why != "":
+			if len(nogoods) > 0 {
+				j.why += "; the sets that order it were tried and make a poll of the program wait for ever (repair never moves or deletes a statement)"
+			}
+			res.Why = j.why
+			return nil
+		case j.nogood:
 			// A poll with nothing left to wait for: this set is no
 			// repair, nor is any set containing it.
 			nogoods = append(nogoods, applied)
-		case r.Robust:
-			res.Verified = r
+		case j.ok:
 		default:
-			cl, why := s.learn(r, ed, applied)
-			if why != "" {
-				if len(nogoods) > 0 {
-					why += "; the sets that order it were tried and make a poll of the program wait for ever (repair never moves or deletes a statement)"
-				}
-				res.Why = why
-				return res, nil
-			}
-			clauses = append(clauses, cl...)
+			clauses = append(clauses, j.clauses...)
 		}
-		if res.Verified != nil {
+		if j.ok {
 			break
 		}
 		costs := make([]int, len(s.cands))
@@ -196,22 +265,22 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 		set, exact, ok := minHitting(clauses, nogoods, costs, 1_000_000)
 		if !ok {
 			res.Why = "every set of insertions that orders the cycles seen makes the program deadlock (a poll with nothing to wait for)"
-			return res, nil
+			return nil
 		}
 		res.Exact = res.Exact && exact
 		applied = set
 	}
 	res.Already = len(applied) == 0
 	// Irredundancy: drop each insertion in turn; keep it dropped when the
-	// rest is still robust.
+	// goal still holds without it.
 	for i := 0; i < len(applied); {
 		rest := append(append([]int(nil), applied[:i]...), applied[i+1:]...)
-		r, err := s.decide(ctx, s.build(rest).Text, res)
+		j, err := decide(ctx, res, rest, false)
 		if err != nil {
-			return res, err
+			return err
 		}
-		if r.Robust && r.Complete && (r.Deadlock == nil || deadlocks) {
-			applied, res.Verified = rest, r
+		if j.ok {
+			applied = rest
 			continue
 		}
 		i++
@@ -219,6 +288,9 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	res.Minimal = "irredundant"
 	ed := s.build(applied)
 	res.Text = ed.Text
+	if s.final != nil {
+		res.Text = s.final(ctx, res, res.Text)
+	}
 	for _, c := range s.parts(applied) {
 		res.Insertions = append(res.Insertions, c)
 		res.Cost += c.Cost
@@ -230,7 +302,39 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 		}
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 	})
-	return res, nil
+	return nil
+}
+
+// judgeRobust decides robustness: the decider (enumeration on remote
+// atomics), learning from the violation's sc cycle (learn.go).
+func (s *search) judgeRobust() judge {
+	deadlocks := false // the original program can deadlock (under SC)
+	return func(ctx context.Context, res *Result, applied []int, learn bool) (judgement, error) {
+		ed := s.build(applied)
+		r, err := s.decide(ctx, ed.Text, res)
+		if err != nil {
+			return judgement{}, err
+		}
+		if res.Decisions == 1 {
+			deadlocks = r.Deadlock != nil
+		}
+		switch {
+		case r.Robust && !r.Complete:
+			if !learn {
+				return judgement{}, nil
+			}
+			return judgement{cut: "the decision was cut by " + r.Bound}, nil
+		case r.Robust && r.Deadlock != nil && !deadlocks:
+			return judgement{nogood: true}, nil
+		case r.Robust:
+			res.Verified = r
+			return judgement{ok: true}, nil
+		case !learn:
+			return judgement{}, nil
+		}
+		cl, why := s.learn(r, ed, applied)
+		return judgement{clauses: cl, why: why}, nil
+	}
 }
 
 var expectRobust = regexp.MustCompile(`(?m)^(\s*expect\s+robust\s+)no\b`)
@@ -242,14 +346,19 @@ type search struct {
 	orig  string
 	cands []candidate
 	byKey map[string]int
+	// final rewrites the repaired text's expect lines to what the last
+	// decision proved (the query goal); nil keeps build's.
+	final func(context.Context, *Result, []byte) []byte
 }
 
 // build applies the candidates of set to the original text.
-// Its expect robust line says yes: the decisions check it, so that the
+// For the robust goal, its expect robust line says yes: the decisions check it, so that the
 // final one's expectation is what the repaired text claims.
 func (s *search) build(set []int) *edited {
 	ed := build(s.orig, s.parts(set))
-	ed.Text = expectRobust.ReplaceAll(ed.Text, []byte("${1}yes"))
+	if s.opt.Goal == GoalRobust {
+		ed.Text = expectRobust.ReplaceAll(ed.Text, []byte("${1}yes"))
+	}
 	return ed
 }
 
