@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/check"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
@@ -209,12 +210,20 @@ func (s *search) learnRun(p *prog.Program, rdma *verdict.Result, mopt machine.Op
 		isApplied[i] = true
 	}
 	var clauses [][]int
-	for k, a := range cyc {
-		b := cyc[(k+1)%len(cyc)]
+	for _, pr := range cyc {
+		a, b := pr[0], pr[1]
 		if !rt.inverted(a, b) {
 			continue
 		}
-		ea, eb := &rt.tr.Events[a], &rt.tr.Events[b]
+		ea := &rt.tr.Events[a]
+		var eb *axiom.Event
+		if b == observer {
+			// The condition looks at the thread where it is: as a
+			// CPU read of its next statement (none at its end).
+			eb = &axiom.Event{Event: prog.Event{Kind: prog.EvLR, Thread: ea.Thread, Loc: -1, Remote: -1}, ID: -1, Index: 1 << 30, QP: -1, PC: rt.finalPC[ea.Thread]}
+		} else {
+			eb = &rt.tr.Events[b]
+		}
 		all := s.candidates(p, rt.tr, ea, eb, ed, text)
 		var clause []int
 		for _, c := range all {
@@ -223,17 +232,26 @@ func (s *search) learnRun(p *prog.Program, rdma *verdict.Result, mopt machine.Op
 			}
 		}
 		name := p.Threads[ea.Thread].Name
+		bWords := "the condition's look"
+		if b != observer {
+			bWords = p.EventString(eb.Event)
+		}
 		switch {
 		case len(clause) == 0 && len(all) > 0:
 			return nil, fmt.Sprintf("the insertions that order %s %s before %s are in place and the run remains (the counts of pending operations differ on this run, e.g. in a loop): %s",
-				name, p.EventString(ea.Event), p.EventString(eb.Event), text)
+				name, p.EventString(ea.Event), bWords, text)
 		case len(clause) == 0:
 			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s, which the run that breaks %q performs out of order: %s",
-				name, p.EventString(ea.Event), p.EventString(eb.Event), what, text)
+				name, p.EventString(ea.Event), bWords, what, text)
 		}
 		clauses = append(clauses, clause)
 	}
 	if len(clauses) == 0 {
+		for _, pr := range cyc {
+			if e := pr[0]; e != observer && rt.tr.Events[e].Kind.IsAtomic() {
+				return nil, "the run's cycle goes through a remote atomic, whose read and write another thread's access came between (an atomic excludes other atomics only): no insertion orders that: " + text
+			}
+		}
 		return nil, "the run's cycle has no program-order edge performed out of order: " + text
 	}
 	return clauses, ""

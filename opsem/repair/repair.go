@@ -103,6 +103,7 @@ type Insertion struct {
 
 	key       string
 	afterLine bool   // placed on a line of its own below AfterLine
+	inline    bool   // placed at Line:Col as "; Stmt" (before a block's closing brace)
 	decl      string // the scratch location a read-back declares ("rb_x = 0")
 	node      prog.Pos
 }
@@ -370,6 +371,8 @@ func build(orig string, parts []Insertion) *edited {
 	for _, c := range parts {
 		if c.afterLine {
 			edits = append(edits, edit{Line: c.AfterLine, Text: c.Stmt, AfterLine: true})
+		} else if c.inline {
+			edits = append(edits, edit{Line: c.Line, Col: c.Col, Text: "; " + c.Stmt, Inline: true})
 		} else {
 			edits = append(edits, edit{Line: c.Line, Col: c.Col, Text: c.Stmt})
 		}

@@ -32,6 +32,11 @@ type runTrace struct {
 	at      []int
 	pending []bool
 	steps   int
+	// finalPC is each thread's instruction in the configuration the run
+	// ends in; condThreads the threads a reach condition names (set by
+	// cycle).
+	finalPC     []int
+	condThreads map[int]bool
 }
 
 // runOp is an operation a thread submitted to a queue pair, followed
@@ -182,6 +187,10 @@ func newRunTrace(p *prog.Program, m *machine.Machine, run *verdict.Run) (*runTra
 		}
 		prev = tr.Post
 	}
+	for t := range p.Threads {
+		pc, _ := m.Encoded(prev).PC(t)
+		rt.finalPC = append(rt.finalPC, pc)
+	}
 	// The events of operations still in flight, as the NIC would perform
 	// them after the run, in each queue pair's order.
 	next := len(run.Steps)
@@ -265,41 +274,40 @@ func isWriteKind(k prog.EventKind) bool {
 }
 
 // observer is the node that stands for a reach condition's look at the
-// configuration the run ends in.
+// configuration the run ends in. To a thread the condition names (T@L,
+// T@end, T@fail) it is the thread's next event, after every event of every
+// instruction the thread has executed (in program order): when one of them
+// is still in flight, that edge is performed out of order.
 const observer = -2
 
 // cycle returns a shortest cycle of po ∪ com over the run's accesses to
-// the locations not dead (those something observes), as event ids, each
-// related to the next and the last to the first; nil when there is none.
-// com relates two accesses of one location, one of them a write, in the
-// order the run performed them (the rf, mo and rb of the run; two pending
-// events are not related). With reach, the cycle may pass through the
-// observer: after every performed event of a thread the condition names,
-// after every visible write to a location it reads, before every pending
-// one.
-func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) []int {
+// the locations not dead (those something observes), as the pairs of
+// events it steps through, each related to the next (the last to the
+// first); nil when there is none. com relates two accesses of one
+// location, one of them a write, in the order the run performed them (the
+// rf, mo and rb of the run; two pending events are not related). A remote
+// atomic's read and write are one node, as sc contracts them. With reach,
+// the cycle may pass through the observer: after every event of a thread
+// the condition names, after every visible write to a location it reads,
+// before every pending one.
+func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 	evs := rt.tr.Events
-	var nodes []int
-	for id, e := range evs {
-		if e.Thread >= 0 && isAccess(e.Kind) && (e.Loc < 0 || e.Loc >= len(dead) || !dead[e.Loc]) {
-			nodes = append(nodes, id)
-		}
-	}
-	var condThreads map[int]bool
-	var condLocs map[int]bool
+	var condThreads, condLocs map[int]bool
 	if reach != nil {
 		condThreads, condLocs = map[int]bool{}, map[int]bool{}
 		condParts(reach, condThreads, condLocs)
-		nodes = append(nodes, observer)
+		rt.condThreads = condThreads
 	}
 	edge := func(a, b int) bool {
 		switch {
+		case a == b:
+			return false
 		case a == observer: // the condition reads what a pending write overwrites
 			e := &evs[b]
 			return rt.pending[b] && isWriteKind(e.Kind) && condLocs[e.Loc]
 		case b == observer: // what the condition sees happened before it
 			e := &evs[a]
-			return !rt.pending[a] && (condThreads[e.Thread] || isWriteKind(e.Kind) && condLocs[e.Loc])
+			return condThreads[e.Thread] || !rt.pending[a] && isWriteKind(e.Kind) && condLocs[e.Loc]
 		}
 		ea, eb := &evs[a], &evs[b]
 		if ea.Thread == eb.Thread && ea.Index < eb.Index {
@@ -310,6 +318,49 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) []int {
 		}
 		return rt.at[a] < rt.at[b] // com
 	}
+	// Nodes: one per access, a remote atomic's write joined to its read.
+	members := map[int][]int{}
+	var nodes []int
+	read := map[[2]int]int{} // (thread, index) → a remote atomic's read
+	for id, e := range evs {
+		if e.Kind == prog.EvNAR {
+			read[[2]int{e.Thread, e.Index}] = id
+		}
+	}
+	for id, e := range evs {
+		if e.Thread < 0 || !isAccess(e.Kind) || e.Loc >= 0 && e.Loc < len(dead) && dead[e.Loc] {
+			continue
+		}
+		if r, ok := read[[2]int{e.Thread, e.Index - 1}]; ok && e.Kind == prog.EvNAW {
+			if _, ok := members[r]; ok || r > id {
+				members[r] = append(members[r], id)
+				continue
+			}
+		}
+		if _, ok := members[id]; !ok {
+			nodes = append(nodes, id)
+		}
+		members[id] = append([]int{id}, members[id]...)
+	}
+	if reach != nil {
+		members[observer] = []int{observer}
+		nodes = append(nodes, observer)
+	}
+	// step is the pair of members that relates node x to node y, a pair
+	// the run performed out of order first; ok is false when none does.
+	step := func(x, y int) (pair [2]int, ok bool) {
+		for _, a := range members[x] {
+			for _, b := range members[y] {
+				if edge(a, b) {
+					if rt.inverted(a, b) {
+						return [2]int{a, b}, true
+					}
+					pair, ok = [2]int{a, b}, true
+				}
+			}
+		}
+		return pair, ok
+	}
 	var best []int
 	for _, s := range nodes {
 		prev := map[int]int{}
@@ -319,7 +370,10 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) []int {
 			x := queue[0]
 			queue = queue[1:]
 			for _, y := range nodes {
-				if y == x || !edge(x, y) {
+				if y == x {
+					continue
+				}
+				if _, ok := step(x, y); !ok {
 					continue
 				}
 				if y == s {
@@ -347,7 +401,12 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) []int {
 			best = cyc
 		}
 	}
-	return best
+	var pairs [][2]int
+	for k, x := range best {
+		pr, _ := step(x, best[(k+1)%len(best)])
+		pairs = append(pairs, pr)
+	}
+	return pairs
 }
 
 // condParts collects the threads (T@L, T@end, T@fail) and the locations a
@@ -369,8 +428,11 @@ func condParts(c *prog.Cond, threads, locs map[int]bool) {
 // inverted reports whether the cycle's step a → b is a program-order edge
 // that the run performed backwards: b took effect before a.
 func (rt *runTrace) inverted(a, b int) bool {
-	if a == observer || b == observer {
+	switch {
+	case a == observer:
 		return false
+	case b == observer:
+		return rt.condThreads[rt.tr.Events[a].Thread] && rt.pending[a]
 	}
 	ea, eb := &rt.tr.Events[a], &rt.tr.Events[b]
 	return ea.Thread == eb.Thread && ea.Index < eb.Index && rt.at[b] < rt.at[a]
@@ -379,32 +441,41 @@ func (rt *runTrace) inverted(a, b int) bool {
 // describe prints the cycle on one line in source terms: each event with
 // its thread and the original line of its statement, "(in flight)" for an
 // event the run had not performed when it reached its outcome.
-func (rt *runTrace) describe(p *prog.Program, cyc []int, ed *edited) string {
+func (rt *runTrace) describe(p *prog.Program, cyc [][2]int, ed *edited) string {
 	var parts []string
-	for _, id := range cyc {
-		if id == observer {
-			parts = append(parts, "the condition's look")
-			continue
+	for k, pr := range cyc {
+		id := pr[0]
+		if prev := cyc[(k+len(cyc)-1)%len(cyc)]; prev[1] != id && prev[1] != observer {
+			// A remote atomic entered by its write: name it too.
+			parts = append(parts, rt.eventWords(p, prev[1], ed))
 		}
-		e := &rt.tr.Events[id]
-		th := &p.Threads[e.Thread]
-		where := ""
-		if st := th.Code[e.PC].Stmt; st != nil {
-			if pos, ok := ed.Orig(st.Pos); ok {
-				where = fmt.Sprintf(" line %d", pos.Line)
-			} else {
-				where = " (inserted)"
-			}
-		}
-		ev := p.EventString(e.Event)
-		if rt.pending[id] {
-			ev = strings.SplitN(ev, ",", 2)[0]
-			if strings.Contains(ev, "(") && !strings.HasSuffix(ev, ")") {
-				ev += ")"
-			}
-			ev += " in flight"
-		}
-		parts = append(parts, fmt.Sprintf("%s %s%s", th.Name, ev, where))
+		parts = append(parts, rt.eventWords(p, id, ed))
 	}
 	return strings.Join(parts, " → ")
+}
+
+// eventWords names event id (or the observer) in source terms.
+func (rt *runTrace) eventWords(p *prog.Program, id int, ed *edited) string {
+	if id == observer {
+		return "the condition's look"
+	}
+	e := &rt.tr.Events[id]
+	th := &p.Threads[e.Thread]
+	where := ""
+	if st := th.Code[e.PC].Stmt; st != nil {
+		if pos, ok := ed.Orig(st.Pos); ok {
+			where = fmt.Sprintf(" line %d", pos.Line)
+		} else {
+			where = " (inserted)"
+		}
+	}
+	ev := p.EventString(e.Event)
+	if rt.pending[id] {
+		ev = strings.SplitN(ev, ",", 2)[0]
+		if strings.Contains(ev, "(") && !strings.HasSuffix(ev, ")") {
+			ev += ")"
+		}
+		ev += " in flight"
+	}
+	return fmt.Sprintf("%s %s%s", th.Name, ev, where)
 }
