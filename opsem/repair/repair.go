@@ -244,7 +244,7 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 			return nil
 		case j.why != "":
 			if len(nogoods) > 0 {
-				j.why += "; the sets that order it were tried and make a poll of the program wait for ever (repair never moves or deletes a statement)"
+				j.why += "; the sets that order it were tried and make a poll of the program wait for ever" + nogoodMore[s.opt.Goal] + " (repair never moves or deletes a statement)"
 			}
 			res.Why = j.why
 			return nil
@@ -265,7 +265,7 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 		}
 		set, exact, ok := minHitting(clauses, nogoods, costs, 1_000_000)
 		if !ok {
-			res.Why = "every set of insertions that orders the cycles seen makes the program deadlock (a poll with nothing to wait for)"
+			res.Why = "every set of insertions that orders the cycles seen makes the program deadlock (a poll with nothing to wait for)" + nogoodMore[s.opt.Goal]
 			return nil
 		}
 		res.Exact = res.Exact && exact
@@ -305,6 +305,9 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 	})
 	return nil
 }
+
+// nogoodMore says what else makes a set no repair under the query goal.
+var nogoodMore = [...]string{GoalQuery: ", or leaves operations piling up beyond max-inflight, so that no complete check proves it"}
 
 // judgeRobust decides robustness: the decider (enumeration on remote
 // atomics), learning from the violation's sc cycle (learn.go).
