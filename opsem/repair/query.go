@@ -125,7 +125,7 @@ func (s *search) judgeQuery() judge {
 			rdma, sc := r.Results[0], r.Results[1]
 			if first {
 				if sc.Witness != nil {
-					return judgement{why: fmt.Sprintf("%q fails under SC as well: an SC run of %d steps reaches %s, and polls, rfences and read-backs only take away RDMA's reorderings, so no insertion can make it hold",
+					return judgement{why: fmt.Sprintf("\"%s\" fails under SC as well: an SC run of %d steps reaches %s, and polls, rfences and read-backs only take away RDMA's reorderings, so no insertion can make it hold",
 						c.what, len(sc.Witness.Steps), outcomeWords(c.program, sc))}, nil
 				}
 				origDeadlocks = origDeadlocks || sc.Deadlocks > 0 || !sc.Complete
@@ -143,7 +143,7 @@ func (s *search) judgeQuery() judge {
 				// proof is to be had with this set.
 				return judgement{nogood: true}, nil
 			case !rdma.Complete && learn:
-				return judgement{cut: fmt.Sprintf("the check of %q was cut by %s", c.what, rdma.Bound)}, nil
+				return judgement{cut: fmt.Sprintf("the check of \"%s\" was cut by %s", c.what, rdma.Bound)}, nil
 			case !rdma.Complete:
 				return judgement{}, nil
 			case rdma.Vacuous() || rdma.Deadlocks > 0 && !origDeadlocks:
@@ -210,7 +210,7 @@ func (s *search) learnRun(p *prog.Program, rdma *verdict.Result, mopt machine.Op
 	}
 	cyc := rt.cycle(machine.DeadLocations(p, verdict.ShownLocations(p)), reach)
 	if cyc == nil {
-		return nil, fmt.Sprintf("the RDMA run that breaks %q (%d steps) performs no pair of one thread's events out of order that another access observes: nothing to order", what, len(rdma.Witness.Steps))
+		return nil, fmt.Sprintf("the RDMA run that breaks \"%s\" (%d steps) performs no pair of one thread's events out of order that another access observes: nothing to order", what, len(rdma.Witness.Steps))
 	}
 	text := rt.describe(p, cyc, ed)
 	isApplied := map[int]bool{}
@@ -249,7 +249,7 @@ func (s *search) learnRun(p *prog.Program, rdma *verdict.Result, mopt machine.Op
 			return nil, fmt.Sprintf("the insertions that order %s %s before %s are in place and the run remains (the counts of pending operations differ on this run, e.g. in a loop): %s",
 				name, p.EventString(ea.Event), bWords, text)
 		case len(clause) == 0:
-			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s, which the run that breaks %q performs out of order: %s",
+			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s, which the run that breaks \"%s\" performs out of order: %s",
 				name, p.EventString(ea.Event), bWords, what, text)
 		}
 		clauses = append(clauses, clause)
