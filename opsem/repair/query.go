@@ -269,9 +269,9 @@ var expectRDMA = regexp.MustCompile(`(?m)^(\s*expect\s+rdma\s+)(allowed|forbidde
 
 // queryText sets the repaired text's expect lines to what was proven: the
 // rdma line to the final check's answer on the program's own query, the
-// robust line to the decider's answer on the repaired text when it gives
-// one (it is left as it was on remote atomics, or when the decision is
-// cut).
+// robust line to the answer of robust's default method (the one check
+// uses for that line) on the repaired text, when it is certain (the line
+// is left as it was when the decision is cut).
 func (s *search) queryText(ctx context.Context, res *Result, text []byte) []byte {
 	if r := res.own; r != nil {
 		word := "forbidden"
@@ -288,7 +288,7 @@ func (s *search) queryText(ctx context.Context, res *Result, text []byte) []byte
 		return text
 	}
 	o := s.opt.Robust
-	o.Method = robust.Decider
+	o.Method = robust.Auto // as check decides the line
 	r, err := robust.Decide(ctx, p, o)
 	if err != nil || !r.Complete && r.Robust {
 		return text
