@@ -22,6 +22,15 @@ import (
 func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][]int, why string) {
 	t := r.Trace
 	cycle := oneLine(r.Cycle, ed)
+	if t == nil && r.Run != nil {
+		// Enumeration on the machine (remote atomics): its run to the
+		// violation, read as the query goal reads a witness.
+		m, err := robustMachine(r.Program, s.opt.Robust.Verdict)
+		if err != nil {
+			return nil, "the RDMA machine could not be rebuilt to read the violation: " + err.Error()
+		}
+		return s.learnFromRun(r.Program, m, r.Run, nil, nil, ed, applied, "the run to the violation")
+	}
 	if t == nil {
 		return nil, "the decision gave no trace to learn from: " + cycle
 	}

@@ -200,17 +200,26 @@ func (s *search) learnRun(p *prog.Program, rdma *verdict.Result, mopt machine.Op
 	if err != nil {
 		return nil, "the RDMA machine could not be rebuilt to read the witness: " + err.Error()
 	}
-	rt, err := newRunTrace(p, m, rdma.Witness)
-	if err != nil {
-		return nil, "reading the witness run: " + err.Error()
-	}
 	var reach *prog.Cond
 	if p.Query.Kind == prog.QReach {
 		reach = p.Query.Cond
 	}
-	cyc := rt.cycle(machine.DeadLocations(p, verdict.ShownLocations(p)), reach)
+	return s.learnFromRun(p, m, rdma.Witness, machine.DeadLocations(p, verdict.ShownLocations(p)), reach, ed, applied, "the RDMA run that breaks \""+what+"\"")
+}
+
+// learnFromRun learns from run, a run of m whose po ∪ com has a cycle (a
+// witness of the query goal, or a robustness violation found by
+// enumeration on the machine): clauses as learnRun says. dead are the
+// locations nothing observes, reach the reach condition the run's end is
+// looked at by (nil for none); what names the run in reasons.
+func (s *search) learnFromRun(p *prog.Program, m *machine.Machine, run *verdict.Run, dead []bool, reach *prog.Cond, ed *edited, applied []int, what string) ([][]int, string) {
+	rt, err := newRunTrace(p, m, run)
+	if err != nil {
+		return nil, "reading the witness run: " + err.Error()
+	}
+	cyc := rt.cycle(dead, reach)
 	if cyc == nil {
-		return nil, fmt.Sprintf("the RDMA run that breaks \"%s\" (%d steps) performs no pair of one thread's events out of order that another access observes: nothing to order", what, len(rdma.Witness.Steps))
+		return nil, fmt.Sprintf("%s (%d steps) performs no pair of one thread's events out of order that another access observes: nothing to order", what, len(run.Steps))
 	}
 	text := rt.describe(p, cyc, ed)
 	isApplied := map[int]bool{}
@@ -249,7 +258,7 @@ func (s *search) learnRun(p *prog.Program, rdma *verdict.Result, mopt machine.Op
 			return nil, fmt.Sprintf("the insertions that order %s %s before %s are in place and the run remains (the counts of pending operations differ on this run, e.g. in a loop): %s",
 				name, p.EventString(ea.Event), bWords, text)
 		case len(clause) == 0:
-			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s, which the run that breaks \"%s\" performs out of order: %s",
+			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s, which %s performs out of order: %s",
 				name, p.EventString(ea.Event), bWords, what, text)
 		}
 		clauses = append(clauses, clause)

@@ -29,6 +29,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/robust"
+	"rdmasim/opsem/verdict"
 )
 
 // Options configure Repair.
@@ -313,6 +314,7 @@ var nogoodMore = [...]string{GoalQuery: ", or leaves operations piling up beyond
 // atomics), learning from the violation's sc cycle (learn.go).
 func (s *search) judgeRobust() judge {
 	deadlocks := false // the original program can deadlock (under SC)
+	ends := true       // some run of the original ends
 	return func(ctx context.Context, res *Result, applied []int, learn bool) (judgement, error) {
 		ed := s.build(applied)
 		r, err := s.decide(ctx, ed.Text, res)
@@ -321,14 +323,20 @@ func (s *search) judgeRobust() judge {
 		}
 		if res.Decisions == 1 {
 			deadlocks = r.Deadlock != nil
+			ends = r.Deadlock == nil || r.Deadlock.Finals > 0
 		}
+		// A text that deadlocks where the original did not, or whose
+		// every run deadlocks where some of the original's ended
+		// (polls inserted in a loop leave a poll after it nothing), is
+		// robust only over the runs up to the deadlock: no repair.
+		newDeadlock := r.Deadlock != nil && (!deadlocks || ends && r.Deadlock.Finals == 0)
 		switch {
 		case r.Robust && !r.Complete:
 			if !learn {
 				return judgement{}, nil
 			}
 			return judgement{cut: "the decision was cut by " + r.Bound}, nil
-		case r.Robust && r.Deadlock != nil && !deadlocks:
+		case r.Robust && newDeadlock:
 			return judgement{nogood: true}, nil
 		case r.Robust:
 			res.Verified = r
@@ -417,11 +425,32 @@ func (s *search) decide(ctx context.Context, text []byte, res *Result) (*robust.
 	r, err := robust.Decide(ctx, p, o)
 	var ae *instr.AtomicsError
 	if errors.As(err, &ae) {
-		o.Method = robust.EnumAxiom
+		// The decider refuses remote atomics. Enumeration on the
+		// machine is complete on a loop-free program within
+		// max-inflight, and far faster than the model's (a second
+		// against minutes on atomics-tas-lock-nopoll); when it cannot
+		// prove robustness (loops, a bound), the model's enumeration
+		// decides, bounded when the program loops.
+		o.Method = robust.EnumMachine
 		r, err = robust.Decide(ctx, p, o)
+		if err == nil && r.Robust && !r.Complete {
+			o.Method = robust.EnumAxiom
+			r, err = robust.Decide(ctx, p, o)
+		}
 		if err == nil && r.Robust && r.Bound != "" {
 			res.Bounded = true
 		}
 	}
 	return r, err
+}
+
+// robustMachine is the machine robust's enumeration on the machine
+// explores (verdict.RobustMachine builds it so: event graphs, no
+// reduction, no dead locations, loops bounded as the model bounds them),
+// rebuilt to read its witness run.
+func robustMachine(p *prog.Program, opt verdict.Options) (*machine.Machine, error) {
+	mopt := opt.Machine
+	mopt.Unroll = verdict.LoopBound(p, mopt.Unroll)
+	mopt.Graph, mopt.Dead, mopt.Reduce = true, nil, false
+	return machine.NewRDMA(p, mopt)
 }
