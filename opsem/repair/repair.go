@@ -229,6 +229,10 @@ type judge func(ctx context.Context, res *Result, applied []int, learn bool) (ju
 func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 	var applied []int
 	var clauses, nogoods [][]int
+	// failed holds the sets judged not to reach the goal: the
+	// irredundancy pass need not decide one again (most often the
+	// original text, when the repair is one insertion).
+	failed := map[string]bool{}
 	for {
 		if res.Rounds == s.opt.MaxRounds {
 			res.Cut = fmt.Sprintf("the limit of %d rounds", s.opt.MaxRounds)
@@ -260,6 +264,7 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 		if j.ok {
 			break
 		}
+		failed[setKey(applied)] = true
 		costs := make([]int, len(s.cands))
 		for i, c := range s.cands {
 			costs[i] = c.cost
@@ -277,6 +282,10 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 	// goal still holds without it.
 	for i := 0; i < len(applied); {
 		rest := append(append([]int(nil), applied[:i]...), applied[i+1:]...)
+		if failed[setKey(rest)] {
+			i++
+			continue
+		}
 		j, err := decide(ctx, res, rest, false)
 		if err != nil {
 			return err
@@ -309,6 +318,11 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 
 // nogoodMore says what else makes a set no repair under the query goal.
 var nogoodMore = [...]string{GoalQuery: ", or leaves operations piling up beyond max-inflight, so that no complete check proves it"}
+
+// setKey identifies a set of candidates (sorted indices).
+func setKey(set []int) string {
+	return fmt.Sprint(set)
+}
 
 // judgeRobust decides robustness: the decider (enumeration on remote
 // atomics), learning from the violation's sc cycle (learn.go).
