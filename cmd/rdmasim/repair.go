@@ -14,7 +14,8 @@ import (
 )
 
 // cmdRepair finds the polls, rfences and read-backs that make a program
-// robust (opsem/repair) and prints them, the proof and the repaired text.
+// robust, or (--goal query) make its query and assertions hold under RDMA
+// (opsem/repair), and prints them, the proof and the repaired text.
 func cmdRepair(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("repair", e)
 	var sf searchFlags
@@ -111,6 +112,8 @@ func writeRepair(w io.Writer, file string, r *repair.Result) {
 		fmt.Fprintf(w, "  no repair: %s\n", r.Why)
 	case r.Cut != "":
 		fmt.Fprintf(w, "  no repair verified: %s\n", r.Cut)
+	case r.Already && r.Goal == repair.GoalQuery:
+		fmt.Fprintln(w, "  holds already under RDMA: nothing to insert")
 	case r.Already:
 		fmt.Fprintln(w, "  robust already: nothing to insert")
 	}

@@ -332,15 +332,13 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 			continue
 		}
 		if r, ok := read[[2]int{e.Thread, e.Index - 1}]; ok && e.Kind == prog.EvNAW {
-			if _, ok := members[r]; ok || r > id {
+			if _, ok := members[r]; ok { // the read comes first in time: its node is made
 				members[r] = append(members[r], id)
 				continue
 			}
 		}
-		if _, ok := members[id]; !ok {
-			nodes = append(nodes, id)
-		}
-		members[id] = append([]int{id}, members[id]...)
+		members[id] = []int{id}
+		nodes = append(nodes, id)
 	}
 	if reach != nil {
 		members[observer] = []int{observer}
