@@ -40,6 +40,7 @@ func TestGoldenRepair(t *testing.T) {
 		{"repair-query-get-get-mp", []string{"repair", "--goal", "query", litmus + "GET-GET-MP.rdma"}, exitOK},
 		{"repair-query-seqlock-get", []string{"repair", "--goal", "query", protocolsDir + "seqlock-get.rdma"}, exitOK},
 		{"repair-query-reach-label-json", []string{"repair", "--goal", "query", "--json", litmus + "rule-N7-reach-label.rdma"}, exitOK},
+		{"repair-query-holds-already", []string{"repair", "--goal", "query", protocolsDir + "seqlock-get-rfence.rdma"}, exitOK},
 		{"repair-query-sc-allows", []string{"repair", "--goal", "query", litmus + "PUT-PUT-2THR-MP.rdma"}, exitFailed},
 		{"repair-query-atomic", []string{"repair", "--goal", "query", litmus + "ATOM-PUT-OTHERQP.rdma"}, exitFailed},
 	}
