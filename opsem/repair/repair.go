@@ -1,18 +1,22 @@
-// Package repair makes a program robust: it finds a set of insertions (polls,
-// rfences, read-backs) whose repaired text the decider proves robust, and
-// places them in the program's own text.
+// Package repair makes a program right by inserting RDMA synchronisation:
+// it finds a set of insertions (polls, rfences, read-backs) that makes the
+// program robust (GoalRobust, proven by the decider) or makes its query and
+// assertions hold under RDMA (GoalQuery, proven by check's complete search
+// of the RDMA machine), and places them in the program's own text.
 //
-// The search is counterexample-guided. Decide the program; from the
-// violation's sc cycle take every po edge a → b of one thread that the
-// trace's observed-before relation lacks (all of them must be ordered to
-// turn the cycle into an ob cycle, which no RDMA-consistent trace has); for
-// each, the candidates are the insertions placed just before b's statement
-// that order a before b in the model (Orders, derived from axiom.PPO). Each
-// edge is a clause; a minimum-cost set of candidates meeting every clause
-// seen so far (minHitting) is applied to the original text, the text is
-// parsed again and decided again, until it is robust. Finally each insertion
-// is dropped in turn and the rest decided, so that the answer is
-// irredundant. docs/REPAIR.md explains it at length.
+// The search is counterexample-guided, the same loop for both goals
+// (search.loop). Decide the program; from the counterexample — a
+// violation's sc cycle, or a witness run of the RDMA machine read as events
+// and a cycle of po ∪ com over them (run.go) — take every po edge a → b of
+// one thread that is not ordered (not in the trace's observed-before
+// relation; performed backwards by the run); for each, the candidates are
+// the insertions that order a before b in the model (Orders, derived from
+// axiom.PPO), placed just before b's statement or after each operation
+// still pending. Each edge is a clause; a minimum-cost set of candidates
+// meeting every clause seen so far (minHitting) is applied to the original
+// text, the text is parsed again and decided again, until the goal holds.
+// Finally each insertion is dropped in turn and the rest decided, so that
+// the answer is irredundant. docs/REPAIR.md explains it at length.
 package repair
 
 import (
