@@ -248,18 +248,15 @@ func (s *search) learnFromRun(p *prog.Program, m *machine.Machine, run *verdict.
 				clause = append(clause, c)
 			}
 		}
-		name := p.Threads[ea.Thread].Name
-		bWords := "the condition's look"
-		if b != observer {
-			bWords = p.EventString(eb.Event)
-		}
+		// In source terms: an event in flight has no value yet.
+		aWords, bWords := rt.eventWords(p, a, ed), rt.eventWords(p, b, ed)
 		switch {
 		case len(clause) == 0 && len(all) > 0:
-			return nil, fmt.Sprintf("the insertions that order %s %s before %s are in place and the run remains (the counts of pending operations differ on this run, e.g. in a loop): %s",
-				name, p.EventString(ea.Event), bWords, text)
+			return nil, fmt.Sprintf("the insertions that order %s before %s are in place and the run remains (the counts of pending operations differ on this run, e.g. in a loop): %s",
+				aWords, bWords, text)
 		case len(clause) == 0:
-			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s %s before %s, which %s performs out of order: %s",
-				name, p.EventString(ea.Event), bWords, what, text)
+			return nil, fmt.Sprintf("no insertion of the kinds allowed orders %s before %s, which %s performs out of order: %s",
+				aWords, bWords, what, text)
 		}
 		clauses = append(clauses, clause)
 	}
