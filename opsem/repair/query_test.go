@@ -177,3 +177,40 @@ func TestRepairQueryGenerated(t *testing.T) {
 		t.Error("no generated program needed a repair: the generator is too tame")
 	}
 }
+
+// TestRepairQuerySymmetry: a family of threads whose search is reduced by
+// symmetry (one configuration per orbit): the witness read back is a real
+// run, the repair goes into the family's one text, and a search without
+// the reduction proves it.
+func TestRepairQuerySymmetry(t *testing.T) {
+	src := `litmus family-putlw
+param N = 2
+node S { slot[N] : 0..2 = 0 }
+node m[i] for i in 0..N-1 { v : 0..2 = 1 }
+thread client[i] on m[i] for i in 0..N-1 {
+  slot[i] := v[i]
+  v[i] := 2
+}
+exists (slot[0] = 2 /\ slot[1] = 2)
+expect rdma allowed
+expect sc forbidden
+`
+	parseText := func(ctx context.Context, text []byte) (*prog.Program, error) {
+		return parse.ParseContext(ctx, "family.rdma", text, parse.Options{})
+	}
+	opt := Options{Parse: parseText, Costs: DefaultCosts, Goal: GoalQuery}
+	opt.Robust.Verdict.Symmetry = true
+	r, err := Repair(context.Background(), []byte(src), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Found() || len(r.Insertions) != 1 || r.Insertions[0].Stmt != "poll(S)" {
+		t.Fatalf("want one poll(S): found %v, why %q, insertions %+v", r.Found(), r.Why, r.Insertions)
+	}
+	if r.Checked[0].Results[0].Symmetry == "" {
+		t.Error("the final check was not reduced by symmetry: the test does not test it")
+	}
+	if rdma := queryAnswer(t, "family.rdma", r.Text).Results[0]; rdma.Allowed || !rdma.Complete {
+		t.Errorf("without the reduction the repaired text's condition is allowed %v (complete %v):\n%s", rdma.Allowed, rdma.Complete, r.Text)
+	}
+}
