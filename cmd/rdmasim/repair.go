@@ -14,15 +14,16 @@ import (
 )
 
 // cmdRepair finds the polls, rfences and read-backs that make a program
-// robust (opsem/repair) and prints them, the proof and the repaired text.
+// robust, or (--goal query) make its query and assertions hold under RDMA
+// (opsem/repair), and prints them, the proof and the repaired text.
 func cmdRepair(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("repair", e)
 	var sf searchFlags
 	sf.register(fs)
 	costs := fs.String("cost", "", "the cost of each kind of insertion, over poll=1,rfence=1,readback=3: e.g. --cost poll=2,readback=4")
 	kinds := fs.String("kinds", "", "the kinds of insertion allowed, from poll, rfence, readback (default all)")
-	goal := fs.String("goal", "robust", "what the repair must achieve: robust (only robust for now)")
-	out := fs.StringP("output", "o", "", "write the repaired program to this file (its expect robust line set to yes)")
+	goal := fs.String("goal", "robust", "what the repair must achieve: robust (every RDMA trace is an SC trace, by the decider) or query (under RDMA the file's exists/reach condition is forbidden, its ~exists/forall holds, no assertion fails, by check's complete search)")
+	out := fs.StringP("output", "o", "", "write the repaired program to this file (its expect lines set to what the proof shows)")
 	write := fs.Bool("write", false, "write the repaired program over FILE, keeping the original as FILE.orig")
 	rounds := fs.Int("max-rounds", 50, "the most rounds of decide, learn, choose")
 	opt, code := parseSearch(fs, &sf, args, e, "repair")
@@ -34,8 +35,9 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 	if err == nil {
 		err = kerr
 	}
-	if err == nil && *goal != "robust" {
-		err = fmt.Errorf("--goal %q: only robust is built (--goal query is not yet)", *goal)
+	g, gerr := repair.ParseGoal(*goal)
+	if err == nil {
+		err = gerr
 	}
 	if err == nil && fs.NArg() != 1 {
 		err = fmt.Errorf("repair takes one input file")
@@ -57,7 +59,7 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 		Parse: func(ctx context.Context, text []byte) (*prog.Program, error) {
 			return parse.ParseContext(ctx, file, text, parse.Options{Params: sf.params})
 		},
-		Costs: c, Kinds: k, MaxRounds: *rounds,
+		Costs: c, Kinds: k, MaxRounds: *rounds, Goal: g,
 		Robust: robust.Options{Verdict: opt, MaxBytes: kmBytes},
 	})
 	if err != nil {
@@ -110,6 +112,8 @@ func writeRepair(w io.Writer, file string, r *repair.Result) {
 		fmt.Fprintf(w, "  no repair: %s\n", r.Why)
 	case r.Cut != "":
 		fmt.Fprintf(w, "  no repair verified: %s\n", r.Cut)
+	case r.Already && r.Goal == repair.GoalQuery:
+		fmt.Fprintln(w, "  holds already under RDMA: nothing to insert")
 	case r.Already:
 		fmt.Fprintln(w, "  robust already: nothing to insert")
 	}
@@ -127,6 +131,13 @@ func writeRepair(w io.Writer, file string, r *repair.Result) {
 			proof = "bounded: " + v.Bound
 		}
 		fmt.Fprintf(w, "  cost %d, %s; proof: robust by %s, %d %ss, %s\n", r.Cost, r.Minimal, v.Method, v.Search.States, v.Unit(), proof)
+	}
+	if r.Found() && len(r.Checked) > 0 {
+		fmt.Fprintf(w, "  cost %d, %s; proof: check's search of the RDMA machine, complete:\n", r.Cost, r.Minimal)
+		for i, c := range r.Checked {
+			rdma := c.Results[0]
+			fmt.Fprintf(w, "    %s: %d states, %s\n", r.Claims[i], rdma.Search.States, report.Plural(len(rdma.Outcomes), "final outcome"))
+		}
 	}
 	fmt.Fprintf(w, "  %d rounds, %d decisions, %.2f s\n", r.Rounds, r.Decisions, r.Seconds)
 }
@@ -149,8 +160,15 @@ type repairJSONOut struct {
 	Seconds    float64            `json:"seconds"`
 }
 
+// queryProof is one claim of a query repair and the final check that
+// proves it (check --json's object).
+type queryProof struct {
+	Claim string `json:"claim"`
+	Check any    `json:"check"`
+}
+
 func repairJSON(file string, r *repair.Result) repairJSONOut {
-	o := repairJSONOut{File: file, Goal: "robust", Insertions: r.Insertions, Cost: r.Cost, Minimal: "none", Exact: r.Exact, Bounded: r.Bounded,
+	o := repairJSONOut{File: file, Goal: r.Goal.String(), Insertions: r.Insertions, Cost: r.Cost, Minimal: "none", Exact: r.Exact, Bounded: r.Bounded,
 		Why: r.Why, Cut: r.Cut, Tried: r.Decisions, Rounds: r.Rounds, Seconds: r.Seconds}
 	if o.Insertions == nil {
 		o.Insertions = []repair.Insertion{}
@@ -159,6 +177,13 @@ func repairJSON(file string, r *repair.Result) repairJSONOut {
 		o.Repaired, o.Minimal = string(r.Text), r.Minimal
 		if r.Verified != nil {
 			o.Verified = r.Verified.JSON(file)
+		}
+		if len(r.Checked) > 0 {
+			var checks []queryProof
+			for i, c := range r.Checked {
+				checks = append(checks, queryProof{Claim: r.Claims[i], Check: c.JSON(file)})
+			}
+			o.Verified = checks
 		}
 	}
 	return o

@@ -17,7 +17,8 @@ var repairSeconds = regexp.MustCompile(`[0-9]+\.[0-9]+ s\b|"seconds":[0-9.e-]+`)
 
 // TestGoldenRepair pins repair's report: text and JSON, a repair that
 // needs a read-back, one the kinds allowed cannot make, a robust program,
-// a search cut by its round limit, and bad flags.
+// a search cut by its round limit, bad flags, and the query goal's
+// repairs and refusals.
 func TestGoldenRepair(t *testing.T) {
 	tests := []struct {
 		name string
@@ -31,7 +32,17 @@ func TestGoldenRepair(t *testing.T) {
 		{"repair-robust-already", []string{"repair", protocolsDir + "seqlock-get-rfence.rdma"}, exitOK},
 		{"repair-round-limit", []string{"repair", "--max-rounds", "1", protocolsDir + "seqlock-get.rdma"}, exitLimit},
 		{"repair-bad-cost", []string{"repair", "--cost", "poll=x", protocolsDir + "seqlock-get.rdma"}, exitUsage},
-		{"repair-goal-query", []string{"repair", "--goal", "query", protocolsDir + "seqlock-get.rdma"}, exitUsage},
+		{"repair-bad-goal", []string{"repair", "--goal", "fast", protocolsDir + "seqlock-get.rdma"}, exitUsage},
+		// --goal query: a poll, rfences, a read-back before a label (JSON),
+		// and two refusals: SC reaches the outcome too; a put lands
+		// between a remote atomic's read and write.
+		{"repair-query-xprtrdma-reuse", []string{"repair", "--goal", "query", protocolsDir + "xprtrdma-reuse.rdma"}, exitOK},
+		{"repair-query-get-get-mp", []string{"repair", "--goal", "query", litmus + "GET-GET-MP.rdma"}, exitOK},
+		{"repair-query-seqlock-get", []string{"repair", "--goal", "query", protocolsDir + "seqlock-get.rdma"}, exitOK},
+		{"repair-query-reach-label-json", []string{"repair", "--goal", "query", "--json", litmus + "rule-N7-reach-label.rdma"}, exitOK},
+		{"repair-query-holds-already", []string{"repair", "--goal", "query", protocolsDir + "seqlock-get-rfence.rdma"}, exitOK},
+		{"repair-query-sc-allows", []string{"repair", "--goal", "query", litmus + "PUT-PUT-2THR-MP.rdma"}, exitFailed},
+		{"repair-query-atomic", []string{"repair", "--goal", "query", litmus + "ATOM-PUT-OTHERQP.rdma"}, exitFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,5 +94,28 @@ func TestRepairOutput(t *testing.T) {
 	}
 	if kept, _ := os.ReadFile(inPlace + ".orig"); string(kept) != string(orig) {
 		t.Error("--write did not keep the original in FILE.orig")
+	}
+}
+
+// TestRepairQueryOutput: --goal query -o writes a text whose expect lines
+// say what the proof shows, so that check passes on it.
+func TestRepairQueryOutput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fixed.rdma")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"repair", "--goal", "query", "-o", out, protocolsDir + "xprtrdma-reuse.rdma"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("repair exit %d: %s%s", code, stdout.String(), stderr.String())
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"poll(S)", "expect rdma forbidden", "expect robust yes"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the repaired text lacks %q:\n%s", want, text)
+		}
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"check", out}, &stdout, &stderr); code != exitOK {
+		t.Errorf("check on the repaired text: exit %d\n%s", code, stdout.String())
 	}
 }

@@ -6,6 +6,7 @@ package repair
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"rdmasim/opsem/axiom"
@@ -21,6 +22,15 @@ import (
 func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][]int, why string) {
 	t := r.Trace
 	cycle := oneLine(r.Cycle, ed)
+	if t == nil && r.Run != nil {
+		// Enumeration on the machine (remote atomics): its run to the
+		// violation, read as the query goal reads a witness.
+		m, err := robustMachine(r.Program, s.opt.Robust.Verdict)
+		if err != nil {
+			return nil, "the RDMA machine could not be rebuilt to read the violation: " + err.Error()
+		}
+		return s.learnFromRun(r.Program, m, r.Run, nil, nil, ed, applied, "the run to the violation")
+	}
 	if t == nil {
 		return nil, "the decision gave no trace to learn from: " + cycle
 	}
@@ -72,13 +82,17 @@ func (s *search) learn(r *robust.Result, ed *edited, applied []int) (clauses [][
 // that a candidate met again in a later round is the same.
 func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, ed *edited, cycle string) []int {
 	th := &p.Threads[a.Thread]
-	st := th.Code[b.PC].Stmt
-	if st == nil {
-		return nil
+	if a.Remote < 0 {
+		return nil // a is no NIC event
 	}
-	pos, ok := ed.Orig(st.Pos)
-	if !ok || a.Remote < 0 {
-		return nil // b is inserted text, or a is no NIC event
+	st := th.Code[b.PC].Stmt
+	var pos prog.Pos
+	if st != nil {
+		var ok bool
+		if pos, ok = ed.Orig(st.Pos); !ok {
+			return nil // b is inserted text
+		}
+		pos = labelStart(s.orig, pos)
 	}
 	node := p.Nodes[a.Remote].Name
 	same := a.Remote == b.Remote
@@ -99,11 +113,26 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 		}
 		out = append(out, i)
 	}
-	before := func(k Kind, stmt string, cost int) Insertion {
+	// before places stmt just before b's statement; when b has none (it
+	// stands for the thread's end, which a reach condition looks at),
+	// just after the thread's last statement.
+	before := func(k Kind, stmt string, cost int) (Insertion, bool) {
+		if st == nil {
+			last := -1
+			for i := range t.Events {
+				if e := &t.Events[i]; e.Thread == a.Thread && e.PC >= 0 && (last < 0 || e.Index > t.Events[last].Index) {
+					last = i
+				}
+			}
+			if last < 0 {
+				return Insertion{}, false
+			}
+			return s.afterStmt(p, ed, th, t.Events[last].PC, k, stmt, cost, cycle)
+		}
 		c := Insertion{Thread: th.Name, Line: pos.Line, Col: pos.Col, Kind: k.String(), Breaks: cycle, Stmt: stmt, Cost: cost}
 		c.AfterLine, c.After = s.after(pos)
 		c.key = fmt.Sprintf("%d:%d %s", c.Line, c.Col, c.Stmt)
-		return c
+		return c, true
 	}
 	for k := Kind(0); k < numKinds; k++ {
 		if !s.opt.Kinds[k] || !Orders(k, a.Kind, b.Kind, same) {
@@ -125,9 +154,13 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 				add(each...)
 			}
 			n := max(len(ops), 1)
-			add(before(k, polls(node, n), n*s.opt.Costs[Poll]))
+			if c, ok := before(k, polls(node, n), n*s.opt.Costs[Poll]); ok {
+				add(c)
+			}
 		case RFence:
-			add(before(k, fmt.Sprintf("rfence(%s)", node), s.opt.Costs[RFence]))
+			if c, ok := before(k, fmt.Sprintf("rfence(%s)", node), s.opt.Costs[RFence]); ok {
+				add(c)
+			}
 		case ReadBack:
 			if a.Kind != prog.EvNRW || strings.Contains(p.Nodes[th.Node].Name, "[") {
 				// A read-back needs a scratch location on the thread's
@@ -138,7 +171,10 @@ func (s *search) candidates(p *prog.Program, t *axiom.Trace, a, b *axiom.Event, 
 			loc := target(p, th, a)
 			scratch := s.scratch(loc)
 			n := len(pendingOps(t, a, b.Index-1, b)) + 1 // the read-back's get is the last to wait for
-			c := before(k, scratch+" := "+loc+"; "+polls(node, n), s.opt.Costs[ReadBack]+(n-1)*s.opt.Costs[Poll])
+			c, ok := before(k, scratch+" := "+loc+"; "+polls(node, n), s.opt.Costs[ReadBack]+(n-1)*s.opt.Costs[Poll])
+			if !ok {
+				continue
+			}
 			c.decl, c.node = scratch+" = 0", p.Nodes[th.Node].Pos
 			add(c)
 		}
@@ -195,6 +231,12 @@ func (s *search) afterStmt(p *prog.Program, ed *edited, th *prog.Thread, pc int,
 	if next.Col != 0 {
 		c.Line, c.Col = next.Line, next.Col
 		c.AfterLine, c.After = s.after(next)
+	} else if col, ok := closingBrace(s.orig, pos); ok {
+		// The last statement of a block on one line ("{ z := one }"):
+		// inline, before the brace.
+		c.inline = true
+		c.Line, c.Col = pos.Line, col
+		c.AfterLine, c.After = pos.Line, strings.TrimSpace(strings.Split(s.orig, "\n")[pos.Line-1][pos.Col-1:col-1])
 	} else {
 		c.afterLine = true
 		c.Line, c.Col = pos.Line+1, 1
@@ -202,6 +244,44 @@ func (s *search) afterStmt(p *prog.Program, ed *edited, th *prog.Thread, pc int,
 	}
 	c.key = fmt.Sprintf("%d:%d/%v %s", c.Line, c.Col, c.afterLine, c.Stmt)
 	return c, true
+}
+
+// labelStart moves pos, a statement's position, to the start of the labels
+// before it on its line ("L: skip"), so that text inserted before the
+// statement runs before a thread is at its label (T@L).
+func labelStart(src string, pos prog.Pos) prog.Pos {
+	line := strings.Split(src, "\n")[pos.Line-1]
+	for {
+		before := strings.TrimRight(line[:min(pos.Col-1, len(line))], " \t")
+		m := labelBefore.FindStringIndex(before)
+		if m == nil {
+			return pos
+		}
+		pos.Col = m[0] + 1
+	}
+}
+
+var labelBefore = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*\s*:$`)
+
+// closingBrace finds, on the line of the statement at pos, the brace that
+// closes the block the statement ends ("thread T on A { z := one }"): the
+// column just after the statement's last character. ok is false when the
+// statement ends its line, or opens a block of its own on it.
+func closingBrace(src string, pos prog.Pos) (int, bool) {
+	line := strings.Split(src, "\n")[pos.Line-1]
+	if c := strings.IndexByte(line, '#'); c >= 0 {
+		line = line[:c]
+	}
+	if pos.Col-1 > len(line) {
+		return 0, false
+	}
+	rest := line[pos.Col-1:]
+	i := strings.IndexByte(rest, '}')
+	if i < 0 || strings.Contains(rest[:i], "{") {
+		return 0, false
+	}
+	end := pos.Col - 1 + len(strings.TrimRight(rest[:i], " \t"))
+	return end + 1, true
 }
 
 // target is the put's target as the source names it: the left side of the

@@ -1,18 +1,22 @@
-// Package repair makes a program robust: it finds a set of insertions (polls,
-// rfences, read-backs) whose repaired text the decider proves robust, and
-// places them in the program's own text.
+// Package repair makes a program right by inserting RDMA synchronisation:
+// it finds a set of insertions (polls, rfences, read-backs) that makes the
+// program robust (GoalRobust, proven by the decider) or makes its query and
+// assertions hold under RDMA (GoalQuery, proven by check's complete search
+// of the RDMA machine), and places them in the program's own text.
 //
-// The search is counterexample-guided. Decide the program; from the
-// violation's sc cycle take every po edge a → b of one thread that the
-// trace's observed-before relation lacks (all of them must be ordered to
-// turn the cycle into an ob cycle, which no RDMA-consistent trace has); for
-// each, the candidates are the insertions placed just before b's statement
-// that order a before b in the model (Orders, derived from axiom.PPO). Each
-// edge is a clause; a minimum-cost set of candidates meeting every clause
-// seen so far (minHitting) is applied to the original text, the text is
-// parsed again and decided again, until it is robust. Finally each insertion
-// is dropped in turn and the rest decided, so that the answer is
-// irredundant. docs/REPAIR.md explains it at length.
+// The search is counterexample-guided, the same loop for both goals
+// (search.loop). Decide the program; from the counterexample — a
+// violation's sc cycle, or a witness run of the RDMA machine read as events
+// and a cycle of po ∪ com over them (run.go) — take every po edge a → b of
+// one thread that is not ordered (not in the trace's observed-before
+// relation; performed backwards by the run); for each, the candidates are
+// the insertions that order a before b in the model (Orders, derived from
+// axiom.PPO), placed just before b's statement or after each operation
+// still pending. Each edge is a clause; a minimum-cost set of candidates
+// meeting every clause seen so far (minHitting) is applied to the original
+// text, the text is parsed again and decided again, until the goal holds.
+// Finally each insertion is dropped in turn and the rest decided, so that
+// the answer is irredundant. docs/REPAIR.md explains it at length.
 package repair
 
 import (
@@ -24,10 +28,12 @@ import (
 	"strings"
 	"time"
 
+	"rdmasim/opsem/check"
 	"rdmasim/opsem/instr"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/robust"
+	"rdmasim/opsem/verdict"
 )
 
 // Options configure Repair.
@@ -43,6 +49,44 @@ type Options struct {
 	Robust robust.Options
 	// MaxRounds bounds the rounds of the counterexample loop (default 50).
 	MaxRounds int
+	// Goal is what the repair must achieve: robustness (the default), or
+	// the file's query and assertions under RDMA (GoalQuery; its checks
+	// use Robust.Verdict's bounds).
+	Goal Goal
+}
+
+// Goal is what a repair must achieve.
+type Goal uint8
+
+// Goals.
+const (
+	// GoalRobust: the program is robust (every RDMA-consistent trace is
+	// SC-consistent), proven by the decider.
+	GoalRobust Goal = iota
+	// GoalQuery: under RDMA the file's exists (or reach) condition is
+	// forbidden, its ~exists or forall holds, no assertion fails, and
+	// every "expect rdma forbidden" holds, proven by check's complete
+	// search of the RDMA machine.
+	GoalQuery
+)
+
+var goalNames = [...]string{GoalRobust: "robust", GoalQuery: "query"}
+
+func (g Goal) String() string {
+	if int(g) < len(goalNames) {
+		return goalNames[g]
+	}
+	return fmt.Sprintf("Goal(%d)", g)
+}
+
+// ParseGoal reads "robust" or "query".
+func ParseGoal(s string) (Goal, error) {
+	for g, n := range goalNames {
+		if n == s {
+			return Goal(g), nil
+		}
+	}
+	return 0, fmt.Errorf("--goal %q: want robust or query", s)
 }
 
 // Insertion is one statement (or a few: a read-back and its polls) placed in
@@ -64,6 +108,7 @@ type Insertion struct {
 
 	key       string
 	afterLine bool   // placed on a line of its own below AfterLine
+	inline    bool   // placed at Line:Col as "; Stmt" (before a block's closing brace)
 	decl      string // the scratch location a read-back declares ("rb_x = 0")
 	node      prog.Pos
 }
@@ -79,14 +124,23 @@ type candidate struct {
 
 // Result is a repair.
 type Result struct {
-	// Already: the program was robust as given; nothing was inserted.
+	Goal Goal
+	// Already: the program was robust (or its query held) as given;
+	// nothing was inserted.
 	Already    bool
 	Insertions []Insertion
 	Cost       int
 	// Text is the repaired text, its "expect robust" line set to yes.
 	Text []byte
-	// Verified is the final decision on the repaired text.
+	// Verified is the final decision on the repaired text (GoalRobust).
 	Verified *robust.Result
+	// Checked (GoalQuery) are the final checks of the repaired text, one
+	// per claim (Claims): each RDMA search complete, with no witness of
+	// the outcome the claim rules out.
+	Checked []*check.Result
+	// Claims (GoalQuery) say what the repair makes hold, one per check:
+	// "exists (x=1 /\ y=0) is forbidden", "no assertion fails".
+	Claims []string
 	// Minimal is "irredundant" (no single insertion can be dropped) or
 	// "none" (the search stopped before it could say).
 	Minimal string
@@ -108,6 +162,7 @@ type Result struct {
 	Seconds float64
 
 	orig string
+	own  *check.Result // the final check of the program's own query
 }
 
 // Statements counts the statements inserted (a read-back with two polls is
@@ -130,7 +185,8 @@ func (r *Result) Without(i int) []byte {
 // Found reports whether a verified repair was found.
 func (r *Result) Found() bool { return r.Why == "" && r.Cut == "" }
 
-// Repair repairs src, a program text, for robustness.
+// Repair repairs src, a program text, for opt.Goal: robustness, or the
+// file's query and assertions under RDMA (query.go).
 func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	start := time.Now()
 	if opt.MaxRounds <= 0 {
@@ -146,72 +202,100 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	}
 	orig := string(src)
 	s := &search{opt: opt, orig: orig, byKey: map[string]int{}}
-	res := &Result{Exact: true, orig: orig}
+	res := &Result{Goal: opt.Goal, Exact: true, orig: orig}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	judge := s.judgeRobust()
+	if opt.Goal == GoalQuery {
+		judge, s.final = s.judgeQuery(), s.queryText
+	}
+	return res, s.loop(ctx, res, judge)
+}
+
+// judgement is what one decision of a repaired text says: the goal holds
+// (ok, the proof kept in the Result), or it holds but some run now
+// deadlocks where none of the original did (nogood: the set is no repair,
+// nor any set containing it), or it does not hold and these clauses were
+// learnt, or the search must stop (cut: a bound; why: nothing to learn).
+type judgement struct {
+	ok, nogood bool
+	clauses    [][]int
+	cut, why   string
+}
+
+// judge decides the original text with the candidates of applied: with
+// learn, it learns clauses from a violation (in the loop); without, only
+// ok matters (the irredundancy checks).
+type judge func(ctx context.Context, res *Result, applied []int, learn bool) (judgement, error)
+
+// loop is the counterexample-guided search, the same for every goal:
+// decide, learn, choose a cheapest hitting set, apply, until the goal
+// holds; then drop each insertion in turn while the goal still holds.
+func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 	var applied []int
 	var clauses, nogoods [][]int
-	deadlocks := false // the original program can deadlock (under SC)
+	// failed holds the sets judged not to reach the goal: the
+	// irredundancy pass need not decide one again (most often the
+	// original text, when the repair is one insertion).
+	failed := map[string]bool{}
 	for {
-		if res.Rounds == opt.MaxRounds {
-			res.Cut = fmt.Sprintf("the limit of %d rounds", opt.MaxRounds)
-			return res, nil
+		if res.Rounds == s.opt.MaxRounds {
+			res.Cut = fmt.Sprintf("the limit of %d rounds", s.opt.MaxRounds)
+			return nil
 		}
 		res.Rounds++
-		ed := s.build(applied)
-		r, err := s.decide(ctx, ed.Text, res)
+		j, err := decide(ctx, res, applied, true)
 		if err != nil {
-			return res, err
-		}
-		if res.Rounds == 1 {
-			deadlocks = r.Deadlock != nil
+			return err
 		}
 		switch {
-		case r.Robust && !r.Complete:
-			res.Cut = "the decision was cut by " + r.Bound
-			return res, nil
-		case r.Robust && r.Deadlock != nil && !deadlocks:
+		case j.cut != "":
+			res.Cut = j.cut
+			return nil
+		case j.why != "":
+			if len(nogoods) > 0 {
+				j.why += "; the sets that order it were tried and make a poll of the program wait for ever" + nogoodMore[s.opt.Goal] + " (repair never moves or deletes a statement)"
+			}
+			res.Why = j.why
+			return nil
+		case j.nogood:
 			// A poll with nothing left to wait for: this set is no
 			// repair, nor is any set containing it.
 			nogoods = append(nogoods, applied)
-		case r.Robust:
-			res.Verified = r
+		case j.ok:
 		default:
-			cl, why := s.learn(r, ed, applied)
-			if why != "" {
-				if len(nogoods) > 0 {
-					why += "; the sets that order it were tried and make a poll of the program wait for ever (repair never moves or deletes a statement)"
-				}
-				res.Why = why
-				return res, nil
-			}
-			clauses = append(clauses, cl...)
+			clauses = append(clauses, j.clauses...)
 		}
-		if res.Verified != nil {
+		if j.ok {
 			break
 		}
+		failed[setKey(applied)] = true
 		costs := make([]int, len(s.cands))
 		for i, c := range s.cands {
 			costs[i] = c.cost
 		}
 		set, exact, ok := minHitting(clauses, nogoods, costs, 1_000_000)
 		if !ok {
-			res.Why = "every set of insertions that orders the cycles seen makes the program deadlock (a poll with nothing to wait for)"
-			return res, nil
+			res.Why = "every set of insertions that orders the cycles seen makes the program deadlock (a poll with nothing to wait for)" + nogoodMore[s.opt.Goal]
+			return nil
 		}
 		res.Exact = res.Exact && exact
 		applied = set
 	}
 	res.Already = len(applied) == 0
 	// Irredundancy: drop each insertion in turn; keep it dropped when the
-	// rest is still robust.
+	// goal still holds without it.
 	for i := 0; i < len(applied); {
 		rest := append(append([]int(nil), applied[:i]...), applied[i+1:]...)
-		r, err := s.decide(ctx, s.build(rest).Text, res)
-		if err != nil {
-			return res, err
+		if failed[setKey(rest)] {
+			i++
+			continue
 		}
-		if r.Robust && r.Complete && (r.Deadlock == nil || deadlocks) {
-			applied, res.Verified = rest, r
+		j, err := decide(ctx, res, rest, false)
+		if err != nil {
+			return err
+		}
+		if j.ok {
+			applied = rest
 			continue
 		}
 		i++
@@ -219,6 +303,9 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	res.Minimal = "irredundant"
 	ed := s.build(applied)
 	res.Text = ed.Text
+	if s.final != nil {
+		res.Text = s.final(ctx, res, res.Text)
+	}
 	for _, c := range s.parts(applied) {
 		res.Insertions = append(res.Insertions, c)
 		res.Cost += c.Cost
@@ -230,7 +317,54 @@ func Repair(ctx context.Context, src []byte, opt Options) (*Result, error) {
 		}
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 	})
-	return res, nil
+	return nil
+}
+
+// nogoodMore says what else makes a set no repair under the query goal.
+var nogoodMore = [...]string{GoalQuery: ", or leaves operations piling up beyond max-inflight, so that no complete check proves it"}
+
+// setKey identifies a set of candidates (sorted indices).
+func setKey(set []int) string {
+	return fmt.Sprint(set)
+}
+
+// judgeRobust decides robustness: the decider (enumeration on remote
+// atomics), learning from the violation's sc cycle (learn.go).
+func (s *search) judgeRobust() judge {
+	deadlocks := false // the original program can deadlock (under SC)
+	ends := true       // some run of the original ends
+	return func(ctx context.Context, res *Result, applied []int, learn bool) (judgement, error) {
+		ed := s.build(applied)
+		r, err := s.decide(ctx, ed.Text, res)
+		if err != nil {
+			return judgement{}, err
+		}
+		if res.Decisions == 1 {
+			deadlocks = r.Deadlock != nil
+			ends = r.Deadlock == nil || r.Deadlock.Finals > 0
+		}
+		// A text that deadlocks where the original did not, or whose
+		// every run deadlocks where some of the original's ended
+		// (polls inserted in a loop leave a poll after it nothing), is
+		// robust only over the runs up to the deadlock: no repair.
+		newDeadlock := r.Deadlock != nil && (!deadlocks || ends && r.Deadlock.Finals == 0)
+		switch {
+		case r.Robust && !r.Complete:
+			if !learn {
+				return judgement{}, nil
+			}
+			return judgement{cut: "the decision was cut by " + r.Bound}, nil
+		case r.Robust && newDeadlock:
+			return judgement{nogood: true}, nil
+		case r.Robust:
+			res.Verified = r
+			return judgement{ok: true}, nil
+		case !learn:
+			return judgement{}, nil
+		}
+		cl, why := s.learn(r, ed, applied)
+		return judgement{clauses: cl, why: why}, nil
+	}
 }
 
 var expectRobust = regexp.MustCompile(`(?m)^(\s*expect\s+robust\s+)no\b`)
@@ -242,14 +376,19 @@ type search struct {
 	orig  string
 	cands []candidate
 	byKey map[string]int
+	// final rewrites the repaired text's expect lines to what the last
+	// decision proved (the query goal); nil keeps build's.
+	final func(context.Context, *Result, []byte) []byte
 }
 
 // build applies the candidates of set to the original text.
-// Its expect robust line says yes: the decisions check it, so that the
+// For the robust goal, its expect robust line says yes: the decisions check it, so that the
 // final one's expectation is what the repaired text claims.
 func (s *search) build(set []int) *edited {
 	ed := build(s.orig, s.parts(set))
-	ed.Text = expectRobust.ReplaceAll(ed.Text, []byte("${1}yes"))
+	if s.opt.Goal == GoalRobust {
+		ed.Text = expectRobust.ReplaceAll(ed.Text, []byte("${1}yes"))
+	}
 	return ed
 }
 
@@ -261,6 +400,8 @@ func build(orig string, parts []Insertion) *edited {
 	for _, c := range parts {
 		if c.afterLine {
 			edits = append(edits, edit{Line: c.AfterLine, Text: c.Stmt, AfterLine: true})
+		} else if c.inline {
+			edits = append(edits, edit{Line: c.Line, Col: c.Col, Text: "; " + c.Stmt, Inline: true})
 		} else {
 			edits = append(edits, edit{Line: c.Line, Col: c.Col, Text: c.Stmt})
 		}
@@ -302,11 +443,32 @@ func (s *search) decide(ctx context.Context, text []byte, res *Result) (*robust.
 	r, err := robust.Decide(ctx, p, o)
 	var ae *instr.AtomicsError
 	if errors.As(err, &ae) {
-		o.Method = robust.EnumAxiom
+		// The decider refuses remote atomics. Enumeration on the
+		// machine is complete on a loop-free program within
+		// max-inflight, and far faster than the model's (a second
+		// against minutes on atomics-tas-lock-nopoll); when it cannot
+		// prove robustness (loops, a bound), the model's enumeration
+		// decides, bounded when the program loops.
+		o.Method = robust.EnumMachine
 		r, err = robust.Decide(ctx, p, o)
+		if err == nil && r.Robust && !r.Complete {
+			o.Method = robust.EnumAxiom
+			r, err = robust.Decide(ctx, p, o)
+		}
 		if err == nil && r.Robust && r.Bound != "" {
 			res.Bounded = true
 		}
 	}
 	return r, err
+}
+
+// robustMachine is the machine robust's enumeration on the machine
+// explores (verdict.RobustMachine builds it so: event graphs, no
+// reduction, no dead locations, loops bounded as the model bounds them),
+// rebuilt to read its witness run.
+func robustMachine(p *prog.Program, opt verdict.Options) (*machine.Machine, error) {
+	mopt := opt.Machine
+	mopt.Unroll = verdict.LoopBound(p, mopt.Unroll)
+	mopt.Graph, mopt.Dead, mopt.Reduce = true, nil, false
+	return machine.NewRDMA(p, mopt)
 }

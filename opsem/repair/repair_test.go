@@ -141,3 +141,54 @@ func TestRepairKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestRepairAtomics: on remote atomics, which the decider refuses, repair
+// decides by enumeration on the machine and learns from its run: the
+// repaired text is robust by a complete enumeration, within a time the
+// model's enumeration did not reach (atomics-tas-lock-nopoll: over a
+// minute before), and every insertion is needed.
+func TestRepairAtomics(t *testing.T) {
+	tests := []struct{ file, want string }{
+		{"atomics-tas-lock-nopoll", "rfence"},
+		{"atomics-mcs-lock-nopoll", "poll"},
+		{"atomics-ticket-lock-nopoll", "poll"},
+	}
+	enum := func(t *testing.T, file string, text []byte) *robust.Result {
+		t.Helper()
+		p, err := parse.Parse(file, text)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", file, err, text)
+		}
+		opt := robust.Options{Method: robust.EnumMachine}
+		opt.Verdict.Machine = machine.DefaultOptions()
+		r, err := robust.Decide(context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			file := filepath.Join(protocols, tc.file+".rdma")
+			r := repairFile(t, file, Options{})
+			if !r.Found() {
+				t.Fatalf("no repair: why %q, cut %q", r.Why, r.Cut)
+			}
+			var kinds []string
+			for _, in := range r.Insertions {
+				kinds = append(kinds, in.Kind)
+			}
+			if got := strings.Join(kinds, " "); got != tc.want {
+				t.Errorf("inserted %q, want %q", got, tc.want)
+			}
+			if v := enum(t, file, r.Text); !v.Robust || !v.Complete {
+				t.Errorf("the repaired text is not robust by a complete enumeration (robust %v, complete %v):\n%s", v.Robust, v.Complete, r.Text)
+			}
+			for i, in := range r.Insertions {
+				if v := enum(t, file, r.Without(i)); v.Robust {
+					t.Errorf("without %q it is still robust", in.Stmt)
+				}
+			}
+		})
+	}
+}
