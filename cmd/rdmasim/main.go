@@ -7,7 +7,7 @@
 //	rdmasim check [flags] FILE...   herd7-style verdicts, checked against expect lines
 //	rdmasim explore [flags] FILE... state-space statistics
 //	rdmasim robust [flags] FILE...  robustness (every RDMA trace is SC)
-//	rdmasim repair [flags] FILE     the polls, rfences and read-backs that make FILE robust
+//	rdmasim repair [flags] FILE     the polls, rfences and read-backs that make FILE robust (or its query hold)
 //	rdmasim graph [flags] FILE      execution graphs of the model (DOT)
 //	rdmasim run [flags] FILE        one random run, step by step
 //	rdmasim export --promela FILE   the machine (or --robustness: the instrumented program) as Promela for SPIN
@@ -144,7 +144,7 @@ func commands() []command {
 		{"check", "check [flags] FILE...   answer each file's query under RDMA and SC, check its expect lines", cmdCheck},
 		{"explore", "explore [flags] FILE... explore the state space and print statistics", cmdExplore},
 		{"robust", "robust [flags] FILE...  decide whether every RDMA behaviour is an SC behaviour", cmdRobust},
-		{"repair", "repair [flags] FILE     insert the fewest polls, rfences and read-backs that make FILE robust, and prove it", cmdRepair},
+		{"repair", "repair [flags] FILE     insert the fewest polls, rfences and read-backs that make FILE robust (--goal query: its query hold), and prove it", cmdRepair},
 		{"lower", "lower [flags] FILE...   print what is checked: each thread's control-flow graph, a protocol's lowered to the core", cmdLower},
 		{"graph", "graph [flags] FILE      draw consistent executions that satisfy the condition (Graphviz DOT)", cmdGraph},
 		{"run", "run [flags] FILE        print one random run, reproducible from --seed", cmdRun},
