@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,15 +15,29 @@ import (
 
 // asMainEnv, set, makes the test binary rdmasim itself (see TestMain): the
 // workers that explore --cluster local:N starts are os.Executable(), which
-// in a test is the test binary.
+// in a test is the test binary, and the kill tests run rdmasim in child
+// processes (rdmasimCmd).
 const asMainEnv = "RDMASIM_TEST_AS_MAIN"
 
+// TestMain runs the tests, or, in a child process of the tests (asMainEnv
+// set), rdmasim's main with the child's arguments.
+//
+// The tests set asMainEnv in their own environment once, before any test
+// runs, so that every child process they start inherits it. Setting it per
+// test (t.Setenv) would forbid t.Parallel in the tests that start workers,
+// the longest of the package; set here, the environment never changes while
+// tests run. The one other child of the tests is Chromium (TestBrowser),
+// which does not read the variable.
 func TestMain(m *testing.M) {
 	if os.Getenv(asMainEnv) != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := runEnv(ctx, os.Args[1:], newEnv(os.Stdout, os.Stderr))
 		stop()
 		os.Exit(code)
+	}
+	if err := os.Setenv(asMainEnv, "1"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	os.Exit(m.Run())
 }
@@ -64,7 +79,6 @@ func exploreJSON(t *testing.T, args ...string) (objs []string, workers []float64
 // same under SC, with a state limit that cuts a level and for protocols
 // with a --param.
 func TestExploreCluster(t *testing.T) {
-	t.Setenv(asMainEnv, "1")
 	files, err := filepath.Glob(litmus + "*.rdma")
 	if err != nil || len(files) < 50 {
 		t.Fatalf("%d litmus tests: %v", len(files), err)
@@ -115,7 +129,6 @@ func TestExploreClusterUsage(t *testing.T) {
 // of three workers, and checks that the rows (but their times) and the exit
 // code are the single process's.
 func TestCorpusCluster(t *testing.T) {
-	t.Setenv(asMainEnv, "1")
 	corpus := func(args ...string) ([]string, int) {
 		var out, errb bytes.Buffer
 		// --timeout 0: every search runs to its end, on a loaded machine
