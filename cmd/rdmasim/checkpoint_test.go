@@ -59,6 +59,11 @@ const midProgram = "testdata/checkpoint-mid.rdma" // 57,863 RDMA states with --r
 // outcomes, distinct-state counts, witnesses, exit code) must be that of an
 // uninterrupted run. Rounds vary the workers, the visited set (a memory
 // budget small enough to spill to disk) and SIGINT in place of SIGKILL.
+//
+// The kill tests are not parallel (t.Parallel): they kill at moments drawn
+// from the time an uninterrupted run took, so the runs they kill must see the
+// load their reference saw. Sequential tests run before the parallel ones
+// start, so the package's long parallel tests never run beside them.
 func TestCheckpointKill(t *testing.T) {
 	rng := killRNG(t, 1)
 
