@@ -94,7 +94,7 @@ func concurrently(f, g func()) {
 // completeness and bound, final, filtered and deadlocked configurations,
 // where the first deadlock waits), that three workers took part, and the
 // same under SC, with a state limit that cuts a level and for protocols
-// with a --param. The single-process run and the cluster's run at the same
+// with a --param. The single-process run and the cluster's run go at the same
 // time (concurrently); the test runs beside the package's other long tests
 // (t.Parallel: its workers and NATS server, on a free port, are its own).
 func TestExploreCluster(t *testing.T) {
@@ -154,7 +154,7 @@ func TestExploreClusterUsage(t *testing.T) {
 // TestCorpusCluster checks the corpus's files (litmus tests, and the
 // testdata's failing, deadlocking and malformed ones) as tasks on a cluster
 // of three workers, and checks that the rows (but their times) and the exit
-// code are the single process's. The two runs are at the same time
+// code are the single process's. The two runs go at the same time
 // (concurrently), and the test beside the package's other long tests
 // (t.Parallel), as TestExploreCluster.
 func TestCorpusCluster(t *testing.T) {
