@@ -48,6 +48,9 @@ import (
 // on Ctrl-C. Screenshots of each view are written to testdata/artifacts
 // (ignored by git), or $RDMASIM_ARTIFACTS.
 func TestBrowser(t *testing.T) {
+	// Beside the other long tests: its server listens on a free port,
+	// Chromium has its own profile directory, and the screenshots are its own.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the browser test takes about a minute")
 	}

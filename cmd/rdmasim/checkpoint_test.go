@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,38 +22,17 @@ import (
 )
 
 // The checkpoint tests run rdmasim in child processes, so that they can be
-// killed: the test binary itself, re-executed to run TestHelperRdmasim with
-// the command line after "--".
-
-const helperEnv = "RDMASIM_TEST_HELPER"
-
-// TestHelperRdmasim is not a test: run by rdmasimCmd in a child process, it is
-// rdmasim's main.
-func TestHelperRdmasim(t *testing.T) {
-	if os.Getenv(helperEnv) != "1" {
-		t.Skip("runs only as a child process of the checkpoint tests")
-	}
-	args := os.Args
-	for i, a := range args {
-		if a == "--" {
-			args = args[i+1:]
-			break
-		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, args, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+// killed: the test binary itself, which TestMain makes rdmasim's main in a
+// child process (asMainEnv, set for the whole test process).
 
 // rdmasimCmd returns a command that runs rdmasim with args in a child process.
 func rdmasimCmd(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperRdmasim$", "--"}, args...)...)
+	cmd := exec.Command(os.Args[0], args...)
 	// Under the race detector a process sleeps a second before it exits
 	// (GORACE's atexit_sleep_ms), which would make the kill tests' runs
 	// look a second longer than their searches, so that most random kills
 	// land after the search is over.
-	cmd.Env = append(os.Environ(), helperEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), asMainEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	return cmd, &stdout, &stderr
@@ -81,6 +59,11 @@ const midProgram = "testdata/checkpoint-mid.rdma" // 57,863 RDMA states with --r
 // outcomes, distinct-state counts, witnesses, exit code) must be that of an
 // uninterrupted run. Rounds vary the workers, the visited set (a memory
 // budget small enough to spill to disk) and SIGINT in place of SIGKILL.
+//
+// The kill tests are not parallel (t.Parallel): they kill at moments drawn
+// from the time an uninterrupted run took, so the runs they kill must see the
+// load their reference saw. Sequential tests run before the parallel ones
+// start, so the package's long parallel tests never run beside them.
 func TestCheckpointKill(t *testing.T) {
 	rng := killRNG(t, 1)
 

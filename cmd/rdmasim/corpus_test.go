@@ -160,6 +160,7 @@ func TestCorpusJSON(t *testing.T) {
 // outcomes, witnesses, where a bound stops) on every bundled litmus test are
 // byte for byte the same with one worker and with several.
 func TestWorkersIdentical(t *testing.T) {
+	t.Parallel() // beside the other long tests: it only reads the corpus
 	files, err := filepath.Glob(litmus + "*.rdma")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no litmus files: %v", err)

@@ -20,6 +20,9 @@ const litmus = "../../corpus/litmus/"
 // TestGolden runs the CLI in-process and compares stdout, stderr and the exit
 // code with testdata/NAME.golden.
 func TestGolden(t *testing.T) {
+	// Beside the other long tests (each case runs the CLI in this process,
+	// on its own buffers; -update writes only this test's golden files).
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
