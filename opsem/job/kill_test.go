@@ -1,4 +1,4 @@
-package cluster
+package job
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 
 // workerEnv, set, makes the test binary a worker (see TestMain), as
 // dist.StartLocal starts it: "--nats URL --id NAME".
-const workerEnv = "RDMASIM_CLUSTER_TEST_WORKER"
+const workerEnv = "RDMASIM_JOB_TEST_WORKER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) != "" {
@@ -78,10 +78,7 @@ func TestKilledRDMA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	payload, err := Encode(file, src, nil, machine.RDMA, mopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	payload := Job{Kind: Outcomes, File: file, Source: src, Semantics: machine.RDMA, Machine: MachineOf(mopt)}.Encode()
 	opt.Remote = func() (explore.RemoteCloser, error) {
 		return dist.NewCoordinator(nc, dist.Config{Partitions: 3, Payload: payload, Memory: true})
 	}
