@@ -24,6 +24,8 @@ import (
 	"rdmasim/explore"
 	"rdmasim/explore/cover"
 	"rdmasim/opsem/instr"
+	"rdmasim/opsem/job"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
@@ -101,16 +103,18 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		res  = &Result{Counters: m.Counters(), Workers: 1}
 	)
 	if m.Finite() && !opt.KarpMiller {
-		if opt.Symmetry {
-			if sym, _ := prog.FindSymmetry(p); sym != nil {
-				m.UseSymmetry(sym)
-				if m.Symmetric() {
-					res.Symmetry = sym.String()
-				}
-			}
+		// explore's search: its machine is the job's.
+		j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry, Decider: job.Decider{EagerGuess: opt.EagerGuess}}
+		var b *job.Built
+		if b, err = j.BuildFrom(p); err != nil {
+			return nil, err
+		}
+		m = b.Instr
+		if b.Symmetry != nil {
+			res.Symmetry = b.Symmetry.String()
 		}
 		var closeSearch func()
-		sr, res.Workers, path, closeSearch, err = search(ctx, p, m, opt)
+		sr, res.Workers, path, closeSearch, err = search(ctx, p, m, j, opt)
 		if err == nil {
 			defer closeSearch()
 		}
@@ -167,20 +171,12 @@ func Finite(p *prog.Program) (bool, error) {
 	return m.Finite(), nil
 }
 
-// searchMeta describes the decider's search in its checkpoint.
-type searchMeta struct {
-	Search     string `json:"search"` // "decide"
-	Program    string `json:"program"`
-	EagerGuess bool   `json:"eager_guess,omitempty"`
-	Witness    bool   `json:"witness"`
-}
-
 // search runs explore's search of the finite instrumented machine m until a
 // target state: Found in the result is its id, or -1. It also returns the
 // number of workers that expanded states, the paths to the states found,
 // and release, which releases the search once its paths are no longer
 // needed.
-func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), err error) {
+func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, opt Options) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), err error) {
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
@@ -193,7 +189,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options)
 			}
 			return true
 		},
-		Meta:    searchMeta{Search: "decide", Program: p.Name, EagerGuess: opt.EagerGuess, Witness: !opt.NoWitness},
+		Meta:    json.RawMessage(j.Encode()),
 		Save:    func() (json.RawMessage, error) { return json.Marshal(res.Found) },
 		Restore: func(b json.RawMessage) error { return json.Unmarshal(b, &res.Found) },
 	})

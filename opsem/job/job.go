@@ -41,7 +41,6 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
-	"rdmasim/opsem/verdict"
 )
 
 // Version is the version of the encoding. Decode refuses another: a worker
@@ -69,9 +68,11 @@ const (
 	Decide Kind = "decide"
 )
 
-// Job describes one search. The zero value is not a job: Kind, a program
-// (File or Source) and, for Outcomes and RobustEnum, a MaxInflight are
-// needed (see Check).
+// Job describes one search. The zero value is not a job: a Kind and, for
+// Outcomes and RobustEnum, a MaxInflight are needed (see Check). A job
+// without File and Source describes the search of a program given apart
+// (BuildFrom): a checkpointed search's, whose run manifest names the
+// program and the SHA-256 of its text.
 type Job struct {
 	Kind Kind
 	// File is the program's file name: in messages and the program's
@@ -137,9 +138,6 @@ func (j Job) Check() error {
 		}
 	default:
 		return fmt.Errorf("job: kind %q: want %s, %s or %s", j.Kind, Outcomes, RobustEnum, Decide)
-	}
-	if j.File == "" && j.Source == nil {
-		return errors.New("job: no program (neither a file nor a text)")
 	}
 	if j.Kind != Decide {
 		if err := machine.InflightBound.Check(j.Machine.MaxInflight); err != nil {
@@ -285,6 +283,9 @@ func (j Job) String() string {
 // Program parses j's program: Source, or the text of File, with the
 // params. Lowering a protocol stops when ctx is done (parse.ParseContext).
 func (j Job) Program(ctx context.Context) (*prog.Program, error) {
+	if j.File == "" && j.Source == nil {
+		return nil, errors.New("job: no program (neither a file nor a text)")
+	}
 	src := j.Source
 	if src == nil {
 		var err error
@@ -309,46 +310,61 @@ type Built struct {
 	// Instr is the decider's instrumented machine of Decide; nil for the
 	// others.
 	Instr *instr.Machine
+	// Options are the options the machine of Outcomes or RobustEnum was
+	// built with (the job's, and what the recipe adds: dead locations,
+	// hidden control points, event graphs, the loop bound).
+	Options machine.Options
 	// Symmetry is the group the machine reduces by (Job.Symmetry and a
 	// verified group of the program); nil for none.
 	Symmetry *prog.Symmetry
 }
 
-// Build checks j, parses its program and builds the machine of its search,
-// exactly as the single-process commands build it: verdict.OutcomeMachine
-// (and verdict.OutcomeSymmetry) for Outcomes; the RDMA machine with event
-// graphs, no reduction and loops bounded by verdict.LoopBound for
-// RobustEnum, as verdict.RobustMachine; instr.New (and its symmetry) for
-// Decide, as decide.Decide.
+// Build checks j, parses its program (Program) and builds the machine of
+// its search (BuildFrom).
 func (j Job) Build(ctx context.Context) (*Built, error) {
 	if err := j.Check(); err != nil {
 		return nil, err
 	}
-	j = j.Canonical()
 	p, err := j.Program(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return j.BuildFrom(p)
+}
+
+// BuildFrom builds the machine of j's search of p, a program already read
+// (j's File and Source are not read): the one recipe of every machine that
+// a search explores, which verdict.Compute, verdict.RobustMachine,
+// decide.Decide and the workers of a distributed search all call.
+// Outcomes: OutcomeMachine (and OutcomeSymmetry). RobustEnum: the RDMA
+// machine with event graphs, no reduction, loops bounded by LoopBound, every
+// location tracked. Decide: the instrumented machine (instr.New) and its
+// symmetry.
+func (j Job) BuildFrom(p *prog.Program) (*Built, error) {
+	if err := j.Check(); err != nil {
+		return nil, err
+	}
+	j = j.Canonical()
 	b := &Built{Job: j, Program: p}
 	switch j.Kind {
 	case Outcomes:
-		m, err := verdict.OutcomeMachine(p, j.Semantics, j.Machine.Options())
+		m, mopt, err := outcomeMachine(p, j.Semantics, j.Machine.Options())
 		if err != nil {
 			return nil, err
 		}
 		if j.Symmetry {
-			b.Symmetry = verdict.OutcomeSymmetry(p, m)
+			b.Symmetry = OutcomeSymmetry(p, m)
 		}
-		b.Machine, b.Outcome = m, m
+		b.Machine, b.Outcome, b.Options = m, m, mopt
 	case RobustEnum:
 		mopt := j.Machine.Options()
-		mopt.Unroll = verdict.LoopBound(p, mopt.Unroll)
+		mopt.Unroll = LoopBound(p, mopt.Unroll)
 		mopt.Graph = true
 		m, err := machine.NewRDMA(p, mopt)
 		if err != nil {
 			return nil, err
 		}
-		b.Machine, b.Outcome = m, m
+		b.Machine, b.Outcome, b.Options = m, m, mopt
 	case Decide:
 		m, err := instr.New(p, instr.Options{EagerGuess: j.Decider.EagerGuess})
 		if err != nil {
@@ -365,6 +381,77 @@ func (j Job) Build(ctx context.Context) (*Built, error) {
 		b.Machine, b.Instr = m, m
 	}
 	return b, nil
+}
+
+// DefaultModelUnroll is the loop bound of the declarative model (and of the
+// machine when the two are compared, and of event graphs) when none is
+// given: the model enumerates label sequences, so its loops must be
+// unrolled.
+const DefaultModelUnroll = 2
+
+// LoopBound returns the loop bound to use for p where loops must be
+// bounded (the model's label sequences, event graphs, comparisons of the
+// two): unroll when given, DefaultModelUnroll when p has loops, else 0.
+func LoopBound(p *prog.Program, unroll int) int {
+	if unroll == 0 && HasLoops(p) {
+		return DefaultModelUnroll
+	}
+	return unroll
+}
+
+// HasLoops reports whether some thread of p has a loop.
+func HasLoops(p *prog.Program) bool {
+	for t := range p.Threads {
+		if p.Threads[t].Loops > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ShownLocations returns the locations whose final values are listed as
+// outcomes: those of the query's condition; when it mentions none, every
+// location for queries about final configurations (and for no query), and
+// none for reach, which asks about control and memory at any point.
+func ShownLocations(p *prog.Program) []int {
+	locs := p.Query.Cond.Locs(nil)
+	if len(locs) == 0 && p.Query.Kind != prog.QReach {
+		for l := range p.Locs {
+			locs = append(locs, l)
+		}
+	}
+	return locs
+}
+
+// OutcomeMachine returns the machine of an Outcomes search of p under sem
+// with the options opt (verdict.Compute's): with the locations nothing
+// observes (ShownLocations, the condition) dead and, unless a reach
+// condition reads one, control points hidden.
+func OutcomeMachine(p *prog.Program, sem machine.Semantics, opt machine.Options) (*machine.Machine, error) {
+	m, _, err := outcomeMachine(p, sem, opt)
+	return m, err
+}
+
+// outcomeMachine is OutcomeMachine, also returning the options the machine
+// was built with.
+func outcomeMachine(p *prog.Program, sem machine.Semantics, opt machine.Options) (*machine.Machine, machine.Options, error) {
+	opt.Dead = machine.DeadLocations(p, ShownLocations(p))
+	opt.ControlHidden = p.Query.Kind != prog.QReach || p.Query.Cond == nil || !p.Query.Cond.HasControl()
+	m, err := machine.New(p, sem, opt)
+	return m, opt, err
+}
+
+// OutcomeSymmetry makes m, a machine OutcomeMachine built for p, reduce by
+// the part of p's verified group under which its query is invariant
+// (prog.Symmetry.ForCond), and returns it; nil when there is none.
+func OutcomeSymmetry(p *prog.Program, m *machine.Machine) *prog.Symmetry {
+	full, _ := prog.FindSymmetry(p)
+	if full == nil {
+		return nil
+	}
+	kept, _ := full.ForCond(p, p.Query.Cond)
+	m.UseSymmetry(kept)
+	return m.Symmetry()
 }
 
 // Machine builds the machine of the job that payload encodes: the factory

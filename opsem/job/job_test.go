@@ -1,4 +1,4 @@
-package job
+package job_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/decide"
+	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/verdict"
@@ -18,22 +19,22 @@ import (
 const litmus = "../../corpus/litmus/"
 
 // jobs are canonical jobs of every kind, each different from the others.
-var jobs = []Job{
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Reduce: true}},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8}},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 7, Reduce: true}},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Unroll: 2, Reduce: true}},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Reduce: true}, Symmetry: true},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.SC, Machine: MachineOptions{MaxInflight: 8}},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("other text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Reduce: true}},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Params: map[string]int{"N": 3, "M": 1}, Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Reduce: true}},
-	{Kind: Outcomes, File: "a.rdma", Source: []byte("text"), Params: map[string]int{"N": 4, "M": 1}, Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Reduce: true}},
-	{Kind: Outcomes, File: "a.rdma", Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Reduce: true}},
-	{Kind: RobustEnum, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8}},
-	{Kind: RobustEnum, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: MachineOptions{MaxInflight: 8, Unroll: 1}},
-	{Kind: Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA},
-	{Kind: Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true},
-	{Kind: Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Decider: Decider{EagerGuess: true}},
+var jobs = []job.Job{
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Reduce: true}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 7, Reduce: true}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Unroll: 2, Reduce: true}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Reduce: true}, Symmetry: true},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.SC, Machine: job.MachineOptions{MaxInflight: 8}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("other text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Reduce: true}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Params: map[string]int{"N": 3, "M": 1}, Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Reduce: true}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Params: map[string]int{"N": 4, "M": 1}, Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Reduce: true}},
+	{Kind: job.Outcomes, File: "a.rdma", Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Reduce: true}},
+	{Kind: job.RobustEnum, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8}},
+	{Kind: job.RobustEnum, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Unroll: 1}},
+	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA},
+	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true},
+	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Decider: job.Decider{EagerGuess: true}},
 }
 
 // TestEncodeDecode checks that every job decodes from its encoding to
@@ -41,13 +42,13 @@ var jobs = []Job{
 func TestEncodeDecode(t *testing.T) {
 	for _, j := range jobs {
 		data := j.Encode()
-		got, err := Decode(data)
+		got, err := job.Decode(data)
 		if err != nil {
-			t.Errorf("%v: Decode(%s): %v", j, data, err)
+			t.Errorf("%v: job.Decode(%s): %v", j, data, err)
 			continue
 		}
 		if !reflect.DeepEqual(got, j) {
-			t.Errorf("Decode(Encode(%+v)) = %+v", j, got)
+			t.Errorf("job.Decode(Encode(%+v)) = %+v", j, got)
 		}
 		if again := got.Encode(); !bytes.Equal(again, data) {
 			t.Errorf("%v: encoded again as %s, first %s", j, again, data)
@@ -61,12 +62,12 @@ func TestEncodeDecode(t *testing.T) {
 // their kind ignores.
 func TestKey(t *testing.T) {
 	// The key of jobs[0], pinned: it changes only with the encoding (and
-	// then Version must change too).
+	// then job.Version must change too).
 	const want0 = "ab714de1692b2183"
 	if got := jobs[0].Key(); got != want0 {
 		t.Errorf("Key of %v = %s, want %s (the encoding changed: raise Version)", jobs[0], got, want0)
 	}
-	seen := map[string]Job{}
+	seen := map[string]job.Job{}
 	for _, j := range jobs {
 		k := j.Key()
 		if len(k) != 16 || strings.Trim(k, "0123456789abcdef") != "" {
@@ -77,12 +78,12 @@ func TestKey(t *testing.T) {
 		}
 		seen[k] = j
 	}
-	same := []struct{ a, b Job }{
-		{jobs[0], func() Job { j := jobs[0]; j.File = "elsewhere/b.rdma"; return j }()},
-		{jobs[5], func() Job { j := jobs[5]; j.Machine.Reduce = true; return j }()},     // SC has no reduction
-		{jobs[12], func() Job { j := jobs[12]; j.Machine.MaxInflight = 3; return j }()}, // the decider has no bounds
-		{jobs[10], func() Job { j := jobs[10]; j.Symmetry = true; return j }()},         // nor event graphs symmetry
-		{jobs[0], func() Job { j := jobs[0]; j.Params = map[string]int{}; return j }()},
+	same := []struct{ a, b job.Job }{
+		{jobs[0], func() job.Job { j := jobs[0]; j.File = "elsewhere/b.rdma"; return j }()},
+		{jobs[5], func() job.Job { j := jobs[5]; j.Machine.Reduce = true; return j }()},     // SC has no reduction
+		{jobs[12], func() job.Job { j := jobs[12]; j.Machine.MaxInflight = 3; return j }()}, // the decider has no bounds
+		{jobs[10], func() job.Job { j := jobs[10]; j.Symmetry = true; return j }()},         // nor event graphs symmetry
+		{jobs[0], func() job.Job { j := jobs[0]; j.Params = map[string]int{}; return j }()},
 	}
 	for _, s := range same {
 		if s.a.Key() != s.b.Key() {
@@ -104,18 +105,17 @@ func TestDecodeBad(t *testing.T) {
 		{`{"v":1,"kind":"walk","file":"a","semantics":"rdma","max_inflight":8}`, `kind "walk"`},
 		{`{"v":1,"kind":"outcomes","file":"a","semantics":"tso","max_inflight":8}`, "semantics"},
 		{`{"v":1,"kind":"decide","file":"a","semantics":"sc"}`, "rdma semantics"},
-		{`{"v":1,"kind":"outcomes","semantics":"rdma","max_inflight":8}`, "no program"},
 		{`{"v":1,"kind":"outcomes","file":"a","semantics":"rdma"}`, "max-inflight 0"},
 		{`{"v":1,"kind":"outcomes","file":"a","semantics":"rdma","max_inflight":8,"unroll":999}`, "unroll 999"},
 	} {
-		_, err := Decode([]byte(c.data))
+		_, err := job.Decode([]byte(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Decode(%q) = %v, want an error with %q", c.data, err, c.want)
+			t.Errorf("job.Decode(%q) = %v, want an error with %q", c.data, err, c.want)
 		}
 	}
 }
 
-// FuzzDecode checks that Decode never panics, and that what it accepts
+// FuzzDecode checks that job.Decode never panics, and that what it accepts
 // encodes to bytes it decodes to the same job.
 func FuzzDecode(f *testing.F) {
 	for _, j := range jobs {
@@ -123,13 +123,13 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"v":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		j, err := Decode(data)
+		j, err := job.Decode(data)
 		if err != nil {
 			return
 		}
-		again, err := Decode(j.Encode())
+		again, err := job.Decode(j.Encode())
 		if err != nil || !reflect.DeepEqual(again, j) {
-			t.Errorf("Decode(%q) = %+v, whose encoding decodes to %+v, %v", data, j, again, err)
+			t.Errorf("job.Decode(%q) = %+v, whose encoding decodes to %+v, %v", data, j, again, err)
 		}
 	})
 }
@@ -180,7 +180,7 @@ func TestBuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, text := range []bool{false, true} {
-				j := Job{Kind: Outcomes, File: c.file, Params: c.params, Semantics: sem, Machine: MachineOf(c.mopt), Symmetry: c.sym}
+				j := job.Job{Kind: job.Outcomes, File: c.file, Params: c.params, Semantics: sem, Machine: job.MachineOf(c.mopt), Symmetry: c.sym}
 				if text {
 					j.Source = src
 				}
@@ -200,7 +200,7 @@ func TestBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := Job{Kind: RobustEnum, File: c.file, Params: c.params, Semantics: machine.RDMA, Machine: MachineOf(c.mopt), Symmetry: c.sym}
+		j := job.Job{Kind: job.RobustEnum, File: c.file, Params: c.params, Semantics: machine.RDMA, Machine: job.MachineOf(c.mopt), Symmetry: c.sym}
 		if !rr.Robust {
 			t.Fatalf("%s: not robust: pick a robust program, whose search goes to its end", c.file)
 		}
@@ -215,7 +215,7 @@ func TestBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j = Job{Kind: Decide, File: c.file, Params: c.params, Semantics: machine.RDMA, Symmetry: c.sym}
+		j = job.Job{Kind: job.Decide, File: c.file, Params: c.params, Semantics: machine.RDMA, Symmetry: c.sym}
 		if b, err = j.Build(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -232,12 +232,13 @@ func TestBuild(t *testing.T) {
 // fails Check, a missing file, a text that does not parse.
 func TestBuildErrors(t *testing.T) {
 	for _, c := range []struct {
-		j    Job
+		j    job.Job
 		want string
 	}{
-		{Job{Kind: "walk", File: "a"}, `kind "walk"`},
-		{Job{Kind: Outcomes, File: "does-not-exist.rdma", Machine: MachineOptions{MaxInflight: 8}}, "reading program"},
-		{Job{Kind: Outcomes, File: "bad.rdma", Source: []byte("nonsense"), Machine: MachineOptions{MaxInflight: 8}}, "bad.rdma:"},
+		{job.Job{Kind: "walk", File: "a"}, `kind "walk"`},
+		{job.Job{Kind: job.Outcomes, Machine: job.MachineOptions{MaxInflight: 8}}, "no program"},
+		{job.Job{Kind: job.Outcomes, File: "does-not-exist.rdma", Machine: job.MachineOptions{MaxInflight: 8}}, "reading program"},
+		{job.Job{Kind: job.Outcomes, File: "bad.rdma", Source: []byte("nonsense"), Machine: job.MachineOptions{MaxInflight: 8}}, "bad.rdma:"},
 	} {
 		if _, err := c.j.Build(context.Background()); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: Build: %v, want an error with %q", c.j, err, c.want)
@@ -264,7 +265,7 @@ func TestMachine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Machine(Job{Kind: Outcomes, File: file, Source: src, Semantics: sem, Machine: MachineOf(opt)}.Encode())
+			got, err := job.Machine(job.Job{Kind: job.Outcomes, File: file, Source: src, Semantics: sem, Machine: job.MachineOf(opt)}.Encode())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,7 +284,7 @@ func TestMachine(t *testing.T) {
 	}
 	for _, bad := range []string{"", "{", `{"v":1,"kind":"outcomes","semantics":"tso"}`,
 		`{"v":1,"kind":"outcomes","file":"x","semantics":"rdma","max_inflight":8,"source":"bm9uc2Vuc2U="}`} {
-		if _, err := Machine([]byte(bad)); err == nil {
+		if _, err := job.Machine([]byte(bad)); err == nil {
 			t.Errorf("payload %q: no error", bad)
 		}
 	}
