@@ -180,6 +180,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, o
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
+		Key:   j.Key(),
 		Name:  p.Name + " robustness (decider)",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {

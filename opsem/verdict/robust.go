@@ -75,6 +75,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		return true
 	}
 	c := explore.Caller{
+		Key:   j.Key(),
 		Name:  p.Name + " robustness (enum-machine)",
 		Trace: true,
 		Visit: visit,

@@ -309,6 +309,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		return true
 	}
 	c := explore.Caller{
+		Key:   j.Key(),
 		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,
 		Visit: visit,
