@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -178,12 +179,17 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	n := c.spec.Partitions
 	run := c.spec.Run
 	exps, news := newCollector(n), newCollector(n)
-	since := time.Now()
+	since, checked := time.Now(), time.Now()
 	subjects := []string{
 		fmt.Sprintf("rdmasim.%s.exp.%d.*", run, depth),
 		fmt.Sprintf("rdmasim.%s.new.%d.*", run, depth+1),
 	}
-	err := read(ctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
+	// rctx ends the wait when a worker found that the stream lost
+	// messages (lost): the level can then never be completed.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lost error
+	err := read(rctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
 		col := news
 		if kindOf(m.Subject()) == "exp" {
 			col = exps
@@ -194,12 +200,22 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 		return exps.left == 0 && news.left == 0, nil
 	}, func() {
 		c.checkRefusals(ctx)
+		if time.Since(checked) > lostEvery {
+			if lost = c.checkLost(ctx, depth); lost != nil {
+				cancel()
+				return
+			}
+			checked = time.Now()
+		}
 		if time.Since(since) > unservedAfter {
 			c.checkUnserved(ctx, depth, exps, news)
 			since = time.Now()
 		}
 		wait()
 	})
+	if lost != nil {
+		return lost
+	}
 	if err != nil {
 		return err
 	}
@@ -305,6 +321,29 @@ func (c *Coordinator) checkRefusals(ctx context.Context) {
 			c.log(string(e.Value()))
 		}
 	}
+}
+
+// lostEvery is how often a waiting level looks for the records of workers
+// that found messages of the run lost (see ErrLost).
+const lostEvery = time.Second
+
+// checkLost returns the error that ends a run, at level depth, whose
+// workers recorded that its stream lost messages (Worker.lost), or nil.
+func (c *Coordinator) checkLost(ctx context.Context, depth int) error {
+	keys, err := c.runs.ListKeysFiltered(ctx, c.spec.Run+".lost.>")
+	if err != nil {
+		return nil
+	}
+	for k := range keys.Keys() {
+		why := k
+		if e, err := c.runs.Get(ctx, k); err == nil {
+			why = string(e.Value())
+		}
+		// why ends with ErrLost's text: wrap ErrLost itself.
+		why = strings.TrimSuffix(why, ErrLost.Error())
+		return fmt.Errorf("dist: level %d cannot be completed, the run stops: %s%w", depth, why, ErrLost)
+	}
+	return nil
 }
 
 // unservedAfter is how long a level waits before the coordinator says which

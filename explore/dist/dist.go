@@ -357,8 +357,12 @@ func (c *collector) add(m jetstream.Msg) error {
 		d.bodies = append(d.bodies, m.Data())
 		return nil
 	}
-	if n, err := strconv.Atoi(end); err != nil || n != len(d.bodies) {
-		return fmt.Errorf("dist: the end marker on %s of %s says %s messages, %d arrived", m.Subject(), inc, end, len(d.bodies))
+	n, err := strconv.Atoi(end)
+	if err != nil {
+		return fmt.Errorf("dist: the end marker on %s of %s: a count %q", m.Subject(), inc, end)
+	}
+	if n != len(d.bodies) {
+		return fmt.Errorf("dist: the end marker on %s of %s says %d messages, %d arrived: %w", m.Subject(), inc, n, len(d.bodies), ErrLost)
 	}
 	d.hdr = h
 	c.done[from] = d

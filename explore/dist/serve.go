@@ -278,8 +278,12 @@ func receive(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition,
 			counts[key]++
 			return false, p.receive(m.Data())
 		}
-		if n, err := strconv.Atoi(end); err != nil || n != counts[key] {
-			return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d says %s messages, %d arrived", from, p.k, end, counts[key])
+		n, err := strconv.Atoi(end)
+		if err != nil {
+			return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d: a count %q", from, p.k, end)
+		}
+		if n != counts[key] {
+			return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d says %d messages, %d arrived: %w", from, p.k, n, counts[key], ErrLost)
 		}
 		if !ended[from] {
 			ended[from] = true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -160,6 +161,11 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 				refused[id] = true
 				continue
 			}
+			if errors.Is(err, ErrLost) {
+				// Serving it again would fail again: the
+				// coordinator ends the run (see lostKey).
+				w.lost(ctx, runs, &spec, k, err)
+			}
 			// A failed partition is taken over by another worker
 			// (or this one, once it retries): the run goes on.
 			w.logf("partition %d of run %s failed: %v", k, spec.Run, err)
@@ -170,6 +176,24 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 }
 
 var errRefused = errors.New("refused")
+
+// ErrLost is the error of a run whose stream lacks messages that were
+// published to it: an end marker counts more data messages than the stream
+// holds, as when the NATS server restarted without writes it had not yet
+// synced to disk. Serving the partition again rebuilds it from the same
+// stream and fails the same way, so a worker that meets it records it
+// (lostKey) and the coordinator ends the run with it.
+var ErrLost = errors.New("messages of the run are missing from its stream (did the NATS server restart and lose them?)")
+
+// lostKey is the key under which a worker records that partition k of run
+// lost messages.
+func lostKey(run string, k int) string { return run + ".lost." + strconv.Itoa(k) }
+
+// lost records that partition k of run s cannot be served as its stream
+// lacks messages (err, an ErrLost), for its coordinator to end the run.
+func (w *Worker) lost(ctx context.Context, runs jetstream.KeyValue, s *Spec, k int, err error) {
+	runs.Put(ctx, lostKey(s.Run, k), []byte(fmt.Sprintf("partition %d (worker %s): %v", k, w.ID, err)))
+}
 
 // isDone says whether the state b is that of a run that is over.
 func isDone(b []byte) bool {
