@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,20 +45,25 @@ type Config struct {
 	// run's stream and of the buckets, so that the run survives the loss
 	// of a server (1 if 0).
 	Replicas int
+	// LostAfter is how long a level waits for a partition whose records
+	// arrived short to be served again before it says they are lost
+	// (ErrLost); 0: lostAfter.
+	LostAfter time.Duration
 }
 
 // A Coordinator is the explore.Remote of a distributed search: it publishes
 // the run, merges the partitions' levels into the search's order (see the
 // package documentation) and numbers their states. Close ends the run.
 type Coordinator struct {
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	runs     jetstream.KeyValue
-	spec     Spec
-	stream   jetstream.Stream
-	log      func(string)
-	memory   bool
-	replicas int
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	runs      jetstream.KeyValue
+	spec      Spec
+	stream    jetstream.Stream
+	log       func(string)
+	memory    bool
+	replicas  int
+	lostAfter time.Duration
 
 	next    uint64              // the id the next level's first state gets
 	workers map[string]bool     // the incarnations that expanded states
@@ -81,7 +87,7 @@ func NewCoordinator(nc *nats.Conn, cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), workers: map[string]bool{},
+	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), lostAfter: cmp.Or(cfg.LostAfter, lostAfter), workers: map[string]bool{},
 		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}}
 	c.spec = Spec{Run: nuid.Next(), Name: cfg.Name, Partitions: cfg.Partitions, Payload: cfg.Payload,
 		Version: cfg.Version, Seed: store.FingerprintSeed(), Batch: cfg.Batch, Protocol: protocol}
@@ -201,7 +207,10 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	}, func() {
 		c.checkRefusals(ctx)
 		if time.Since(checked) > lostEvery {
-			if lost = c.checkLost(ctx, depth); lost != nil {
+			if lost = c.checkLost(ctx, depth); lost == nil {
+				lost = c.shortLost(ctx, depth, exps, news)
+			}
+			if lost != nil {
 				cancel()
 				return
 			}
@@ -342,6 +351,18 @@ func (c *Coordinator) checkLost(ctx context.Context, depth int) error {
 		// why ends with ErrLost's text: wrap ErrLost itself.
 		why = strings.TrimSuffix(why, ErrLost.Error())
 		return fmt.Errorf("dist: level %d cannot be completed, the run stops: %s%w", depth, why, ErrLost)
+	}
+	return nil
+}
+
+// shortLost returns the ErrLost of level depth when a partition's expansion
+// records or new states arrived short and were not sent again (see
+// shorts.lost), or nil.
+func (c *Coordinator) shortLost(ctx context.Context, depth int, exps, news *collector) error {
+	for _, col := range []*collector{exps, news} {
+		if err := col.short.lost(ctx, c.claims, c.spec.Run, func(k int) bool { return col.done[k] == nil }, c.lostAfter); err != nil {
+			return fmt.Errorf("dist: level %d cannot be completed, the run stops: %w", depth, err)
+		}
 	}
 	return nil
 }

@@ -49,6 +49,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -304,7 +305,11 @@ const stallWait = 30 * time.Second
 // server on a loaded machine answers slowly, and a request that times out
 // costs a level's work.
 func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second))
+	// A message that the server never acknowledges (it went away with
+	// it) fails its publish after stallWait: the level that sent it
+	// fails, and its partition is served again.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second),
+		jetstream.WithPublishAsyncTimeout(stallWait))
 	if err != nil {
 		return nil, fmt.Errorf("dist: %w", err)
 	}
@@ -313,12 +318,17 @@ func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
 
 // A collector gathers the messages of one subject per partition, as several
 // incarnations of a worker may have sent them, and keeps, per partition, the
-// data of the first incarnation whose end marker arrives.
+// data of the first incarnation whose end marker arrives with the count of
+// data messages that arrived. An incarnation whose end marker counts more
+// (the stream lacks some of its messages) is short: its data are dropped,
+// and the collector waits for another incarnation of the partition, which
+// comes if the short one's worker found its publishes failed (see shorts).
 type collector struct {
 	n     int
 	parts []map[string]*incData // per partition, per incarnation
 	done  []*incData            // per partition, once complete
 	left  int
+	short shorts
 }
 
 type incData struct {
@@ -328,15 +338,15 @@ type incData struct {
 }
 
 func newCollector(n int) *collector {
-	c := &collector{n: n, parts: make([]map[string]*incData, n), done: make([]*incData, n), left: n}
+	c := &collector{n: n, parts: make([]map[string]*incData, n), done: make([]*incData, n), left: n, short: shorts{}}
 	for i := range c.parts {
 		c.parts[i] = map[string]*incData{}
 	}
 	return c
 }
 
-// add takes a message; it fails on a malformed one or an end marker whose
-// count disagrees with the data messages seen.
+// add takes a message; it fails on a malformed one. An end marker that
+// counts more data messages than arrived makes its incarnation short.
 func (c *collector) add(m jetstream.Msg) error {
 	h := m.Headers()
 	from, err := strconv.Atoi(h.Get(hFrom))
@@ -362,7 +372,9 @@ func (c *collector) add(m jetstream.Msg) error {
 		return fmt.Errorf("dist: the end marker on %s of %s: a count %q", m.Subject(), inc, end)
 	}
 	if n != len(d.bodies) {
-		return fmt.Errorf("dist: the end marker on %s of %s says %d messages, %d arrived: %w", m.Subject(), inc, n, len(d.bodies), ErrLost)
+		c.short.add(from, inc, fmt.Sprintf("the end marker on %s of %s says %d messages, %d arrived", m.Subject(), inc, n, len(d.bodies)))
+		delete(c.parts[from], inc)
+		return nil
 	}
 	d.hdr = h
 	c.done[from] = d
@@ -370,6 +382,42 @@ func (c *collector) add(m jetstream.Msg) error {
 	c.left--
 	return nil
 }
+
+// shorts are the short incarnations of the partitions whose messages a
+// reader waits for: per partition, the last one, what was short and when it
+// was seen.
+type shorts map[int]short
+
+type short struct {
+	inc, what string
+	since     time.Time
+}
+
+func (s shorts) add(k int, inc, what string) { s[k] = short{inc: inc, what: what, since: time.Now()} }
+
+// lost returns the ErrLost of a partition of run, among those waited for
+// (waiting), whose short incarnation has had lostAfter to be replaced and
+// still holds the partition's claim: its worker believes its messages sent,
+// so that no other incarnation will send them; nil if there is none.
+func (s shorts) lost(ctx context.Context, claims jetstream.KeyValue, run string, waiting func(k int) bool, lostAfter time.Duration) error {
+	for k, sh := range s {
+		if !waiting(k) || time.Since(sh.since) < lostAfter {
+			continue
+		}
+		e, err := claims.Get(ctx, claimKey(run, k))
+		if err != nil || !strings.HasSuffix(string(e.Value()), " "+sh.inc) {
+			continue // served again, or about to be
+		}
+		return fmt.Errorf("dist: %s: %w", sh.what, ErrLost)
+	}
+	return nil
+}
+
+// lostAfter is how long a reader waits for a partition whose messages arrived
+// short to be served again before it says they are lost (ErrLost): longer
+// than a publish waits for its acknowledgement (stallWait), after which the
+// sending worker finds its publishes failed, and a claim's renewal.
+const lostAfter = stallWait + ClaimTTL/2
 
 // bodies returns the data of partition k, as the bodies of its messages.
 func (c *collector) bodies(k int) [][]byte { return c.done[k].bodies }

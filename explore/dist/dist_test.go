@@ -29,8 +29,9 @@ func (g grid) payload() []byte {
 }
 
 // startCluster starts an embedded server and n in-process workers, stopped
-// at the end of the test; worker 0's visited sets spill to Pebble.
-func startCluster(t *testing.T, n int) *Server {
+// at the end of the test; worker 0's visited sets spill to Pebble; set, if
+// any, changes each worker's settings.
+func startCluster(t *testing.T, n int, set ...func(*Worker)) *Server {
 	t.Helper()
 	srv, err := StartServer()
 	if err != nil {
@@ -54,6 +55,9 @@ func startCluster(t *testing.T, n int) *Server {
 			defer wg.Done()
 			defer nc.Close()
 			w := &Worker{Factory: gridFactory, ID: fmt.Sprintf("w%d", k)}
+			for _, f := range set {
+				f(w)
+			}
 			if k == 0 {
 				// A visited set that spills to Pebble at once.
 				w.NewSet = func() (store.Set, error) {
@@ -184,13 +188,14 @@ func TestRefusedWorker(t *testing.T) {
 }
 
 // TestLostMessages deletes data messages of the partitions' successors from
-// the run's stream as they come, as a NATS server that restarts without
-// writes it had not synced loses them, and checks that the run fails with
-// ErrLost within a bounded time, instead of waiting for ever for levels
-// that the workers, rebuilding their partitions from the same stream, can
-// never complete.
+// the run's stream as they come, after the server acknowledged them, as a
+// NATS server that restarts without writes it had not synced loses them,
+// and checks that the run fails with ErrLost within a bounded time (the
+// workers' LostAfter and a little), instead of waiting for ever for levels
+// that the workers, whose publishes all succeeded, will never send again.
 func TestLostMessages(t *testing.T) {
-	srv := startCluster(t, 3)
+	const lostAfter = 2 * time.Second
+	srv := startCluster(t, 3, func(w *Worker) { w.LostAfter = lostAfter })
 	nc, err := Connect(srv.URL(), "test coordinator")
 	if err != nil {
 		t.Fatal(err)
@@ -251,10 +256,10 @@ func TestLostMessages(t *testing.T) {
 	if !errors.Is(err, ErrLost) {
 		t.Fatalf("the run ended with %v, want an error with %q", err, ErrLost)
 	}
-	if took > 30*time.Second {
-		t.Errorf("the run took %v to fail, want at most 30s", took)
+	if took > 10*lostAfter {
+		t.Errorf("the run took %v to fail, want at most %v", took, 10*lostAfter)
 	}
-	if !strings.Contains(err.Error(), "cannot be completed") && !strings.Contains(err.Error(), "messages, ") {
+	if !strings.Contains(err.Error(), "cannot be completed") || !strings.Contains(err.Error(), "messages, ") {
 		t.Errorf("error %q does not say what was lost", err)
 	}
 }

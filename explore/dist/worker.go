@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,7 +42,13 @@ type Worker struct {
 	// Tasks are the task functions of the campaigns this worker serves
 	// (see RunCampaign), by kind.
 	Tasks map[string]func(ctx context.Context, payload []byte) ([]byte, error)
+	// LostAfter is how long a partition waits for another whose messages
+	// arrived short to be served again before it says they are lost
+	// (ErrLost); 0: lostAfter.
+	LostAfter time.Duration
 }
+
+func (w *Worker) lostAfter() time.Duration { return cmp.Or(w.LostAfter, lostAfter) }
 
 // Run serves runs on the NATS server of nc until ctx is done (it then returns
 // nil), or with Once after one run.
@@ -145,7 +152,16 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 			}
 			return true, nil
 		}
-		k, lease, err := w.claim(ctx, claims, &spec, inc)
+		// Each time this worker serves a partition it publishes
+		// as a new incarnation, which its claim names: the messages
+		// of an attempt that failed midway (its publishes lost with
+		// the connection to a server that restarted) must not be
+		// counted with the next attempt's, which the end markers
+		// count alone; and a receiver that found an incarnation's
+		// messages short tells from the claim whether it was served
+		// again (shorts.lost).
+		attempt := w.ID + "-" + nuid.Next()
+		k, lease, err := w.claim(ctx, claims, &spec, attempt)
 		if err != nil {
 			return false, err
 		}
@@ -153,7 +169,7 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 			continue
 		}
 		w.logf("serving partition %d of %d of run %s (%s)", k, spec.Partitions, spec.Run, spec.Name)
-		err = w.serve(ctx, js, runs, &spec, k, inc, lease)
+		err = w.serve(ctx, js, runs, claims, &spec, k, attempt, lease)
 		lease.release()
 		if err != nil && ctx.Err() == nil {
 			if errors.Is(err, errRefused) {
