@@ -46,6 +46,7 @@ package dist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -183,12 +184,74 @@ func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, c
 // read reads the messages of the run's stream on the subjects, from the
 // first, calling each until it says done; while none arrives it calls wait
 // (if not nil) every 100ms. It returns ctx's error when ctx is done.
+//
+// Should its consumer fail (the server went away: it shut down, or was
+// killed and restarted), read waits for the connection to come back and
+// reads on from the message after the last one it handed to each, with a
+// new consumer; when the server does not come back within stallWait, it
+// returns the error.
 func read(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
-	cons, err := js.OrderedConsumer(ctx, streamName(run), jetstream.OrderedConsumerConfig{FilterSubjects: subjects, MaxResetAttempts: 5})
+	var next uint64 // the stream sequence to read on from; 0: the first
+	for {
+		failed, err := readFrom(ctx, js, run, subjects, &next, each, wait)
+		if failed == nil {
+			return err
+		}
+		if err := reconnected(ctx, js, run, stallWait); err != nil {
+			return fmt.Errorf("dist: reading %v: %v, and then %w", subjects, failed, err)
+		}
+	}
+}
+
+// reconnected waits, at most patience, until the server serves the run's
+// stream again: after the server went away, the client may not yet know it,
+// and a server that restarts takes a moment to restore its streams.
+func reconnected(ctx context.Context, js jetstream.JetStream, run string, patience time.Duration) error {
+	deadline := time.Now().Add(patience)
+	for {
+		// Let the client see the server go away.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+		if js.Conn().IsConnected() {
+			sctx, cancel := context.WithTimeout(ctx, time.Second)
+			_, err := js.Stream(sctx, streamName(run))
+			cancel()
+			if err == nil || errors.Is(err, jetstream.ErrStreamNotFound) {
+				return nil // not found: the run is over, as the next read says
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the NATS server did not serve the run's stream again within %v", patience)
+		}
+	}
+}
+
+// readExpiry is how long a read's pull requests last; the server sends
+// heartbeats four times as often, so that a consumer the server lost (it
+// restarted) is noticed within half of it and made again.
+const readExpiry = 8 * time.Second
+
+// readFrom is read with one consumer, from the stream sequence *next (0:
+// the first message), which it advances past each message handed to each.
+// failed is the consumer's error when it failed (read makes another), else
+// nil, and err read's result.
+func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects []string, next *uint64, each func(jetstream.Msg) (bool, error), wait func()) (failed, err error) {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: subjects, MaxResetAttempts: 1}
+	if *next > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, *next
+	}
+	cons, err := js.OrderedConsumer(ctx, streamName(run), cfg)
 	if err != nil {
-		return fmt.Errorf("dist: reading %v: %w", subjects, err)
+		if ctx.Err() == nil && !js.Conn().IsConnected() {
+			return err, nil
+		}
+		return nil, fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
 	msgs := make(chan jetstream.Msg, 64)
+	errs := make(chan error, 1)
 	done := make(chan struct{})
 	defer close(done)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
@@ -196,9 +259,18 @@ func read(ctx context.Context, js jetstream.JetStream, run string, subjects []st
 		case msgs <- m:
 		case <-done:
 		}
-	}, jetstream.PullMaxBytes(8<<20))
+	}, jetstream.PullMaxBytes(8<<20), jetstream.PullExpiry(readExpiry), jetstream.PullHeartbeat(readExpiry/4), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		// The server going away (it shut down, it restarted and lost
+		// the consumer, whose heartbeats then stop) ends this
+		// consumer, which may not recover by itself: read makes a
+		// new one once the server serves the stream again.
+		select {
+		case errs <- err:
+		default:
+		}
+	}))
 	if err != nil {
-		return fmt.Errorf("dist: reading %v: %w", subjects, err)
+		return nil, fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
 	defer func() {
 		cc.Stop()
@@ -218,14 +290,19 @@ func read(ctx context.Context, js jetstream.JetStream, run string, subjects []st
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
+		case err := <-errs:
+			return err, nil
 		case <-tick.C:
 			if wait != nil {
 				wait()
 			}
 		case m := <-msgs:
+			if meta, err := m.Metadata(); err == nil {
+				*next = meta.Sequence.Stream + 1
+			}
 			if done, err := each(m); err != nil || done {
-				return err
+				return nil, err
 			}
 		}
 	}
