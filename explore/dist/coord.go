@@ -343,16 +343,22 @@ func (c *Coordinator) checkLost(ctx context.Context, depth int) error {
 	if err != nil {
 		return nil
 	}
-	for k := range keys.Keys() {
-		why := k
-		if e, err := c.runs.Get(ctx, k); err == nil {
-			why = string(e.Value())
+	var first string
+	for k := range keys.Keys() { // every key, so that the lister ends
+		if first == "" {
+			first = k
 		}
-		// why ends with ErrLost's text: wrap ErrLost itself.
-		why = strings.TrimSuffix(why, ErrLost.Error())
-		return fmt.Errorf("dist: level %d cannot be completed, the run stops: %s%w", depth, why, ErrLost)
 	}
-	return nil
+	if first == "" {
+		return nil
+	}
+	why := first
+	if e, err := c.runs.Get(ctx, first); err == nil {
+		why = string(e.Value())
+	}
+	// why ends with ErrLost's text: wrap ErrLost itself.
+	why = strings.TrimSuffix(why, ErrLost.Error())
+	return fmt.Errorf("dist: level %d cannot be completed, the run stops: %s%w", depth, why, ErrLost)
 }
 
 // shortLost returns the ErrLost of level depth when a partition's expansion
