@@ -156,6 +156,227 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.robustStop("bench/decide-mp10.rdma")
 	})
+	t.Run("accessibility", func(t *testing.T) {
+		b.t = t
+		b.accessibility()
+	})
+	t.Run("outcomes", func(t *testing.T) {
+		b.t = t
+		b.outcomes(litmus + "paper-5.1.rdma")
+	})
+}
+
+// outcomes checks the side-by-side table of check's final outcomes against
+// the CLI's: every RDMA and SC outcome listed once, those only RDMA reaches
+// marked.
+func (b *browser) outcomes(file string) {
+	b.t.Helper()
+	var cli struct {
+		RDMA struct{ Outcomes []map[string]int } `json:"rdma"`
+		SC   struct{ Outcomes []map[string]int } `json:"sc"`
+	}
+	b.cli(&cli, "check", "--json", "--all-outcomes", file)
+	key := func(o map[string]int) string {
+		var parts []string
+		for k, v := range o {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, " ")
+	}
+	want := map[string]string{}
+	for _, o := range cli.RDMA.Outcomes {
+		want[key(o)] = "rdma"
+	}
+	for _, o := range cli.SC.Outcomes {
+		if want[key(o)] == "rdma" {
+			want[key(o)] = "both"
+		} else {
+			want[key(o)] = "sc"
+		}
+	}
+	b.pick("litmus/" + filepath.Base(file))
+	b.runCommand("check")
+	var rows []struct {
+		Cells   map[string]string
+		RDMA    bool
+		SC      bool
+		Special bool
+	}
+	b.eval(`(() => {
+		const t = document.querySelector("#outcomes table");
+		if (!t) return [];
+		const head = [...t.rows[0].cells].map(c => c.textContent);
+		return [...t.rows].slice(1).map(r => {
+			const c = [...r.cells].map(x => x.textContent);
+			const cells = {};
+			head.slice(0, -2).forEach((h, i) => { if (c[i] !== "") cells[h] = c[i]; });
+			return {Cells: cells, RDMA: c[c.length - 2].startsWith("✓"), SC: c[c.length - 1] === "✓", Special: r.classList.contains("rdma-only")};
+		});
+	})()`, &rows)
+	got := map[string]string{}
+	for _, r := range rows {
+		o := map[string]int{}
+		for k, v := range r.Cells {
+			var n int
+			fmt.Sscan(v, &n)
+			o[k] = n
+		}
+		side := map[[2]bool]string{{true, false}: "rdma", {false, true}: "sc", {true, true}: "both"}[[2]bool{r.RDMA, r.SC}]
+		got[key(o)] = side
+		if r.Special != (side == "rdma") {
+			b.t.Errorf("outcome %s: marked RDMA-only %v, reached by %s", key(o), r.Special, side)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		b.t.Errorf("outcomes shown %v, the CLI's %v", got, want)
+	}
+	if !strings.Contains(fmt.Sprint(want), "rdma") {
+		b.t.Errorf("%s has no RDMA-only outcome: choose a file that has one", file)
+	}
+	b.shot("outcomes")
+}
+
+// accessibility checks what issue 31 asked of the page for keyboards and
+// screen readers, of its step view, and of its weight: the status is
+// announced, the result tabs are a tablist the arrow keys move through,
+// Ctrl+Enter checks the program, the line numbers have a contrast of at
+// least 4.5:1, the list of examples opens on the litmus tests, the
+// queue-pair table fits its column and its terms are explained, and the
+// WebAssembly came gzipped.
+func (b *browser) accessibility() {
+	b.t.Helper()
+	var status []string
+	b.eval(`(() => { const s = document.getElementById("status"); return [s.getAttribute("role"), s.getAttribute("aria-live")] })()`, &status)
+	if len(status) != 2 || status[0] != "status" || status[1] != "polite" {
+		b.t.Errorf("status role and aria-live: %v", status)
+	}
+	selected := func() string {
+		var v string
+		b.eval(`[...document.querySelectorAll("#tabs [role=tab]")].filter(e => e.getAttribute("aria-selected") === "true").map(e => e.dataset.tab).join(",")`, &v)
+		return v
+	}
+	var roles []string
+	b.eval(`[document.getElementById("tabs").getAttribute("role"), ...[...document.querySelectorAll(".tab")].map(e => e.getAttribute("role"))]`, &roles)
+	if strings.Join(roles, ",") != "tablist,tabpanel,tabpanel,tabpanel,tabpanel" {
+		b.t.Errorf("roles of the tab list and panels: %v", roles)
+	}
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="json"]`)))
+	if got := selected(); got != "json" {
+		b.t.Errorf("after clicking JSON, selected tabs %q", got)
+	}
+	key := func(k string) {
+		b.eval(fmt.Sprintf(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: %q, bubbles: true})) || true`, k), nil)
+	}
+	b.eval(`document.getElementById("tabbtn-json").focus() || true`, nil)
+	key("ArrowLeft")
+	if got := selected(); got != "steps" {
+		b.t.Errorf("ArrowLeft from JSON selected %q, want steps", got)
+	}
+	key("Home")
+	if got := selected(); got != "report" {
+		b.t.Errorf("Home selected %q, want report", got)
+	}
+	var focused string
+	b.eval(`document.activeElement.id`, &focused)
+	if focused != "tabbtn-report" {
+		b.t.Errorf("focus on %q after Home, want the Report tab", focused)
+	}
+
+	b.pick("litmus/PUT-LW.rdma")
+	b.eval(`(() => { const e = document.getElementById("editor"); e.focus(); e.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", ctrlKey: true, bubbles: true})); return true })()`, nil)
+	b.wait(`document.getElementById("status").dataset.state === "done"`, 60*time.Second)
+	if v := b.shown(); v["rdma"] == "" || v["sc"] == "" {
+		b.t.Errorf("Ctrl+Enter in the editor: verdicts %v, want check's", v)
+	}
+
+	var ratio float64
+	b.eval(`(() => {
+		const lum = (c) => { const [r, g, b] = c.match(/\d+/g).slice(0, 3).map(Number).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4 }); return 0.2126 * r + 0.7152 * g + 0.0722 * b };
+		const st = getComputedStyle(document.getElementById("gutter"));
+		const a = lum(st.color), b = lum(st.backgroundColor);
+		return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+	})()`, &ratio)
+	if ratio < 4.5 {
+		b.t.Errorf("line numbers at a contrast of %.2f:1, want at least 4.5:1", ratio)
+	}
+	var first string
+	b.eval(`document.querySelector("#examples optgroup").label`, &first)
+	if first != "corpus/litmus" {
+		b.t.Errorf("the examples open on %q, want corpus/litmus", first)
+	}
+	// The step view: its queue-pair table fits its column at 1400 px, its
+	// headers and the NIC rules explained on hover and in the glossary.
+	b.pick("litmus/paper-5.1.rdma")
+	b.runCommand("check")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="steps"]`)))
+	var last int
+	b.eval(`Number(document.getElementById("step-pos").dataset.last)`, &last)
+	explained := ""
+	for i := 1; i <= last && explained == ""; i++ {
+		b.do(chromedp.Click(chromedp.ID("step-next")))
+		b.wait(fmt.Sprintf(`document.getElementById("step-pos").dataset.frame === "%d"`, i), 5*time.Second)
+		b.eval(`document.getElementById("step-what").title`, &explained)
+	}
+	if explained == "" {
+		b.t.Error("no NIC step of paper-5.1's witness has its rule explained on hover")
+	}
+	var fits bool
+	b.eval(`(() => { const q = document.querySelector("#queues table"); return !!q && q.getBoundingClientRect().right <= document.getElementById("queues").getBoundingClientRect().right + 1 })()`, &fits)
+	if !fits {
+		b.t.Error("the queue-pair table overflows its column at 1400 px")
+	}
+	var titled []string
+	b.eval(`[...document.querySelectorAll("#queues th[title]")].map(e => e.textContent)`, &titled)
+	if strings.Join(titled, " ") != "B1 B2 B3 RW LW unpolled" {
+		b.t.Errorf("queue-pair headers explained on hover: %v", titled)
+	}
+	var terms int
+	b.eval(`document.querySelectorAll("#glossary dt").length`, &terms)
+	if terms < 18 {
+		b.t.Errorf("the glossary explains %d terms, want the 6 columns and 12 rules", terms)
+	}
+	b.shot("step-view-1400")
+
+	// The execution graph of the same witness: no two relation labels
+	// overlap, arrowheads have one size, the legend hides a relation.
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="graph"]`)))
+	var overlaps int
+	b.eval(`(() => {
+		const r = [...document.querySelectorAll("#graph .g-labels text")].map(e => e.getBBox());
+		let n = 0;
+		for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++)
+			if (r[i].x < r[j].x + r[j].width && r[j].x < r[i].x + r[i].width && r[i].y < r[j].y + r[j].height && r[j].y < r[i].y + r[i].height) n++;
+		return n;
+	})()`, &overlaps)
+	if overlaps > 0 {
+		b.t.Errorf("%d pairs of relation labels overlap in the graph", overlaps)
+	}
+	var units []string
+	b.eval(`[...new Set([...document.querySelectorAll("#graph marker")].map(m => m.getAttribute("markerUnits")))]`, &units)
+	if strings.Join(units, ",") != "userSpaceOnUse" {
+		b.t.Errorf("arrowhead units %v, want userSpaceOnUse (one size whatever the edge's width)", units)
+	}
+	visible := func() int {
+		var n int
+		b.eval(`[...document.querySelectorAll('#graph .g-edges [data-rel="po"]')].filter(e => getComputedStyle(e).display !== "none").length`, &n)
+		return n
+	}
+	before := visible()
+	b.eval(`document.querySelector('#graph .g-key-item[data-rel="po"]').dispatchEvent(new MouseEvent("click", {bubbles: true})) || true`, nil)
+	if after := visible(); before == 0 || after != 0 {
+		b.t.Errorf("po edges shown: %d, %d after its legend entry was clicked", before, after)
+	}
+	b.shot("graph-po-hidden")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="report"]`)))
+
+	var enc string
+	b.eval(`(window.wasmEncoding = undefined, fetch("rdmasim.wasm", {cache: "no-store"}).then(r => window.wasmEncoding = String(r.headers.get("content-encoding"))), true)`, nil)
+	b.wait(`window.wasmEncoding !== undefined`, 30*time.Second)
+	b.eval(`window.wasmEncoding`, &enc)
+	if enc != "gzip" {
+		b.t.Errorf("rdmasim.wasm served with Content-Encoding %q, want gzip", enc)
+	}
 }
 
 // robustStop runs robust --method all on path, whose first method (the

@@ -179,7 +179,7 @@ func TestGoldenRobust(t *testing.T) {
 		{"robust-robust-and-bounded", []string{"robust", "--method", "decide", litmus + "PUT-PUT-MP.rdma", litmus + "paper-vass-loop.rdma"}, exitOK},
 		{"robust-wrong-expect", []string{"robust", "--method", "decide", "testdata/wrong-robust.rdma"}, exitFailed},
 		{"robust-decide-cut", []string{"robust", "--method", "decide", "--max-states", "50", "testdata/checkpoint-decide.rdma"}, exitOK},
-		{"robust-karp-miller-mem-budget", []string{"robust", "--mem-budget", "256KiB", litmus + "paper-vass-loop.rdma"}, exitOK},
+		{"robust-karp-miller-mem-budget", []string{"robust", "--mem-budget", "256KiB", litmus + "paper-vass-pump.rdma"}, exitOK},
 		{"robust-auto-enum-machine", []string{"robust", "--max-states", "20", litmus + "paper-5.1.rdma"}, exitOK},
 		{"robust-auto-decide", []string{"robust", "--max-states", "12", litmus + "GET-LR.rdma"}, exitOK},
 		{"robust-auto-json", []string{"robust", "--json", "--max-states", "10000", "testdata/checkpoint-decide.rdma"}, exitOK},

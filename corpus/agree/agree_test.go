@@ -28,6 +28,7 @@ import (
 
 	"rdmasim/corpus/differ"
 	"rdmasim/corpus/gen"
+	"rdmasim/opsem/instr"
 	"rdmasim/opsem/prog"
 )
 
@@ -89,6 +90,7 @@ func TestAgreement(t *testing.T) {
 	cfg.Atomics = *atoms
 	start := time.Now()
 	disagreements, skipped, slow := 0, 0, 0
+	blocks := 0 // programs the decider searches block by block (instr.Blocks)
 	for i := 0; i < n; i++ {
 		s := *seed + uint64(i)
 		c := cfg
@@ -96,6 +98,9 @@ func TestAgreement(t *testing.T) {
 			c = c.Contended()
 		}
 		p := gen.Program(rand.New(rand.NewPCG(s, 0)), c, fmt.Sprintf("gen-%d", s))
+		if len(instr.Blocks(p)) > 1 {
+			blocks++
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), *limit)
 		problems, err := check(ctx, p, unroll)
 		timedOut := ctx.Err() != nil
@@ -121,8 +126,8 @@ func TestAgreement(t *testing.T) {
 		}
 	}
 	el := time.Since(start)
-	fmt.Fprintf(os.Stderr, "agree: %d programs, %d compared, %d disagreements, not compared: %d cut by max-inflight, %d over %s; %.1fs (%.0f programs/s)\n",
-		n, n-skipped-slow, disagreements, skipped, slow, *limit, el.Seconds(), float64(n)/el.Seconds())
+	fmt.Fprintf(os.Stderr, "agree: %d programs, %d compared, %d disagreements, not compared: %d cut by max-inflight, %d over %s; %.1fs (%.0f programs/s); %d with several blocks of threads (decided block by block)\n",
+		n, n-skipped-slow, disagreements, skipped, slow, *limit, el.Seconds(), float64(n)/el.Seconds(), blocks)
 	if skipped+slow > n/10 {
 		t.Errorf("%d of %d programs not compared: the generator makes too many unbounded programs", skipped, n)
 	}

@@ -361,3 +361,28 @@ func parseString(t *testing.T, src string) *prog.Program {
 	}
 	return p
 }
+
+// TestRegressSymmetryByBlocks: fuzz --surface --seed 1127 found programs,
+// families of two instances whose blocks (instr.Blocks) are each an
+// instance alone or with a shared thread, where the decider searched one
+// block per orbit of the symmetry but said it reduced by none; the
+// comparison of the decider with its symmetric search is made on them and
+// agrees.
+func TestRegressSymmetryByBlocks(t *testing.T) {
+	for _, f := range []string{"surface-327ba4e5f9330d68.rdma", "surface-d9b02274f2f85c96.rdma", "surface-0f4938e7289af03d.rdma"} {
+		p, err := parse.File("../regress/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Check(context.Background(), p, Options{MaxStates: 100000})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if !r.Symmetric {
+			t.Errorf("%s: the symmetric decider was not compared (%v)", f, r.Skipped)
+		}
+		if len(r.Problems) > 0 {
+			t.Errorf("%s: %v", f, r.Problems)
+		}
+	}
+}

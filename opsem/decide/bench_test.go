@@ -152,3 +152,36 @@ func BenchmarkSearches(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUserProtocols decides the protocols of corpus/protocols written as
+// users write them (spin loops, counters, default ranges) at the sizes where
+// the instrumented machine's state count is the cost: user-herd-rpc with two
+// clients and one or two requests each, user-pilaf with two clients (go
+// test -run '^$' -bench UserProtocols -benchtime 1x ./opsem/decide/). It
+// reports states and states per second.
+func BenchmarkUserProtocols(b *testing.B) {
+	ctx := context.Background()
+	for _, pc := range []struct {
+		file   string
+		params map[string]int
+	}{
+		{"user-herd-rpc", map[string]int{"N": 2, "R": 1}},
+		{"user-herd-rpc", map[string]int{"N": 2, "R": 2}},
+		{"user-pilaf", map[string]int{"N": 2}},
+	} {
+		p, err := parse.FileOptions(filepath.Join("../../corpus/protocols", pc.file+".rdma"), parse.Options{Params: pc.params})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%s/%v", pc.file, pc.params), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := Decide(ctx, p, Options{NoWitness: true})
+				if err != nil || !r.Robust || !r.Complete {
+					b.Fatalf("%v %+v", err, r)
+				}
+				b.ReportMetric(float64(r.Search.States), "states")
+				b.ReportMetric(float64(r.Search.States)/b.Elapsed().Seconds()*float64(i+1), "states/s")
+			}
+		})
+	}
+}

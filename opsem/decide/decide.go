@@ -4,10 +4,12 @@
 // on a loop, so every poll counter has a finite cap), the search is explore's
 // breadth-first search, with everything that search offers: workers, a
 // visited set on disk, a memory budget, a frontier that spills, checkpoints.
-// Otherwise poll counters can grow without bound, and the search is
-// package explore/cover's Karp–Miller construction, which decides
-// coverability, so that the decider terminates on every program, loops and
-// polls included; it runs in memory on one core.
+// Otherwise poll counters can grow without bound: explore's search runs
+// first all the same, and is exact when no reachable state has a counter
+// above counterCeiling; at the first that has, the search is package
+// explore/cover's Karp–Miller construction, which decides coverability, so
+// that the decider terminates on every program, loops and polls included;
+// it runs in memory on one core.
 //
 // A violation found is turned into a witness: the violating trace τ = τ1 τ2
 // with its values, rf, mo, nfo and pf, which is checked against the
@@ -20,6 +22,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"rdmasim/explore"
 	"rdmasim/explore/cover"
@@ -80,6 +84,11 @@ type Result struct {
 	// prog.FindSymmetry): "4 instances of client (24 permutations)"; empty
 	// without.
 	Symmetry string
+	// Blocks, when the decision took one search per block of threads
+	// (see Decide), lists them: "3 blocks of threads that can share an
+	// SC cycle, one searched per orbit of the symmetry: {client[0]
+	// server} (and 2 images)". Empty for one search.
+	Blocks string
 	// WitnessCut names the bound that cut the search for a concrete run
 	// behind a violation the Karp–Miller search found with pumped
 	// counters ("max-states=N"). The violation is certain all the same
@@ -91,9 +100,115 @@ type Result struct {
 // Certain reports whether the answer is certain.
 func (r *Result) Certain() bool { return !r.Robust || r.Complete }
 
-// Decide decides whether p is robust.
+// Decide decides whether p is robust. Every SC cycle lies within one block
+// of threads of p's conflict graph (instr.Blocks): when there are several,
+// Decide searches the instrumented machine once per block, restricted to
+// cycles among its threads (and once per block up to the program's
+// symmetry), instead of once with every thread free to mark an exit; the
+// restricted searches are each much smaller than the whole, whose states
+// multiply every thread's choice of an exit. The answer is the same: not
+// robust exactly when some block's search finds a target.
 func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
-	m, err := instr.New(p, instr.Options{EagerGuess: opt.EagerGuess})
+	blocks := instr.Blocks(p)
+	if len(blocks) <= 1 || opt.Remote != nil {
+		// One search. A cluster's workers build the unrestricted machine
+		// from the program (the payload names no block).
+		var only uint64
+		if len(blocks) == 1 && opt.Remote == nil {
+			only = blocks[0]
+		}
+		return decideBlock(ctx, p, opt, only, true)
+	}
+	var sym *prog.Symmetry
+	if opt.Symmetry {
+		sym, _ = prog.FindSymmetry(p)
+	}
+	reps, images, invariant := orbitRepresentatives(p, sym, blocks)
+	res := &Result{Workers: 1, Blocks: blockString(p, reps, images)}
+	if len(reps) < len(blocks) {
+		res.Symmetry = sym.String() + ", one block searched per orbit"
+	}
+	var deadline time.Time
+	if opt.Timeout > 0 {
+		deadline = time.Now().Add(opt.Timeout)
+	}
+	for i, b := range reps {
+		bopt := opt
+		bopt.Progress = named(opt.Progress, fmt.Sprintf("%s robustness (decider, block %d of %d: %s)", p.Name, i+1, len(reps), threadSet(p, b)))
+		if opt.MaxStates > 0 {
+			if res.Search.States >= opt.MaxStates {
+				res.Complete, res.Bound = false, bound(explore.StateLimit, opt)
+				return res, nil
+			}
+			bopt.MaxStates = opt.MaxStates - res.Search.States
+		}
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				res.Complete, res.Bound = false, bound(explore.TimeLimit, opt)
+				return res, nil
+			}
+			bopt.Timeout = left
+		}
+		r, err := decideBlock(ctx, p, bopt, b, invariant[i])
+		if err != nil {
+			return nil, err
+		}
+		res.add(r)
+		if r.Bound != "" {
+			res.Bound = r.Bound // an absolute bound names opt's, not bopt's
+			switch r.Search.Stop {
+			case explore.StateLimit, explore.TimeLimit:
+				res.Bound = bound(r.Search.Stop, opt)
+			}
+		}
+		if !r.Robust || r.Search.Stop == explore.Canceled {
+			res.Complete = false
+			return res, nil
+		}
+		if !r.Complete {
+			return res, nil
+		}
+	}
+	res.Robust, res.Complete = true, true
+	res.Search.Stop = explore.Complete
+	return res, nil
+}
+
+// add folds the result r of one block's search into res: its counts, and
+// its answer when it is the last.
+func (res *Result) add(r *Result) {
+	s := &res.Search
+	s.States += r.Search.States
+	s.Transitions += r.Search.Transitions
+	s.MaxDepth = max(s.MaxDepth, r.Search.MaxDepth)
+	s.Elapsed += r.Search.Elapsed
+	s.StoreBytes = max(s.StoreBytes, r.Search.StoreBytes)
+	s.DiskBytes = max(s.DiskBytes, r.Search.DiskBytes)
+	s.Accelerations += r.Search.Accelerations
+	s.Stop, s.Found = r.Search.Stop, r.Search.Found
+	res.Robust, res.Complete = r.Robust, r.Complete
+	res.KarpMiller = res.KarpMiller || r.KarpMiller
+	res.Workers = max(res.Workers, r.Workers)
+	res.Counters = max(res.Counters, r.Counters)
+	res.Witness, res.WitnessCut = r.Witness, r.WitnessCut
+	if r.Symmetry != "" && !strings.Contains(res.Symmetry, "within a block") {
+		if res.Symmetry != "" {
+			res.Symmetry += "; "
+		}
+		res.Symmetry += r.Symmetry + " within a block"
+	}
+}
+
+// decideBlock decides whether p has a violation whose SC cycle lies among
+// the threads of block (every thread when 0), searching the instrumented
+// machine restricted to them. When Settings.Symmetry asks for it, the
+// search reduces by p's symmetry group if symmetric (the group maps the
+// block onto itself, as it does the one block of a program whose conflict
+// graph is one block), else by the permutations that fix the block's
+// threads (prog.Symmetry.Without).
+func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64, symmetric bool) (*Result, error) {
+	m, err := instr.New(p, instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block})
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +217,13 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		path func(int64) ([]explore.Step, error)
 		res  = &Result{Counters: m.Counters(), Workers: 1}
 	)
-	if m.Finite() && !opt.KarpMiller {
-		// explore's search: its machine is the job's.
-		j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry, Decider: job.Decider{EagerGuess: opt.EagerGuess}}
+	start := time.Now()
+	finite := m.Finite()
+	over := false
+	// explore's search: its machine is the job's (symmetry included).
+	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry,
+		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric}}
+	if !opt.KarpMiller && (finite || opt.Remote == nil) {
 		var b *job.Built
 		if b, err = j.BuildFrom(p); err != nil {
 			return nil, err
@@ -113,14 +232,34 @@ func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 		if b.Symmetry != nil {
 			res.Symmetry = b.Symmetry.String()
 		}
-		var closeSearch func()
-		sr, res.Workers, path, closeSearch, err = search(ctx, p, m, j, opt)
-		if err == nil {
-			defer closeSearch()
+		var ceiling uint32 // none: every counter is capped
+		if !finite {
+			ceiling = counterCeiling
 		}
-	} else {
-		res.KarpMiller = true
-		s := cover.New(m, cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: named(opt.Progress, p.Name+" decider (Karp–Miller)"), MaxBytes: opt.MaxBytes})
+		var closeSearch func()
+		sr, res.Workers, path, closeSearch, over, err = search(ctx, p, m, j, opt, ceiling)
+		if err == nil {
+			if over {
+				closeSearch()
+				res.Symmetry = ""
+			} else {
+				defer closeSearch()
+			}
+		}
+	}
+	if err == nil && (opt.KarpMiller || !finite && (opt.Remote != nil || over)) {
+		m, err = instr.New(p, instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block}) // without symmetry
+		if err != nil {
+			return nil, err
+		}
+		kopt := cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: named(opt.Progress, p.Name+" decider (Karp–Miller)"), MaxBytes: opt.MaxBytes}
+		if opt.Timeout > 0 {
+			if kopt.Timeout -= time.Since(start); kopt.Timeout <= 0 {
+				kopt.Timeout = time.Nanosecond
+			}
+		}
+		res.KarpMiller, res.Workers = true, 1
+		s := cover.New(m, kopt)
 		sr, err = s.Run(ctx, m.Target)
 		path = s.Path
 	}
@@ -171,19 +310,43 @@ func Finite(p *prog.Program) (bool, error) {
 	return m.Finite(), nil
 }
 
+// counterCeiling is the counter value past which the decider gives an
+// instrumented machine with a poll on a loop to the Karp–Miller
+// construction: up to it, explore's search (workers, symmetry, a visited
+// set on disk, a fraction of the memory) runs it, and finishes exactly when
+// no reachable state has a counter above it. A loop that submits faster
+// than it polls passes it within a few iterations.
+const counterCeiling = 8
+
 // search runs explore's search of the finite instrumented machine m until a
 // target state: Found in the result is its id, or -1. It also returns the
 // number of workers that expanded states, the paths to the states found,
 // and release, which releases the search once its paths are no longer
 // needed.
-func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, opt Options) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), err error) {
+//
+// With a ceiling (not 0), the machine may be infinite (a poll on a loop):
+// the search stops, over, at the first state with a counter above the
+// ceiling, for the Karp–Miller construction to decide instead; when no
+// state has one, the machine's reachable part is finite after all and the
+// search is exact.
+func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, opt Options, ceiling uint32) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), over bool, err error) {
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
+	k := m.Counters()
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
 		Key:   j.Key(),
 		Name:  p.Name + " robustness (decider)",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {
+			if ceiling > 0 {
+				c := st[len(st)-cover.CounterBytes*k:]
+				for x := 0; x < k; x++ {
+					if cover.Counter(c, x) > ceiling {
+						over = true
+						return false
+					}
+				}
+			}
 			if target.Target(st) {
 				res.Found = int64(id)
 				return false
@@ -195,12 +358,12 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, o
 		Restore: func(b json.RawMessage) error { return json.Unmarshal(b, &res.Found) },
 	})
 	if err != nil {
-		return res, 0, nil, nil, err
+		return res, 0, nil, nil, false, err
 	}
 	r, err := s.Run(ctx)
 	if err != nil {
 		closeSearch()
-		return res, 0, nil, nil, err
+		return res, 0, nil, nil, false, err
 	}
 	res.Stats, res.Stop = r.Stats, r.Stop
 	if res.Found >= 0 {
@@ -208,7 +371,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, o
 		res.Stop = explore.Stopped
 	}
 	path = func(id int64) ([]explore.Step, error) { return s.Path(uint64(id)) }
-	return res, r.Workers, path, closeSearch, nil
+	return res, r.Workers, path, closeSearch, over, nil
 }
 
 // bound names what stopped a search that did not complete.

@@ -47,7 +47,8 @@ var relations = []Relation{
 	{"po", "black", "program order"},
 	{"rf", "red", "reads-from: a write → the read that takes its value"},
 	{"mo", "blue", "modification order: the order of the writes to one location"},
-	{"rb", "darkorange", "reads-before: a read → the write after the one it read, in mo"},
+	// rb is sienna, not orange: its labels need a contrast of 4.5:1 on white.
+	{"rb", "sienna", "reads-before: a read → the write after the one it read, in mo"},
 	{"nfo", "darkgreen", "NIC flush order: between NIC events of one queue pair"},
 	{"pf", "purple", "polls-from: a NIC write → the poll that waits for it"},
 }

@@ -2,24 +2,30 @@ package instr
 
 import "rdmasim/opsem/prog"
 
-// accesses computes which locations can carry SC-cycle marks and which
-// are read (see Machine.markable and Machine.read).
-func accesses(p *prog.Program) (markable, read []bool) {
+// accesses computes which locations can carry SC-cycle marks, counting
+// the accesses of the threads in marks only, and which are read by any
+// thread (see Machine.markable and Machine.read).
+func accesses(p *prog.Program, marks uint64) (markable, read []bool) {
 	n := make([]int, len(p.Locs))
 	written := make([]bool, len(p.Locs))
 	read = make([]bool, len(p.Locs))
 	for t := range p.Threads {
 		code := p.Threads[t].Code
 		onCycle := prog.OnCycle(code)
+		counted := marks&(1<<t) != 0
 		access := func(pc, l int, w bool) {
+			if !w {
+				read[l] = true
+			}
+			if !counted {
+				return
+			}
 			n[l]++
 			if onCycle[pc] {
 				n[l]++
 			}
 			if w {
 				written[l] = true
-			} else {
-				read[l] = true
 			}
 		}
 		for pc, in := range code {
@@ -31,7 +37,9 @@ func accesses(p *prog.Program) (markable, read []bool) {
 			case prog.OpCAS:
 				access(pc, in.Z, false)
 				access(pc, in.Z, true)
-				n[in.Z]-- // one CAS or lR event on z
+				if counted {
+					n[in.Z]-- // one CAS or lR event on z
+				}
 				access(pc, in.X, true)
 			case prog.OpGet:
 				access(pc, in.Y, false)
@@ -117,8 +125,10 @@ func (m *Machine) futureAccesses() {
 		m.midR, m.midW = append(m.midR, mr), append(m.midW, mw)
 		fm, mm := make([]bool, n), make([]bool, n)
 		for pc := range code {
-			fm[pc] = m.anyMarkable(r[pc], w[pc])
-			mm[pc] = m.anyMarkable(mr[pc], mw[pc])
+			if m.marks&(1<<t) != 0 { // else the thread marks nothing
+				fm[pc] = m.anyMarkable(r[pc], w[pc])
+				mm[pc] = m.anyMarkable(mr[pc], mw[pc])
+			}
 		}
 		m.futM, m.midM = append(m.futM, fm), append(m.midM, mm)
 	}

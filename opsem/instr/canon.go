@@ -25,7 +25,7 @@ func (m *Machine) canonCycle(s *State) {
 	exR, exW := m.scratch2()
 	any1, anyEnt := false, false
 	for u := range s.th {
-		if s.th[u].exit.set || m.ended(s, u) {
+		if s.th[u].exit.set || m.ended(s, u) || m.marks&(1<<u) == 0 {
 			continue
 		}
 		r, w := m.future(s, u)

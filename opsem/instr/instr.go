@@ -114,6 +114,13 @@ type Options struct {
 	EagerGuess bool
 	// NoReduction turns off the partial-order reduction (see Successors).
 	NoReduction bool
+	// CycleThreads, when not zero, is the set of threads (bit t for thread
+	// t) whose events may be SC-cycle entries and exits: the others run,
+	// but mark nothing, so only cycles among these threads are found, and
+	// a location is markable when these threads access it twice, one of
+	// the accesses a write. Zero means every thread. See Blocks: a cycle
+	// of any program lies within one of its blocks.
+	CycleThreads uint64
 }
 
 // thread is the instrumentation state of one thread.
@@ -178,7 +185,10 @@ type analysis struct {
 	// isRead[l]: some instruction reads l. The values of other
 	// locations never matter, and are not tracked.
 	isRead []bool
-	succN  int // bytes of a thread's succ bits
+	// marks: the threads that may mark SC-cycle entries and exits (bit t),
+	// Options.CycleThreads or every thread.
+	marks uint64
+	succN int // bytes of a thread's succ bits
 	// entBytes: bytes of a thread's candidate-entry classes
 	entBytes int
 	thLen    int
@@ -272,7 +282,11 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	m.succN = (m.nt + 7) / 8
 	m.thLen = 5 + m.succN
 	m.entBytes = (2*m.nl + 7) / 8
-	m.markable, m.isRead = accesses(p)
+	m.marks = opt.CycleThreads
+	if m.marks == 0 {
+		m.marks = 1<<m.nt - 1 // nt <= 64: shifting by 64 gives 0, and 0-1 every bit
+	}
+	m.markable, m.isRead = accesses(p, m.marks)
 	for t := range p.Threads {
 		m.onCycle = append(m.onCycle, prog.OnCycle(p.Threads[t].Code))
 	}

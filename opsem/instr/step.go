@@ -379,7 +379,7 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 	if guess {
 		m.cur.GuessLoc, m.cur.GuessVal = ev.Loc, ev.Val
 	}
-	if ev.Loc < 0 || !m.markable[ev.Loc] {
+	if ev.Loc < 0 || !m.markable[ev.Loc] || m.marks&(1<<t) == 0 {
 		m.out(base)
 		return
 	}

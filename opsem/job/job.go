@@ -111,6 +111,15 @@ type MachineOptions struct {
 type Decider struct {
 	// EagerGuess guesses the boundary memory up front (instr.Options).
 	EagerGuess bool
+	// Block restricts the machine to violations whose SC cycle lies among
+	// these threads (bit t for thread t; instr.Options.CycleThreads): one
+	// block of the program's conflict graph. 0: every thread.
+	Block uint64
+	// Symmetric says that the program's symmetry group maps Block onto
+	// itself, so that with Job.Symmetry the machine reduces by the whole
+	// group; otherwise by the permutations that fix Block's threads
+	// (prog.Symmetry.Without).
+	Symmetric bool
 }
 
 // Options returns the machine.Options of m.
@@ -165,6 +174,9 @@ func (j Job) Canonical() Job {
 	if j.Kind != Decide {
 		j.Decider = Decider{}
 	}
+	if !j.Symmetry {
+		j.Decider.Symmetric = false
+	}
 	if j.Kind == Outcomes && j.Semantics == machine.SC {
 		j.Machine.Reduce = false
 	}
@@ -188,6 +200,8 @@ type wire struct {
 	Reduce      bool           `json:"reduce,omitempty"`
 	Symmetry    bool           `json:"symmetry,omitempty"`
 	EagerGuess  bool           `json:"eager_guess,omitempty"`
+	Block       uint64         `json:"block,omitempty"`
+	Symmetric   bool           `json:"symmetric,omitempty"`
 }
 
 // Encode returns the canonical encoding of j (of j.Canonical()): the same
@@ -197,7 +211,8 @@ func (j Job) Encode() []byte {
 	j = j.Canonical()
 	b, err := json.Marshal(wire{Version: Version, Kind: j.Kind, File: j.File, Source: j.Source, Params: j.Params,
 		Semantics: j.Semantics.String(), MaxInflight: j.Machine.MaxInflight, Unroll: j.Machine.Unroll,
-		Reduce: j.Machine.Reduce, Symmetry: j.Symmetry, EagerGuess: j.Decider.EagerGuess})
+		Reduce: j.Machine.Reduce, Symmetry: j.Symmetry, EagerGuess: j.Decider.EagerGuess,
+		Block: j.Decider.Block, Symmetric: j.Decider.Symmetric})
 	if err != nil {
 		// A struct of strings, numbers and a map of strings to
 		// numbers always encodes.
@@ -229,7 +244,7 @@ func Decode(data []byte) (Job, error) {
 	}
 	j := Job{Kind: w.Kind, File: w.File, Source: w.Source, Params: w.Params, Semantics: sem,
 		Machine:  MachineOptions{MaxInflight: w.MaxInflight, Unroll: w.Unroll, Reduce: w.Reduce},
-		Symmetry: w.Symmetry, Decider: Decider{EagerGuess: w.EagerGuess}}
+		Symmetry: w.Symmetry, Decider: Decider{EagerGuess: w.EagerGuess, Block: w.Block, Symmetric: w.Symmetric}}
 	if err := j.Check(); err != nil {
 		return Job{}, err
 	}
@@ -273,6 +288,9 @@ func (j Job) String() string {
 	}
 	if j.Decider.EagerGuess {
 		s += " eager-guess"
+	}
+	if j.Decider.Block != 0 {
+		s += fmt.Sprintf(" block=%#x", j.Decider.Block)
 	}
 	for _, n := range slices.Sorted(maps.Keys(j.Params)) {
 		s += " " + n + "=" + strconv.Itoa(j.Params[n])
@@ -338,8 +356,8 @@ func (j Job) Build(ctx context.Context) (*Built, error) {
 // decide.Decide and the workers of a distributed search all call.
 // Outcomes: OutcomeMachine (and OutcomeSymmetry). RobustEnum: the RDMA
 // machine with event graphs, no reduction, loops bounded by LoopBound, every
-// location tracked. Decide: the instrumented machine (instr.New) and its
-// symmetry.
+// location tracked. Decide: the instrumented machine (instr.New),
+// restricted to a block of threads, and its symmetry.
 func (j Job) BuildFrom(p *prog.Program) (*Built, error) {
 	if err := j.Check(); err != nil {
 		return nil, err
@@ -366,12 +384,18 @@ func (j Job) BuildFrom(p *prog.Program) (*Built, error) {
 		}
 		b.Machine, b.Outcome, b.Options = m, m, mopt
 	case Decide:
-		m, err := instr.New(p, instr.Options{EagerGuess: j.Decider.EagerGuess})
+		m, err := instr.New(p, instr.Options{EagerGuess: j.Decider.EagerGuess, CycleThreads: j.Decider.Block})
 		if err != nil {
 			return nil, err
 		}
 		if j.Symmetry {
-			if sym, _ := prog.FindSymmetry(p); sym != nil {
+			sym, _ := prog.FindSymmetry(p)
+			if !j.Decider.Symmetric {
+				// The permutations that fix the block's threads
+				// leave the restricted machine as it is.
+				sym = sym.Without(j.Decider.Block)
+			}
+			if sym != nil {
 				m.UseSymmetry(sym)
 				if m.Symmetric() {
 					b.Symmetry = sym

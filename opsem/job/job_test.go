@@ -10,6 +10,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/decide"
+	"rdmasim/opsem/instr"
 	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -35,6 +36,9 @@ var jobs = []job.Job{
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA},
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true},
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Decider: job.Decider{EagerGuess: true}},
+	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Decider: job.Decider{Block: 0b011}},
+	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true, Decider: job.Decider{Block: 0b011}},
+	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true, Decider: job.Decider{Block: 0b011, Symmetric: true}},
 }
 
 // TestEncodeDecode checks that every job decodes from its encoding to
@@ -215,7 +219,17 @@ func TestBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j = job.Job{Kind: job.Decide, File: c.file, Params: c.params, Semantics: machine.RDMA, Symmetry: c.sym}
+		// Decide searches a program of one block restricted to it
+		// (and one of several block by block, which this test does not
+		// compare).
+		var block uint64
+		if blocks := instr.Blocks(p); len(blocks) == 1 {
+			block = blocks[0]
+		} else if len(blocks) > 1 {
+			t.Fatalf("%s: %d blocks: pick a program of one", c.file, len(blocks))
+		}
+		j = job.Job{Kind: job.Decide, File: c.file, Params: c.params, Semantics: machine.RDMA, Symmetry: c.sym,
+			Decider: job.Decider{Block: block, Symmetric: true}}
 		if b, err = j.Build(ctx); err != nil {
 			t.Fatal(err)
 		}

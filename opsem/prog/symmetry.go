@@ -605,6 +605,37 @@ func (s *Symmetry) ForCond(p *Program, c *Cond) (*Symmetry, bool) {
 	return out, restricted
 }
 
+// Without returns the part of s that fixes every thread of threads (bit t
+// for thread t): each group restricted to its instances whose thread is not
+// among them, kept if two or more remain; nil when nothing remains. Every
+// permutation of the result fixes those threads, and maps the program to
+// itself as s's do.
+func (s *Symmetry) Without(threads uint64) *Symmetry {
+	if s == nil {
+		return nil
+	}
+	out := &Symmetry{}
+	for gi := range s.Groups {
+		g := &s.Groups[gi]
+		sub := Group{Family: g.Family}
+		for i, t := range g.Threads {
+			if threads&(1<<t) == 0 {
+				sub.Threads = append(sub.Threads, t)
+				sub.Nodes = append(sub.Nodes, g.Nodes[i])
+				sub.Locs = append(sub.Locs, g.Locs[i])
+				sub.QPs = append(sub.QPs, g.QPs[i])
+			}
+		}
+		if sub.Instances() >= 2 {
+			out.Groups = append(out.Groups, sub)
+		}
+	}
+	if len(out.Groups) == 0 {
+		return nil
+	}
+	return out
+}
+
 // transposition returns the renaming that swaps instances i and j of group
 // gi.
 func (s *Symmetry) transposition(p *Program, gi, i, j int) Renaming {

@@ -101,3 +101,36 @@ func TestSymmetryForCond(t *testing.T) {
 		}
 	}
 }
+
+// TestSymmetryWithout: the permutations that fix a set of threads are those
+// of the instances outside it, a group only while two or more remain.
+func TestSymmetryWithout(t *testing.T) {
+	p, err := parse.Parse("w.rdma", []byte(symProgram(4, "1", "", "")+"exists (x = 1)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, _ := prog.FindSymmetry(p)
+	thread := func(name string) uint64 {
+		for i := range p.Threads {
+			if p.Threads[i].Name == name {
+				return 1 << i
+			}
+		}
+		t.Fatalf("no thread %s", name)
+		return 0
+	}
+	for _, tc := range []struct {
+		fixed uint64
+		want  string
+	}{
+		{0, "4 instances of client (24 permutations)"},
+		{thread("server"), "4 instances of client (24 permutations)"},
+		{thread("server") | thread("client[0]"), "3 instances of client (6 permutations)"},
+		{thread("client[1]") | thread("client[3]"), "2 instances of client (2 permutations)"},
+		{thread("client[0]") | thread("client[1]") | thread("client[2]"), "none"},
+	} {
+		if got := sym.Without(tc.fixed).String(); got != tc.want {
+			t.Errorf("Without(%b): %q, want %q", tc.fixed, got, tc.want)
+		}
+	}
+}

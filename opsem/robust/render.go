@@ -36,6 +36,9 @@ func WriteText(w io.Writer, r *Result) {
 	if r.Symmetry != "" {
 		fmt.Fprintf(w, "symmetry: %s\n", r.Symmetry)
 	}
+	if r.Blocks != "" {
+		fmt.Fprintf(w, "searched: %s\n", r.Blocks)
+	}
 	for _, why := range r.Asymmetric {
 		fmt.Fprintf(w, "no symmetry for %s\n", why)
 	}
@@ -154,6 +157,9 @@ type JSON struct {
 	// Symmetry describes the group the search reduced by ("4 instances
 	// of client (24 permutations)"); absent without.
 	Symmetry string `json:"symmetry,omitempty"`
+	// Blocks (decide): the blocks of threads that can share an SC cycle,
+	// when the decider searched once per block; absent for one search.
+	Blocks string `json:"blocks,omitempty"`
 	// Asymmetric: the families of the program that are no group of
 	// symmetries, and why (with symmetry reduction on, when the search
 	// reduced by none).
@@ -188,7 +194,7 @@ func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry,
-		Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked}
+		Blocks: r.Blocks, Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked}
 	if r.Alone == AloneAtomics {
 		out.Refused = "remote atomics"
 	}

@@ -135,6 +135,9 @@ type Result struct {
 	// Symmetry (Decider) describes the group the decider's search reduced
 	// by: "4 instances of client (24 permutations)"; empty without.
 	Symmetry string
+	// Blocks (Decider), when the decider searched once per block of
+	// threads that can share an SC cycle, lists them (decide.Result.Blocks).
+	Blocks string
 	// Asymmetric lists the families of two or more threads that are no
 	// group of symmetries, each with why (prog.FindSymmetry): "client:
 	// ...", when symmetry reduction was on and the search reduced by none.
@@ -298,7 +301,7 @@ func byDecider(ctx context.Context, p *prog.Program, opt Options) (*Result, erro
 	}
 	r := &Result{Program: p, Method: Decider, Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, KarpMiller: d.KarpMiller,
 		Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}}
-	r.WitnessCut, r.Symmetry = d.WitnessCut, d.Symmetry
+	r.WitnessCut, r.Symmetry, r.Blocks = d.WitnessCut, d.Symmetry, d.Blocks
 	w := d.Witness
 	if w == nil {
 		return r, nil

@@ -2,13 +2,16 @@
 // style sheet (static/, committed), the WebAssembly build of rdmasim and Go's
 // wasm_exec.js (built into static/ by make web, not committed), and the
 // example programs of corpus (corpus.Examples) under examples/, listed in
-// examples/index.json. rdmasim serve serves it (Handler); make web writes
-// it to a directory for any static host (Write): the page needs no server
-// of its own, since rdmasim runs in the browser.
+// examples/index.json. rdmasim serve serves it (Handler), the WebAssembly
+// gzip-compressed to browsers that accept it; make web writes it to a
+// directory for any static host (Write), with a compressed copy of the
+// WebAssembly beside it: the page needs no server of its own, since rdmasim
+// runs in the browser.
 package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -21,6 +24,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -68,6 +72,13 @@ type Example struct {
 type Site struct {
 	static, examples fs.FS
 	index            []byte
+
+	// gzipped: the WebAssembly build compressed, made at its first request
+	// by a browser that accepts gzip (the build is 6.6 MB, about 1.8 MB
+	// compressed).
+	gzipOnce sync.Once
+	gzipped  []byte
+	gzipErr  error
 }
 
 // NewSite returns the site of the static files and the example programs
@@ -89,7 +100,23 @@ func NewSite(static, examples fs.FS) (*Site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing the examples: %w", err)
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+	// Litmus tests first, then protocols, then the rest (the benchmarks,
+	// which take seconds): the list opens on small programs.
+	rank := func(group string) int {
+		switch group {
+		case "litmus":
+			return 0
+		case "protocols":
+			return 1
+		}
+		return 2
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if ri, rj := rank(list[i].Group), rank(list[j].Group); ri != rj {
+			return ri < rj
+		}
+		return list[i].Path < list[j].Path
+	})
 	index, err := json.MarshalIndent(list, "", " ")
 	if err != nil {
 		return nil, err
@@ -109,8 +136,67 @@ func (s *Site) Open(name string) (fs.File, error) {
 	return s.static.Open(name)
 }
 
-// Handler serves the site.
-func (s *Site) Handler() http.Handler { return http.FileServerFS(s) }
+// Handler serves the site. The WebAssembly build goes out gzip-compressed
+// to a client that accepts it (Accept-Encoding), as the file Write puts
+// beside it would from a static host; Handler starts compressing it at
+// once.
+func (s *Site) Handler() http.Handler {
+	files := http.FileServerFS(s)
+	go s.gzipWasm() // compress ahead of the page's first request for it
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", "Accept-Encoding")
+		if r.URL.Path != "/"+WasmName || !acceptsGzip(r) {
+			files.ServeHTTP(w, r)
+			return
+		}
+		gz, err := s.gzipWasm()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/wasm")
+		w.Header().Set("Content-Encoding", "gzip")
+		http.ServeContent(w, r, WasmName, time.Time{}, bytes.NewReader(gz))
+	})
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding lists gzip
+// (without q=0).
+func acceptsGzip(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(h, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(params, " ", "") != "q=0" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gzipWasm returns the WebAssembly build compressed with gzip, compressing
+// it once.
+func (s *Site) gzipWasm() ([]byte, error) {
+	s.gzipOnce.Do(func() {
+		data, err := fs.ReadFile(s.static, WasmName)
+		if err != nil {
+			s.gzipErr = fmt.Errorf("reading %s: %w", WasmName, err)
+			return
+		}
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		if _, err := zw.Write(data); err != nil {
+			s.gzipErr = fmt.Errorf("compressing %s: %w", WasmName, err)
+			return
+		}
+		if err := zw.Close(); err != nil {
+			s.gzipErr = fmt.Errorf("compressing %s: %w", WasmName, err)
+			return
+		}
+		s.gzipped = b.Bytes()
+	})
+	return s.gzipped, s.gzipErr
+}
 
 // Write writes the site to dir, ready to publish on a static host.
 func (s *Site) Write(dir string) error {
@@ -131,6 +217,15 @@ func (s *Site) Write(dir string) error {
 	}
 	if err := write(s.examples, "examples"); err != nil {
 		return fmt.Errorf("writing the examples: %w", err)
+	}
+	// rdmasim.wasm.gz beside the build, for hosts that serve a file's
+	// precompressed copy (nginx's gzip_static, Caddy's precompressed).
+	gz, err := s.gzipWasm()
+	if err != nil {
+		return fmt.Errorf("writing the site: %w", err)
+	}
+	if err := writeFile(filepath.Join(dir, WasmName+".gz"), gz); err != nil {
+		return fmt.Errorf("writing the site: %w", err)
 	}
 	return writeFile(filepath.Join(dir, filepath.FromSlash(IndexName)), s.index)
 }

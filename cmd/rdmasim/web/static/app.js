@@ -181,6 +181,7 @@ function showResponse(r) {
   $("query").textContent = r.errors && r.errors.length ? "" : r.query ? "query: " + r.query
     : r.command === "check" ? "no condition: no verdict, the report lists the final outcomes" : "";
   showVerdicts(r.verdicts || []);
+  showOutcomes(r.command === "check" && !(r.errors && r.errors.length) ? r.json : null);
   $("report").textContent = r.text;
   $("json").textContent = r.json ? JSON.stringify(r.json, null, 2) : "";
   if (r.graph) {
@@ -192,6 +193,49 @@ function showResponse(r) {
   }
   setTrace(r.trace || null);
   markStale();
+}
+
+// showOutcomes draws check's final outcomes under RDMA and SC side by side,
+// as herd's lists are read: one row per outcome, a column per location,
+// whether each semantics reaches it, the outcomes only RDMA reaches marked.
+// A semantics whose search did not complete says so under the table.
+function showOutcomes(j) {
+  const box = $("outcomes");
+  box.textContent = "";
+  if (!j || !j.rdma || !j.sc || !j.rdma.outcomes || !j.sc.outcomes) return;
+  const key = (o) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  const rows = new Map();
+  for (const [side, list] of [["rdma", j.rdma.outcomes], ["sc", j.sc.outcomes]]) {
+    for (const o of list) {
+      const k = key(o);
+      if (!rows.has(k)) rows.set(k, { o, rdma: false, sc: false });
+      rows.get(k)[side] = true;
+    }
+  }
+  if (!rows.size) return;
+  const locs = [...new Set([...rows.values()].flatMap((r) => Object.keys(r.o)))].sort();
+  const tbl = document.createElement("table");
+  tbl.className = "outcomes";
+  tbl.appendChild(cell("caption", "Final outcomes, RDMA and SC side by side"));
+  const head = tbl.insertRow();
+  for (const l of locs) head.appendChild(cell("th", l));
+  head.appendChild(cell("th", "RDMA"));
+  head.appendChild(cell("th", "SC"));
+  const sorted = [...rows.values()].sort((a, b) => (a.sc === b.sc ? key(a.o).localeCompare(key(b.o)) : a.sc ? 1 : -1));
+  for (const r of sorted) {
+    const row = tbl.insertRow();
+    const only = r.rdma && !r.sc;
+    if (only) {
+      row.className = "rdma-only";
+      row.title = "reached under RDMA only";
+    }
+    for (const l of locs) row.appendChild(cell("td", l in r.o ? String(r.o[l]) : ""));
+    row.appendChild(cell("td", r.rdma ? (only ? "✓ RDMA only" : "✓") : "–"));
+    row.appendChild(cell("td", r.sc ? "✓" : "–"));
+  }
+  box.appendChild(tbl);
+  const partial = [["RDMA", j.rdma], ["SC", j.sc]].filter(([, s]) => s.coverage !== "complete").map(([n, s]) => `${n}: ${s.coverage}${s.bound ? " (" + s.bound + ")" : ""}`);
+  if (partial.length) box.appendChild(cell("p", "Not every outcome may be listed — " + partial.join("; "), "note"));
 }
 
 // showVerdicts draws the verdicts as chips, "name: value (detail)": "rdma:
@@ -261,6 +305,7 @@ function showFrame() {
   $("step-what").textContent = s
     ? `${state.frame}. ${s.actor}  ${s.rule === "step" ? "" : s.rule + " "}${s.what}${s.event ? "  " + s.event : ""}`
     : "the initial configuration";
+  $("step-what").title = (s && s.rule !== "step" && glossary(s.rule)) || "";
   const changed = new Set(((s && s.memory) || []).map((m) => m.loc));
   const bufChanged = new Set(((s && s.buffers) || []).map((b) => b.queue_pair + " " + b.buffer));
   // Memory, one table per node.
@@ -308,7 +353,12 @@ function showFrame() {
     const tbl = document.createElement("table");
     tbl.className = "qp";
     const head = tbl.insertRow();
-    for (const h of ["queue pair", "B1", "B2", "B3", "RW (remote writes)", "LW (local writes)", "unpolled"]) head.appendChild(cell("th", h));
+    for (const h of ["queue pair", "B1", "B2", "B3", "RW", "LW", "unpolled"]) {
+      const th = cell("th", h);
+      const dd = glossary(h);
+      if (dd) th.title = dd;
+      head.appendChild(th);
+    }
     for (const q of f.config.queue_pairs) {
       const row = tbl.insertRow();
       row.dataset.qp = q.queue_pair;
@@ -324,6 +374,15 @@ function showFrame() {
   } else {
     queues.textContent = "none (" + t.semantics + " has no buffers)";
   }
+}
+
+// glossary returns the page's explanation of a buffer or rule name (the
+// list under the step view), or "".
+function glossary(name) {
+  for (const dt of document.querySelectorAll("#glossary dt")) {
+    if (dt.textContent === name) return dt.nextElementSibling.textContent;
+  }
+  return "";
 }
 
 // ---- the editor ------------------------------------------------------------
@@ -592,8 +651,27 @@ async function fromFragment() {
 // ---- wiring ----------------------------------------------------------------
 
 function showTab(name) {
-  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const b of document.querySelectorAll("#tabs button")) {
+    const on = b.dataset.tab === name;
+    b.classList.toggle("active", on);
+    b.setAttribute("aria-selected", String(on));
+    b.tabIndex = on ? 0 : -1; // one tab stop for the list; arrows move within
+  }
   for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t.id === "tab-" + name);
+}
+
+// tabKeys moves between the tabs with the arrow keys, Home and End, as the
+// WAI-ARIA tabs pattern does.
+function tabKeys(ev) {
+  const tabs = [...document.querySelectorAll("#tabs button")];
+  const i = tabs.indexOf(ev.target);
+  if (i < 0) return;
+  const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+  if (to === undefined) return;
+  ev.preventDefault();
+  const b = tabs[(to + tabs.length) % tabs.length];
+  showTab(b.dataset.tab);
+  b.focus();
 }
 
 async function init() {
@@ -607,8 +685,16 @@ async function init() {
   $("step-prev").onclick = () => step(state.frame - 1);
   $("step-next").onclick = () => step(state.frame + 1);
   $("step-last").onclick = () => step(Infinity);
+  $("tabs").addEventListener("keydown", tabKeys);
+  // Ctrl+Enter (Cmd+Enter on a Mac) checks the program, from anywhere.
   document.addEventListener("keydown", (ev) => {
-    if (ev.target === editor || !$("tab-steps").classList.contains("active")) return;
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey) && !$("run-check").disabled) {
+      ev.preventDefault();
+      run("check");
+    }
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target === editor || ev.target.closest?.("#tabs") || !$("tab-steps").classList.contains("active")) return;
     if (ev.key === "ArrowRight") step(state.frame + 1);
     if (ev.key === "ArrowLeft") step(state.frame - 1);
   });

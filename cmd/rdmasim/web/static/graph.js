@@ -2,9 +2,11 @@
 // (opsem/dot): the initial writes in a row on top, one column per thread with
 // its events in program order downwards, po edges straight down the column,
 // every other relation a labelled curve in the relation's colour, the edges
-// of an sc cycle bold, and the legend below. A graph comes from the worker
-// as play.Graph: {title, threads, events: [{thread, label}], edges: [{from,
-// to, rel, bold}], key: [{name, colour, meaning}], bold}.
+// of an sc cycle bold, and the legend below, whose entries show and hide
+// their relation. Labels do not overlap each other and are drawn above the
+// event boxes; arrowheads have one size. A graph comes from the worker as
+// play.Graph: {title, threads, events: [{thread, label, source}], edges:
+// [{from, to, rel, bold}], key: [{name, colour, meaning}], bold}.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -51,7 +53,8 @@ function drawGraph(container, g) {
   const colour = (rel) => (key.find((k) => k.name === rel) || { colour: "grey" }).colour;
   const defs = svgEl("defs");
   for (const c of new Set(key.map((k) => k.colour).concat(["grey"]))) {
-    const m = svgEl("marker", { id: "arrow-" + c, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+    // Arrowheads of one size in user units, whatever the edge's width.
+    const m = svgEl("marker", { id: "arrow-" + c, viewBox: "0 0 10 10", refX: 9, refY: 5, markerUnits: "userSpaceOnUse", markerWidth: 9, markerHeight: 9, orient: "auto-start-reverse" });
     m.appendChild(svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: c }));
     defs.appendChild(m);
   }
@@ -62,6 +65,23 @@ function drawGraph(container, g) {
   });
   const edges = svgEl("g", { class: "g-edges" });
   svg.appendChild(edges);
+  const labels = svgEl("g", { class: "g-labels" });
+  // Labels are placed where they overlap no label placed before them: a
+  // label that would is moved down, then up, a line at a time.
+  const placed = [];
+  const place = (x, y, text) => {
+    const w = 7 * text.length + 4, h = 13;
+    const free = (yy) => placed.every((r) => x + w <= r.x || r.x + r.w <= x || yy <= r.y - h || r.y + r.h <= yy - h);
+    for (let k = 0; k < 12; k++) {
+      const yy = y + (k % 2 ? -1 : 1) * Math.ceil(k / 2) * h;
+      if (free(yy)) {
+        placed.push({ x, y: yy - h + 3, w, h });
+        return yy;
+      }
+    }
+    placed.push({ x, y: y - h + 3, w, h });
+    return y;
+  };
   // Edges between the same two events are spread apart.
   const seen = new Map();
   for (const e of g.edges) {
@@ -94,20 +114,39 @@ function drawGraph(container, g) {
       lx = (sx + 2 * cx + tx) / 4; ly = (sy + 2 * cy + ty) / 4;
     }
     edges.appendChild(svgEl("path", Object.assign({ d }, attrs)));
-    edges.appendChild(svgEl("text", { x: lx + 3, y: ly, fill: c, class: "g-rel" + (e.bold ? " bold" : "") }, e.rel));
+    labels.appendChild(svgEl("text", { x: lx + 3, y: place(lx + 3, ly, e.rel), fill: c, class: "g-rel" + (e.bold ? " bold" : ""), "data-rel": e.rel }, e.rel));
   }
   g.events.forEach((e, i) => {
     const p = L.pos[i];
     const box = svgEl("g", { class: "g-event" + (e.thread < 0 ? " init" : ""), "data-event": i });
     box.appendChild(svgEl("rect", { x: p.x - L.boxW / 2, y: p.y - 13, width: L.boxW, height: 26, rx: 5 }));
     box.appendChild(svgEl("text", { x: p.x, y: p.y + 4 }, e.label));
+    if (e.source) box.appendChild(svgEl("title", {}, e.source));
     svg.appendChild(box);
   });
+  // Labels above the boxes, so that no box hides one.
+  svg.appendChild(labels);
   let y = L.height + 14;
+  // Each entry of the legend shows or hides its relation's edges.
   for (const k of key) {
-    svg.appendChild(svgEl("line", { x1: 14, y1: y - 4, x2: 44, y2: y - 4, stroke: k.colour, "stroke-width": 2 }));
-    svg.appendChild(svgEl("text", { x: 52, y, class: "g-key", fill: k.colour }, k.name));
-    svg.appendChild(svgEl("text", { x: 90, y, class: "g-key" }, k.meaning));
+    const item = svgEl("g", { class: "g-key-item", "data-rel": k.name, role: "button", tabindex: 0, "aria-pressed": "true" });
+    item.appendChild(svgEl("title", {}, "show or hide the " + k.name + " edges"));
+    item.appendChild(svgEl("line", { x1: 14, y1: y - 4, x2: 44, y2: y - 4, stroke: k.colour, "stroke-width": 2 }));
+    item.appendChild(svgEl("text", { x: 52, y, class: "g-key", fill: k.colour }, k.name));
+    item.appendChild(svgEl("text", { x: 90, y, class: "g-key" }, k.meaning));
+    const toggle = () => {
+      const hide = item.getAttribute("aria-pressed") === "true";
+      item.setAttribute("aria-pressed", String(!hide));
+      for (const el of svg.querySelectorAll(`.g-edges [data-rel="${k.name}"], .g-labels [data-rel="${k.name}"]`)) el.classList.toggle("off", hide);
+    };
+    item.addEventListener("click", toggle);
+    item.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        toggle();
+      }
+    });
+    svg.appendChild(item);
     y += 22;
   }
   if (g.bold) {
