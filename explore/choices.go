@@ -56,9 +56,10 @@ const minFrontierBudget = 4 << 20
 // With Store "mem" the visited set spills, beyond the budget, to a temporary
 // directory made at the first spill in StoreDir, else in the checkpoint
 // directory (where resuming clears what a killed run left), else in $TMPDIR.
-// With Store "pebble" each search has its own database: in StoreDir/search-N
-// (N = 1, 2, ..., cleared first when resuming, as it holds states past the
-// checkpoint), else a temporary one. With a disk store, a memory budget, a
+// With Store "pebble" each search has its own database: in
+// StoreDir/store-KEY (KEY the search's, Caller.Key; cleared first, as
+// what is there is an earlier search's; a temporary one in StoreDir for a
+// search without a key), else a temporary one. With a disk store, a memory budget, a
 // store directory or a frontier budget, the parent records and the frontier
 // beyond its budget go to disk too (see spill).
 func (c Choices) Settings() (Settings, error) {
@@ -82,7 +83,7 @@ func (c Choices) Settings() (Settings, error) {
 	case "mem":
 		dir := cmp.Or(c.StoreDir, c.Checkpoint)
 		popt := store.PebbleOptions{Temp: true, CacheBytes: store.SpillCache(budget)}
-		st.NewSet = func() (store.Set, error) {
+		st.NewSet = func(string) (store.Set, error) {
 			return store.NewSpill(budget, dir, popt), nil
 		}
 	case "pebble":
@@ -90,23 +91,30 @@ func (c Choices) Settings() (Settings, error) {
 		if c.MemBudget != "" {
 			popt.BufferBytes = int64(min(budget, math.MaxInt64))
 		}
-		n := 0
-		st.NewSet = func() (store.Set, error) {
+		st.NewSet = func(key string) (store.Set, error) {
 			// One database per search: a command may run several.
 			if c.StoreDir == "" {
 				return store.OpenPebble(c.Checkpoint, popt)
 			}
-			n++
-			// store-N, not search-N: with --store-dir equal to
-			// --checkpoint, a checkpoint's search-N must not be a
-			// database.
-			dir := filepath.Join(c.StoreDir, fmt.Sprintf("store-%d", n))
-			if c.Resume {
-				// The database of the interrupted run holds states
-				// past its checkpoint: start afresh.
-				if err := os.RemoveAll(dir); err != nil {
-					return nil, fmt.Errorf("clearing the store of the interrupted run: %w", err)
-				}
+			if key == "" {
+				// A search without a name (a worker's
+				// partition): a database of its own, removed
+				// when it closes.
+				tmp := popt
+				tmp.Temp = true
+				return store.OpenPebble(c.StoreDir, tmp)
+			}
+			// store-KEY, not search-KEY: with --store-dir equal to
+			// --checkpoint, a checkpoint's search-KEY must not be
+			// a database.
+			dir := filepath.Join(c.StoreDir, "store-"+key)
+			// A database already there is another run's (or
+			// another file's, as the key names the search and not
+			// the program; when resuming, the interrupted run's,
+			// which holds states past its checkpoint): start
+			// afresh.
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, fmt.Errorf("clearing the store of an earlier search: %w", err)
 			}
 			return store.OpenPebble(dir, popt)
 		}
@@ -167,13 +175,10 @@ func (c Choices) spill(budget uint64) (string, int64, error) {
 }
 
 // Checkpoints returns the Settings.Checkpoint of a run that checkpoints to
-// c.Checkpoint: the N-th search it opens (N = 0, 1, ...) checkpoints to the
-// directory search-N there, every c.CheckpointEvery, resuming if c.Resume.
-func (c Choices) Checkpoints() func() *Checkpoint {
-	n := 0
-	return func() *Checkpoint {
-		cp := &Checkpoint{Dir: filepath.Join(c.Checkpoint, fmt.Sprintf("search-%d", n)), Every: c.CheckpointEvery, Resume: c.Resume}
-		n++
-		return cp
+// c.Checkpoint: the search of key KEY checkpoints to the directory
+// search-KEY there, every c.CheckpointEvery, resuming if c.Resume.
+func (c Choices) Checkpoints() func(key string) *Checkpoint {
+	return func(key string) *Checkpoint {
+		return &Checkpoint{Dir: filepath.Join(c.Checkpoint, "search-"+key), Every: c.CheckpointEvery, Resume: c.Resume}
 	}
 }

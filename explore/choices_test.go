@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,21 +66,24 @@ func TestChoicesSettings(t *testing.T) {
 	}
 }
 
-// TestChoicesCheckpoints checks that each search gets its own directory.
+// TestChoicesCheckpoints checks that each search gets the directory of its
+// key, whatever the order in which the searches ask.
 func TestChoicesCheckpoints(t *testing.T) {
 	c := Choices{Checkpoint: "ck", CheckpointEvery: time.Second, Resume: true}
-	next := c.Checkpoints()
-	for i, want := range []string{"search-0", "search-1"} {
-		cp := next()
-		if cp.Dir != filepath.Join("ck", want) || cp.Every != time.Second || !cp.Resume {
-			t.Errorf("search %d: got %+v", i, cp)
+	dirs := c.Checkpoints()
+	for _, key := range []string{"0123abcd", "ffff0000", "0123abcd"} {
+		cp := dirs(key)
+		if cp.Dir != filepath.Join("ck", "search-"+key) || cp.Every != time.Second || !cp.Resume {
+			t.Errorf("search %s: got %+v", key, cp)
 		}
 	}
 }
 
-// TestChoicesStoreDirs: the Pebble database of each search is store-N under
-// --store-dir, so that a store directory equal to the checkpoint directory
-// puts no database in a checkpoint's search-N.
+// TestChoicesStoreDirs: the Pebble database of each search is store-KEY
+// under --store-dir, so that a store directory equal to the checkpoint
+// directory puts no database in a checkpoint's search-KEY; what an earlier
+// search left there is cleared; a search without a key gets a temporary
+// database there, removed when it closes.
 func TestChoicesStoreDirs(t *testing.T) {
 	dir := t.TempDir()
 	c := Choices{Order: "bfs", Store: "pebble", StoreDir: dir, Checkpoint: dir}
@@ -89,17 +91,35 @@ func TestChoicesStoreDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i <= 2; i++ {
-		set, err := st.NewSet()
+	stale := filepath.Join(dir, "store-b", "stale")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"a", "b"} {
+		set, err := st.NewSet(key)
 		if err != nil {
 			t.Fatal(err)
 		}
 		set.Close()
-		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("store-%d", i))); err != nil {
-			t.Errorf("search %d: %v", i, err)
+		if _, err := os.Stat(filepath.Join(dir, "store-"+key)); err != nil {
+			t.Errorf("search %s: %v", key, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "search-1")); err == nil {
-		t.Error("a database in search-1, a checkpoint's directory")
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("store-b still holds what an earlier search left")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "search-a")); err == nil {
+		t.Error("a database in search-a, a checkpoint's directory")
+	}
+	before, _ := os.ReadDir(dir)
+	set, err := st.NewSet("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	during, _ := os.ReadDir(dir)
+	set.Close()
+	after, _ := os.ReadDir(dir)
+	if len(during) != len(before)+1 || len(after) != len(before) {
+		t.Errorf("a search without a key: %d entries before, %d during, %d after; want a temporary database", len(before), len(during), len(after))
 	}
 }

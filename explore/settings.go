@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,13 +27,15 @@ type Settings struct {
 	// symmetry, when it has one.
 	Symmetry bool
 	// NewSet, when non-nil, makes the visited set of each search (e.g. a
-	// Pebble set on disk); the search's close closes it. Nil: in memory.
-	NewSet func() (store.Set, error)
+	// Pebble set on disk) from the search's key (Caller.Key, "" for a
+	// search without one); the search's close closes it. Nil: in memory.
+	NewSet func(key string) (store.Set, error)
 	// Checkpoint, when non-nil, makes each search checkpoint itself: it is
-	// called once per search, in the order the searches are opened, and
-	// returns the search's Checkpoint (its directory, period and whether
-	// to resume), or nil for none. Nil: no checkpoints.
-	Checkpoint     func() *Checkpoint
+	// called with the search's key (Caller.Key), which names it among the
+	// run's searches whatever the order they are opened in, and returns
+	// the search's Checkpoint (its directory, period and whether to
+	// resume), or nil for none. Nil: no checkpoints.
+	Checkpoint     func(key string) *Checkpoint
 	SpillDir       string
 	FrontierBudget int64
 	// Remote, when non-nil, makes the Remote that expands each search
@@ -51,8 +54,15 @@ type RemoteCloser interface {
 
 // Caller is what the caller of one search brings to it: the fields of
 // Options that are the caller's (Name, Trace, Visit, and for checkpoints
-// Meta, Save and Restore), with Meta any value that encodes to JSON.
+// Meta, Save and Restore), with Meta any value that encodes to JSON, and
+// the search's key.
 type Caller struct {
+	// Key names the search among those of a run, from what it searches
+	// (for rdmasim's machines, the key of its job, opsem/job): its
+	// checkpoint and its visited set on disk are named after it, so that
+	// a resumed run finds each search's whatever order it opens them in.
+	// A checkpointed search needs one; explore does not interpret it.
+	Key     string
 	Name    string
 	Trace   bool
 	Visit   func(id uint64, s []byte, depth int) bool
@@ -69,7 +79,7 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 	var set store.Set
 	closeSet := func() {}
 	if st.NewSet != nil {
-		if set, err = st.NewSet(); err != nil {
+		if set, err = st.NewSet(c.Key); err != nil {
 			return nil, nil, fmt.Errorf("opening the visited set: %w", err)
 		}
 		closeSet = func() { set.Close() }
@@ -86,7 +96,11 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 	var ck *Checkpoint
 	var meta json.RawMessage
 	if st.Checkpoint != nil {
-		if ck = st.Checkpoint(); ck != nil {
+		if c.Key == "" {
+			closeSet()
+			return nil, nil, errors.New("a checkpointed search without a key (explore.Caller.Key) to name its checkpoint")
+		}
+		if ck = st.Checkpoint(c.Key); ck != nil {
 			if meta, err = json.Marshal(c.Meta); err != nil {
 				closeSet()
 				return nil, nil, fmt.Errorf("describing the search: %w", err)

@@ -245,10 +245,12 @@ func killAndResume(t *testing.T, rng *rand.Rand, args []string, want string, too
 // midSearch reports whether the checkpoint in dir holds a search that
 // started but did not finish, and how many states it saved.
 func midSearch(dir string) (uint64, bool) {
-	for i := 0; ; i++ {
-		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("search-%d", i), "manifest.json"))
+	// Each search's directory is named by its job's key (search-KEY).
+	manifests, _ := filepath.Glob(filepath.Join(dir, "search-*", "manifest.json"))
+	for _, path := range manifests {
+		data, err := os.ReadFile(path)
 		if err != nil {
-			return 0, false
+			continue
 		}
 		var m struct {
 			Finished bool   `json:"finished"`
@@ -258,6 +260,7 @@ func midSearch(dir string) (uint64, bool) {
 			return m.States, m.States > 1
 		}
 	}
+	return 0, false
 }
 
 // TestCheckpointInProcess checkpoints and resumes explore and robust in
@@ -496,7 +499,7 @@ func TestResumeSearchFailure(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		command []string // interrupted at once, with --checkpoint
-		file    string   // of the first search, corrupted
+		file    string   // of each search, corrupted
 		corrupt func(path string) error
 		want    string
 	}{
@@ -513,8 +516,16 @@ func TestResumeSearchFailure(t *testing.T) {
 			if code := run(ctx, args, &stdout, &stderr); code != exitInterrupt {
 				t.Fatalf("interrupted run: exit %d, want %d\n%s", code, exitInterrupt, stderr.String())
 			}
-			if err := tc.corrupt(filepath.Join(dir, "search-0", tc.file)); err != nil {
-				t.Fatal(err)
+			// The searches' directories are named by their jobs'
+			// keys: corrupt the file in each.
+			searches, _ := filepath.Glob(filepath.Join(dir, "search-*", tc.file))
+			if len(searches) == 0 {
+				t.Fatalf("no search-*/%s in %s", tc.file, dir)
+			}
+			for _, path := range searches {
+				if err := tc.corrupt(path); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, args := range [][]string{{"resume", dir}, {"resume", "--json", dir}} {
 				stdout.Reset()

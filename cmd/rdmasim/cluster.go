@@ -13,8 +13,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/explore/dist"
-	"rdmasim/opsem/cluster"
-	"rdmasim/opsem/machine"
+	"rdmasim/opsem/job"
 )
 
 // natsFlags are how a command reaches a NATS server: its URL, and the
@@ -148,22 +147,21 @@ func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), e
 	return nc, func() { nc.Close(); stop() }, nil
 }
 
-// remote returns the Settings.Remote of the search of the program in file,
-// read with params, under sem with the machine options mopt, on the cluster of nc.
-func (f *clusterFlags) remote(nc *nats.Conn, e *env, file string, params map[string]int, sem machine.Semantics, mopt machine.Options) func() (explore.RemoteCloser, error) {
+// remote returns the Settings.Remote of the search that j describes (its
+// program's text included, read now), on the cluster of nc.
+func (f *clusterFlags) remote(nc *nats.Conn, e *env, j job.Job) func() (explore.RemoteCloser, error) {
 	return func() (explore.RemoteCloser, error) {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("reading program: %w", err)
-		}
-		payload, err := cluster.Encode(file, src, params, sem, mopt)
-		if err != nil {
-			return nil, err
+		if j.Source == nil {
+			src, err := os.ReadFile(j.File)
+			if err != nil {
+				return nil, fmt.Errorf("reading program: %w", err)
+			}
+			j.Source = src
 		}
 		return dist.NewCoordinator(nc, dist.Config{
 			Partitions: f.partitions,
-			Payload:    payload,
-			Name:       fmt.Sprintf("%s %s", file, sem),
+			Payload:    j.Encode(),
+			Name:       fmt.Sprintf("%s %s", j.File, j.Semantics),
 			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim explore: %s\n", s) },
 			Memory:     f.cluster != "",
 			Replicas:   f.replicas,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
@@ -41,13 +42,17 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 	}
 	code = exitOK
 	for _, file := range fs.Args() {
-		p, err := sf.params.load(ctx, file)
+		j := sf.searchJob(job.Outcomes, file, s)
+		p, err := j.Program(ctx)
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
 		}
 		if nc != nil {
-			opt.Remote = cf.remote(nc, e, file, sf.params, s, opt.Machine)
+			// verdict.Compute does not reduce by symmetry a search
+			// that other processes expand: nor do its workers.
+			j.Symmetry = false
+			opt.Remote = cf.remote(nc, e, j)
 		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {

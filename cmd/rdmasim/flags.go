@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rdmasim/explore"
+	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/verdict"
 )
@@ -55,6 +56,15 @@ func (f *searchFlags) interrupted(e *env, cmd, covers string) {
 		msg += fmt.Sprintf("; the search is saved in %s: continue it with 'rdmasim resume %s'", f.Checkpoint, f.Checkpoint)
 	}
 	fmt.Fprintln(e.stderr, msg)
+}
+
+// searchJob returns the description of the search of kind on file under
+// sem that the flags choose: the params, the machine's bounds and
+// reduction, symmetry unless --no-symmetry (job.Job).
+func (f *searchFlags) searchJob(kind job.Kind, file string, sem machine.Semantics) job.Job {
+	return job.Job{Kind: kind, File: file, Params: f.params, Semantics: sem,
+		Machine:  job.MachineOptions{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce},
+		Symmetry: !f.NoSymmetry}
 }
 
 // options checks the flags and returns the options of the searches.

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"rdmasim/explore/ckpt"
+	"rdmasim/opsem/job"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
@@ -18,11 +20,13 @@ import (
 // A command run with --checkpoint DIR (check, explore or robust, on one input
 // file) saves itself in DIR: the run manifest run.json (explore/ckpt's Run,
 // with every flag of the command and its value, those given and the
-// defaults), and the checkpoint of the N-th exploration of a machine that
-// the command runs in DIR/search-N (explore.Choices.Checkpoints; check
-// explores the RDMA machine, then the SC one, then, for an expect robust
-// line, the RDMA machine with event graphs; robust the decider's
-// instrumented machine, then the RDMA machine with event graphs, as its
+// defaults), and the checkpoint of each exploration of a machine that the
+// command runs in DIR/search-KEY, KEY the key of the search's job (opsem/job:
+// which machine, with which options; explore.Choices.Checkpoints), so that a
+// resumed run finds each search's checkpoint whatever the order it runs them
+// in (check explores the RDMA machine and the SC one and, for an expect
+// robust line, the RDMA machine with event graphs; robust the decider's
+// instrumented machine or the RDMA machine with event graphs, as its
 // --method asks), with the outcomes, counts and witness collected so far.
 //
 // rdmasim resume DIR checks that the program file still has the recorded
@@ -88,9 +92,31 @@ func cmdResume(ctx context.Context, args []string, e *env) int {
 	return cmd.run(ctx, cargs, e)
 }
 
+// manifestJob returns the job that the run manifest of a checkpointed
+// command records: that of the first search it runs, without the program
+// (the manifest names its file and the SHA-256 of its text) — an outcome
+// search for check and explore (of the SC machine under --semantics sc), the
+// decider's for robust unless --method asks for enumeration alone. The
+// command's other searches differ from it in kind or semantics only, so
+// that a resumed run whose flags make another job (another rdmasim that
+// describes or names searches otherwise) is refused.
+func (f *searchFlags) manifestJob(command, semantics, method string) job.Job {
+	kind, sem := job.Outcomes, machine.RDMA
+	if semantics == "sc" {
+		sem = machine.SC
+	}
+	if command == "robust" {
+		kind, sem = job.Decide, machine.RDMA
+		if method == string(robust.EnumMachine) || method == "both" {
+			kind = job.RobustEnum
+		}
+	}
+	return f.searchJob(kind, "", sem)
+}
+
 // setupCheckpoint validates --checkpoint (and --resume) for the command, writes
 // run.json for a new run or checks it when resuming, and makes opt checkpoint
-// each machine search in a directory search-N of the checkpoint directory.
+// each machine search in a directory search-KEY of the checkpoint directory.
 func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *verdict.Options) error {
 	dir := f.Checkpoint
 	switch {
@@ -101,26 +127,27 @@ func (f *searchFlags) setupCheckpoint(fs *pflag.FlagSet, command string, opt *ve
 	case f.CheckpointEvery < 0:
 		return fmt.Errorf("--checkpoint-every %v: want a duration of 0 or more", f.CheckpointEvery)
 	}
-	params := ckpt.RunParams{Unroll: f.unroll, MaxInflight: f.maxInflight, MaxStates: f.MaxStates, Timeout: f.Timeout.String(),
+	params := ckpt.RunParams{MaxStates: f.MaxStates, Timeout: f.Timeout.String(),
 		Order: f.Order, Workers: f.Workers, Store: f.Store, CheckpointEvery: f.CheckpointEvery.String()}
 	params.MemBudget, _ = f.Budget()
+	var semantics, method string
 	if fl := fs.Lookup("semantics"); fl != nil {
-		params.Semantics = fl.Value.String()
-		if command == "check" && params.Semantics == "axiom" {
+		semantics = fl.Value.String()
+		if command == "check" && semantics == "axiom" {
 			return errors.New("--checkpoint saves the explorations of the machines, which --semantics axiom does not run")
 		}
 	}
 	if fl := fs.Lookup("method"); fl != nil {
-		params.Method = fl.Value.String()
+		method = fl.Value.String()
 	}
 	file := fs.Arg(0)
 	if command == "robust" {
 		p, _ := f.params.load(context.Background(), file) // a file that does not parse is reported by the command itself
-		if err := robust.Checkpointable(params.Method, p); err != nil {
+		if err := robust.Checkpointable(method, p); err != nil {
 			return err
 		}
 	}
-	rm := &ckpt.Run{Command: command, File: file, Params: params}
+	rm := &ckpt.Run{Command: command, File: file, Params: params, Job: f.manifestJob(command, semantics, method).Encode()}
 	fs.VisitAll(func(fl *pflag.Flag) {
 		if !slices.Contains(notSaved, fl.Name) {
 			rm.Flags = append(rm.Flags, "--"+fl.Name+"="+fl.Value.String())

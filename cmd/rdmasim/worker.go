@@ -8,7 +8,8 @@ import (
 	"rdmasim/corpus/suite"
 	"rdmasim/explore"
 	"rdmasim/explore/dist"
-	"rdmasim/opsem/cluster"
+	"rdmasim/opsem/job"
+	"rdmasim/store"
 )
 
 // cmdWorker serves the partitions of distributed searches (explore --nats,
@@ -42,7 +43,7 @@ func cmdWorker(ctx context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	defer nc.Close()
-	w := &dist.Worker{Factory: cluster.Machine, ID: *id, Once: *once, NewSet: st.NewSet,
+	w := &dist.Worker{Factory: job.Machine, ID: *id, Once: *once, NewSet: func() (store.Set, error) { return st.NewSet("") },
 		Tasks: map[string]func(context.Context, []byte) ([]byte, error){suite.TaskKind: suite.Task},
 		Log: func(s string) {
 			if !*quiet || strings.Contains(s, " refuses ") || strings.Contains(s, " failed") {

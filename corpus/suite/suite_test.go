@@ -130,7 +130,7 @@ func TestSearchFailed(t *testing.T) {
 	file := write(t, t.TempDir(), "sb.rdma", "node A { x = 0 }\nthread T0 on A { x := 1 }\nexists (x = 1)\nexpect rdma allowed\n")
 	full := errors.New("disk full")
 	opt := Options{Verdict: verdict.Options{Machine: machine.DefaultOptions(),
-		Settings: explore.Settings{NewSet: func() (store.Set, error) { return nil, full }}}}
+		Settings: explore.Settings{NewSet: func(string) (store.Set, error) { return nil, full }}}}
 	row := Check(context.Background(), file, opt)
 	if row.Result != Fail || row.Cells[RDMA] != CellError || !row.SearchFailed || !strings.Contains(row.Error, "disk full") {
 		t.Errorf("%+v", row)

@@ -19,11 +19,14 @@ import (
 // DIR writes DIR/run.json (RunName), atomically, before any search: the
 // format version (RunFormat), the command, every flag with its value, the
 // program file as given and its absolute path, the SHA-256 of its text, the
-// fingerprint seed, the search checkpoints' Format and the parsed search
-// parameters. Each search of the command then checkpoints itself in a
-// subdirectory of DIR (see Open). Resuming reads run.json back, checks that
-// the program is unchanged, and runs the command again with the recorded
-// flags. The manifest knows commands, flags and programs only as strings.
+// fingerprint seed, the search checkpoints' Format, the parsed search
+// parameters and the command's description of its searches (Job: for
+// rdmasim, opsem/job's encoding, as opaque bytes here). Each search of the
+// command then checkpoints itself in a subdirectory of DIR (see Open), which
+// the command names by the search's key. Resuming reads run.json back,
+// checks that the program and the description are unchanged, and runs the
+// command again with the recorded flags. The manifest knows commands, flags,
+// programs and searches only as strings and bytes.
 
 // FrontierPattern names, for os.CreateTemp and filepath.Glob, the segment
 // files a breadth-first frontier spills to.
@@ -31,7 +34,7 @@ const FrontierPattern = "rdmasim-frontier-*.seg"
 
 // RunFormat is the version of run.json. A manifest of another version is
 // refused.
-const RunFormat = 1
+const RunFormat = 2
 
 // RunName is the name of the run manifest in a checkpoint directory.
 const RunName = "run.json"
@@ -47,14 +50,18 @@ type Run struct {
 	FingerprintSeed  [2]uint64 `json:"fingerprint_seed"`
 	CheckpointFormat int       `json:"checkpoint_format"` // Format
 	Params           RunParams `json:"params"`
-	Created          time.Time `json:"created"`
+	// Job is how the command describes its searches (JSON, which the
+	// manifest keeps and compares and does not read): resuming refuses a
+	// run whose command now describes them otherwise, as their
+	// checkpoints' names and contents may then differ.
+	Job     json.RawMessage `json:"job,omitempty"`
+	Created time.Time       `json:"created"`
 }
 
-// RunParams are the parsed search parameters of a run, for people reading
-// run.json; resuming uses Run.Flags.
+// RunParams are the parsed search parameters of a run (those of explore's
+// Choices; the machine's are in Run.Job), for people reading run.json;
+// resuming uses Run.Flags.
 type RunParams struct {
-	Unroll          int    `json:"unroll"`
-	MaxInflight     int    `json:"max_inflight"`
 	MaxStates       uint64 `json:"max_states"`
 	Timeout         string `json:"timeout"`
 	Order           string `json:"order"`
@@ -62,8 +69,6 @@ type RunParams struct {
 	Store           string `json:"store"`
 	MemBudget       uint64 `json:"mem_budget_bytes"`
 	CheckpointEvery string `json:"checkpoint_every"`
-	Semantics       string `json:"semantics,omitempty"`
-	Method          string `json:"method,omitempty"`
 }
 
 // CreateRun starts a new run in dir: it refuses a directory that already
@@ -93,13 +98,18 @@ func CreateRun(dir string, r *Run) error {
 
 // StartRun begins a run with checkpoints in dir: a new one (CreateRun), or
 // with resume the continuation of the run dir holds (ResumeRun, then
-// RemoveLeftovers of it and of storeDir).
+// RemoveLeftovers of it and of storeDir), which must describe its searches
+// as r.Job does.
 func StartRun(dir string, r *Run, resume bool, storeDir string) error {
 	if !resume {
 		return CreateRun(dir, r)
 	}
-	if _, err := ResumeRun(dir, r.Command, r.File); err != nil {
+	old, err := ResumeRun(dir, r.Command, r.File)
+	if err != nil {
 		return err
+	}
+	if !sameJSON(old.Job, r.Job) {
+		return fmt.Errorf("%s is a checkpoint of searches described as %s, which this rdmasim describes as %s (another version?): run them again", dir, old.Job, r.Job)
 	}
 	return RemoveLeftovers(dir, storeDir)
 }

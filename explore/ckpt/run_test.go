@@ -1,6 +1,7 @@
 package ckpt
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,22 +17,23 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(tmp, "ck")
-	params := RunParams{Unroll: 2, MaxInflight: 8, Order: "bfs", Store: "mem"}
-	if err := CreateRun(dir, &Run{Command: "check", File: file, Flags: []string{"--unroll=2"}, Params: params}); err != nil {
+	params := RunParams{MaxStates: 10, Order: "bfs", Store: "mem"}
+	job := json.RawMessage(`{"kind":"outcomes","unroll":2}`)
+	if err := CreateRun(dir, &Run{Command: "check", File: file, Flags: []string{"--unroll=2"}, Params: params, Job: job}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Format != RunFormat || r.CheckpointFormat != Format || r.Command != "check" || r.Params != params ||
+	if r.Format != RunFormat || r.CheckpointFormat != Format || r.Command != "check" || r.Params != params || !sameJSON(r.Job, job) ||
 		len(r.Flags) != 1 || r.Flags[0] != "--unroll=2" || len(r.ProgramSHA256) != 64 || !filepath.IsAbs(r.FileAbs) {
 		t.Fatalf("read back %+v", r)
 	}
 	if got, err := r.Program(); err != nil || got != file {
 		t.Fatalf("Program() = %q, %v; want %q", got, err, file)
 	}
-	if err := StartRun(dir, &Run{Command: "check", File: file}, true, ""); err != nil {
+	if err := StartRun(dir, &Run{Command: "check", File: file, Job: job}, true, ""); err != nil {
 		t.Fatal(err)
 	}
 
@@ -43,7 +45,7 @@ func TestRun(t *testing.T) {
 	if err := os.MkdirAll(bad, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(bad, RunName), []byte(`{"format": 2}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(bad, RunName), []byte(`{"format": 1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -53,7 +55,10 @@ func TestRun(t *testing.T) {
 	}{
 		{"exists", func() error { return StartRun(dir, &Run{Command: "check", File: file}, false, "") }, "already holds a checkpoint"},
 		{"no manifest", func() error { _, err := ReadRun(tmp); return err }, "holds no checkpoint"},
-		{"format", func() error { _, err := ReadRun(bad); return err }, "a checkpoint of format 2"},
+		{"format", func() error { _, err := ReadRun(bad); return err }, "a checkpoint of format 1"},
+		{"job", func() error {
+			return StartRun(dir, &Run{Command: "check", File: file, Job: json.RawMessage(`{"kind":"outcomes","unroll":3}`)}, true, "")
+		}, "which this rdmasim describes as"},
 		{"command", func() error { _, err := ResumeRun(dir, "robust", file); return err }, "not of rdmasim robust"},
 		{"program", func() error { _, err := ResumeRun(dir, "check", other); return err }, "not of rdmasim check on " + other},
 		{"changed", func() error {

@@ -1,11 +1,13 @@
 package dist
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -43,20 +45,25 @@ type Config struct {
 	// run's stream and of the buckets, so that the run survives the loss
 	// of a server (1 if 0).
 	Replicas int
+	// LostAfter is how long a level waits for a partition whose records
+	// arrived short to be served again before it says they are lost
+	// (ErrLost); 0: lostAfter.
+	LostAfter time.Duration
 }
 
 // A Coordinator is the explore.Remote of a distributed search: it publishes
 // the run, merges the partitions' levels into the search's order (see the
 // package documentation) and numbers their states. Close ends the run.
 type Coordinator struct {
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	runs     jetstream.KeyValue
-	spec     Spec
-	stream   jetstream.Stream
-	log      func(string)
-	memory   bool
-	replicas int
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	runs      jetstream.KeyValue
+	spec      Spec
+	stream    jetstream.Stream
+	log       func(string)
+	memory    bool
+	replicas  int
+	lostAfter time.Duration
 
 	next    uint64              // the id the next level's first state gets
 	workers map[string]bool     // the incarnations that expanded states
@@ -80,7 +87,7 @@ func NewCoordinator(nc *nats.Conn, cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), workers: map[string]bool{},
+	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), lostAfter: cmp.Or(cfg.LostAfter, lostAfter), workers: map[string]bool{},
 		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}}
 	c.spec = Spec{Run: nuid.Next(), Name: cfg.Name, Partitions: cfg.Partitions, Payload: cfg.Payload,
 		Version: cfg.Version, Seed: store.FingerprintSeed(), Batch: cfg.Batch, Protocol: protocol}
@@ -178,12 +185,17 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	n := c.spec.Partitions
 	run := c.spec.Run
 	exps, news := newCollector(n), newCollector(n)
-	since := time.Now()
+	since, checked := time.Now(), time.Now()
 	subjects := []string{
 		fmt.Sprintf("rdmasim.%s.exp.%d.*", run, depth),
 		fmt.Sprintf("rdmasim.%s.new.%d.*", run, depth+1),
 	}
-	err := read(ctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
+	// rctx ends the wait when a worker found that the stream lost
+	// messages (lost): the level can then never be completed.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lost error
+	err := read(rctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
 		col := news
 		if kindOf(m.Subject()) == "exp" {
 			col = exps
@@ -194,12 +206,25 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 		return exps.left == 0 && news.left == 0, nil
 	}, func() {
 		c.checkRefusals(ctx)
+		if time.Since(checked) > lostEvery {
+			if lost = c.checkLost(ctx, depth); lost == nil {
+				lost = c.shortLost(ctx, depth, exps, news)
+			}
+			if lost != nil {
+				cancel()
+				return
+			}
+			checked = time.Now()
+		}
 		if time.Since(since) > unservedAfter {
 			c.checkUnserved(ctx, depth, exps, news)
 			since = time.Now()
 		}
 		wait()
 	})
+	if lost != nil {
+		return lost
+	}
 	if err != nil {
 		return err
 	}
@@ -305,6 +330,47 @@ func (c *Coordinator) checkRefusals(ctx context.Context) {
 			c.log(string(e.Value()))
 		}
 	}
+}
+
+// lostEvery is how often a waiting level looks for the records of workers
+// that found messages of the run lost (see ErrLost).
+const lostEvery = time.Second
+
+// checkLost returns the error that ends a run, at level depth, whose
+// workers recorded that its stream lost messages (Worker.lost), or nil.
+func (c *Coordinator) checkLost(ctx context.Context, depth int) error {
+	keys, err := c.runs.ListKeysFiltered(ctx, c.spec.Run+".lost.>")
+	if err != nil {
+		return nil
+	}
+	var first string
+	for k := range keys.Keys() { // every key, so that the lister ends
+		if first == "" {
+			first = k
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	why := first
+	if e, err := c.runs.Get(ctx, first); err == nil {
+		why = string(e.Value())
+	}
+	// why ends with ErrLost's text: wrap ErrLost itself.
+	why = strings.TrimSuffix(why, ErrLost.Error())
+	return fmt.Errorf("dist: level %d cannot be completed, the run stops: %s%w", depth, why, ErrLost)
+}
+
+// shortLost returns the ErrLost of level depth when a partition's expansion
+// records or new states arrived short and were not sent again (see
+// shorts.lost), or nil.
+func (c *Coordinator) shortLost(ctx context.Context, depth int, exps, news *collector) error {
+	for _, col := range []*collector{exps, news} {
+		if err := col.short.lost(ctx, c.claims, c.spec.Run, func(k int) bool { return col.done[k] == nil }, c.lostAfter); err != nil {
+			return fmt.Errorf("dist: level %d cannot be completed, the run stops: %w", depth, err)
+		}
+	}
+	return nil
 }
 
 // unservedAfter is how long a level waits before the coordinator says which

@@ -46,9 +46,11 @@ package dist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -182,12 +184,74 @@ func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, c
 // read reads the messages of the run's stream on the subjects, from the
 // first, calling each until it says done; while none arrives it calls wait
 // (if not nil) every 100ms. It returns ctx's error when ctx is done.
+//
+// Should its consumer fail (the server went away: it shut down, or was
+// killed and restarted), read waits for the connection to come back and
+// reads on from the message after the last one it handed to each, with a
+// new consumer; when the server does not come back within stallWait, it
+// returns the error.
 func read(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
-	cons, err := js.OrderedConsumer(ctx, streamName(run), jetstream.OrderedConsumerConfig{FilterSubjects: subjects, MaxResetAttempts: 5})
+	var next uint64 // the stream sequence to read on from; 0: the first
+	for {
+		failed, err := readFrom(ctx, js, run, subjects, &next, each, wait)
+		if failed == nil {
+			return err
+		}
+		if err := reconnected(ctx, js, run, stallWait); err != nil {
+			return fmt.Errorf("dist: reading %v: %v, and then %w", subjects, failed, err)
+		}
+	}
+}
+
+// reconnected waits, at most patience, until the server serves the run's
+// stream again: after the server went away, the client may not yet know it,
+// and a server that restarts takes a moment to restore its streams.
+func reconnected(ctx context.Context, js jetstream.JetStream, run string, patience time.Duration) error {
+	deadline := time.Now().Add(patience)
+	for {
+		// Let the client see the server go away.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+		if js.Conn().IsConnected() {
+			sctx, cancel := context.WithTimeout(ctx, time.Second)
+			_, err := js.Stream(sctx, streamName(run))
+			cancel()
+			if err == nil || errors.Is(err, jetstream.ErrStreamNotFound) {
+				return nil // not found: the run is over, as the next read says
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the NATS server did not serve the run's stream again within %v", patience)
+		}
+	}
+}
+
+// readExpiry is how long a read's pull requests last; the server sends
+// heartbeats four times as often, so that a consumer the server lost (it
+// restarted) is noticed within half of it and made again.
+const readExpiry = 8 * time.Second
+
+// readFrom is read with one consumer, from the stream sequence *next (0:
+// the first message), which it advances past each message handed to each.
+// failed is the consumer's error when it failed (read makes another), else
+// nil, and err read's result.
+func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects []string, next *uint64, each func(jetstream.Msg) (bool, error), wait func()) (failed, err error) {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: subjects, MaxResetAttempts: 1}
+	if *next > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, *next
+	}
+	cons, err := js.OrderedConsumer(ctx, streamName(run), cfg)
 	if err != nil {
-		return fmt.Errorf("dist: reading %v: %w", subjects, err)
+		if ctx.Err() == nil && !js.Conn().IsConnected() {
+			return err, nil
+		}
+		return nil, fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
 	msgs := make(chan jetstream.Msg, 64)
+	errs := make(chan error, 1)
 	done := make(chan struct{})
 	defer close(done)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
@@ -195,9 +259,18 @@ func read(ctx context.Context, js jetstream.JetStream, run string, subjects []st
 		case msgs <- m:
 		case <-done:
 		}
-	}, jetstream.PullMaxBytes(8<<20))
+	}, jetstream.PullMaxBytes(8<<20), jetstream.PullExpiry(readExpiry), jetstream.PullHeartbeat(readExpiry/4), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		// The server going away (it shut down, it restarted and lost
+		// the consumer, whose heartbeats then stop) ends this
+		// consumer, which may not recover by itself: read makes a
+		// new one once the server serves the stream again.
+		select {
+		case errs <- err:
+		default:
+		}
+	}))
 	if err != nil {
-		return fmt.Errorf("dist: reading %v: %w", subjects, err)
+		return nil, fmt.Errorf("dist: reading %v: %w", subjects, err)
 	}
 	defer func() {
 		cc.Stop()
@@ -217,14 +290,19 @@ func read(ctx context.Context, js jetstream.JetStream, run string, subjects []st
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
+		case err := <-errs:
+			return err, nil
 		case <-tick.C:
 			if wait != nil {
 				wait()
 			}
 		case m := <-msgs:
+			if meta, err := m.Metadata(); err == nil {
+				*next = meta.Sequence.Stream + 1
+			}
 			if done, err := each(m); err != nil || done {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -304,7 +382,11 @@ const stallWait = 30 * time.Second
 // server on a loaded machine answers slowly, and a request that times out
 // costs a level's work.
 func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second))
+	// A message that the server never acknowledges (it went away with
+	// it) fails its publish after stallWait: the level that sent it
+	// fails, and its partition is served again.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second),
+		jetstream.WithPublishAsyncTimeout(stallWait))
 	if err != nil {
 		return nil, fmt.Errorf("dist: %w", err)
 	}
@@ -313,12 +395,17 @@ func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
 
 // A collector gathers the messages of one subject per partition, as several
 // incarnations of a worker may have sent them, and keeps, per partition, the
-// data of the first incarnation whose end marker arrives.
+// data of the first incarnation whose end marker arrives with the count of
+// data messages that arrived. An incarnation whose end marker counts more
+// (the stream lacks some of its messages) is short: its data are dropped,
+// and the collector waits for another incarnation of the partition, which
+// comes if the short one's worker found its publishes failed (see shorts).
 type collector struct {
 	n     int
 	parts []map[string]*incData // per partition, per incarnation
 	done  []*incData            // per partition, once complete
 	left  int
+	short shorts
 }
 
 type incData struct {
@@ -328,15 +415,15 @@ type incData struct {
 }
 
 func newCollector(n int) *collector {
-	c := &collector{n: n, parts: make([]map[string]*incData, n), done: make([]*incData, n), left: n}
+	c := &collector{n: n, parts: make([]map[string]*incData, n), done: make([]*incData, n), left: n, short: shorts{}}
 	for i := range c.parts {
 		c.parts[i] = map[string]*incData{}
 	}
 	return c
 }
 
-// add takes a message; it fails on a malformed one or an end marker whose
-// count disagrees with the data messages seen.
+// add takes a message; it fails on a malformed one. An end marker that
+// counts more data messages than arrived makes its incarnation short.
 func (c *collector) add(m jetstream.Msg) error {
 	h := m.Headers()
 	from, err := strconv.Atoi(h.Get(hFrom))
@@ -357,8 +444,14 @@ func (c *collector) add(m jetstream.Msg) error {
 		d.bodies = append(d.bodies, m.Data())
 		return nil
 	}
-	if n, err := strconv.Atoi(end); err != nil || n != len(d.bodies) {
-		return fmt.Errorf("dist: the end marker on %s of %s says %s messages, %d arrived", m.Subject(), inc, end, len(d.bodies))
+	n, err := strconv.Atoi(end)
+	if err != nil {
+		return fmt.Errorf("dist: the end marker on %s of %s: a count %q", m.Subject(), inc, end)
+	}
+	if n != len(d.bodies) {
+		c.short.add(from, inc, fmt.Sprintf("the end marker on %s of %s says %d messages, %d arrived", m.Subject(), inc, n, len(d.bodies)))
+		delete(c.parts[from], inc)
+		return nil
 	}
 	d.hdr = h
 	c.done[from] = d
@@ -366,6 +459,42 @@ func (c *collector) add(m jetstream.Msg) error {
 	c.left--
 	return nil
 }
+
+// shorts are the short incarnations of the partitions whose messages a
+// reader waits for: per partition, the last one, what was short and when it
+// was seen.
+type shorts map[int]short
+
+type short struct {
+	inc, what string
+	since     time.Time
+}
+
+func (s shorts) add(k int, inc, what string) { s[k] = short{inc: inc, what: what, since: time.Now()} }
+
+// lost returns the ErrLost of a partition of run, among those waited for
+// (waiting), whose short incarnation has had lostAfter to be replaced and
+// still holds the partition's claim: its worker believes its messages sent,
+// so that no other incarnation will send them; nil if there is none.
+func (s shorts) lost(ctx context.Context, claims jetstream.KeyValue, run string, waiting func(k int) bool, lostAfter time.Duration) error {
+	for k, sh := range s {
+		if !waiting(k) || time.Since(sh.since) < lostAfter {
+			continue
+		}
+		e, err := claims.Get(ctx, claimKey(run, k))
+		if err != nil || !strings.HasSuffix(string(e.Value()), " "+sh.inc) {
+			continue // served again, or about to be
+		}
+		return fmt.Errorf("dist: %s: %w", sh.what, ErrLost)
+	}
+	return nil
+}
+
+// lostAfter is how long a reader waits for a partition whose messages arrived
+// short to be served again before it says they are lost (ErrLost): longer
+// than a publish waits for its acknowledgement (stallWait), after which the
+// sending worker finds its publishes failed, and a claim's renewal.
+const lostAfter = stallWait + ClaimTTL/2
 
 // bodies returns the data of partition k, as the bodies of its messages.
 func (c *collector) bodies(k int) [][]byte { return c.done[k].bodies }

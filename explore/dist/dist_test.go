@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"rdmasim/explore"
 	"rdmasim/store"
 )
@@ -27,8 +29,9 @@ func (g grid) payload() []byte {
 }
 
 // startCluster starts an embedded server and n in-process workers, stopped
-// at the end of the test; worker 0's visited sets spill to Pebble.
-func startCluster(t *testing.T, n int) *Server {
+// at the end of the test; worker 0's visited sets spill to Pebble; set, if
+// any, changes each worker's settings.
+func startCluster(t *testing.T, n int, set ...func(*Worker)) *Server {
 	t.Helper()
 	srv, err := StartServer()
 	if err != nil {
@@ -52,6 +55,9 @@ func startCluster(t *testing.T, n int) *Server {
 			defer wg.Done()
 			defer nc.Close()
 			w := &Worker{Factory: gridFactory, ID: fmt.Sprintf("w%d", k)}
+			for _, f := range set {
+				f(w)
+			}
 			if k == 0 {
 				// A visited set that spills to Pebble at once.
 				w.NewSet = func() (store.Set, error) {
@@ -178,5 +184,82 @@ func TestRefusedWorker(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+}
+
+// TestLostMessages deletes data messages of the partitions' successors from
+// the run's stream as they come, after the server acknowledged them, as a
+// NATS server that restarts without writes it had not synced loses them,
+// and checks that the run fails with ErrLost within a bounded time (the
+// workers' LostAfter and a little), instead of waiting for ever for levels
+// that the workers, whose publishes all succeeded, will never send again.
+func TestLostMessages(t *testing.T) {
+	const lostAfter = 2 * time.Second
+	srv := startCluster(t, 3, func(w *Worker) { w.LostAfter = lostAfter })
+	nc, err := Connect(srv.URL(), "test coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	g := grid{12, 25, 8, 2 * 100 * time.Microsecond}
+	c, err := NewCoordinator(nc, Config{Partitions: 3, Payload: g.payload(), Batch: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	deleted := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { deleted <- n }()
+		js, err := newJS(nc)
+		if err != nil {
+			return
+		}
+		var stream jetstream.Stream
+		for stream == nil {
+			if stream, err = js.Stream(ctx, streamName(c.Run())); err != nil {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+		}
+		cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{"rdmasim." + c.Run() + ".succ.>"}})
+		if err != nil {
+			return
+		}
+		for ctx.Err() == nil {
+			m, err := cons.Next(jetstream.FetchMaxWait(100 * time.Millisecond))
+			if err != nil {
+				continue
+			}
+			if meta, err := m.Metadata(); err == nil && m.Headers().Get(hEnd) == "" {
+				if stream.DeleteMsg(ctx, meta.Sequence.Stream) == nil {
+					n++
+				}
+			}
+		}
+	}()
+
+	s := explore.New(g, explore.Options{Remote: c})
+	rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer rcancel()
+	start := time.Now()
+	_, err = s.Run(rctx)
+	took := time.Since(start)
+	cancel()
+	t.Logf("%d messages deleted; the run ended after %v: %v", <-deleted, took.Round(time.Millisecond), err)
+	if !errors.Is(err, ErrLost) {
+		t.Fatalf("the run ended with %v, want an error with %q", err, ErrLost)
+	}
+	if took > 10*lostAfter {
+		t.Errorf("the run took %v to fail, want at most %v", took, 10*lostAfter)
+	}
+	if !strings.Contains(err.Error(), "cannot be completed") || !strings.Contains(err.Error(), "messages, ") {
+		t.Errorf("error %q does not say what was lost", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -15,7 +16,7 @@ import (
 // serve serves partition k of run s until the run is over (it then returns
 // nil) or the worker loses its claim: it builds the machine, recovers the
 // partition from the run's stream and takes part in every level.
-func (w *Worker) serve(ctx context.Context, js jetstream.JetStream, runs jetstream.KeyValue, s *Spec, k int, inc string, l *lease) error {
+func (w *Worker) serve(ctx context.Context, js jetstream.JetStream, runs, claims jetstream.KeyValue, s *Spec, k int, inc string, l *lease) error {
 	m, err := w.Factory(s.Payload)
 	if err != nil {
 		return fmt.Errorf("%w: cannot build its machine: %v", errRefused, err)
@@ -59,7 +60,7 @@ func (w *Worker) serve(ctx context.Context, js jetstream.JetStream, runs jetstre
 		return settled(rctx, err)
 	}
 	for d := st.Level; ; d++ {
-		if err := w.level(rctx, js, s, p, d, inc); err != nil {
+		if err := w.level(rctx, js, claims, s, p, d, inc); err != nil {
 			return settled(rctx, err)
 		}
 	}
@@ -164,11 +165,11 @@ func readIDs(ctx context.Context, js jetstream.JetStream, s *Spec, k, level int)
 // and sends their successors to their owners and their expansion records to
 // the coordinator, while it receives the successors sent to it; then it sends
 // its new states to the coordinator and waits for their ids.
-func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition, d int, inc string) error {
+func (w *Worker) level(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyValue, s *Spec, p *partition, d int, inc string) error {
 	recv := make(chan error, 1)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() { recv <- receive(rctx, js, s, p, d) }()
+	go func() { recv <- receive(rctx, js, claims, s, p, d, w.lostAfter()) }()
 
 	pub := newPublisher(js, inc, p.k)
 	out := make([][]byte, s.Partitions)
@@ -214,6 +215,13 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 			err = pub.end(subject(s.Run, "succ", d, to), nil)
 		}
 	}
+	// Every successor stored before waiting for the others': a publish
+	// that failed (the server went away with it) fails the level now, so
+	// that the partition is served again and its receivers, which wait
+	// for the messages the end markers count, get them.
+	if err == nil {
+		err = pub.flush(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("dist: partition %d, level %d: %w", p.k, d, err)
 	}
@@ -258,7 +266,13 @@ func (w *Worker) level(ctx context.Context, js jetstream.JetStream, s *Spec, p *
 
 // receive reads the successors sent to partition p at level d, until every
 // partition has sent its end marker, and takes them (partition.receive).
-func receive(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition, d int) error {
+//
+// An incarnation whose end marker counts more messages than arrived is
+// short: receive waits for another incarnation of its partition (the
+// messages are taken as they come, and again from the next incarnation,
+// which p.receive keeps once), unless the short one still claims the
+// partition after lostAfter, when its messages are lost (ErrLost).
+func receive(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyValue, s *Spec, p *partition, d int, lostAfter time.Duration) error {
 	ended := make([]bool, s.Partitions)
 	ended[p.k] = true // its own successors do not come through the stream
 	left := s.Partitions - 1
@@ -266,7 +280,12 @@ func receive(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition,
 		return nil
 	}
 	counts := map[string]int{}
-	return read(ctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
+	short := shorts{}
+	checked := time.Now()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lost error
+	err := read(rctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
 		h := m.Headers()
 		from, err := strconv.Atoi(h.Get(hFrom))
 		if err != nil || from < 0 || from >= s.Partitions {
@@ -278,13 +297,30 @@ func receive(ctx context.Context, js jetstream.JetStream, s *Spec, p *partition,
 			counts[key]++
 			return false, p.receive(m.Data())
 		}
-		if n, err := strconv.Atoi(end); err != nil || n != counts[key] {
-			return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d says %s messages, %d arrived", from, p.k, end, counts[key])
+		n, err := strconv.Atoi(end)
+		if err != nil {
+			return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d: a count %q", from, p.k, end)
+		}
+		if n != counts[key] {
+			short.add(from, h.Get(hInc), fmt.Sprintf("the end marker of partition %d's successors to %d says %d messages, %d arrived", from, p.k, n, counts[key]))
+			return false, nil
 		}
 		if !ended[from] {
 			ended[from] = true
 			left--
 		}
 		return left == 0, nil
-	}, nil)
+	}, func() {
+		if len(short) == 0 || time.Since(checked) < time.Second {
+			return
+		}
+		checked = time.Now()
+		if lost = short.lost(ctx, claims, s.Run, func(k int) bool { return !ended[k] }, lostAfter); lost != nil {
+			cancel()
+		}
+	})
+	if lost != nil {
+		return lost
+	}
+	return err
 }

@@ -1,12 +1,14 @@
 package dist
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +42,13 @@ type Worker struct {
 	// Tasks are the task functions of the campaigns this worker serves
 	// (see RunCampaign), by kind.
 	Tasks map[string]func(ctx context.Context, payload []byte) ([]byte, error)
+	// LostAfter is how long a partition waits for another whose messages
+	// arrived short to be served again before it says they are lost
+	// (ErrLost); 0: lostAfter.
+	LostAfter time.Duration
 }
+
+func (w *Worker) lostAfter() time.Duration { return cmp.Or(w.LostAfter, lostAfter) }
 
 // Run serves runs on the NATS server of nc until ctx is done (it then returns
 // nil), or with Once after one run.
@@ -144,7 +152,16 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 			}
 			return true, nil
 		}
-		k, lease, err := w.claim(ctx, claims, &spec, inc)
+		// Each time this worker serves a partition it publishes
+		// as a new incarnation, which its claim names: the messages
+		// of an attempt that failed midway (its publishes lost with
+		// the connection to a server that restarted) must not be
+		// counted with the next attempt's, which the end markers
+		// count alone; and a receiver that found an incarnation's
+		// messages short tells from the claim whether it was served
+		// again (shorts.lost).
+		attempt := w.ID + "-" + nuid.Next()
+		k, lease, err := w.claim(ctx, claims, &spec, attempt)
 		if err != nil {
 			return false, err
 		}
@@ -152,13 +169,18 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 			continue
 		}
 		w.logf("serving partition %d of %d of run %s (%s)", k, spec.Partitions, spec.Run, spec.Name)
-		err = w.serve(ctx, js, runs, &spec, k, inc, lease)
+		err = w.serve(ctx, js, runs, claims, &spec, k, attempt, lease)
 		lease.release()
 		if err != nil && ctx.Err() == nil {
 			if errors.Is(err, errRefused) {
 				w.refuse(ctx, runs, &spec, err.Error())
 				refused[id] = true
 				continue
+			}
+			if errors.Is(err, ErrLost) {
+				// Serving it again would fail again: the
+				// coordinator ends the run (see lostKey).
+				w.lost(ctx, runs, &spec, k, err)
 			}
 			// A failed partition is taken over by another worker
 			// (or this one, once it retries): the run goes on.
@@ -170,6 +192,24 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 }
 
 var errRefused = errors.New("refused")
+
+// ErrLost is the error of a run whose stream lacks messages that were
+// published to it: an end marker counts more data messages than the stream
+// holds, as when the NATS server restarted without writes it had not yet
+// synced to disk. Serving the partition again rebuilds it from the same
+// stream and fails the same way, so a worker that meets it records it
+// (lostKey) and the coordinator ends the run with it.
+var ErrLost = errors.New("messages of the run are missing from its stream (did the NATS server restart and lose them?)")
+
+// lostKey is the key under which a worker records that partition k of run
+// lost messages.
+func lostKey(run string, k int) string { return run + ".lost." + strconv.Itoa(k) }
+
+// lost records that partition k of run s cannot be served as its stream
+// lacks messages (err, an ErrLost), for its coordinator to end the run.
+func (w *Worker) lost(ctx context.Context, runs jetstream.KeyValue, s *Spec, k int, err error) {
+	runs.Put(ctx, lostKey(s.Run, k), []byte(fmt.Sprintf("partition %d (worker %s): %v", k, w.ID, err)))
+}
 
 // isDone says whether the state b is that of a run that is over.
 func isDone(b []byte) bool {

@@ -28,6 +28,8 @@ import (
 	"rdmasim/explore"
 	"rdmasim/explore/cover"
 	"rdmasim/opsem/instr"
+	"rdmasim/opsem/job"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
@@ -223,27 +225,24 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 	start := time.Now()
 	finite := m.Finite()
 	over := false
+	// explore's search: its machine is the job's (symmetry included).
+	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry,
+		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric}}
 	if !opt.KarpMiller && (finite || opt.Remote == nil) {
-		if opt.Symmetry {
-			sym, _ := prog.FindSymmetry(p)
-			if !symmetric {
-				// The permutations that fix the block's threads leave
-				// the restricted machine as it is.
-				sym = sym.Without(block)
-			}
-			if sym != nil {
-				m.UseSymmetry(sym)
-				if m.Symmetric() {
-					res.Symmetry = sym.String()
-				}
-			}
+		var b *job.Built
+		if b, err = j.BuildFrom(p); err != nil {
+			return nil, err
+		}
+		m = b.Instr
+		if b.Symmetry != nil {
+			res.Symmetry = b.Symmetry.String()
 		}
 		var ceiling uint32 // none: every counter is capped
 		if !finite {
 			ceiling = counterCeiling
 		}
 		var closeSearch func()
-		sr, res.Workers, path, closeSearch, over, err = search(ctx, p, m, opt, ceiling)
+		sr, res.Workers, path, closeSearch, over, err = search(ctx, p, m, j, opt, ceiling)
 		if err == nil {
 			if over {
 				closeSearch()
@@ -324,14 +323,6 @@ func Finite(p *prog.Program) (bool, error) {
 // than it polls passes it within a few iterations.
 const counterCeiling = 8
 
-// searchMeta describes the decider's search in its checkpoint.
-type searchMeta struct {
-	Search     string `json:"search"` // "decide"
-	Program    string `json:"program"`
-	EagerGuess bool   `json:"eager_guess,omitempty"`
-	Witness    bool   `json:"witness"`
-}
-
 // search runs explore's search of the finite instrumented machine m until a
 // target state: Found in the result is its id, or -1. It also returns the
 // number of workers that expanded states, the paths to the states found,
@@ -343,18 +334,19 @@ type searchMeta struct {
 // ceiling, for the Karp–Miller construction to decide instead; when no
 // state has one, the machine's reachable part is finite after all and the
 // search is exact.
-func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options, ceiling uint32) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), over bool, err error) {
+func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, opt Options, ceiling uint32) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), over bool, err error) {
 	res.Found = -1
 	target := m.Clone() // Visit may run while m expands a state
 	k := m.Counters()
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
+		Key:   j.Key(),
 		Name:  p.Name + " robustness (decider)",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {
 			if ceiling > 0 {
 				c := st[len(st)-cover.CounterBytes*k:]
-				for j := 0; j < k; j++ {
-					if cover.Counter(c, j) > ceiling {
+				for x := 0; x < k; x++ {
+					if cover.Counter(c, x) > ceiling {
 						over = true
 						return false
 					}
@@ -366,7 +358,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, opt Options,
 			}
 			return true
 		},
-		Meta:    searchMeta{Search: "decide", Program: p.Name, EagerGuess: opt.EagerGuess, Witness: !opt.NoWitness},
+		Meta:    json.RawMessage(j.Encode()),
 		Save:    func() (json.RawMessage, error) { return json.Marshal(res.Found) },
 		Restore: func(b json.RawMessage) error { return json.Unmarshal(b, &res.Found) },
 	})

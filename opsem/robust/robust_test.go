@@ -96,7 +96,7 @@ func TestAutoAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := explore.Settings{Checkpoint: func() *explore.Checkpoint { return nil }}
+	s := explore.Settings{Checkpoint: func(string) *explore.Checkpoint { return nil }}
 	if got := Alone(p, s); got != AloneCheckpoint {
 		t.Errorf("Alone = %q, want %q", got, AloneCheckpoint)
 	}

@@ -10,39 +10,30 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 )
 
 // DefaultModelUnroll is the loop bound of the declarative model (and of the
 // machine when the two are compared) when none is given: the model
-// enumerates label sequences, so its loops must be unrolled.
-const DefaultModelUnroll = 2
+// enumerates label sequences, so its loops must be unrolled. It is
+// job.DefaultModelUnroll, where the machines' recipes are.
+const DefaultModelUnroll = job.DefaultModelUnroll
 
 // LoopBound returns the loop bound to use for p where loops must be
 // bounded (the model's label sequences, event graphs, comparisons of the
-// two): unroll when given, DefaultModelUnroll when p has loops, else 0.
-func LoopBound(p *prog.Program, unroll int) int {
-	if unroll == 0 && HasLoops(p) {
-		return DefaultModelUnroll
-	}
-	return unroll
-}
+// two): unroll when given, DefaultModelUnroll when p has loops, else 0
+// (job.LoopBound).
+func LoopBound(p *prog.Program, unroll int) int { return job.LoopBound(p, unroll) }
 
 // modelOptions derives the model's options from o.
 func modelOptions(p *prog.Program, o Options) axiom.Options {
 	return axiom.Options{Unroll: LoopBound(p, o.Machine.Unroll)}
 }
 
-// HasLoops reports whether some thread of p has a loop.
-func HasLoops(p *prog.Program) bool {
-	for t := range p.Threads {
-		if p.Threads[t].Loops > 0 {
-			return true
-		}
-	}
-	return false
-}
+// HasLoops reports whether some thread of p has a loop (job.HasLoops).
+func HasLoops(p *prog.Program) bool { return job.HasLoops(p) }
 
 // FinalConfig is a prog.Config over a final memory: every thread has ended.
 type FinalConfig struct {

@@ -32,10 +32,8 @@ func TestCheckpointResume(t *testing.T) {
 					dir := t.TempDir()
 					withCheckpoints := func(resume bool) Options {
 						o := opt
-						n := 0
-						o.Checkpoint = func() *explore.Checkpoint {
-							n++
-							return &explore.Checkpoint{Dir: filepath.Join(dir, fmt.Sprint(n)), Resume: resume}
+						o.Checkpoint = func(key string) *explore.Checkpoint {
+							return &explore.Checkpoint{Dir: filepath.Join(dir, key), Resume: resume}
 						}
 						return o
 					}

@@ -7,6 +7,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 )
@@ -58,15 +59,12 @@ func (r *RobustResult) Coverage() Coverage {
 // (LoopBound: DefaultModelUnroll unless opt gives one); the answer then holds
 // for that many iterations per loop, and says so.
 func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustResult, error) {
-	mopt := opt.Machine
-	mopt.Unroll = LoopBound(p, mopt.Unroll)
-	mopt.Graph = true
-	mopt.Dead = nil
-	mopt.Reduce = false // robustness is about events, which the reduction skips
-	m, err := machine.NewRDMA(p, mopt)
+	j := job.Job{Kind: job.RobustEnum, Semantics: machine.RDMA, Machine: job.MachineOf(opt.Machine)}
+	b, err := j.BuildFrom(p)
 	if err != nil {
 		return nil, err
 	}
+	m, mopt := b.Outcome, b.Options
 	res := &RobustResult{Robust: true, Method: "enum-machine"}
 	violation := int64(-1)
 	visit := func(id uint64, s []byte, _ int) bool {
@@ -77,10 +75,11 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		return true
 	}
 	c := explore.Caller{
+		Key:   j.Key(),
 		Name:  p.Name + " robustness (enum-machine)",
 		Trace: true,
 		Visit: visit,
-		Meta:  searchMeta{Search: "robust", Program: p.Name, Semantics: machine.RDMA.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Graph: true},
+		Meta:  json.RawMessage(j.Encode()),
 		Save:  func() (json.RawMessage, error) { return json.Marshal(robustState{Violation: violation}) },
 		Restore: func(data json.RawMessage) error {
 			var rs robustState

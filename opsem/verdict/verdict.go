@@ -19,6 +19,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 )
@@ -37,18 +38,6 @@ type Options struct {
 	// does.
 	FirstWitness bool
 	explore.Settings
-}
-
-// searchMeta describes a search in its checkpoint.
-type searchMeta struct {
-	Search      string `json:"search"` // outcomes or robust
-	Program     string `json:"program"`
-	Semantics   string `json:"semantics"`
-	MaxInflight int    `json:"max_inflight"`
-	Unroll      int    `json:"unroll"`
-	Graph       bool   `json:"graph,omitempty"`
-	Reduce      bool   `json:"reduce,omitempty"`
-	Symmetry    string `json:"symmetry,omitempty"`
 }
 
 // Outcome is one distinct final outcome: the values of Result.Locs.
@@ -212,31 +201,17 @@ func (r *Result) Certain() bool { return r.Allowed || r.Complete }
 // ShownLocations returns the locations whose final values are listed as
 // outcomes: those of the query's condition; when it mentions none, every
 // location for queries about final configurations (and for no query), and
-// none for reach, which asks about control and memory at any point.
-func ShownLocations(p *prog.Program) []int {
-	locs := p.Query.Cond.Locs(nil)
-	if len(locs) == 0 && p.Query.Kind != prog.QReach {
-		for l := range p.Locs {
-			locs = append(locs, l)
-		}
-	}
-	return locs
-}
+// none for reach, which asks about control and memory at any point
+// (job.ShownLocations).
+func ShownLocations(p *prog.Program) []int { return job.ShownLocations(p) }
 
 // OutcomeMachine returns the machine that Compute explores to answer p's
-// query under sem with the options opt: with the locations nothing observes
-// dead and, unless a reach condition reads one, control points hidden. A
-// distributed search's workers build it from the program, as Compute does.
+// query under sem with the options opt: the machine of a job.Outcomes job
+// (see job.OutcomeMachine), with the locations nothing observes dead and,
+// unless a reach condition reads one, control points hidden. A distributed
+// search's workers build it from the job, as Compute does.
 func OutcomeMachine(p *prog.Program, sem machine.Semantics, opt machine.Options) (*machine.Machine, error) {
-	m, _, err := outcomeMachine(p, sem, opt)
-	return m, err
-}
-
-func outcomeMachine(p *prog.Program, sem machine.Semantics, opt machine.Options) (*machine.Machine, machine.Options, error) {
-	opt.Dead = machine.DeadLocations(p, ShownLocations(p))
-	opt.ControlHidden = p.Query.Kind != prog.QReach || p.Query.Cond == nil || !p.Query.Cond.HasControl()
-	m, err := machine.New(p, sem, opt)
-	return m, opt, err
+	return job.OutcomeMachine(p, sem, opt)
 }
 
 // Compute explores p under sem and answers its query.
@@ -247,14 +222,14 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		cond = &prog.Cond{Op: prog.CTrue}
 	}
 	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
-	m, mopt, err := outcomeMachine(p, sem, opt.Machine)
+	// A search that other processes expand is not reduced by symmetry
+	// (explore.New): nor is its job.
+	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry && opt.Remote == nil}
+	b, err := j.BuildFrom(p)
 	if err != nil {
 		return nil, err
 	}
-	var sym *prog.Symmetry
-	if opt.Symmetry && opt.Remote == nil {
-		sym = OutcomeSymmetry(p, m)
-	}
+	m, sym := b.Outcome, b.Symmetry
 	outcomes := map[string]bool{}
 	key := make([]byte, len(res.Locs))
 	witness, deadlock := int64(-1), int64(-1)
@@ -333,15 +308,12 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		}
 		return true
 	}
-	meta := searchMeta{Search: "outcomes", Program: p.Name, Semantics: sem.String(), MaxInflight: mopt.MaxInflight, Unroll: mopt.Unroll, Reduce: mopt.Reduce && sem == machine.RDMA}
-	if sym != nil {
-		meta.Symmetry = sym.String()
-	}
 	c := explore.Caller{
+		Key:   j.Key(),
 		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,
 		Visit: visit,
-		Meta:  meta,
+		Meta:  json.RawMessage(j.Encode()),
 		Save: func() (json.RawMessage, error) {
 			cs := computeState{
 				Positive: res.Positive, Negative: res.Negative, Witness: witness,
@@ -460,16 +432,10 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 }
 
 // OutcomeSymmetry makes m, a machine OutcomeMachine built for p, reduce by
-// the part of p's verified group under which its query is invariant
-// (prog.Symmetry.ForCond), and returns it; nil when there is none.
+// the part of p's verified group under which its query is invariant, and
+// returns it; nil when there is none (job.OutcomeSymmetry).
 func OutcomeSymmetry(p *prog.Program, m *machine.Machine) *prog.Symmetry {
-	full, _ := prog.FindSymmetry(p)
-	if full == nil {
-		return nil
-	}
-	kept, _ := full.ForCond(p, p.Query.Cond)
-	m.UseSymmetry(kept)
-	return m.Symmetry()
+	return job.OutcomeSymmetry(p, m)
 }
 
 // closeOutcomes adds to outcomes (keyed by the values of locs) their

@@ -1,4 +1,4 @@
-package cluster
+package job_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/explore/dist"
+	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/verdict"
@@ -18,7 +19,7 @@ import (
 
 // workerEnv, set, makes the test binary a worker (see TestMain), as
 // dist.StartLocal starts it: "--nats URL --id NAME".
-const workerEnv = "RDMASIM_CLUSTER_TEST_WORKER"
+const workerEnv = "RDMASIM_JOB_TEST_WORKER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) != "" {
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		}
 		nc, err := dist.Connect(url, "test worker")
 		if err == nil {
-			err = (&dist.Worker{Factory: Machine, ID: id}).Run(context.Background(), nc)
+			err = (&dist.Worker{Factory: job.Machine, ID: id}).Run(context.Background(), nc)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -78,10 +79,7 @@ func TestKilledRDMA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	payload, err := Encode(file, src, nil, machine.RDMA, mopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	payload := job.Job{Kind: job.Outcomes, File: file, Source: src, Semantics: machine.RDMA, Machine: job.MachineOf(mopt)}.Encode()
 	opt.Remote = func() (explore.RemoteCloser, error) {
 		return dist.NewCoordinator(nc, dist.Config{Partitions: 3, Payload: payload, Memory: true})
 	}
