@@ -208,11 +208,11 @@ func (res *Result) add(r *Result) {
 // graph is one block), else by the permutations that fix the block's
 // threads (prog.Symmetry.Without).
 func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64, symmetric bool) (*Result, error) {
-	iopt := instr.Options{EagerGuess: opt.EagerGuess, CycleThreads: block}
-	if block != 0 {
-		all := uint64(1)<<len(p.Threads) - 1
-		iopt.Frozen = all &^ instr.Component(p, block)
-	}
+	// The job describes explore's search (symmetry included); its
+	// options make the machine of the Karp–Miller search too.
+	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry,
+		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric}}
+	iopt := j.Decider.InstrOptions(p)
 	m, err := instr.New(p, iopt)
 	if err != nil {
 		return nil, err
@@ -225,9 +225,6 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 	start := time.Now()
 	finite := m.Finite()
 	over := false
-	// explore's search: its machine is the job's (symmetry included).
-	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry,
-		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric}}
 	if !opt.KarpMiller && (finite || opt.Remote == nil) {
 		var b *job.Built
 		if b, err = j.BuildFrom(p); err != nil {

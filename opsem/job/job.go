@@ -122,6 +122,19 @@ type Decider struct {
 	Symmetric bool
 }
 
+// InstrOptions returns the instrumented machine's options for d on p: a
+// search restricted to a block freezes the threads of the other connected
+// components of the conflict graph (instr.Component), which share no
+// location with the block's.
+func (d Decider) InstrOptions(p *prog.Program) instr.Options {
+	o := instr.Options{EagerGuess: d.EagerGuess, CycleThreads: d.Block}
+	if d.Block != 0 {
+		all := uint64(1)<<len(p.Threads) - 1
+		o.Frozen = all &^ instr.Component(p, d.Block)
+	}
+	return o
+}
+
 // Options returns the machine.Options of m.
 func (m MachineOptions) Options() machine.Options {
 	return machine.Options{MaxInflight: m.MaxInflight, Unroll: m.Unroll, Reduce: m.Reduce}
@@ -384,7 +397,7 @@ func (j Job) BuildFrom(p *prog.Program) (*Built, error) {
 		}
 		b.Machine, b.Outcome, b.Options = m, m, mopt
 	case Decide:
-		m, err := instr.New(p, instr.Options{EagerGuess: j.Decider.EagerGuess, CycleThreads: j.Decider.Block})
+		m, err := instr.New(p, j.Decider.InstrOptions(p))
 		if err != nil {
 			return nil, err
 		}
