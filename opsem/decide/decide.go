@@ -208,15 +208,15 @@ func (res *Result) add(r *Result) {
 // graph is one block), else by the permutations that fix the block's
 // threads (prog.Symmetry.Without).
 func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64, symmetric bool) (*Result, error) {
-	// The job describes explore's search (symmetry included); its
-	// options make the machine of the Karp–Miller search too.
+	// The job is the machine's one recipe (symmetry included); the
+	// Karp–Miller search takes the same machine without its symmetry.
 	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry,
 		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric}}
-	iopt := j.Decider.InstrOptions(p)
-	m, err := instr.New(p, iopt)
+	b, err := j.BuildFrom(p)
 	if err != nil {
 		return nil, err
 	}
+	m := b.Instr
 	var (
 		sr   cover.Result
 		path func(int64) ([]explore.Step, error)
@@ -226,11 +226,6 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 	finite := m.Finite()
 	over := false
 	if !opt.KarpMiller && (finite || opt.Remote == nil) {
-		var b *job.Built
-		if b, err = j.BuildFrom(p); err != nil {
-			return nil, err
-		}
-		m = b.Instr
 		if b.Symmetry != nil {
 			res.Symmetry = b.Symmetry.String()
 		}
@@ -250,10 +245,7 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 		}
 	}
 	if err == nil && (opt.KarpMiller || !finite && (opt.Remote != nil || over)) {
-		m, err = instr.New(p, iopt) // without symmetry
-		if err != nil {
-			return nil, err
-		}
+		m.UseSymmetry(nil)
 		kopt := cover.Options{MaxStates: opt.MaxStates, Timeout: opt.Timeout, Progress: named(opt.Progress, p.Name+" decider (Karp–Miller)"), MaxBytes: opt.MaxBytes}
 		if opt.Timeout > 0 {
 			if kopt.Timeout -= time.Since(start); kopt.Timeout <= 0 {
