@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,6 +92,7 @@ func TestAgreement(t *testing.T) {
 	start := time.Now()
 	disagreements, skipped, slow := 0, 0, 0
 	blocks := 0 // programs the decider searches block by block (instr.Blocks)
+	frozen := 0 // programs with a block search that freezes threads (instr.Influence)
 	for i := 0; i < n; i++ {
 		s := *seed + uint64(i)
 		c := cfg
@@ -98,8 +100,12 @@ func TestAgreement(t *testing.T) {
 			c = c.Contended()
 		}
 		p := gen.Program(rand.New(rand.NewPCG(s, 0)), c, fmt.Sprintf("gen-%d", s))
-		if len(instr.Blocks(p)) > 1 {
+		if bs := instr.Blocks(p); len(bs) > 1 {
 			blocks++
+			all := uint64(1)<<len(p.Threads) - 1
+			if slices.ContainsFunc(bs, func(b uint64) bool { return instr.Influence(p, b) != all }) {
+				frozen++
+			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), *limit)
 		problems, err := check(ctx, p, unroll)
@@ -126,8 +132,8 @@ func TestAgreement(t *testing.T) {
 		}
 	}
 	el := time.Since(start)
-	fmt.Fprintf(os.Stderr, "agree: %d programs, %d compared, %d disagreements, not compared: %d cut by max-inflight, %d over %s; %.1fs (%.0f programs/s); %d with several blocks of threads (decided block by block)\n",
-		n, n-skipped-slow, disagreements, skipped, slow, *limit, el.Seconds(), float64(n)/el.Seconds(), blocks)
+	fmt.Fprintf(os.Stderr, "agree: %d programs, %d compared, %d disagreements, not compared: %d cut by max-inflight, %d over %s; %.1fs (%.0f programs/s); %d with several blocks of threads (decided block by block), %d of them with threads frozen in a block's search\n",
+		n, n-skipped-slow, disagreements, skipped, slow, *limit, el.Seconds(), float64(n)/el.Seconds(), blocks, frozen)
 	if skipped+slow > n/10 {
 		t.Errorf("%d of %d programs not compared: the generator makes too many unbounded programs", skipped, n)
 	}

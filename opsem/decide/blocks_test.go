@@ -18,7 +18,7 @@ import (
 func TestBlocksAgree(t *testing.T) {
 	ctx := context.Background()
 	ps := corpus(t)
-	robust := map[string]bool{"two-5.1": false, "pair-then-5.1": false, "star": true, "sym-star": false, "sym-star-poll": true}
+	robust := map[string]bool{"gated-sb": false, "two-5.1": false, "pair-then-5.1": false, "star": true, "sym-star": false, "sym-star-poll": true}
 	for _, src := range []string{
 		// Two copies of paper-5.1 apart (a put whose local read is
 		// delayed past the thread's later write): each thread is a block
@@ -40,6 +40,17 @@ node n2 { z = 0; w = 1 }
 thread T0 on A { v := 1; v := 2 }
 thread T1 on A { assume(v == 2) }
 thread p on n1 { y := w; z := x; x := 2 }
+exists true`,
+		// SB-PUT whose first thread waits for a flag of a third: blocks
+		// {T0 T1} and {T0 G}. The violation is in the first, and needs G
+		// to run (instr.Influence keeps it; freezing every thread outside
+		// the block answers "robust").
+		`litmus gated-sb
+node A { x = 0; one = 1; h = 0 }
+node B { z = 0; two = 1 }
+thread T0 on A { assume(h == 1); z := one; assume(x == 0) }
+thread T1 on B { x := two; assume(z == 0) }
+thread G on A { h := 1 }
 exists true`,
 		// A server between two clients: blocks {c0 s} and {c1 s}, robust.
 		`litmus star
@@ -102,7 +113,7 @@ exists true`,
 			t.Errorf("%s: robust, search stopped by %v", p.Name, byBlock.Search.Stop)
 		}
 	}
-	if several < 4 { // PUT-PUT-2THR-MP and the three above
+	if several < 5 { // PUT-PUT-2THR-MP and the four above
 		t.Errorf("only %d programs with several blocks", several)
 	}
 }

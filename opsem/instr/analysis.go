@@ -4,8 +4,9 @@ import "rdmasim/opsem/prog"
 
 // accesses computes which locations can carry SC-cycle marks, counting
 // the accesses of the threads in marks only, and which are read by any
-// thread (see Machine.markable and Machine.read).
-func accesses(p *prog.Program, marks uint64) (markable, read []bool) {
+// thread that is not frozen (see Machine.markable and Machine.isRead): a
+// frozen thread never moves, so its reads never happen.
+func accesses(p *prog.Program, marks, frozen uint64) (markable, read []bool) {
 	n := make([]int, len(p.Locs))
 	written := make([]bool, len(p.Locs))
 	read = make([]bool, len(p.Locs))
@@ -13,8 +14,9 @@ func accesses(p *prog.Program, marks uint64) (markable, read []bool) {
 		code := p.Threads[t].Code
 		onCycle := prog.OnCycle(code)
 		counted := marks&(1<<t) != 0
+		moves := frozen&(1<<t) == 0
 		access := func(pc, l int, w bool) {
-			if !w {
+			if !w && moves {
 				read[l] = true
 			}
 			if !counted {

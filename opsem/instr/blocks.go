@@ -42,7 +42,7 @@ func Blocks(p *prog.Program) []uint64 {
 	adj := conflicts(p)
 	blocks := biconnected(adj)
 	for t := range p.Threads {
-		if mk, _ := accesses(p, 1<<t); adj[t] == 0 && slices.Contains(mk, true) {
+		if mk, _ := accesses(p, 1<<t, 0); adj[t] == 0 && slices.Contains(mk, true) {
 			blocks = append(blocks, 1<<t)
 		}
 	}
@@ -54,8 +54,28 @@ func Blocks(p *prog.Program) []uint64 {
 // u (t != u) may access a common location, one of the two accesses a
 // write (the events of a get, put or CAS included).
 func conflicts(p *prog.Program) (adj []uint64) {
+	rd, wr := accessSets(p)
 	nt, nl := len(p.Threads), len(p.Locs)
-	rd, wr := make([][]bool, nt), make([][]bool, nt)
+	adj = make([]uint64, nt)
+	for u := 0; u < nt; u++ {
+		for t := u + 1; t < nt; t++ {
+			for l := 0; l < nl; l++ {
+				if wr[u][l] && (rd[t][l] || wr[t][l]) || rd[u][l] && wr[t][l] {
+					adj[u] |= 1 << t
+					adj[t] |= 1 << u
+					break
+				}
+			}
+		}
+	}
+	return adj
+}
+
+// accessSets returns, per thread, the locations its events may read and
+// those they may write (the events of a get, put or CAS included).
+func accessSets(p *prog.Program) (rd, wr [][]bool) {
+	nt, nl := len(p.Threads), len(p.Locs)
+	rd, wr = make([][]bool, nt), make([][]bool, nt)
 	for t := range p.Threads {
 		rd[t], wr[t] = make([]bool, nl), make([]bool, nl)
 		for _, in := range p.Threads[t].Code {
@@ -74,39 +94,55 @@ func conflicts(p *prog.Program) (adj []uint64) {
 			}
 		}
 	}
-	adj = make([]uint64, nt)
-	for u := 0; u < nt; u++ {
-		for t := u + 1; t < nt; t++ {
-			for l := 0; l < nl; l++ {
-				if wr[u][l] && (rd[t][l] || wr[t][l]) || rd[u][l] && wr[t][l] {
-					adj[u] |= 1 << t
-					adj[t] |= 1 << u
+	return rd, wr
+}
+
+// Influence returns the threads (bit t) whose events can change what a
+// thread of set reads: set itself, and every thread that may write a
+// location some thread of the result may read (a least fixpoint). A
+// search for cycles among set may freeze every other thread
+// (Options.Frozen), for this reason. Take a violating trace whose SC cycle
+// lies among set, and drop the events of the threads outside the result
+// (each keeps the empty prefix of its paths). No remaining read read from
+// a dropped write, so every value and rf edge stays; mo and rb between the
+// remaining events stay (an rb edge starts at a read, whose write
+// remains); the cycle stays; and every relation of ob is restricted to the
+// remaining events, so ob stays acyclic. Conversely a run with frozen
+// threads is a run of the program in which they never move.
+//
+// The result lies within set's connected components of the conflict graph
+// (see Blocks), and is often smaller: a thread that only reads what the
+// others write (a follower of a log, a reader of a table) influences no
+// one, and a search for cycles among other threads never runs it.
+func Influence(p *prog.Program, set uint64) uint64 {
+	rd, wr := accessSets(p)
+	keep := set
+	for changed := true; changed; {
+		changed = false
+		for u := range p.Threads {
+			if keep&(1<<u) != 0 {
+				continue
+			}
+			for t := range p.Threads {
+				if keep&(1<<t) != 0 && writesRead(wr[u], rd[t]) {
+					keep |= 1 << u
+					changed = true
 					break
 				}
 			}
 		}
 	}
-	return adj
+	return keep
 }
 
-// Component returns the threads (bit t) of the connected components of p's
-// conflict graph (see Blocks) that hold a thread of set. The other threads
-// share no location with them, directly or through others: they neither
-// write what these read nor read what these write, so a search for cycles
-// among set may freeze them (Options.Frozen).
-func Component(p *prog.Program, set uint64) uint64 {
-	adj := conflicts(p)
-	comp := set
-	for changed := true; changed; {
-		changed = false
-		for t := range adj {
-			if comp&(1<<t) != 0 && comp|adj[t] != comp {
-				comp |= adj[t]
-				changed = true
-			}
+// writesRead reports whether a location written (w) is also read (r).
+func writesRead(w, r []bool) bool {
+	for l := range w {
+		if w[l] && r[l] {
+			return true
 		}
 	}
-	return comp
+	return false
 }
 
 // lowest returns the lowest thread of a non-empty set.

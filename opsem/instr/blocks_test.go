@@ -67,26 +67,31 @@ exists true`, [][]string{{"T0"}}},
 	}
 }
 
-// TestComponent: the threads a search for cycles among some threads must
-// keep running are those of their connected components of the conflict
-// graph; two store-buffering pairs apart are two components.
-func TestComponent(t *testing.T) {
+// TestInfluence: a search for cycles among some threads keeps running the
+// threads that may write what they read, directly or through others; two
+// store-buffering pairs apart do not influence each other, and a reader
+// influences no one.
+func TestInfluence(t *testing.T) {
 	p := mustParse(t, `litmus apart
-node A { x = 0; y = 0; u = 0; v = 0; w = 0 }
+node A { x = 0; y = 0; u = 0; v = 0; w = 0; z = 0 }
 thread T0 on A { x := 1; assume(y == 0) }
 thread T1 on A { y := 1; assume(x == 0) }
 thread T2 on A { u := 1; assume(v == 0) }
 thread T3 on A { v := 1; assume(u == 0) }
-thread T4 on A { assume(w == 0) }
+thread T4 on A { assume(w == 0); assume(x == 1) }
+thread T5 on A { z := 1; assume(u == 1) }
+thread T6 on A { w := 1 }
 exists true`)
 	for _, tc := range []struct{ set, want uint64 }{
 		{1 << 0, 1<<0 | 1<<1},
 		{1 << 3, 1<<2 | 1<<3},
 		{1<<1 | 1<<2, 0b1111},
-		{1 << 4, 1 << 4}, // reads a location nobody writes: alone
+		{1 << 4, 1<<4 | 1<<6 | 1<<0 | 1<<1}, // reads w (T6) and x (T0, which reads y of T1)
+		{1 << 5, 1<<5 | 1<<2 | 1<<3},        // reads u; writes z, which nobody reads
+		{1 << 6, 1 << 6},                    // reads nothing
 	} {
-		if got := Component(p, tc.set); got != tc.want {
-			t.Errorf("Component(%b) = %b, want %b", tc.set, got, tc.want)
+		if got := Influence(p, tc.set); got != tc.want {
+			t.Errorf("Influence(%b) = %b, want %b", tc.set, got, tc.want)
 		}
 	}
 }

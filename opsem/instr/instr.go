@@ -187,8 +187,8 @@ type analysis struct {
 	// two accesses to l (an instruction on a loop counts twice), one of
 	// which writes. Initial writes are on no cycle.
 	markable []bool
-	// isRead[l]: some instruction reads l. The values of other
-	// locations never matter, and are not tracked.
+	// isRead[l]: some instruction of a thread that is not frozen reads
+	// l. The values of other locations never matter, and are not tracked.
 	isRead []bool
 	// marks: the threads that may mark SC-cycle entries and exits (bit t),
 	// Options.CycleThreads or every thread; frozen: Options.Frozen.
@@ -292,7 +292,7 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	if m.marks == 0 {
 		m.marks = 1<<m.nt - 1 // nt <= 64: shifting by 64 gives 0, and 0-1 every bit
 	}
-	m.markable, m.isRead = accesses(p, m.marks)
+	m.markable, m.isRead = accesses(p, m.marks, m.frozen)
 	for t := range p.Threads {
 		m.onCycle = append(m.onCycle, prog.OnCycle(p.Threads[t].Code))
 	}

@@ -213,7 +213,11 @@ func (m *Machine) read(t int, in *prog.Instr) {
 	case prog.OpPut:
 		kind, mid = prog.EvNLR, true
 	}
-	for part := 1; part <= 2; part++ {
+	last := 2
+	if in.Op == prog.OpPut && m.onlyFirst(in, prog.Event{Kind: prog.EvNLR, Thread: t, Loc: loc, Remote: in.Remote}) {
+		last = 1
+	}
+	for part := 1; part <= last; part++ {
 		var vals []uint8
 		guess := false
 		switch {
@@ -265,11 +269,59 @@ func (m *Machine) read(t int, in *prog.Instr) {
 	}
 }
 
-// perform generates event ev of thread t in both parts.
+// perform generates event ev of thread t in both parts, or in τ1 alone
+// when that dominates (see onlyFirst).
 func (m *Machine) perform(t int, in *prog.Instr, ev prog.Event, guess bool, next int, mid bool, val uint8) {
-	for part := 1; part <= 2; part++ {
+	last := 2
+	if m.onlyFirst(in, ev) {
+		last = 1
+	}
+	for part := 1; part <= last; part++ {
 		m.performIn(t, in, ev, part, guess, next, mid, val)
 	}
+}
+
+// onlyFirst reports whether event ev (of instruction in) may join τ1 and
+// whether joining τ1 dominates joining τ2: every run from the τ2
+// successor to a target is also a run from the τ1 successor. That holds
+// for an event whose part is seen by nothing but the restrictions a τ2
+// event places on the τ1 events after it (cpu2, in2, forcing writes):
+//   - a poll, a fence, or a write to a location that no thread that moves
+//     reads and that carries no SC-cycle mark: the part changes no memory
+//     a read or the target consults (performIn stores only locations that
+//     are read), and no mark;
+//   - the local read of a put whose write is such a write and whose
+//     source carries no mark: its value reaches only that write, and in
+//     τ1 it reads M1, so it fixes no guess (a guess can only be refuted).
+//
+// The two successors then differ in those restrictions only, and the τ1
+// one has fewer: no cpu2, a subset of in2 (a fence in τ1 sets fence, which
+// keeps only nlR out of τ1; in τ2 it keeps every NIC class of its queue
+// pair out), a poll takes one from c1 and c2 either way (τ1 needs c1 > 0),
+// and a NIC write in τ1 is never forcing, so c1 is at least as large. So
+// from the τ1 successor every step of the τ2 one is enabled, leads to the
+// same memory, marks and thread positions with fewer restrictions again,
+// and targets ignore the restrictions. Under Options.NoReduction both
+// successors are kept.
+func (m *Machine) onlyFirst(in *prog.Instr, ev prog.Event) bool {
+	if m.opt.NoReduction {
+		return false
+	}
+	unseen := func(l int) bool { return !m.isRead[l] && !m.markable[l] }
+	switch ev.Kind {
+	case prog.EvPoll, prog.EvNF:
+	case prog.EvLW, prog.EvNLW, prog.EvNRW:
+		if !unseen(ev.Loc) {
+			return false
+		}
+	case prog.EvNLR:
+		if !unseen(in.Y) || m.markable[in.X] {
+			return false
+		}
+	default:
+		return false
+	}
+	return m.allowed(m.st, ev, in.QP, 1)
 }
 
 // allowed reports whether event ev of thread t may join part.

@@ -123,14 +123,13 @@ type Decider struct {
 }
 
 // InstrOptions returns the instrumented machine's options for d on p: a
-// search restricted to a block freezes the threads of the other connected
-// components of the conflict graph (instr.Component), which share no
-// location with the block's.
+// search restricted to a block freezes every thread that cannot change
+// what the block's threads read (instr.Influence).
 func (d Decider) InstrOptions(p *prog.Program) instr.Options {
 	o := instr.Options{EagerGuess: d.EagerGuess, CycleThreads: d.Block}
 	if d.Block != 0 {
 		all := uint64(1)<<len(p.Threads) - 1
-		o.Frozen = all &^ instr.Component(p, d.Block)
+		o.Frozen = all &^ instr.Influence(p, d.Block)
 	}
 	return o
 }
