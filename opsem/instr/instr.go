@@ -121,10 +121,10 @@ type Options struct {
 	// the accesses a write. Zero means every thread. See Blocks: a cycle
 	// of any program lies within one of its blocks.
 	CycleThreads uint64
-	// Frozen is a set of threads (bit t) that never move: the threads of
-	// other connected components of the conflict graph than CycleThreads',
-	// which share no location with them (see Component). A run to a
-	// target, projected onto the other threads, is a run to a target.
+	// Frozen is a set of threads (bit t) that never move: threads that
+	// cannot change what CycleThreads' threads read (see Influence). A
+	// violation whose cycle lies among CycleThreads stays one without
+	// their events, and a run in which they never move is a run.
 	Frozen uint64
 }
 
