@@ -47,6 +47,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/promela"
+	"rdmasim/opsem/repair"
 	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
@@ -114,10 +115,15 @@ const (
 	ReachSC   Kind = "reach-sc"
 	SpinRDMA  Kind = "spin-rdma"
 	SpinSC    Kind = "spin-sc"
+	// Repair: on a program the decider finds not robust, rdmasim repair's
+	// answer does not stand a second method (Report.repair): the repaired
+	// text is not robust by enumeration on the RDMA machine, deadlocks, or
+	// stays robust without one of its insertions; or repair fails.
+	Repair Kind = "repair"
 )
 
 // Kinds lists every kind, in the order comparisons are made.
-var Kinds = []Kind{OutcomesRDMA, OutcomesSC, ErrorsRDMA, ErrorsSC, ReachRDMA, ReachSC, OutcomesReduced, OutcomesSymmetry, RobustEnum, RobustDecide, RobustSymmetry, DeciderError, Deadlocks, SpinRDMA, SpinSC}
+var Kinds = []Kind{OutcomesRDMA, OutcomesSC, ErrorsRDMA, ErrorsSC, ReachRDMA, ReachSC, OutcomesReduced, OutcomesSymmetry, RobustEnum, RobustDecide, RobustSymmetry, DeciderError, Deadlocks, SpinRDMA, SpinSC, Repair}
 
 // Checks selects the comparisons Check makes.
 type Checks uint8
@@ -134,6 +140,9 @@ const (
 	CheckDecide
 	// CheckSpin: SPIN on the Promela models of both machines.
 	CheckSpin
+	// CheckRepair: rdmasim repair on a program the decider finds not
+	// robust, its answer checked by enumeration (with CheckDecide).
+	CheckRepair
 	// CheckAll is every comparison but SPIN, which needs spin and a C
 	// compiler and takes about a second per program.
 	CheckAll = CheckOutcomes | CheckRobust | CheckDecide
@@ -152,6 +161,8 @@ func For(k Kind) Checks {
 		return CheckDecide
 	case Deadlocks:
 		return CheckOutcomes | CheckRobust | CheckDecide
+	case Repair:
+		return CheckDecide | CheckRepair
 	}
 	return CheckSpin
 }
@@ -215,6 +226,9 @@ type Report struct {
 	RobustMachine, RobustModel, Decide *robust.Result
 	// DecideErr is the decider's failure, if any.
 	DecideErr error
+	// Repaired is rdmasim repair's answer on a program the decider found
+	// not robust (CheckRepair; nil when not run).
+	Repaired *repair.Result
 	// Symmetric: the program has a verified group of symmetries and the
 	// decider's search reduced by it was compared with the plain one
 	// (RobustSymmetry), unless Skipped says it was cut.
@@ -357,6 +371,11 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 	}
 	if checks&CheckOutcomes != 0 && checks&(CheckRobust|CheckDecide) != 0 {
 		r.deadlocks()
+	}
+	if checks&CheckRepair != 0 && checks&CheckDecide != 0 {
+		if err := r.repair(ctx, vopt); err != nil {
+			return nil, err
+		}
 	}
 	if checks&CheckSpin != 0 {
 		if err := r.spin(ctx, vopt, opt.Spin); err != nil {

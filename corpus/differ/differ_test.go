@@ -3,11 +3,14 @@ package differ
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"rdmasim/corpus/gen"
 	"rdmasim/explore"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
@@ -178,6 +181,7 @@ func TestFor(t *testing.T) {
 		{Deadlocks, CheckOutcomes | CheckRobust | CheckDecide},
 		{SpinRDMA, CheckSpin},
 		{SpinSC, CheckSpin},
+		{Repair, CheckDecide | CheckRepair},
 	}
 	if len(tests) != len(Kinds) {
 		t.Fatalf("%d kinds, %d tested", len(Kinds), len(tests))
@@ -384,5 +388,41 @@ func TestRegressSymmetryByBlocks(t *testing.T) {
 		if len(r.Problems) > 0 {
 			t.Errorf("%s: %v", f, r.Problems)
 		}
+	}
+}
+
+// TestRepairChecked: on non-robust programs (litmus files and generated
+// core programs, count-boxed at 80 seeds), CheckRepair runs rdmasim repair
+// and checks its answer by enumeration with no problem, and repairs some.
+func TestRepairChecked(t *testing.T) {
+	ctx := context.Background()
+	var ps []*prog.Program
+	for _, f := range []string{"SB-PUT", "paper-5.1", "GET-GET-MP", "GET-PUT-WAR"} {
+		p, err := parse.File(filepath.Join(litmus, f+".rdma"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	cfg := gen.DefaultConfig()
+	for i := 0; i < 80; i++ {
+		ps = append(ps, gen.Program(rand.New(rand.NewPCG(uint64(i), 7)), cfg, fmt.Sprintf("g%d", i)))
+	}
+	repaired := 0
+	for _, p := range ps {
+		rep, err := Check(ctx, p, Options{Checks: CheckDecide | CheckRepair, MaxStates: 200000})
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		for _, pr := range rep.Problems {
+			t.Errorf("%s: %s: %s\n%s", p.Name, pr.Kind, pr.Detail, p)
+		}
+		if rep.Repaired != nil && rep.Repaired.Found() && len(rep.Repaired.Insertions) > 0 {
+			repaired++
+		}
+	}
+	t.Logf("%d of %d programs repaired and checked", repaired, len(ps))
+	if repaired < 4 {
+		t.Errorf("only %d programs repaired: the check saw too little", repaired)
 	}
 }

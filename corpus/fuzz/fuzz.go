@@ -80,6 +80,9 @@ type Options struct {
 	// Atomics puts remote atomics (rcas, rfaa) in the generated programs
 	// (GenerateWith).
 	Atomics bool
+	// Repair runs rdmasim repair on every program the decider finds not
+	// robust and checks its answer by enumeration (differ.CheckRepair).
+	Repair bool
 	// Minimize bounds the minimisation of each disagreement.
 	Minimize MinimizeOptions
 	// RegressDir is where minimised disagreements are written as .rdma
@@ -416,6 +419,8 @@ func (s *Summary) add(r *result) {
 			made = made && rep.Model[0] != nil && verdict.HasErrorPoints(rep.Program)
 		case string(differ.ReachRDMA), string(differ.ReachSC):
 			made = made && rep.ReachQuery
+		case string(differ.Repair):
+			made = made && rep.Repaired != nil && rep.Repaired.Found() && len(rep.Repaired.Insertions) > 0
 		}
 		if made {
 			s.Compared[what]++
@@ -467,6 +472,9 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 	r.stats.Add(p)
 	dopt := opt.Differ
 	dopt.Checks = differ.CheckAll
+	if opt.Repair {
+		dopt.Checks |= differ.CheckRepair
+	}
 	if opt.SpinEvery > 0 && index%opt.SpinEvery == 0 {
 		dopt.Checks |= differ.CheckSpin
 	}

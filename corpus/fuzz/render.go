@@ -115,7 +115,7 @@ func firstLineOf(s string) string {
 }
 
 // comparisons are the comparisons of a summary, in print order.
-var comparisons = []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.ErrorsRDMA), string(differ.ErrorsSC), string(differ.ReachRDMA), string(differ.ReachSC), string(differ.OutcomesReduced), string(differ.OutcomesSymmetry), string(differ.RobustEnum), "decider", string(differ.RobustSymmetry), string(differ.Deadlocks), string(differ.SpinRDMA), string(differ.SpinSC)}
+var comparisons = []string{string(differ.OutcomesRDMA), string(differ.OutcomesSC), string(differ.ErrorsRDMA), string(differ.ErrorsSC), string(differ.ReachRDMA), string(differ.ReachSC), string(differ.OutcomesReduced), string(differ.OutcomesSymmetry), string(differ.RobustEnum), "decider", string(differ.RobustSymmetry), string(differ.Deadlocks), string(differ.SpinRDMA), string(differ.SpinSC), string(differ.Repair)}
 
 // WriteSummary prints the summary of a run with opt: programs and their
 // rate, what was compared and what a bound kept from being compared, the
@@ -146,6 +146,9 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 		opt.Differ.MaxModelCost, timeout, spin)
 	var cmp []string
 	for _, c := range comparisons {
+		if c == string(differ.Repair) && !opt.Repair {
+			continue
+		}
 		cmp = append(cmp, fmt.Sprintf("%s %d", c, s.Compared[c]))
 	}
 	fmt.Fprintf(w, "Compared: %s\n", strings.Join(cmp, ", "))
@@ -238,6 +241,9 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 			"max-model-cost": fmt.Sprint(opt.Differ.MaxModelCost),
 		}}
 	for _, c := range comparisons {
+		if c == string(differ.Repair) && !opt.Repair {
+			continue
+		}
 		out.Compared[c] = s.Compared[c]
 	}
 	for _, x := range s.Slow {
@@ -278,11 +284,16 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 }
 
 // rerunFlags returns the flags beyond the program seed that draw d's
-// program again: --atomics when it was drawn with remote atomics
-// (GenerateWith marks its configuration so).
+// program again and make its comparison: --atomics when it was drawn with
+// remote atomics (GenerateWith marks its configuration so), --repair for
+// a disagreement of the repair comparison.
 func (d *Disagreement) rerunFlags() string {
+	flags := ""
 	if strings.HasSuffix(d.Config, ", atomics") {
-		return " --atomics"
+		flags += " --atomics"
 	}
-	return ""
+	if d.Kind == differ.Repair {
+		flags += " --repair"
+	}
+	return flags
 }
