@@ -348,6 +348,13 @@ func (s *search) judgeRobust() judge {
 		// (polls inserted in a loop leave a poll after it nothing), is
 		// robust only over the runs up to the deadlock: no repair.
 		newDeadlock := r.Deadlock != nil && (!deadlocks || ends && r.Deadlock.Finals == 0)
+		if r.Robust && r.Complete && r.Deadlock != nil && !newDeadlock {
+			// Both deadlock: not earlier than the original, within the
+			// loop bounds compared (earlierDeadlock).
+			if newDeadlock, err = s.earlierDeadlock(ctx, ed.Text); err != nil {
+				return judgement{}, err
+			}
+		}
 		switch {
 		case r.Robust && !r.Complete:
 			if !learn {
@@ -379,6 +386,9 @@ type search struct {
 	// final rewrites the repaired text's expect lines to what the last
 	// decision proved (the query goal); nil keeps build's.
 	final func(context.Context, *Result, []byte) []byte
+	// origBounded: whether the original's SC machine deadlocks within
+	// each loop bound of unrolls (earlierDeadlock; nil until needed).
+	origBounded map[int]bool
 }
 
 // build applies the candidates of set to the original text.
