@@ -117,3 +117,37 @@ func TestRepairGenerated(t *testing.T) {
 		t.Error("no generated program needed a repair: the generator is too tame")
 	}
 }
+
+// TestRepairLoopDeadlockEarlier: polls inserted after two gets would take
+// the completions the loop's own poll waits for, so that the loop blocks
+// in its first iteration where the original blocks in its third; both can
+// deadlock, so only the comparison at each loop bound (earlierDeadlock)
+// tells the repair apart, and there is none (rdmasim fuzz --repair --seed 7
+// found the case).
+func TestRepairLoopDeadlockEarlier(t *testing.T) {
+	src := `litmus loop-poll
+node n1 { x = 0 }
+node n2 { y = 0 }
+thread t1 on n1 {
+  x := y
+  x := y
+  loop {
+    assume(x == 0)
+    poll(n2)
+  }
+}
+exists true
+`
+	parseText := func(ctx context.Context, text []byte) (*prog.Program, error) {
+		return parse.ParseContext(ctx, "loop.rdma", text, parse.Options{})
+	}
+	res, err := Repair(context.Background(), []byte(src), Options{Parse: parseText, Costs: DefaultCosts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Found() {
+		t.Errorf("repaired with %d insertions, want no repair:\n%s", len(res.Insertions), res.Text)
+	} else if !strings.Contains(res.Why, "deadlock") {
+		t.Errorf("no repair, but why = %q, want the deadlock", res.Why)
+	}
+}
