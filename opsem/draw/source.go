@@ -23,8 +23,9 @@ import (
 
 // Source is a statement of a program as the user wrote it, and where.
 type Source struct {
-	Line, Col int
-	Stmt      string
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	Stmt string `json:"stmt"`
 }
 
 // slotSources returns, per thread, the statement of each slot the CPU
