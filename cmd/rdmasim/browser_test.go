@@ -187,6 +187,10 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.repairStop("bench/decide-mp10.rdma")
 	})
+	t.Run("narrow-new-views", func(t *testing.T) {
+		b.t = t
+		b.narrow("litmus/paper-5.1.rdma")
+	})
 }
 
 // tooltipRE reads an event of the CLI's Graphviz output with its tooltip.
@@ -391,6 +395,7 @@ func (b *browser) repair(file string) {
 			Stmt      string `json:"stmt"`
 		} `json:"insertions"`
 		Repaired string `json:"repaired"`
+		Cost     int    `json:"cost"`
 	}
 	b.cli(&cli, "repair", "--json", file)
 	if len(cli.Insertions) == 0 || cli.Repaired == "" {
@@ -400,6 +405,11 @@ func (b *browser) repair(file string) {
 	var original string
 	b.eval(`editor.value`, &original)
 	b.runCommand("repair")
+	var head string
+	b.eval(`document.querySelector("#repair h3").textContent`, &head)
+	if !strings.Contains(head, fmt.Sprintf("cost %d,", cli.Cost)) {
+		b.t.Errorf("the repair reads %q, the CLI's cost is %d", head, cli.Cost)
+	}
 	var items []struct{ Line, Text string }
 	b.eval(`[...document.querySelectorAll("#repair li")].map(li => ({Line: li.dataset.line, Text: li.textContent}))`, &items)
 	if len(items) != len(cli.Insertions) {
@@ -446,6 +456,37 @@ func (b *browser) repairStop(path string) {
 	b.click("stop")
 	b.wait(`["stopped", "restarted"].includes(document.getElementById("status").dataset.state)`, 30*time.Second)
 	b.wait(`!document.getElementById("run-check").disabled`, 60*time.Second)
+}
+
+// narrow checks the views issue 31's last items added at 400 px wide: the
+// outcomes table, the repair's insertions and its buttons, the graph tab's
+// list of outcomes and the step view's condition button fit the page's
+// width (the graph itself scrolls in its tab), with screenshots.
+func (b *browser) narrow(path string) {
+	b.t.Helper()
+	b.do(chromedp.EmulateViewport(400, 900))
+	defer b.do(chromedp.EmulateViewport(1400, 1000))
+	b.pick(path)
+	fits := func(what string, ids ...string) {
+		for _, id := range ids {
+			var r struct{ Right, Width float64 }
+			b.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); const r = e ? e.getBoundingClientRect() : {right: 0}; return {Right: r.right, Width: document.documentElement.clientWidth} })()`, id), &r)
+			if r.Right > r.Width+1 {
+				b.t.Errorf("%s at 400 px: %s ends at %.0f px, past the page's %.0f", what, id, r.Right, r.Width)
+			}
+		}
+	}
+	b.runCommand("check")
+	fits("report", "#outcomes table", "#verdicts")
+	b.shot("narrow-outcomes")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="graph"]`)))
+	fits("graph tab", "#graph-outcome", "#graph-pick")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="steps"]`)))
+	fits("step view", "#step-cond", "#step-last")
+	b.shot("narrow-steps")
+	b.runCommand("repair")
+	fits("repair", "#repair", "#repair-apply", "#repair-undo")
+	b.shot("narrow-repair")
 }
 
 // click clicks the button id once it is shown and enabled (within 10 s,

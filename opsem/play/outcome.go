@@ -138,8 +138,13 @@ func runRepair(ctx context.Context, src string, o Options, progress func(Progres
 	if err != nil {
 		return err
 	}
+	costs, err := repair.ParseCosts("") // the CLI's default costs: a zero cost would make every set minimal
+	if err != nil {
+		return err
+	}
 	file := resp.File
 	res, err := repair.Repair(ctx, []byte(src), repair.Options{
+		Costs: costs,
 		Parse: func(ctx context.Context, text []byte) (*prog.Program, error) {
 			return parse.ParseContext(ctx, file, text, parse.Options{})
 		},
@@ -166,6 +171,8 @@ func runRepair(ctx context.Context, src string, o Options, progress func(Progres
 			a.Proof = fmt.Sprintf("robust by %s, %s", res.Verified.Method, report.Plural(int(res.Verified.Search.States), res.Verified.Unit()))
 			if res.Bounded {
 				a.Proof += ", bounded: " + res.Verified.Bound
+			} else {
+				a.Proof += ", complete"
 			}
 		case len(res.Claims) > 0:
 			a.Proof = strings.Join(res.Claims, "; ") + " (check's complete search of the RDMA machine)"

@@ -102,6 +102,9 @@ func TestRepair(t *testing.T) {
 	if len(r.Errors) > 0 || r.Repair == nil || !r.Repair.Found || len(r.Repair.Insertions) == 0 {
 		t.Fatalf("errors %v, repair %+v", r.Errors, r.Repair)
 	}
+	if r.Repair.Cost != len(r.Repair.Insertions) {
+		t.Errorf("cost %d for %d polls (1 each, the CLI's default)", r.Repair.Cost, len(r.Repair.Insertions))
+	}
 	in := r.Repair.Insertions[0]
 	if in.Line == 0 || in.Stmt == "" || !strings.Contains(r.Text, in.Stmt) {
 		t.Errorf("insertion %+v, text %q", in, r.Text)
@@ -117,5 +120,36 @@ func TestRepair(t *testing.T) {
 	r = Run(context.Background(), Request{Command: Repair, File: "LW-PUT.rdma", Program: string(src)}, nil)
 	if r.Repair == nil || !r.Repair.Already || len(r.Repair.Insertions) != 0 {
 		t.Errorf("LW-PUT: %+v %v", r.Repair, r.Errors)
+	}
+}
+
+// TestRobustGraphSources: enum-machine's violation of paper-5.1 is drawn
+// from the machine's event graph, whose events get their statements from
+// the run to the violation (draw.MachineRun) and, that run being the Trace,
+// their steps (the events of the execution's completion, drawn beyond the
+// run's end, have none).
+func TestRobustGraphSources(t *testing.T) {
+	r := Run(context.Background(), request(t, Robust, litmus+"paper-5.1.rdma", Options{Method: "enum-machine"}), nil)
+	if len(r.Errors) > 0 || r.Graph == nil || r.Trace == nil {
+		t.Fatalf("errors %v, graph %v, trace %v", r.Errors, r.Graph != nil, r.Trace != nil)
+	}
+	linked := 0
+	for _, e := range r.Graph.Events {
+		if e.Thread < 0 {
+			continue
+		}
+		if e.Line == 0 {
+			t.Errorf("event %s has no line", e.Label)
+		}
+		if e.Step == 0 {
+			continue
+		}
+		linked++
+		if f := r.Trace.Frames[e.Step]; f.Step.Event != e.Label {
+			t.Errorf("event %s linked to step %d, which makes %s", e.Label, e.Step, f.Step.Event)
+		}
+	}
+	if linked == 0 {
+		t.Error("no event linked to its step")
 	}
 }

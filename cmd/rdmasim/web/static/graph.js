@@ -9,7 +9,8 @@
 // source, step}], edges: [{from, to, rel, bold}], key: [{name, colour,
 // meaning}], bold}. An event with a source line names it in its tooltip
 // and is a button (mouse and keyboard): onEvent(event) is called, for the
-// page to show the line in the program and the step that made the event.
+// page to show the line in the program and the step that made the event,
+// and the event stays marked (class picked) until another is chosen.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -136,11 +137,16 @@ function drawGraph(container, g, onEvent) {
         box.setAttribute("role", "button");
         box.setAttribute("tabindex", "0");
         box.setAttribute("aria-label", `${e.label.split("\n")[0]}: ${what}`);
-        box.addEventListener("click", () => onEvent(e));
+        const pick = () => {
+          for (const other of svg.querySelectorAll(".g-event.picked")) other.classList.remove("picked");
+          box.classList.add("picked");
+          onEvent(e);
+        };
+        box.addEventListener("click", pick);
         box.addEventListener("keydown", (ev) => {
           if (ev.key === "Enter" || ev.key === " ") {
             ev.preventDefault();
-            onEvent(e);
+            pick();
           }
         });
       }
