@@ -45,8 +45,14 @@ import (
 // edit survives a reload and "reset to example" drops it; a link pasted
 // into the open tab opens its program; a bad link says so and loses no
 // program; a stopped search's report opens with the line the CLI prints
-// on Ctrl-C. Screenshots of each view are written to testdata/artifacts
-// (ignored by git), or $RDMASIM_ARTIFACTS.
+// on Ctrl-C. Then the views of issue 31's last items: the graph's events
+// with their source lines, an event clicked selecting its statement and
+// its step (graph-events); any outcome's run and graph, also when the
+// condition is forbidden (outcome-graph); the step that settles the
+// condition and the put or get each NIC step serves (cond-step); the
+// Repair button, apply and undo (repair), and its stop (repair-stop); the
+// new views at 400 px (narrow-new-views). Screenshots of each view are
+// written to testdata/artifacts (ignored by git), or $RDMASIM_ARTIFACTS.
 func TestBrowser(t *testing.T) {
 	// Beside the other long tests: its server listens on a free port,
 	// Chromium has its own profile directory, and the screenshots are its own.

@@ -513,6 +513,7 @@ func runRobust(ctx context.Context, p *prog.Program, o Options, progress func(Pr
 			}
 			if r.Run != nil {
 				resp.Trace = newTrace(fmt.Sprintf("Run to the violation (%s, %s)", r.Method, report.Plural(len(r.Run.Steps), "step")), machine.RDMA, r.Run, p)
+				resp.Trace.Cond = nil // the run answers robustness, not the condition
 			}
 		}
 	}
