@@ -843,10 +843,11 @@ func (b *browser) pick(path string) {
 	b.wait(fmt.Sprintf(`location.hash === "#example=" + encodeURIComponent(%q)`, path), 10*time.Second)
 }
 
-// runCommand clicks a command's button and waits for its answer.
+// runCommand clicks a command's button and waits for its answer (a page
+// without the button fails the test, rather than hang it).
 func (b *browser) runCommand(command string) {
 	b.t.Helper()
-	b.do(chromedp.Click(chromedp.ID("run-" + command)))
+	b.click("run-" + command)
 	b.wait(`document.getElementById("status").dataset.state === "done"`, 60*time.Second)
 }
 
