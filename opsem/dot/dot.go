@@ -19,6 +19,31 @@ import (
 type Event struct {
 	Thread int    // column; -1 for initial writes
 	Label  string // e.g. "nlR(x,2,n2)"
+	// Line and Col are the source position of the statement the event
+	// comes from (0 when unknown, as for an initial write), and Stmt that
+	// statement as the user wrote it: a reader of the drawing finds the
+	// event's origin in the program (Write puts it in the node's tooltip).
+	Line, Col int
+	Stmt      string
+}
+
+// Source is where e comes from, for a tooltip: "line 7:3: put x, y"; ""
+// when e has no source position.
+func (e Event) Source() string {
+	if e.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("line %d:%d: %s", e.Line, e.Col, e.Stmt)
+}
+
+// nodeAttrs are the DOT attributes of event e: its label and, when it has
+// a source position, a tooltip naming it (shown on hover in SVG output).
+func nodeAttrs(e Event) string {
+	a := fmt.Sprintf("label=%q", e.Label)
+	if s := e.Source(); s != "" {
+		a += fmt.Sprintf(", tooltip=%q", s)
+	}
+	return a
 }
 
 // Edge is a relation edge between two events.
@@ -81,7 +106,7 @@ func Write(w io.Writer, g *Graph) error {
 	if len(init) > 0 {
 		b.WriteString("  subgraph cluster_init {\n    label=\"init\"; style=dashed; color=grey;\n")
 		for _, i := range init {
-			fmt.Fprintf(&b, "    e%d [label=%q];\n", i, g.Events[i].Label)
+			fmt.Fprintf(&b, "    e%d [%s];\n", i, nodeAttrs(g.Events[i]))
 		}
 		b.WriteString("  }\n")
 	}
@@ -92,7 +117,7 @@ func Write(w io.Writer, g *Graph) error {
 			if e.Thread != t {
 				continue
 			}
-			fmt.Fprintf(&b, "    e%d [label=%q];\n", i, e.Label)
+			fmt.Fprintf(&b, "    e%d [%s];\n", i, nodeAttrs(e))
 			if prev >= 0 {
 				// keep the column in program order even without po edges
 				fmt.Fprintf(&b, "    e%d -> e%d [style=invis, weight=10];\n", prev, i)

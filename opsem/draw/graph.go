@@ -137,14 +137,18 @@ func Trace(p *prog.Program, t *axiom.Trace, cycle []int, title string) *dot.Grap
 			continue
 		}
 		node[i] = len(d.Events)
-		label := p.EventString(e.Event)
+		ev := dot.Event{Thread: e.Thread, Label: p.EventString(e.Event)}
 		if e.Thread >= 0 && e.PC >= 0 {
-			// A protocol's event is labelled with its statement too.
-			if s := p.Threads[e.Thread].Code[e.PC].Stmt; s != nil && s.Src != nil {
-				label += fmt.Sprintf("\nline %d: %s", s.Pos.Line, p.SourceString(s))
+			if s := p.Threads[e.Thread].Code[e.PC].Stmt; s != nil {
+				ev.Line, ev.Col, ev.Stmt = s.Pos.Line, s.Pos.Col, p.SourceString(s)
+				if s.Src != nil {
+					// A protocol's event is labelled with its statement
+					// too: its core events are far from the text.
+					ev.Label += fmt.Sprintf("\nline %d: %s", s.Pos.Line, ev.Stmt)
+				}
 			}
 		}
-		d.Events = append(d.Events, dot.Event{Thread: e.Thread, Label: label})
+		d.Events = append(d.Events, ev)
 	}
 	bold := map[[2]int]bool{}
 	for k, a := range cycle {

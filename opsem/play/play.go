@@ -51,6 +51,14 @@ const (
 	// Reach explores the reachable configurations (rdmasim explore's
 	// statistics), with the witness of the query when it has one.
 	Reach = "reach"
+	// Outcome finds a run to one final outcome (Request.Outcome) under one
+	// semantics, and draws an execution that ends in it: the witness of
+	// any row of check's outcomes, whatever the condition says.
+	Outcome = "outcome"
+	// Repair is rdmasim repair: the polls, rfences and read-backs that
+	// make the program robust (Options.Goal "robust", the default) or its
+	// query hold under RDMA ("query"), with the repaired text.
+	Repair = "repair"
 )
 
 // Request is what the page asks.
@@ -61,6 +69,15 @@ type Request struct {
 	File    string  `json:"file"`
 	Program string  `json:"program"` // the .rdma text
 	Options Options `json:"options"`
+	// Outcome is the final outcome an Outcome request looks for.
+	Outcome *OutcomeRequest `json:"outcome,omitempty"`
+}
+
+// OutcomeRequest names a final outcome: the values of some locations
+// (those a row of check's outcomes shows), under a semantics (rdma or sc).
+type OutcomeRequest struct {
+	Semantics string           `json:"semantics"`
+	Values    map[string]uint8 `json:"values"`
 }
 
 // Options are the page's controls, named and defaulted as the CLI's flags.
@@ -82,6 +99,8 @@ type Options struct {
 	// First stops stress at the first walk that decides the query, whose
 	// run becomes the Trace.
 	First bool `json:"first,omitempty"`
+	// Goal is repair's --goal: robust ("": the default) or query.
+	Goal string `json:"goal,omitempty"`
 }
 
 // Response is the answer to a Request.
@@ -110,6 +129,8 @@ type Response struct {
 	// Trace is the witness run (of a check, of a reach query), the run to
 	// a violation, or the first deciding walk of a stress run.
 	Trace *Trace `json:"trace,omitempty"`
+	// Repair is a repair's answer (command repair).
+	Repair *RepairAnswer `json:"repair,omitempty"`
 	// Interrupted: the request was stopped (its context cancelled); the
 	// report covers what was explored, as the CLI's after Ctrl-C, and
 	// Text starts with the line the CLI prints then (on stderr), saying
@@ -215,9 +236,14 @@ func Run(ctx context.Context, req Request, progress func(Progress)) *Response {
 		err = runStress(ctx, p, req.Options, progress, resp)
 	case Reach:
 		err = runReach(ctx, p, req.Options, progress, resp)
+	case Outcome:
+		err = runOutcome(ctx, p, req.Options, req.Outcome, progress, resp)
+	case Repair:
+		err = runRepair(ctx, req.Program, req.Options, progress, resp)
 	default:
-		err = fmt.Errorf("unknown command %q: want %s, %s, %s or %s", req.Command, Check, Robust, Stress, Reach)
+		err = fmt.Errorf("unknown command %q: want %s, %s, %s, %s, %s or %s", req.Command, Check, Robust, Stress, Reach, Outcome, Repair)
 	}
+	linkSteps(resp.Graph, resp.Trace)
 	if err != nil {
 		resp.Errors = diagnostics(err)
 		resp.Text = fmt.Sprintf("rdmasim %s: %s: %v", req.Command, resp.File, err)
@@ -482,11 +508,12 @@ func runRobust(ctx context.Context, p *prog.Program, o Options, progress func(Pr
 		resp.Verdicts = append(resp.Verdicts, verdictOf(methods[i], r, nil))
 		explored = append(explored, fmt.Sprintf("%s %s", r.Method, report.Plural(int(r.Search.States), r.Unit())))
 		if !r.Robust && resp.Graph == nil {
-			if g := r.Dot(); g != nil {
+			if g := violationGraph(r); g != nil {
 				resp.Graph = newGraph(g)
 			}
 			if r.Run != nil {
 				resp.Trace = newTrace(fmt.Sprintf("Run to the violation (%s, %s)", r.Method, report.Plural(len(r.Run.Steps), "step")), machine.RDMA, r.Run, p)
+				resp.Trace.Cond = nil // the run answers robustness, not the condition
 			}
 		}
 	}

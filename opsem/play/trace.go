@@ -2,14 +2,15 @@ package play
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"strings"
 
-	"rdmasim/opsem/axiom"
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/draw"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -22,6 +23,10 @@ type Trace struct {
 	Title     string  `json:"title"`
 	Semantics string  `json:"semantics"`
 	Frames    []Frame `json:"frames"`
+	// Cond is where the run settles the query's condition, when the
+	// program has one: nil for a run without (robust's, or a program
+	// without a condition).
+	Cond *CondAt `json:"cond,omitempty"`
 }
 
 // Frame is one configuration of a Trace and the step that reached it (nil
@@ -29,20 +34,154 @@ type Trace struct {
 type Frame struct {
 	Step   *report.Step   `json:"step,omitempty"`
 	Config machine.Config `json:"config"`
+	// Source is the statement the step executes or, for a NIC step, the
+	// operation it serves (the put, get, rfence or atomic whose entry it
+	// moves): the line to light up in the program. Nil for the initial
+	// configuration, or when the operation is not known.
+	Source *draw.Source `json:"source,omitempty"`
+}
+
+// CondAt is the frame of a Trace from which the query's condition (Text)
+// keeps the value it has at the end of the run (Holds: true for an exists
+// or reach witness, false for a forall counterexample): the step that
+// makes the condition true, or false, for good.
+type CondAt struct {
+	Frame int    `json:"frame"`
+	Holds bool   `json:"holds"`
+	Text  string `json:"text"`
 }
 
 // newTrace turns run into a Trace, its steps rendered as report renders
-// them for the CLI's JSON.
+// them for the CLI's JSON, each with its statement (Frame.Source) and, when
+// p has a condition, the frame that settles it (Trace.Cond).
 func newTrace(title string, sem machine.Semantics, run *verdict.Run, p *prog.Program) *Trace {
 	steps := report.NewRun(run, p.ThreadName).Steps
 	t := &Trace{Title: title, Semantics: sem.String(), Frames: make([]Frame, len(run.Configs))}
+	srcs := stepSources(run)
 	for i, c := range run.Configs {
 		t.Frames[i].Config = c
 		if i > 0 {
 			t.Frames[i].Step = &steps[i-1]
+			t.Frames[i].Source = srcs[i-1]
 		}
 	}
+	if p.Query.Kind != prog.QNone && p.Query.Cond != nil && len(t.Frames) > 0 {
+		t.Cond = condAt(p, t)
+	}
 	return t
+}
+
+// stepSources returns the statement of each step of run: a CPU step's is
+// the one its thread was at; a NIC step's is the operation it serves. The
+// configurations print each queue pair's buffers as lists of entries, and
+// the NIC moves an entry from the head of one buffer to the tail of
+// others (N1: B1 -> B2; N4: B2 -> RW and B3, ...) or changes one in place
+// (N6, A1, A2 in B3). So a shadow of the buffers, holding for each entry
+// the statement that posted it, follows the run: a CPU step that lengthens
+// a B1 appends its statement; a NIC step takes the statement of the entry
+// it pops (or changes), and appends it wherever an entry appears.
+func stepSources(run *verdict.Run) []*draw.Source {
+	out := make([]*draw.Source, len(run.Steps))
+	type qpShadow [5][]*draw.Source // B1, B2, B3, RW, LW
+	shadow := map[string]*qpShadow{}
+	bufs := func(q *machine.QueuePair) [5][]string { return [5][]string{q.B1, q.B2, q.B3, q.RW, q.LW} }
+	for i, tr := range run.Steps {
+		if i+1 >= len(run.Configs) {
+			break
+		}
+		pre, post := run.Configs[i], run.Configs[i+1]
+		if tr.Rule == "step" {
+			if tr.Thread < 0 || tr.Thread >= len(pre.Threads) {
+				continue
+			}
+			at := pre.Threads[tr.Thread]
+			src := &draw.Source{Line: at.Line, Col: at.Col, Stmt: at.Stmt}
+			out[i] = src
+			for q := range post.QueuePairs {
+				if q < len(pre.QueuePairs) && len(post.QueuePairs[q].B1) > len(pre.QueuePairs[q].B1) {
+					name := post.QueuePairs[q].QP
+					if shadow[name] == nil {
+						shadow[name] = &qpShadow{}
+					}
+					shadow[name][0] = append(shadow[name][0], src)
+				}
+			}
+			continue
+		}
+		name := strings.TrimPrefix(tr.Actor, "NIC ")
+		sh := shadow[name]
+		var before, after [5][]string
+		for q := range post.QueuePairs {
+			if post.QueuePairs[q].QP == name && q < len(pre.QueuePairs) {
+				before, after = bufs(&pre.QueuePairs[q]), bufs(&post.QueuePairs[q])
+			}
+		}
+		if sh == nil {
+			continue
+		}
+		var src *draw.Source
+		for b := range sh {
+			switch {
+			case len(after[b]) < len(before[b]) && len(sh[b]) > 0:
+				src, sh[b] = sh[b][0], sh[b][1:]
+			case len(after[b]) == len(before[b]) && src == nil:
+				for k := range before[b] {
+					if before[b][k] != after[b][k] && k < len(sh[b]) {
+						src = sh[b][k]
+						break
+					}
+				}
+			}
+		}
+		for b := range sh {
+			if len(after[b]) > len(before[b]) {
+				sh[b] = append(sh[b], src)
+			}
+		}
+		out[i] = src
+	}
+	return out
+}
+
+// condAt finds the frame of t from which p's condition keeps its final
+// value, evaluated on each frame's memory. A condition on the threads'
+// positions (T@label, T@end, T@fail), which a printed configuration does
+// not give as instructions, is settled at the run's last frame, where a
+// reach witness ends.
+func condAt(p *prog.Program, t *Trace) *CondAt {
+	c := p.Query.Cond
+	at := &CondAt{Frame: len(t.Frames) - 1, Holds: p.Query.Kind != prog.QForall, Text: p.CondString(c)}
+	if onControl(c) {
+		return at
+	}
+	eval := func(f *Frame) bool {
+		mem := make([]uint8, len(p.Locs))
+		for _, n := range f.Config.Nodes {
+			for _, l := range n.Locs {
+				if i := p.LocIndex(l.Loc); i >= 0 {
+					mem[i] = l.Value
+				}
+			}
+		}
+		return c.Eval(p, verdict.FinalConfig{P: p, Memory: mem})
+	}
+	at.Holds = eval(&t.Frames[at.Frame])
+	for at.Frame > 0 && eval(&t.Frames[at.Frame-1]) == at.Holds {
+		at.Frame--
+	}
+	return at
+}
+
+// onControl reports whether c looks at the threads' positions.
+func onControl(c *prog.Cond) bool {
+	if c == nil {
+		return false
+	}
+	switch c.Op {
+	case prog.CAt, prog.CEnd, prog.CFail:
+		return true
+	}
+	return onControl(c.L) || onControl(c.R)
 }
 
 // Graph is an execution graph for the page to lay out and draw as SVG: the
@@ -64,6 +203,18 @@ type Graph struct {
 type Event struct {
 	Thread int    `json:"thread"`
 	Label  string `json:"label"`
+	// Line, Col and Stmt are the statement the event comes from (0 and ""
+	// for an initial write), Source the three in a phrase for a tooltip:
+	// "line 5:18: z := x".
+	Line   int    `json:"line,omitempty"`
+	Col    int    `json:"col,omitempty"`
+	Stmt   string `json:"stmt,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Step is the frame of the Response's Trace whose step made the event
+	// (linkSteps), 0 when the run shown has no such step: the graph and
+	// the run are found by different searches (the declarative model, the
+	// machine), and need not be one execution.
+	Step int `json:"step,omitempty"`
 }
 
 // Edge is a relation edge of a Graph: po, rf, mo, rb, nfo or pf, Bold when
@@ -80,7 +231,7 @@ type Edge struct {
 func newGraph(g *dot.Graph) *Graph {
 	out := &Graph{Title: g.Title, Threads: g.Threads, Events: []Event{}, Edges: []Edge{}, Key: g.Key()}
 	for _, e := range g.Events {
-		out.Events = append(out.Events, Event{Thread: e.Thread, Label: e.Label})
+		out.Events = append(out.Events, Event{Thread: e.Thread, Label: e.Label, Line: e.Line, Col: e.Col, Stmt: e.Stmt, Source: e.Source()})
 	}
 	for _, e := range g.Edges {
 		out.Edges = append(out.Edges, Edge{From: e.From, To: e.To, Rel: e.Rel, Bold: e.Bold})
@@ -94,7 +245,8 @@ func newGraph(g *dot.Graph) *Graph {
 // witnessGraph draws an execution of the declarative model that witnesses
 // the query under RDMA (rdmasim graph --show cond: one whose final memory
 // satisfies the condition, violates it for forall), when res, the
-// machine's answer, found a witness; else it says why there is no drawing.
+// machine's answer, found a witness; else it says why there is no drawing
+// (the page then offers the outcomes' own graphs: runOutcome).
 func witnessGraph(ctx context.Context, p *prog.Program, res *verdict.Result, o Options) (*Graph, string) {
 	switch {
 	case p.Query.Kind == prog.QNone:
@@ -104,14 +256,56 @@ func witnessGraph(ctx context.Context, p *prog.Program, res *verdict.Result, o O
 	case res.Witness == nil:
 		return nil, "no witness under RDMA: nothing to draw"
 	}
-	d, err := draw.Executions(ctx, p, draw.Options{Show: draw.ShowCond, Semantics: machine.RDMA, Unroll: verdict.LoopBound(p, o.Unroll)})
-	switch {
-	case errors.Is(err, axiom.ErrTooLarge):
-		return nil, "the program is beyond the declarative model's limit of 64 events: no execution drawn"
-	case err != nil:
-		return nil, err.Error()
-	case len(d.Graphs) == 0:
-		return nil, "the declarative model has no execution that witnesses the condition within the loop bound"
+	return executionGraph(ctx, p, machine.RDMA, o)
+}
+
+// recording are the rules of the steps that put an event into an
+// execution: a CPU step's read, write or CAS, and the NIC's reads (N1, N6,
+// A1) and the writes that reach memory (A2, F1, F2; N4 and N8 only issue
+// theirs).
+var recording = map[string]bool{"step": true, "N1": true, "N6": true, "A1": true, "A2": true, "F1": true, "F2": true}
+
+// linkSteps sets each event of g to the frame of t whose step made it: the
+// k-th event of a thread with a given label and statement is made by the
+// k-th step of that thread, of a recording rule, with that event and
+// statement. An event whose step the run does not have keeps Step 0.
+func linkSteps(g *Graph, t *Trace) {
+	if g == nil || t == nil {
+		return
 	}
-	return newGraph(d.Graphs[0]), ""
+	key := func(thread, event string, line int) string { return fmt.Sprintf("%s|%s|%d", thread, event, line) }
+	frames := map[string][]int{}
+	for i, f := range t.Frames {
+		if s := f.Step; s != nil && s.Event != "" && recording[s.Rule] && f.Source != nil {
+			k := key(s.Thread, s.Event, f.Source.Line)
+			frames[k] = append(frames[k], i)
+		}
+	}
+	used := map[string]int{}
+	for i := range g.Events {
+		e := &g.Events[i]
+		if e.Thread < 0 || e.Thread >= len(g.Threads) {
+			continue
+		}
+		label, _, _ := strings.Cut(e.Label, "\n") // a protocol's event has its statement below
+		k := key(g.Threads[e.Thread], label, e.Line)
+		if n := used[k]; n < len(frames[k]) {
+			e.Step = frames[k][n]
+			used[k] = n + 1
+		}
+	}
+}
+
+// violationGraph draws r's violation as r.Dot does, a machine's execution
+// with each event's statement (draw.MachineRun, from r.Run); nil when r is
+// robust.
+func violationGraph(r *robust.Result) *dot.Graph {
+	g := r.Full
+	if g == nil {
+		g = r.Graph
+	}
+	if r.Robust || r.Trace != nil || g == nil || r.Run == nil {
+		return r.Dot()
+	}
+	return draw.MachineRun(r.Program, g, r.Run, r.Program.Name+": an RDMA execution with an sc cycle")
 }

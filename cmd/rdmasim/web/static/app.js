@@ -42,6 +42,14 @@ const state = {
   example: "",
   exampleText: "",
   saveTimer: 0, // the autosave, a moment after the last keystroke
+  // The last check's outcomes (rows of the side-by-side table), for the
+  // graph tab's picker; the repair shown, and the editor's text before it
+  // was applied (for "undo"); the lines the applied repair inserted.
+  outcomes: [],
+  chosen: "", // the outcome whose run and graph are shown (its text, "x=1 y=0")
+  repair: null,
+  beforeRepair: null,
+  applied: null,
   loaded: false, // the editor holds a program (before, there is nothing to save)
   ownHash: "", // the address the page wrote last, which is no link to follow
 };
@@ -111,13 +119,19 @@ function options() {
   };
 }
 
-function run(command) {
+// run runs command on the editor's program or, for an outcome (a row of
+// check's outcomes: {semantics, values}), on the program of the answer
+// shown, whose outcome it is.
+function run(command, outcome) {
   if (!state.ready || state.running) return;
   const opts = options();
   opts.semantics = command === "check" ? $("opt-check-semantics").value : $("opt-semantics").value;
+  opts.goal = $("opt-goal").value;
   const id = state.nextId++;
-  const request = { command, file: state.file, program: editor.value, options: opts };
-  state.pending = { program: editor.value, file: state.file };
+  const from = outcome && state.answer ? state.answer : { program: editor.value, file: state.file };
+  const request = { command, file: from.file, program: from.program, options: opts };
+  if (outcome) request.outcome = outcome;
+  state.pending = { program: from.program, file: from.file, command };
   setRunning(id);
   setStatus("running", `${command}: running…`);
   state.worker.postMessage({ type: "run", id, request: JSON.stringify(request) });
@@ -167,6 +181,10 @@ function showResponse(r) {
   clearTimeout(state.stopTimer);
   state.stopTimer = 0;
   setRunning(0);
+  if (r.command === "outcome") {
+    showOutcomeRun(r);
+    return;
+  }
   state.answer = state.pending;
   const secs = (r.millis / 1000).toFixed(2) + "s";
   if (r.errors && r.errors.length) {
@@ -182,17 +200,190 @@ function showResponse(r) {
     : r.command === "check" ? "no condition: no verdict, the report lists the final outcomes" : "";
   showVerdicts(r.verdicts || []);
   showOutcomes(r.command === "check" && !(r.errors && r.errors.length) ? r.json : null);
+  showRepair(r.repair || null);
+  if (r.repair) showTab("report"); // where its insertions and "apply" are
   $("report").textContent = r.text;
   $("json").textContent = r.json ? JSON.stringify(r.json, null, 2) : "";
-  if (r.graph) {
-    drawGraph($("graph"), r.graph);
-    $("graph-note").textContent = "";
-  } else {
-    $("graph").textContent = "";
-    $("graph-note").textContent = r.graph_note || "No execution to draw for this answer.";
-  }
+  showGraph(r.graph, r.graph_note || "No execution to draw for this answer.");
   setTrace(r.trace || null);
   markStale();
+}
+
+// showGraph draws g in the graph tab, or says why there is none (note).
+function showGraph(g, note) {
+  if (g) {
+    drawGraph($("graph"), g, graphEvent);
+    $("graph-note").textContent = "Click an event (or Tab to it, Enter) for its line in the program and the step that made it.";
+  } else {
+    $("graph").textContent = "";
+    $("graph-note").textContent = note;
+  }
+}
+
+// graphEvent shows where event e of the graph comes from: its statement
+// selected in the editor (when the editor still holds the text the answer
+// was computed from) and the step view at the step that made it.
+function graphEvent(e) {
+  const parts = [`${e.label.split("\n")[0]}: ${e.source}`];
+  if (e.step && state.trace) {
+    step(e.step);
+    parts.push(`step ${e.step} of the run (Step through)`);
+  }
+  const fresh = !state.answer || state.answer.program === editor.value;
+  if (fresh && e.line) selectLine(e.line);
+  else if (e.line) parts.push("the editor's text has changed since: not selected");
+  $("graph-note").textContent = parts.join(" — ");
+}
+
+// selectLine selects line n (from 1) of the editor, and scrolls to it.
+function selectLine(n) {
+  const lines = editor.value.split("\n");
+  if (n < 1 || n > lines.length) return;
+  let off = 0;
+  for (let i = 0; i < n - 1; i++) off += lines[i].length + 1;
+  const lead = lines[n - 1].length - lines[n - 1].trimStart().length;
+  editor.focus();
+  editor.setSelectionRange(off + lead, off + lines[n - 1].length);
+  const lh = parseFloat(getComputedStyle(editor).lineHeight) || 18;
+  editor.scrollTop = Math.max(0, (n - 3) * lh);
+  syncScroll();
+}
+
+// showOutcomeRun shows the run and the graph of an outcome the user chose
+// (a row of the outcomes table, or the graph tab's list): the answer's
+// report and verdicts stay as they are.
+function showOutcomeRun(r) {
+  const which = r.query ? r.query.replace(/^exists /, "") : "the outcome";
+  const sem = (r.verdicts && r.verdicts[0] && r.verdicts[0].name.replace("outcome under ", "")) || "";
+  if (r.errors && r.errors.length) {
+    setStatus("error", `outcome: ${r.errors[0].message}`);
+    return;
+  }
+  if (r.interrupted) {
+    setStatus("stopped", `outcome ${which}: stopped`);
+    return;
+  }
+  setStatus("done", `outcome ${which} under ${sem}: ${r.trace ? "run of " + (r.trace.frames.length - 1) + " steps" : "not reached"}${r.graph ? ", graph drawn" : ""}`);
+  showGraph(r.graph, r.graph_note || "No execution to draw for this outcome.");
+  $("graph-note").dataset.outcome = state.chosen;
+  if (r.trace) setTrace(r.trace);
+  for (const row of document.querySelectorAll("#outcomes tr[data-outcome]")) {
+    row.classList.toggle("chosen", row.dataset.outcome === state.chosen);
+  }
+  showTab(r.graph ? "graph" : "steps");
+}
+
+// pickOutcome runs outcome o ({values, rdma, sc}) of the outcomes table:
+// its run under RDMA if RDMA reaches it, else under SC.
+function pickOutcome(o) {
+  state.chosen = o.text;
+  run("outcome", { semantics: o.rdma ? "rdma" : "sc", values: o.values });
+}
+
+// showOutcomePicker fills the graph tab's list of outcomes: any of them can
+// be drawn, whatever the condition says.
+function showOutcomePicker() {
+  const sel = $("graph-outcome");
+  sel.textContent = "";
+  const none = cell("option", state.outcomes.length ? "choose an outcome…" : "(check the program first)");
+  none.value = "";
+  sel.appendChild(none);
+  state.outcomes.forEach((o, i) => {
+    const opt = cell("option", o.text + (o.rdma && !o.sc ? "  (RDMA only)" : o.rdma ? "" : "  (SC only)"));
+    opt.value = String(i);
+    sel.appendChild(opt);
+  });
+  $("graph-pick").hidden = !state.outcomes.length;
+}
+
+// showRepair shows a repair's insertions in the program's terms, with
+// "apply" (the repaired text into the editor, undoable) when it found one.
+function showRepair(rp) {
+  state.repair = rp;
+  const box = $("repair");
+  box.textContent = "";
+  box.hidden = !rp;
+  if (!rp) return;
+  const head = rp.already ? "Nothing to insert: the program already " + (rp.goal === "query" ? "satisfies its query under RDMA." : "is robust.")
+    : rp.found ? `Repair (${rp.goal}): ${rp.insertions.length} insertion${rp.insertions.length === 1 ? "" : "s"}, cost ${rp.cost}, ${rp.minimal}`
+    : "No repair: " + (rp.why || rp.cut || "none found");
+  box.appendChild(cell("h3", head));
+  const ul = cell("ul", "");
+  for (const ins of rp.insertions) {
+    const li = cell("li", "");
+    li.dataset.line = ins.after_line || ins.line;
+    li.append(`thread ${ins.thread}, line ${ins.after_line || ins.line}, after `, cell("code", ins.after), ": insert ", cell("code", ins.stmt), " ", cell("small", "— breaks " + ins.breaks, "note"));
+    ul.appendChild(li);
+  }
+  if (rp.insertions.length) box.appendChild(ul);
+  if (rp.proof) box.appendChild(cell("p", "Proof: " + rp.proof, "note"));
+  if (rp.found && !rp.already && rp.text) {
+    const bar = cell("div", "", "bar");
+    const apply = cell("button", "apply");
+    apply.id = "repair-apply";
+    apply.title = "replace the editor's text with the repaired text (Ctrl+Z, or undo, brings yours back)";
+    apply.onclick = applyRepair;
+    const undo = cell("button", "undo");
+    undo.id = "repair-undo";
+    undo.disabled = true;
+    undo.title = "put back the text the repair replaced";
+    undo.onclick = undoRepair;
+    bar.append(apply, undo);
+    box.appendChild(bar);
+  }
+}
+
+// replaceText replaces the editor's whole text as an edit the browser can
+// undo (Ctrl+Z), where it supports insertText; else by assignment.
+function replaceText(text) {
+  editor.focus();
+  editor.select();
+  let done = false;
+  try {
+    done = document.execCommand("insertText", false, text);
+  } catch {
+    done = false;
+  }
+  if (!done || editor.value !== text) editor.value = text;
+  edited();
+}
+
+// applyRepair puts the repaired text in the editor and marks the lines it
+// inserted; undoRepair puts back the text it replaced.
+function applyRepair() {
+  if (!state.repair || !state.repair.text) return;
+  state.beforeRepair = editor.value;
+  replaceText(state.repair.text);
+  state.applied = { text: editor.value, lines: insertedLines(state.beforeRepair, editor.value) };
+  renderBackdrop([]);
+  $("repair-undo").disabled = false;
+  $("repair-apply").disabled = true;
+  setStatus("done", `repair applied: ${state.applied.lines.length} line${state.applied.lines.length === 1 ? "" : "s"} inserted or changed (marked in the editor); undo or Ctrl+Z puts your text back`);
+}
+
+function undoRepair() {
+  if (state.beforeRepair === null) return;
+  state.applied = null;
+  replaceText(state.beforeRepair);
+  state.beforeRepair = null;
+  $("repair-undo").disabled = true;
+  $("repair-apply").disabled = false;
+  setStatus("idle", "repair undone: your text is back");
+}
+
+// insertedLines returns the lines (from 1) of after that are not lines of
+// before kept in order: what a repair inserted (or changed, as its
+// expect line).
+function insertedLines(before, after) {
+  const a = before.split("\n"), b = after.split("\n");
+  const out = [];
+  let i = 0;
+  b.forEach((line, k) => {
+    const j = a.indexOf(line, i);
+    if (j >= 0 && j - i <= 2) i = j + 1;
+    else out.push(k + 1);
+  });
+  return out;
 }
 
 // showOutcomes draws check's final outcomes under RDMA and SC side by side,
@@ -202,6 +393,8 @@ function showResponse(r) {
 function showOutcomes(j) {
   const box = $("outcomes");
   box.textContent = "";
+  state.outcomes = [];
+  showOutcomePicker();
   if (!j || !j.rdma || !j.sc || !j.rdma.outcomes || !j.sc.outcomes) return;
   const key = (o) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
   const rows = new Map();
@@ -222,18 +415,31 @@ function showOutcomes(j) {
   head.appendChild(cell("th", "RDMA"));
   head.appendChild(cell("th", "SC"));
   const sorted = [...rows.values()].sort((a, b) => (a.sc === b.sc ? key(a.o).localeCompare(key(b.o)) : a.sc ? 1 : -1));
-  for (const r of sorted) {
+  state.outcomes = sorted.map((r) => ({ values: r.o, rdma: r.rdma, sc: r.sc, text: locs.filter((l) => l in r.o).map((l) => `${l}=${r.o[l]}`).join(" ") }));
+  sorted.forEach((r, i) => {
     const row = tbl.insertRow();
     const only = r.rdma && !r.sc;
-    if (only) {
-      row.className = "rdma-only";
-      row.title = "reached under RDMA only";
-    }
+    const o = state.outcomes[i];
+    row.dataset.outcome = o.text;
+    // Each row is a button: its run in the step view, its graph.
+    row.tabIndex = 0;
+    row.setAttribute("role", "button");
+    row.setAttribute("aria-label", `outcome ${o.text}: show its run and its graph (under ${r.rdma ? "RDMA" : "SC"})`);
+    row.title = (only ? "reached under RDMA only — " : "") + "click (or Enter) for its run and its graph";
+    if (only) row.className = "rdma-only";
+    row.onclick = () => pickOutcome(o);
+    row.onkeydown = (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        pickOutcome(o);
+      }
+    };
     for (const l of locs) row.appendChild(cell("td", l in r.o ? String(r.o[l]) : ""));
     row.appendChild(cell("td", r.rdma ? (only ? "✓ RDMA only" : "✓") : "–"));
     row.appendChild(cell("td", r.sc ? "✓" : "–"));
-  }
+  });
   box.appendChild(tbl);
+  showOutcomePicker();
   const partial = [["RDMA", j.rdma], ["SC", j.sc]].filter(([, s]) => s.coverage !== "complete").map(([n, s]) => `${n}: ${s.coverage}${s.bound ? " (" + s.bound + ")" : ""}`);
   if (partial.length) box.appendChild(cell("p", "Not every outcome may be listed — " + partial.join("; "), "note"));
 }
@@ -271,6 +477,15 @@ function setTrace(t) {
   state.trace = t;
   state.frame = 0;
   $("trace-title").textContent = t ? t.title + " — ← and → step" : "No run for this answer.";
+  // The step that settles the condition, a button to go there.
+  const c = t && t.cond;
+  const b = $("step-cond");
+  b.hidden = !c;
+  if (c) {
+    b.textContent = `⚑ ${c.text} ${c.holds ? "holds" : "fails"} from step ${c.frame}`;
+    b.title = `go to step ${c.frame}, where the condition ${c.text} becomes ${c.holds ? "true" : "false"} for the rest of the run`;
+    b.dataset.frame = c.frame;
+  }
   showFrame();
 }
 
@@ -306,6 +521,12 @@ function showFrame() {
     ? `${state.frame}. ${s.actor}  ${s.rule === "step" ? "" : s.rule + " "}${s.what}${s.event ? "  " + s.event : ""}`
     : "the initial configuration";
   $("step-what").title = (s && s.rule !== "step" && glossary(s.rule)) || "";
+  $("step-what").dataset.rule = s ? s.rule : "";
+  // The step where the condition becomes true (or false, for good).
+  const c = t.cond;
+  const settles = !!c && c.frame === state.frame;
+  $("step-what").classList.toggle("cond-step", settles);
+  if (settles) $("step-what").appendChild(cell("span", `  ⚑ here ${c.text} becomes ${c.holds ? "true" : "false"}${state.frame ? "" : " (it is from the start)"}`, "cond-mark"));
   const changed = new Set(((s && s.memory) || []).map((m) => m.loc));
   const bufChanged = new Set(((s && s.buffers) || []).map((b) => b.queue_pair + " " + b.buffer));
   // Memory, one table per node.
@@ -340,12 +561,25 @@ function showFrame() {
     p.dataset.thread = th.thread;
     threads.appendChild(p);
   }
+  // The statement of the step: a thread's, or the operation a NIC step
+  // serves (the put or get whose entry it moves), lit up.
+  const srcLine = f.source ? f.source.line : s && s.rule === "step" ? s.line : 0;
   const src = $("step-source");
   lines.forEach((text, i) => {
     const who = at.get(i + 1);
     const line = cell("div", `${String(i + 1).padStart(3)}  ${text}`, who ? "at" : "");
+    line.dataset.line = i + 1;
     if (who) line.appendChild(cell("span", " ◀ " + who.join(", "), "who"));
-    if (s && s.line === i + 1 && s.rule === "step") line.classList.add("stepped");
+    if (s && srcLine === i + 1) {
+      if (s.rule === "step") {
+        line.classList.add("stepped");
+        line.title = "the statement this step executes";
+      } else {
+        line.classList.add("served");
+        line.title = `the operation this NIC step (${s.rule}) serves`;
+        line.appendChild(cell("span", ` ◀ ${s.actor} ${s.rule}`, "nic"));
+      }
+    }
     src.appendChild(line);
   });
   // Every queue pair's buffers.
@@ -396,9 +630,15 @@ function renderBackdrop(diags) {
   for (const d of diags || []) if (d.line) marks.set(d.line, (marks.get(d.line) || []).concat(d));
   const bd = $("backdrop");
   bd.textContent = "";
+  // The lines an applied repair inserted, while the editor holds its text.
+  const inserted = new Set(state.applied && state.applied.text === text ? state.applied.lines : []);
   lines.forEach((line, i) => {
     const div = document.createElement("div");
     const ds = marks.get(i + 1);
+    if (inserted.has(i + 1)) {
+      div.className = "inserted";
+      div.dataset.line = i + 1;
+    }
     if (!ds) {
       div.textContent = line || " ";
     } else {
@@ -675,7 +915,12 @@ function tabKeys(ev) {
 }
 
 async function init() {
-  for (const c of ["check", "robust", "stress", "reach"]) $("run-" + c).onclick = () => run(c);
+  for (const c of ["check", "robust", "stress", "reach", "repair"]) $("run-" + c).onclick = () => run(c);
+  $("step-cond").onclick = () => step(Number($("step-cond").dataset.frame));
+  $("graph-outcome").onchange = () => {
+    const o = state.outcomes[Number($("graph-outcome").value)];
+    if (o && $("graph-outcome").value !== "") pickOutcome(o);
+  };
   $("stop").onclick = stop;
   $("share").onclick = share;
   $("reset").onclick = resetExample;

@@ -5,8 +5,12 @@
 // of an sc cycle bold, and the legend below, whose entries show and hide
 // their relation. Labels do not overlap each other and are drawn above the
 // event boxes; arrowheads have one size. A graph comes from the worker as
-// play.Graph: {title, threads, events: [{thread, label, source}], edges:
-// [{from, to, rel, bold}], key: [{name, colour, meaning}], bold}.
+// play.Graph: {title, threads, events: [{thread, label, line, col, stmt,
+// source, step}], edges: [{from, to, rel, bold}], key: [{name, colour,
+// meaning}], bold}. An event with a source line names it in its tooltip
+// and is a button (mouse and keyboard): onEvent(event) is called, for the
+// page to show the line in the program and the step that made the event,
+// and the event stays marked (class picked) until another is chosen.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -40,8 +44,9 @@ function layoutGraph(g) {
   return { pos, width, height: colTop + rows * rowH, colTop, colW, left, boxW };
 }
 
-// drawGraph renders g into container (replacing what it held).
-function drawGraph(container, g) {
+// drawGraph renders g into container (replacing what it held); onEvent,
+// when given, is called with the event an event box activates.
+function drawGraph(container, g, onEvent) {
   container.textContent = "";
   const L = layoutGraph(g);
   const key = g.key || [];
@@ -120,8 +125,32 @@ function drawGraph(container, g) {
     const p = L.pos[i];
     const box = svgEl("g", { class: "g-event" + (e.thread < 0 ? " init" : ""), "data-event": i });
     box.appendChild(svgEl("rect", { x: p.x - L.boxW / 2, y: p.y - 13, width: L.boxW, height: 26, rx: 5 }));
-    box.appendChild(svgEl("text", { x: p.x, y: p.y + 4 }, e.label));
-    if (e.source) box.appendChild(svgEl("title", {}, e.source));
+    box.appendChild(svgEl("text", { x: p.x, y: p.y + 4 }, e.label.split("\n")[0]));
+    if (e.source) {
+      const what = e.source + (e.step ? ` (made by step ${e.step})` : "");
+      box.appendChild(svgEl("title", {}, what));
+      box.dataset.line = e.line;
+      if (e.step) box.dataset.step = e.step;
+      if (onEvent) {
+        // A button: the event's line in the program, its step in the run.
+        box.classList.add("link");
+        box.setAttribute("role", "button");
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("aria-label", `${e.label.split("\n")[0]}: ${what}`);
+        const pick = () => {
+          for (const other of svg.querySelectorAll(".g-event.picked")) other.classList.remove("picked");
+          box.classList.add("picked");
+          onEvent(e);
+        };
+        box.addEventListener("click", pick);
+        box.addEventListener("keydown", (ev) => {
+          if (ev.key === "Enter" || ev.key === " ") {
+            ev.preventDefault();
+            pick();
+          }
+        });
+      }
+    }
     svg.appendChild(box);
   });
   // Labels above the boxes, so that no box hides one.
