@@ -235,9 +235,9 @@ func (r *Result) Dot() *dot.Graph {
 	case r.Trace != nil:
 		return draw.Trace(p, r.Trace, r.Trace.SCCycle(), p.Name+": an RDMA-consistent trace with an sc cycle")
 	case r.Full != nil:
-		return draw.Machine(p, r.Full, p.Name+": an RDMA execution with an sc cycle")
+		return draw.MachineRun(p, r.Full, r.Run, p.Name+": an RDMA execution with an sc cycle")
 	}
-	return draw.Machine(p, r.Graph, p.Name+": an RDMA execution with an sc cycle")
+	return draw.MachineRun(p, r.Graph, r.Run, p.Name+": an RDMA execution with an sc cycle")
 }
 
 // Decide answers whether p is robust by opt.Method. An answer that a bound
