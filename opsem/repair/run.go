@@ -289,7 +289,9 @@ const observer = -2
 // atomic's read and write are one node, as sc contracts them. With reach,
 // the cycle may pass through the observer: after every event of a thread
 // the condition names, after every visible write to a location it reads,
-// before every pending one.
+// before every pending one. Of the shortest cycles, prog.ShortestCycle
+// picks one with the observer ordered first and the accesses in the
+// order of their events: a cycle through the observer starts there.
 func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 	evs := rt.tr.Events
 	var condThreads, condLocs map[int]bool
@@ -342,7 +344,7 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 	}
 	if reach != nil {
 		members[observer] = []int{observer}
-		nodes = append(nodes, observer)
+		nodes = append([]int{observer}, nodes...)
 	}
 	// step is the pair of members that relates node x to node y, a pair
 	// the run performed out of order first; ok is false when none does.
@@ -360,44 +362,14 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 		return pair, ok
 	}
 	var best []int
-	for _, s := range nodes {
-		prev := map[int]int{}
-		queue := []int{s}
-		found := -1
-		for len(queue) > 0 && found < 0 {
-			x := queue[0]
-			queue = queue[1:]
-			for _, y := range nodes {
-				if y == x {
-					continue
-				}
-				if _, ok := step(x, y); !ok {
-					continue
-				}
-				if y == s {
-					found = x
-					break
-				}
-				if _, seen := prev[y]; !seen {
-					prev[y] = x
-					queue = append(queue, y)
-				}
-			}
+	for _, i := range prog.ShortestCycle(len(nodes), func(i, j int) bool {
+		if i == j {
+			return false
 		}
-		if found < 0 {
-			continue
-		}
-		var cyc []int
-		for x := found; x != s; x = prev[x] {
-			cyc = append(cyc, x)
-		}
-		cyc = append(cyc, s)
-		for i, j := 0, len(cyc)-1; i < j; i, j = i+1, j-1 {
-			cyc[i], cyc[j] = cyc[j], cyc[i]
-		}
-		if best == nil || len(cyc) < len(best) {
-			best = cyc
-		}
+		_, ok := step(nodes[i], nodes[j])
+		return ok
+	}) {
+		best = append(best, nodes[i])
 	}
 	var pairs [][2]int
 	for k, x := range best {
