@@ -258,6 +258,20 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	return res, nil
 }
 
+// ComputeMachines answers p's query on both machines with Compute, RDMA
+// then SC, as ComputeModel does with the declarative model: the results
+// are indexed as the pairs of results elsewhere (prog.RDMA, prog.SC), and
+// errs[i] is the error of machine i, whose result is then nil.
+func ComputeMachines(ctx context.Context, p *prog.Program, opt Options) (res [2]*Result, errs [2]error) {
+	for i, sem := range [2]machine.Semantics{machine.RDMA, machine.SC} {
+		res[i], errs[i] = Compute(ctx, p, sem, opt)
+		if errs[i] != nil {
+			res[i] = nil
+		}
+	}
+	return res, errs
+}
+
 // searchBound names what cut search sr short, "" when nothing did: the
 // first witness (with FirstWitness) or the limit that stopped it, and the
 // transitions the machine's bounds pruned.
