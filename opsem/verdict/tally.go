@@ -31,11 +31,9 @@ type tally struct {
 	errs     map[string]bool // the error points reached, described (ErrorPoints)
 }
 
-func newTally(p *prog.Program, m *machine.Machine, res *Result, firstWitness bool) *tally {
-	cond := p.Query.Cond
-	if cond == nil {
-		cond = &prog.Cond{Op: prog.CTrue}
-	}
+// newTally returns the empty tally of a search of m, built for p, whose
+// condition is cond, into res.
+func newTally(p *prog.Program, m *machine.Machine, cond *prog.Cond, res *Result, firstWitness bool) *tally {
 	return &tally{
 		p: p, m: m, cond: cond, res: res, firstWitness: firstWitness, hasErrors: HasErrorPoints(p),
 		outcomes: map[string]bool{}, key: make([]byte, len(res.Locs)),

@@ -213,7 +213,12 @@ func OutcomeMachine(p *prog.Program, sem machine.Semantics, opt machine.Options)
 
 // Compute explores p under sem and answers its query.
 func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Options) (*Result, error) {
-	res := &Result{Semantics: sem, Query: p.Query, Locs: ShownLocations(p)}
+	q := p.Query
+	cond := q.Cond
+	if cond == nil {
+		cond = &prog.Cond{Op: prog.CTrue}
+	}
+	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
 	// A search that other processes expand is not reduced by symmetry
 	// (explore.New): nor is its job.
 	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry && opt.Remote == nil}
@@ -222,13 +227,14 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		return nil, err
 	}
 	m, sym := b.Outcome, b.Symmetry
-	t := newTally(p, m, res, opt.FirstWitness)
+	t := newTally(p, m, cond, res, opt.FirstWitness)
 	c := explore.Caller{
-		Key:     j.Key(),
-		Name:    p.Name + " " + sem.String(),
-		Trace:   opt.Witness,
-		Visit:   t.visit,
-		Meta:    json.RawMessage(j.Encode()),
+		Key:   j.Key(),
+		Name:  p.Name + " " + sem.String(),
+		Trace: opt.Witness,
+		Visit: t.visit,
+		Meta:  json.RawMessage(j.Encode()),
+		// A checkpoint saves the tally.
 		Save:    t.save,
 		Restore: t.restore,
 	}
