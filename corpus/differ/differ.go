@@ -332,13 +332,13 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 		r.noModel = fmt.Sprintf("model cost over %.0f", opt.MaxModelCost)
 	}
 	if checks&(CheckOutcomes|CheckSpin) != 0 {
-		for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
-			res, err := verdict.Compute(ctx, p, sem, vopt)
+		res, errs := verdict.ComputeMachines(ctx, p, vopt)
+		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("differ: %w", err)
 			}
-			r.Machine[i] = res
 		}
+		r.Machine = res
 	}
 	if checks&CheckOutcomes != 0 {
 		ropt := vopt
@@ -523,9 +523,10 @@ func (r *Report) reach(ctx context.Context, p *prog.Program, vopt verdict.Option
 		}
 		r.ReachQuery = true
 		ans := ReachAnswer{Program: q, Model: [2]*verdict.Result{ar, as}}
+		mach, errs := verdict.ComputeMachines(ctx, q, vopt)
 		for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
 			k := []Kind{ReachRDMA, ReachSC}[i]
-			m, err := verdict.Compute(ctx, q, sem, vopt)
+			m, err := mach[i], errs[i]
 			if err != nil {
 				return fmt.Errorf("differ: %w", err)
 			}

@@ -29,8 +29,6 @@ import (
 	"fmt"
 	"rdmasim/corpus/surface"
 	"rdmasim/opsem/parse"
-	"sort"
-	"sync"
 	"time"
 
 	"rdmasim/corpus/differ"
@@ -195,190 +193,17 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Count < 0 || opt.Workers < 0 || opt.SpinEvery < 0 {
 		return nil, errors.New("fuzz: negative count, workers or spin-every")
 	}
-	workers := max(opt.Workers, 1)
-	n := opt.Count
-	if len(opt.ProgramSeeds) > 0 {
-		n = len(opt.ProgramSeeds)
+	r := newRunner(ctx, opt)
+	stopProgress := r.reportProgress()
+	go r.feed()
+	r.mu.Lock()
+	for range r.workers {
+		r.startWorker()
 	}
-	start := time.Now()
-	sum := &Summary{Seed: opt.Seed, Skipped: map[string]int{}, Compared: map[string]int{}}
-	var mu sync.Mutex // guards sum
-	progressDone := make(chan struct{})
-	var progressWG sync.WaitGroup
-	if opt.Progress != nil {
-		progressWG.Add(1)
-		go func() {
-			defer progressWG.Done()
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			for {
-				select {
-				case <-progressDone:
-					return
-				case <-tick.C:
-					mu.Lock()
-					p := Progress{Programs: sum.Programs, Disagreements: len(sum.Disagreements), Elapsed: time.Since(start)}
-					mu.Unlock()
-					opt.Progress(p)
-				}
-			}
-		}()
-	}
-	stuckAfter := opt.StuckAfter
-	if stuckAfter <= 0 {
-		stuckAfter = defaultStuckAfter
-	}
-	// Workers take program indices from indices. Each has a slot, guarded
-	// by mu, saying what it checks and when to give up on it.
-	type slot struct {
-		seed      uint64
-		deadline  time.Time // zero: idle
-		abandoned bool      // given up on: its result is dropped
-	}
-	var (
-		interrupted bool // ctx stopped the run early
-		ended       bool // Run gave up waiting: workers drop their results
-		slots       []*slot
-		live        int // workers not given up on
-		stuck       int // workers given up on, still running
-	)
-	quit := make(chan struct{}) // closed when Run ends early
-	indices := make(chan int)
-	go func() {
-		defer close(indices)
-		for i := 0; n == 0 || i < n; i++ {
-			if opt.Duration > 0 && time.Since(start) >= opt.Duration {
-				return
-			}
-			select {
-			case indices <- i:
-			case <-quit:
-				return
-			case <-ctx.Done():
-				mu.Lock()
-				interrupted = true
-				mu.Unlock()
-				return
-			}
-		}
-	}()
-	exited := make(chan struct{})
-	startWorker := func() { // with mu held
-		sl := &slot{}
-		slots = append(slots, sl)
-		live++
-		go func() {
-			// extend sets the deadline d from now (0: none).
-			extend := func(d time.Duration) {
-				mu.Lock()
-				defer mu.Unlock()
-				if d <= 0 {
-					d = 1 << 62
-				}
-				sl.deadline = time.Now().Add(d + stuckAfter)
-			}
-			for i := range indices {
-				seed := ProgramSeed(opt.Seed, i)
-				if len(opt.ProgramSeeds) > 0 {
-					seed = opt.ProgramSeeds[i]
-				}
-				mu.Lock()
-				sl.seed = seed
-				mu.Unlock()
-				extend(opt.Timeout)
-				r := checkOne(ctx, opt, i, seed, extend)
-				mu.Lock()
-				sl.deadline = time.Time{}
-				if sl.abandoned || ended {
-					if sl.abandoned {
-						stuck--
-					}
-					mu.Unlock()
-					return
-				}
-				if r.stopped {
-					interrupted = true
-				} else {
-					sum.add(r)
-				}
-				mu.Unlock()
-				if r.disagree != nil && opt.Found != nil {
-					opt.Found(r.disagree)
-				}
-			}
-			mu.Lock()
-			abandoned := sl.abandoned
-			mu.Unlock()
-			if !abandoned {
-				select {
-				case exited <- struct{}{}:
-				case <-quit:
-				}
-			}
-		}()
-	}
-	mu.Lock()
-	for range workers {
-		startWorker()
-	}
-	mu.Unlock()
-	tick := time.NewTicker(time.Second)
-	var cancelled time.Time
-	for live > 0 {
-		select {
-		case <-exited:
-			mu.Lock()
-			live--
-			mu.Unlock()
-		case <-tick.C:
-			now := time.Now()
-			if ctx.Err() != nil && cancelled.IsZero() {
-				cancelled = now
-			}
-			mu.Lock()
-			for _, sl := range slots {
-				d := sl.deadline
-				if sl.abandoned || d.IsZero() {
-					continue
-				}
-				if !cancelled.IsZero() && d.After(cancelled.Add(stuckAfter)) {
-					d = cancelled.Add(stuckAfter)
-				}
-				if now.Before(d) {
-					continue
-				}
-				// Give up on this program; a new worker goes on with the
-				// run, unless ctx is done or too many are stuck.
-				sum.Stuck = append(sum.Stuck, sl.seed)
-				sl.abandoned = true
-				live--
-				stuck++
-				switch {
-				case ctx.Err() != nil || stuck > workers:
-					ended = true
-				default:
-					startWorker()
-				}
-			}
-			if ended {
-				interrupted = interrupted || ctx.Err() != nil
-				close(quit)
-				live = 0
-			}
-			mu.Unlock()
-		}
-	}
-	tick.Stop()
-	close(progressDone)
-	progressWG.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	sum.Ended = ended
-	sum.Elapsed = time.Since(start)
-	sum.Interrupted = interrupted
-	sort.Slice(sum.Disagreements, func(i, j int) bool { return sum.Disagreements[i].Index < sum.Disagreements[j].Index })
-	sort.Slice(sum.Slow, func(i, j int) bool { return sum.Slow[i] < sum.Slow[j] })
-	return sum, nil
+	r.mu.Unlock()
+	r.watch()
+	stopProgress()
+	return r.summary(), nil
 }
 
 // add counts r into s.

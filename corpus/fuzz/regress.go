@@ -226,13 +226,11 @@ func modelResults(ctx context.Context, q *prog.Program, opt verdict.Options) ([2
 }
 
 func machineResults(ctx context.Context, q *prog.Program, opt verdict.Options) ([2]*verdict.Result, error) {
-	var out [2]*verdict.Result
-	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
-		r, err := verdict.Compute(ctx, q, sem, opt)
+	out, errs := verdict.ComputeMachines(ctx, q, opt)
+	for _, err := range errs {
 		if err != nil {
 			return out, fmt.Errorf("fuzz: %w", err)
 		}
-		out[i] = r
 	}
 	return out, nil
 }

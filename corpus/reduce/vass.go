@@ -120,159 +120,201 @@ func ParseVASS(name string, src []byte) (*VASS, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &VASS{Init: -1, Accept: -1}
-	states := map[string]int{}
-	state := func(l srcLine, t tok) (int, error) {
-		if t.kind != tWord || !isIdent(t.text) {
-			return 0, errorf(name, l, t.col, "expected a state name, found %s", t.describe())
-		}
-		if vassKeywords[t.text] {
-			return 0, errorf(name, l, t.col, "%q is a keyword and cannot name a state", t.text)
-		}
-		if n, ok := states[t.text]; ok {
-			return n, nil
-		}
-		if len(v.States) == MaxVASSStates {
-			return 0, errorf(name, l, t.col, "too many states (the limit is %d)", MaxVASSStates)
-		}
-		states[t.text] = len(v.States)
-		v.States = append(v.States, t.text)
-		return len(v.States) - 1, nil
-	}
-	// Counter references are checked once the counters line is known.
-	type counterRef struct {
-		l   srcLine
-		col int
-		c   int
-	}
-	var refs []counterRef
-	seen := map[string]int{} // directive -> line
+	vp := &vassParser{name: name, v: &VASS{Init: -1, Accept: -1}, states: map[string]int{}, seen: map[string]int{}}
 	for _, l := range ls {
-		first := l.toks[0]
-		if first.kind == tWord && vassKeywords[first.text] {
-			if prev, dup := seen[first.text]; dup {
-				return nil, errorf(name, l, first.col, "second %s line (first at line %d)", first.text, prev)
-			}
-			seen[first.text] = l.num
-			if len(l.toks) < 2 {
-				return nil, errorf(name, l, l.end, "expected %s after %s", vassArg(first.text), first.text)
-			}
-			arg := l.toks[1]
-			if first.text == "states" {
-				if len(v.States) > 0 {
-					return nil, errorf(name, l, first.col, "the states line must come before any other mention of a state")
-				}
-				for _, t := range l.toks[1:] {
-					if _, dup := states[t.text]; dup {
-						return nil, errorf(name, l, t.col, "state %s listed twice", t.text)
-					}
-					if _, err := state(l, t); err != nil {
-						return nil, err
-					}
-				}
-				continue
-			}
-			if len(l.toks) > 2 {
-				return nil, errorf(name, l, l.toks[2].col, "unexpected %s after the %s line's argument", l.toks[2].describe(), first.text)
-			}
-			switch first.text {
-			case "vass":
-				if arg.kind != tWord || !isName(arg.text) {
-					return nil, errorf(name, l, arg.col, "invalid vass name %s: use 1 to 64 of [A-Za-z0-9_.+-]", arg.describe())
-				}
-				v.Name = arg.text
-			case "counters":
-				n, err := strconv.Atoi(arg.text)
-				if arg.kind != tWord || err != nil || n < 1 || n > MaxVASSCounters {
-					return nil, errorf(name, l, arg.col, "expected a number of counters (1..%d), found %s", MaxVASSCounters, arg.describe())
-				}
-				v.Counters = n
-			case "init":
-				if v.Init, err = state(l, arg); err != nil {
-					return nil, err
-				}
-			case "accept":
-				if v.Accept, err = state(l, arg); err != nil {
-					return nil, err
-				}
-			case "expect":
-				switch arg.text {
-				case "coverable":
-					v.Expect = ExpectYes
-				case "not-coverable":
-					v.Expect = ExpectNo
-				default:
-					return nil, errorf(name, l, arg.col, "expected coverable or not-coverable after expect, found %s", arg.describe())
-				}
-			}
-			continue
+		if first := l.toks[0]; first.kind == tWord && vassKeywords[first.text] {
+			err = vp.directive(l)
+		} else {
+			err = vp.transition(l)
 		}
-		// A transition: FROM -> TO : cN +1|-1
-		if len(l.toks) < 2 || l.toks[1].kind != tArrow {
-			return nil, errorf(name, l, first.col, "expected a directive (vass, counters, states, init, accept, expect) or a transition FROM -> TO : cN +1|-1, found %s", first.describe())
-		}
-		if len(v.Trans) == MaxVASSTransitions {
-			return nil, errorf(name, l, first.col, "too many transitions (the limit is %d)", MaxVASSTransitions)
-		}
-		from, err := state(l, first)
 		if err != nil {
 			return nil, err
 		}
-		// at returns token i, or an error naming what was expected there.
-		at := func(i int, what string) (tok, error) {
-			if i >= len(l.toks) {
-				return tok{}, errorf(name, l, l.end, "expected %s, found end of line", what)
-			}
-			return l.toks[i], nil
-		}
-		tt, err := at(2, "the target state")
-		if err != nil {
-			return nil, err
-		}
-		to, err := state(l, tt)
-		if err != nil {
-			return nil, err
-		}
-		colon, err := at(3, ": after the target state")
-		if err != nil {
-			return nil, err
-		}
-		if colon.kind != tColon {
-			return nil, errorf(name, l, colon.col, "expected : after the target state, found %s", colon.describe())
-		}
-		ct, err := at(4, "a counter cN")
-		if err != nil {
-			return nil, err
-		}
-		c, ok := counterIndex(ct.text)
-		if ct.kind != tWord || !ok {
-			return nil, errorf(name, l, ct.col, "expected a counter cN, found %s", ct.describe())
-		}
-		dt, err := at(5, "+1 or -1")
-		if err != nil {
-			return nil, err
-		}
-		var delta int
-		switch dt.text {
-		case "+1":
-			delta = 1
-		case "-1":
-			delta = -1
-		default:
-			return nil, errorf(name, l, dt.col, "expected +1 or -1, found %s", dt.describe())
-		}
-		if len(l.toks) > 6 {
-			return nil, errorf(name, l, l.toks[6].col, "unexpected %s after the transition", l.toks[6].describe())
-		}
-		refs = append(refs, counterRef{l, ct.col, c})
-		v.Trans = append(v.Trans, Transition{From: from, To: to, Counter: c, Delta: delta})
 	}
+	return vp.finish()
+}
+
+// vassParser is ParseVASS's state between lines: the instance so far, its
+// states by name, the directives seen and the counters the transitions
+// name (checked once the counters line is known).
+type vassParser struct {
+	name   string // the file, for errors
+	v      *VASS
+	states map[string]int // state name → number
+	seen   map[string]int // directive → its line
+	refs   []counterRef
+}
+
+// counterRef is a counter cN a transition names, where it is written.
+type counterRef struct {
+	l   srcLine
+	col int
+	c   int
+}
+
+// state returns the number of the state t names on line l, numbering a
+// new one.
+func (vp *vassParser) state(l srcLine, t tok) (int, error) {
+	v, name := vp.v, vp.name
+	if t.kind != tWord || !isIdent(t.text) {
+		return 0, errorf(name, l, t.col, "expected a state name, found %s", t.describe())
+	}
+	if vassKeywords[t.text] {
+		return 0, errorf(name, l, t.col, "%q is a keyword and cannot name a state", t.text)
+	}
+	if n, ok := vp.states[t.text]; ok {
+		return n, nil
+	}
+	if len(v.States) == MaxVASSStates {
+		return 0, errorf(name, l, t.col, "too many states (the limit is %d)", MaxVASSStates)
+	}
+	vp.states[t.text] = len(v.States)
+	v.States = append(v.States, t.text)
+	return len(v.States) - 1, nil
+}
+
+// directive parses line l, a directive (vass, counters, states, init,
+// accept, expect), each allowed once.
+func (vp *vassParser) directive(l srcLine) error {
+	v, name := vp.v, vp.name
+	first := l.toks[0]
+	if prev, dup := vp.seen[first.text]; dup {
+		return errorf(name, l, first.col, "second %s line (first at line %d)", first.text, prev)
+	}
+	vp.seen[first.text] = l.num
+	if len(l.toks) < 2 {
+		return errorf(name, l, l.end, "expected %s after %s", vassArg(first.text), first.text)
+	}
+	if first.text == "states" {
+		return vp.statesLine(l)
+	}
+	arg := l.toks[1]
+	if len(l.toks) > 2 {
+		return errorf(name, l, l.toks[2].col, "unexpected %s after the %s line's argument", l.toks[2].describe(), first.text)
+	}
+	var err error
+	switch first.text {
+	case "vass":
+		if arg.kind != tWord || !isName(arg.text) {
+			return errorf(name, l, arg.col, "invalid vass name %s: use 1 to 64 of [A-Za-z0-9_.+-]", arg.describe())
+		}
+		v.Name = arg.text
+	case "counters":
+		n, err := strconv.Atoi(arg.text)
+		if arg.kind != tWord || err != nil || n < 1 || n > MaxVASSCounters {
+			return errorf(name, l, arg.col, "expected a number of counters (1..%d), found %s", MaxVASSCounters, arg.describe())
+		}
+		v.Counters = n
+	case "init":
+		v.Init, err = vp.state(l, arg)
+	case "accept":
+		v.Accept, err = vp.state(l, arg)
+	case "expect":
+		switch arg.text {
+		case "coverable":
+			v.Expect = ExpectYes
+		case "not-coverable":
+			v.Expect = ExpectNo
+		default:
+			return errorf(name, l, arg.col, "expected coverable or not-coverable after expect, found %s", arg.describe())
+		}
+	}
+	return err
+}
+
+// statesLine parses line l, `states q0 q1 ...`: the states numbered in
+// that order, before any other mention of a state.
+func (vp *vassParser) statesLine(l srcLine) error {
+	if len(vp.v.States) > 0 {
+		return errorf(vp.name, l, l.toks[0].col, "the states line must come before any other mention of a state")
+	}
+	for _, t := range l.toks[1:] {
+		if _, dup := vp.states[t.text]; dup {
+			return errorf(vp.name, l, t.col, "state %s listed twice", t.text)
+		}
+		if _, err := vp.state(l, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transition parses line l, a transition FROM -> TO : cN +1|-1.
+func (vp *vassParser) transition(l srcLine) error {
+	v, name := vp.v, vp.name
+	first := l.toks[0]
+	if len(l.toks) < 2 || l.toks[1].kind != tArrow {
+		return errorf(name, l, first.col, "expected a directive (vass, counters, states, init, accept, expect) or a transition FROM -> TO : cN +1|-1, found %s", first.describe())
+	}
+	if len(v.Trans) == MaxVASSTransitions {
+		return errorf(name, l, first.col, "too many transitions (the limit is %d)", MaxVASSTransitions)
+	}
+	from, err := vp.state(l, first)
+	if err != nil {
+		return err
+	}
+	// at returns token i, or an error naming what was expected there.
+	at := func(i int, what string) (tok, error) {
+		if i >= len(l.toks) {
+			return tok{}, errorf(name, l, l.end, "expected %s, found end of line", what)
+		}
+		return l.toks[i], nil
+	}
+	tt, err := at(2, "the target state")
+	if err != nil {
+		return err
+	}
+	to, err := vp.state(l, tt)
+	if err != nil {
+		return err
+	}
+	colon, err := at(3, ": after the target state")
+	if err != nil {
+		return err
+	}
+	if colon.kind != tColon {
+		return errorf(name, l, colon.col, "expected : after the target state, found %s", colon.describe())
+	}
+	ct, err := at(4, "a counter cN")
+	if err != nil {
+		return err
+	}
+	c, ok := counterIndex(ct.text)
+	if ct.kind != tWord || !ok {
+		return errorf(name, l, ct.col, "expected a counter cN, found %s", ct.describe())
+	}
+	dt, err := at(5, "+1 or -1")
+	if err != nil {
+		return err
+	}
+	var delta int
+	switch dt.text {
+	case "+1":
+		delta = 1
+	case "-1":
+		delta = -1
+	default:
+		return errorf(name, l, dt.col, "expected +1 or -1, found %s", dt.describe())
+	}
+	if len(l.toks) > 6 {
+		return errorf(name, l, l.toks[6].col, "unexpected %s after the transition", l.toks[6].describe())
+	}
+	vp.refs = append(vp.refs, counterRef{l, ct.col, c})
+	v.Trans = append(v.Trans, Transition{From: from, To: to, Counter: c, Delta: delta})
+	return nil
+}
+
+// finish checks what needs every line read: the required directives, the
+// counters the transitions name; it names the instance after the file
+// when it has no vass line, and validates it.
+func (vp *vassParser) finish() (*VASS, error) {
+	v, name := vp.v, vp.name
 	for _, d := range []string{"counters", "init", "accept"} {
-		if _, ok := seen[d]; !ok {
+		if _, ok := vp.seen[d]; !ok {
 			return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("missing %s line (%s %s)", d, d, vassArg(d))}
 		}
 	}
-	for _, r := range refs {
+	for _, r := range vp.refs {
 		if r.c >= v.Counters {
 			return nil, errorf(name, r.l, r.col, "counter c%d out of range: the VASS has %d counter%s (c0..c%d)", r.c, v.Counters, plural(v.Counters), v.Counters-1)
 		}

@@ -36,7 +36,6 @@ import (
 	"rdmasim/explore"
 	"rdmasim/opsem/check"
 	"rdmasim/opsem/expect"
-	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
@@ -187,14 +186,11 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	vopt := opt.Verdict
 	limited := map[string]bool{}
 	// The machines.
-	var mach [2]*verdict.Result
-	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
-		r, err := verdict.Compute(ctx, p, sem, vopt)
+	mach, errs := verdict.ComputeMachines(ctx, p, vopt)
+	for i, err := range errs {
 		if err != nil {
 			row.fail([]string{RDMA, SC}[i], err)
-			continue
 		}
-		mach[i] = r
 	}
 	if mach[0] != nil && mach[1] != nil {
 		row.split(expect.Check(p, mach), RDMA, SC)

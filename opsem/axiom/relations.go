@@ -167,49 +167,7 @@ func (t *Trace) SCCycle() []int {
 	g.Union(r.RB)
 	g.Union(r.MO)
 	contractAtomics(t.Events, g)
-	n := len(t.Events)
-	var best []int
-	for s := 0; s < n; s++ {
-		// breadth-first search from s back to s
-		prev := make([]int, n)
-		for i := range prev {
-			prev[i] = -2
-		}
-		queue := []int{s}
-		found := -1
-		for len(queue) > 0 && found < 0 {
-			x := queue[0]
-			queue = queue[1:]
-			for y := 0; y < n; y++ {
-				if !g.Has(x, y) {
-					continue
-				}
-				if y == s {
-					found = x
-					break
-				}
-				if prev[y] == -2 {
-					prev[y] = x
-					queue = append(queue, y)
-				}
-			}
-		}
-		if found < 0 {
-			continue
-		}
-		var cyc []int
-		for x := found; x != s; x = prev[x] {
-			cyc = append(cyc, x)
-		}
-		cyc = append(cyc, s)
-		for i, j := 0, len(cyc)-1; i < j; i, j = i+1, j-1 {
-			cyc[i], cyc[j] = cyc[j], cyc[i]
-		}
-		if best == nil || len(cyc) < len(best) {
-			best = cyc
-		}
-	}
-	return best
+	return prog.ShortestCycle(len(t.Events), g.Has)
 }
 
 // Memory returns the final memory of t: per location, the value of its

@@ -294,8 +294,37 @@ func (e *engine) run(sel []int) {
 	if !e.tick() {
 		return
 	}
+	e.layOut(sel)
+	if n := len(e.ev); n > e.pr.maxEv {
+		e.err = &LimitError{Program: e.pr.p.Name, What: LimitEvents, N: n, Limit: e.pr.maxEv, Unroll: e.pr.opt.Unroll}
+		e.stop = true
+		return
+	}
+	st := &e.stack[0]
+	e.index(st)
+	e.nicOrders()
+	e.staticRelations(st)
+	if e.pruned(st) {
+		return
+	}
+	e.moBookkeeping()
+	e.growStack()
+	if e.lastFirst {
+		e.moStep(0, 0)
+	} else {
+		e.rfStep(0, 0)
+	}
+	e.cut = false
+}
+
+// layOut sets the events of sel: an initial write per location (its id
+// the location), then each thread's events up to its trie node, with what
+// the trie knows of their values (a constant written, a CAS's or an
+// atomic's operands, the event a read's value flows to); e.n is their
+// number, e.complete whether every thread ends. The search's first state
+// is reset.
+func (e *engine) layOut(sel []int) {
 	p := e.pr.p
-	nlocs := len(p.Locs)
 	e.ev = e.ev[:0]
 	e.cons = e.cons[:0]
 	e.consA = e.consA[:0]
@@ -304,8 +333,7 @@ func (e *engine) run(sel []int) {
 	e.wadd = e.wadd[:0]
 	e.wconst = e.wconst[:0]
 	e.complete = true
-	st := &e.stack[0]
-	*st = state{}
+	e.stack[0] = state{}
 	for l := range p.Locs {
 		e.ev = append(e.ev, Event{Event: prog.Event{Kind: prog.EvLW, Thread: -1, Loc: l, Val: p.Locs[l].Init, Remote: -1},
 			ID: l, Index: -1, QP: -1, PC: -1})
@@ -345,16 +373,15 @@ func (e *engine) run(sel []int) {
 			}
 		}
 	}
-	n := len(e.ev)
-	e.n = n
-	if n > e.pr.maxEv {
-		e.err = &LimitError{Program: e.pr.p.Name, What: LimitEvents, N: n, Limit: e.pr.maxEv, Unroll: e.pr.opt.Unroll}
-		e.stop = true
-		return
-	}
-	// values known from the start
+	e.n = len(e.ev)
+}
+
+// index lists the reads, the writes of each location and the events of
+// instructions (all but the NIC's writes), and sets in st the values known
+// from the start: the constants written; no read reads from anything yet.
+func (e *engine) index(st *state) {
 	e.reads = e.reads[:0]
-	e.writesOf = resize(e.writesOf, nlocs)
+	e.writesOf = resize(e.writesOf, len(e.pr.p.Locs))
 	e.inst = 0
 	for i := range e.ev {
 		ev := &e.ev[i]
@@ -374,7 +401,13 @@ func (e *engine) run(sel []int) {
 			st.wv[i] = e.wconst[i]
 		}
 	}
-	// pf: the k-th poll of a queue pair polls from its k-th NIC write
+}
+
+// nicOrders sets pf, which is fixed (the k-th poll of a queue pair polls
+// from its k-th NIC write), and the pairs whose nfo the search chooses:
+// nlR/nlW, nrR/nrW and naR/nrW of one queue pair.
+func (e *engine) nicOrders() {
+	p, nlocs, n := e.pr.p, len(e.pr.p.Locs), e.n
 	e.pf = e.pf[:0]
 	e.pairs = e.pairs[:0]
 	e.nicW = resize(e.nicW, len(p.QPs))
@@ -390,7 +423,6 @@ func (e *engine) run(sel []int) {
 			e.pf = append(e.pf, [2]int{e.nicW[ev.QP][k], i})
 		}
 	}
-	// nfo pairs: nlR/nlW and nrR/nrW of one queue pair
 	for a := nlocs; a < n; a++ {
 		for b := a + 1; b < n; b++ {
 			ea, eb := &e.ev[a], &e.ev[b]
@@ -406,10 +438,15 @@ func (e *engine) run(sel []int) {
 		}
 	}
 	e.nfoDir = zeroed(e.nfoDir, len(e.pairs))
+}
 
+// staticRelations sets in st what every trace of the events has: ib ⊇
+// ippo ∪ pf, ob ⊇ oppo ∪ [nlW];pf ∪ [Inst];ib, sc ⊇ po (and po itself,
+// e.poRow), closed, and whether each is already cyclic.
+func (e *engine) staticRelations(st *state) {
+	nlocs, n := len(e.pr.p.Locs), e.n
 	e.nInit = nlocs
 	e.poRow = zeroed(e.poRow, n)
-	// static relations: ib ⊇ ippo ∪ pf, ob ⊇ oppo ∪ [nlW];pf ∪ [Inst];ib, sc ⊇ po
 	for a := nlocs; a < n; a++ {
 		for b := a + 1; b < n && e.ev[b].Thread == e.ev[a].Thread; b++ {
 			i, o := PPO(&e.ev[a], &e.ev[b])
@@ -436,10 +473,13 @@ func (e *engine) run(sel []int) {
 	}
 	st.ob.warshall(n)
 	st.ibCyc, st.obCyc, st.scCyc = st.ib.reflexive(n), st.ob.reflexive(n), st.sc.reflexive(n)
-	if e.pruned(st) {
-		return
-	}
-	// mo bookkeeping
+}
+
+// moBookkeeping sets what the search of mo needs per location: the writes
+// still to place (moRem), all its writes with the initial one (locW), and
+// the locations with a write to order (moLocs).
+func (e *engine) moBookkeeping() {
+	nlocs := len(e.pr.p.Locs)
 	e.moLocs = e.moLocs[:0]
 	e.moRev = resize(e.moRev, nlocs)
 	e.locW = e.locW[:0]
@@ -455,6 +495,11 @@ func (e *engine) run(sel []int) {
 			e.moLocs = append(e.moLocs, l)
 		}
 	}
+}
+
+// growStack makes room for a state per decision of the search: one per
+// read, nfo pair and write placed in mo, and a few more.
+func (e *engine) growStack() {
 	depth := len(e.reads) + len(e.pairs) + 2
 	for _, l := range e.moLocs {
 		depth += len(e.writesOf[l]) + 1
@@ -462,12 +507,6 @@ func (e *engine) run(sel []int) {
 	if len(e.stack) < depth {
 		e.stack = append(e.stack, make([]state, depth-len(e.stack))...)
 	}
-	if e.lastFirst {
-		e.moStep(0, 0)
-	} else {
-		e.rfStep(0, 0)
-	}
-	e.cut = false
 }
 
 // resize returns s with n empty rows, keeping the rows' storage.

@@ -1,5 +1,7 @@
 package instr
 
+import "rdmasim/opsem/prog"
+
 // rec is an SC-cycle exit point of a thread, or an event considered as one.
 type rec struct {
 	set   bool
@@ -75,50 +77,7 @@ func (m *Machine) target(st *State) bool {
 }
 
 // cycle returns the threads of a shortest cycle of SC-cycle edges, in
-// order, or nil.
+// order, or nil (prog.ShortestCycle picks which).
 func (m *Machine) cycle(st *State) []int {
-	var best []int
-	for s := range st.th {
-		if st.th[s].succ == 0 {
-			continue
-		}
-		prev := make([]int, m.nt)
-		for i := range prev {
-			prev[i] = -1
-		}
-		queue := []int{s}
-		found := -1
-		for len(queue) > 0 && found < 0 {
-			x := queue[0]
-			queue = queue[1:]
-			for y := 0; y < m.nt; y++ {
-				if st.th[x].succ&(1<<y) == 0 {
-					continue
-				}
-				if y == s {
-					found = x
-					break
-				}
-				if prev[y] < 0 && y != s {
-					prev[y] = x
-					queue = append(queue, y)
-				}
-			}
-		}
-		if found < 0 {
-			continue
-		}
-		cyc := []int{found}
-		for x := found; x != s; {
-			x = prev[x]
-			cyc = append(cyc, x)
-		}
-		for i, j := 0, len(cyc)-1; i < j; i, j = i+1, j-1 {
-			cyc[i], cyc[j] = cyc[j], cyc[i]
-		}
-		if best == nil || len(cyc) < len(best) {
-			best = cyc
-		}
-	}
-	return best
+	return prog.ShortestCycle(m.nt, func(x, y int) bool { return st.th[x].succ&(1<<y) != 0 })
 }

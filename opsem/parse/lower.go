@@ -429,33 +429,12 @@ func (lw *Lowerer) finish(f *syntax.File) {
 		return
 	}
 	if f.Query == nil {
-		var c *prog.Cond
-		for t := range p.Threads {
-			if !hasFail(p.Threads[t].Code) && !p.RangeWriter(t) {
-				continue
-			}
-			at := &prog.Cond{Op: prog.CFail, Thread: t}
-			if c == nil {
-				c = at
-			} else {
-				c = &prog.Cond{Op: prog.COr, L: c, R: at}
-			}
-		}
-		if c != nil {
+		if c := p.FailCond(); c != nil {
 			p.Query = prog.Query{Kind: prog.QReach, Cond: c, Pos: prog.Pos{Line: 1, Col: 1}}
 		}
 	}
 	r.queryAndExpects(f)
 	lw.Errs = append(lw.Errs, r.errs...)
-}
-
-func hasFail(code []prog.Instr) bool {
-	for _, in := range code {
-		if in.Op == prog.OpFail {
-			return true
-		}
-	}
-	return false
 }
 
 // nameIndices rewrites the names with indices of a query condition to the

@@ -112,3 +112,35 @@ func (c *Cond) HasControl() bool {
 	}
 	return false
 }
+
+// CanFail reports whether thread t can stop at an error point, where
+// t@fail holds: it has an assertion (an OpFail instruction) or may write a
+// value out of a location's Range.
+func (p *Program) CanFail(t int) bool {
+	for _, in := range p.Threads[t].Code {
+		if in.Op == OpFail {
+			return true
+		}
+	}
+	return p.RangeWriter(t)
+}
+
+// FailCond returns the condition that some thread is at an error point,
+// T0@fail \/ T1@fail \/ ... over the threads that can fail (CanFail), in
+// thread order and grouped to the left; nil when no thread can. It is the
+// reach query of a program with error points and no query of its own.
+func (p *Program) FailCond() *Cond {
+	var c *Cond
+	for t := range p.Threads {
+		if !p.CanFail(t) {
+			continue
+		}
+		at := &Cond{Op: CFail, Thread: t}
+		if c == nil {
+			c = at
+		} else {
+			c = &Cond{Op: COr, L: c, R: at}
+		}
+	}
+	return c
+}

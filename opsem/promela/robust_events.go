@@ -247,16 +247,34 @@ func (g *robustGen) events(s *step) {
 // checks (the guard), the effect on the part's memory and the bookkeeping,
 // the move of the thread, and the SC-cycle choices.
 func (g *robustGen) eventIn(s *step) {
-	t := s.t
-	guard := append([]string(nil), s.guard...)
-	eff := append([]string(nil), s.pre...)
 	cls := axiom.ClassOf(s.kind)
 	q := ""
 	if s.qp >= 0 {
 		q = qn(s.qp)
 	}
 	what := fmt.Sprintf("%s in tau%d", s.what, s.part)
-	// RDMA consistency: may the event join its part?
+	guard := g.consistent(s, cls, q)
+	eff := append([]string(nil), s.pre...)
+	eff = g.memory(s, eff)
+	guard, eff, modified, cut := g.bookkeeping(s, cls, q, guard, eff)
+	eff = g.move(s, cls, modified, eff)
+	if cut != nil && s.part == 2 {
+		// The tau2 event (always allowed but for the bound) is blocked.
+		g.options++
+		g.f("\t:: d_step { %s -> printf(\"%s %s\\n\") }\t/* the bound blocks it */\n", strings.Join(cut, " && "), CutPrefix, CutMaxCounter)
+	}
+	if s.loc < 0 || !g.m.Markable(s.loc) {
+		g.option(guard, what, eff)
+		return
+	}
+	g.cycleChoices(s, guard, what, eff)
+}
+
+// consistent returns the guard of event s (class cls, queue pair q): its
+// step's guard and the RDMA-consistency checks of its joining its part.
+func (g *robustGen) consistent(s *step, cls axiom.Class, q string) []string {
+	t := s.t
+	guard := append([]string(nil), s.guard...)
 	if s.part == 1 {
 		guard = append(guard, fmt.Sprintf("!cpu2_%d", t)) // oppo: a CPU event of t is in tau2
 		if cls != axiom.ClassCPU {
@@ -273,7 +291,13 @@ func (g *robustGen) eventIn(s *step) {
 	} else if s.kind == prog.EvPoll {
 		guard = append(guard, q+"_c2 > 0") // pf well-formed
 	}
-	// Memory.
+	return guard
+}
+
+// memory appends to eff the write of event s to its part's memory (and,
+// in tau2, that the location was written there), when something reads
+// the location.
+func (g *robustGen) memory(s *step, eff []string) []string {
 	if s.writes() && g.m.IsRead(s.loc) {
 		if s.part == 1 {
 			eff = append(eff, fmt.Sprintf("%s = %s", g.v("m1", s.loc), s.wval))
@@ -281,9 +305,18 @@ func (g *robustGen) eventIn(s *step) {
 			eff = append(eff, fmt.Sprintf("%s = %s", g.v("m2", s.loc), s.wval), g.v("w2", s.loc)+" = 1")
 		}
 	}
-	// RDMA bookkeeping of the queue pair.
-	modified := -1 // the queue pair whose counters the step changes
-	var cut []string
+	return eff
+}
+
+// bookkeeping appends to guard and eff the RDMA bookkeeping of event s
+// (class cls) on its queue pair q: the fence flag, the counters of writes
+// to poll (bounded by k, when the bound may cut: cut is then the guard of
+// the option the bound blocks) and the classes in tau2; and that of its
+// thread: cpu2, which resets the queue pairs' bookkeeping. modified is the
+// queue pair whose counters the event changes, -1: none.
+func (g *robustGen) bookkeeping(s *step, cls axiom.Class, q string, guard, eff []string) (_, _ []string, modified int, cut []string) {
+	t := s.t
+	modified = -1
 	if s.qp >= 0 {
 		if s.part == 1 && cls == axiom.ClassNF {
 			eff = append(eff, fmt.Sprintf("if :: (%s_in2 & NLW) != 0 -> %s_fence = 1 :: else fi", q, q))
@@ -330,31 +363,33 @@ func (g *robustGen) eventIn(s *step) {
 		}
 		eff = append(eff, fmt.Sprintf("if :: cpu2_%d -> %s :: else fi", t, strings.Join(reset, "; ")))
 	}
-	// Move the thread.
+	return guard, eff, modified, cut
+}
+
+// move appends to eff the move of event s's thread: into the middle of
+// its instruction, or out of it to the next, in canonical form (canon).
+func (g *robustGen) move(s *step, cls axiom.Class, modified int, eff []string) []string {
+	t := s.t
 	if s.toMid {
 		eff = append(eff, fmt.Sprintf("mid%d = 1", t))
-		eff = append(eff, g.canon(t, s.pc, s.pc, s.part == 2 && cls == axiom.ClassCPU, modified)...)
-	} else {
-		if s.fromMid {
-			eff = append(eff, fmt.Sprintf("mid%d = 0", t), fmt.Sprintf("val%d = 0", t))
-		}
-		eff = append(eff, g.canon(t, s.pc, s.next, s.part == 2 && cls == axiom.ClassCPU, modified)...)
+		return append(eff, g.canon(t, s.pc, s.pc, s.part == 2 && cls == axiom.ClassCPU, modified)...)
 	}
-	if cut != nil && s.part == 2 {
-		// The tau2 event (always allowed but for the bound) is blocked.
-		g.options++
-		g.f("\t:: d_step { %s -> printf(\"%s %s\\n\") }\t/* the bound blocks it */\n", strings.Join(cut, " && "), CutPrefix, CutMaxCounter)
+	if s.fromMid {
+		eff = append(eff, fmt.Sprintf("mid%d = 0", t), fmt.Sprintf("val%d = 0", t))
 	}
-	// SC cycle.
-	if s.loc < 0 || !g.m.Markable(s.loc) {
-		g.option(guard, what, eff)
-		return
-	}
+	return append(eff, g.canon(t, s.pc, s.next, s.part == 2 && cls == axiom.ClassCPU, modified)...)
+}
+
+// cycleChoices writes the options of event s, an access to a location an
+// SC cycle may go through, with guard and effects eff: after its thread's
+// exit; as a candidate entry (edges from the exits of the threads before
+// it in tau); and as its thread's exit (edges to the candidate entries of
+// tau2 generated before it, the exit in tau1).
+func (g *robustGen) cycleChoices(s *step, guard []string, what string, eff []string) {
+	t := s.t
 	a := access{loc: s.loc, r: s.reads(), w: s.writes()}
 	exit := fmt.Sprintf("exit%d", t)
 	g.option(append(guard, exit+" != 0"), what+", after the exit", eff)
-	// A candidate entry: edges from the exits of the threads before it in
-	// tau.
 	cand := append([]string(nil), eff...)
 	for u := range g.p.Threads {
 		if u == t || !g.edge[u][t] {
@@ -386,8 +421,6 @@ func (g *robustGen) eventIn(s *step) {
 		}
 	}
 	g.option(append(guard, exit+" == 0"), what+", a candidate entry", cand)
-	// The same, marking the event as the thread's exit: edges to the
-	// candidate entries of tau2 generated before it (the exit in tau1).
 	mark := append(cand, fmt.Sprintf("%s = %d", exit, exitCode(a, s.part)))
 	if s.part == 1 {
 		for u := range g.p.Threads {

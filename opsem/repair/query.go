@@ -51,19 +51,7 @@ func claims(p *prog.Program) []claim {
 		out = append(out, claim{what: what, program: p, own: true})
 	}
 	if verdict.HasErrorPoints(p) && !(q.Kind == prog.QReach && hasFail(q.Cond)) {
-		var c *prog.Cond
-		for t := range p.Threads {
-			if !threadFails(p, t) {
-				continue
-			}
-			at := &prog.Cond{Op: prog.CFail, Thread: t}
-			if c == nil {
-				c = at
-			} else {
-				c = &prog.Cond{Op: prog.COr, L: c, R: at}
-			}
-		}
-		if c != nil {
+		if c := p.FailCond(); c != nil {
 			v := *p
 			v.Query = prog.Query{Kind: prog.QReach, Cond: c, Pos: q.Pos}
 			out = append(out, claim{what: "no assertion fails (" + p.CondString(c) + " is forbidden)", program: &v})
@@ -80,17 +68,6 @@ func claims(p *prog.Program) []claim {
 // hasFail reports whether c names an error point (T@fail).
 func hasFail(c *prog.Cond) bool {
 	return c != nil && (c.Op == prog.CFail || hasFail(c.L) || hasFail(c.R))
-}
-
-// threadFails reports whether thread t can stop at an error point: an
-// assertion, or a value it may write out of a location's range.
-func threadFails(p *prog.Program, t int) bool {
-	for _, in := range p.Threads[t].Code {
-		if in.Op == prog.OpFail {
-			return true
-		}
-	}
-	return p.RangeWriter(t)
 }
 
 // judgeQuery checks every claim of the repaired text with check's search

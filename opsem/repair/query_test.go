@@ -214,3 +214,24 @@ expect sc forbidden
 		t.Errorf("without the reduction the repaired text's condition is allowed %v (complete %v):\n%s", rdma.Allowed, rdma.Complete, r.Text)
 	}
 }
+
+// TestRunCycleFromLook pins where a run's cycle that goes through the
+// reach condition's look is read from: the look, whatever the cycle's
+// length (two nodes in rule-N7-reach-label, three in
+// reach-put-inflight-memory).
+func TestRunCycleFromLook(t *testing.T) {
+	for file, want := range map[string]string{
+		"litmus/rule-N7-reach-label":       "the condition's look → T0 nrW(z) in flight line 11",
+		"litmus/reach-put-inflight-memory": "the condition's look → T0 nrW(z) in flight line 11 → T0 lW(x,1) line 11",
+	} {
+		t.Run(file, func(t *testing.T) {
+			r := repairFile(t, filepath.Join("../../corpus", file+".rdma"), Options{Goal: GoalQuery})
+			if !r.Found() {
+				t.Fatalf("no repair: why %q, cut %q", r.Why, r.Cut)
+			}
+			if got := r.Insertions[0].Breaks; got != want {
+				t.Errorf("breaks %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -10,13 +10,10 @@ package repair
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"rdmasim/opsem/axiom"
-	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
-	"rdmasim/opsem/verdict"
 )
 
 // runTrace is a run of the RDMA machine read as events: Trace.Events are
@@ -37,214 +34,6 @@ type runTrace struct {
 	// cycle).
 	finalPC     []int
 	condThreads map[int]bool
-}
-
-// runOp is an operation a thread submitted to a queue pair, followed
-// through the pipeline's buffers.
-type runOp struct {
-	id, t, pc, qp, seq int
-	op                 prog.Op
-	x, y               int
-	done               map[int]bool // parts performed
-}
-
-// The part of an operation each of its events is, in program order: a put
-// reads its source (0) then writes its target (1); a get reads (0) and
-// writes locally (1); a remote atomic reads (0), writes (1), and writes the
-// value read locally (2); a fence is one event (0).
-const (
-	partFirst = 0
-	partWrite = 1
-	partLocal = 2
-)
-
-// newRunTrace follows run, a run of m (the RDMA machine verdict built for
-// p), step by step. A CPU step takes the instruction the thread is at
-// before it; each NIC rule moves an operation between the queue pair's
-// buffers, which are FIFO except B3, where a get reads, or an atomic reads
-// and writes, the entry that changed.
-func newRunTrace(p *prog.Program, m *machine.Machine, run *verdict.Run) (*runTrace, error) {
-	rt := &runTrace{tr: &axiom.Trace{}, steps: len(run.Steps)}
-	for l, loc := range p.Locs {
-		rt.add(axiom.Event{Event: prog.Event{Kind: prog.EvLW, Thread: -1, Loc: l, Val: loc.Init, Remote: -1}, Index: -1, QP: -1, PC: -1}, -1, false)
-	}
-	type key struct{ seq, part int }
-	keys := map[int]key{} // event id → its program-order key
-	var ops []*runOp
-	type queues struct{ b1, b2, b3, rw, lw []int }
-	qs := make([]queues, len(p.QPs))
-	pop := func(q *[]int, what string) (*runOp, error) {
-		if len(*q) == 0 {
-			return nil, fmt.Errorf("the run's NIC step %s has no operation to take", what)
-		}
-		o := ops[(*q)[0]]
-		*q = (*q)[1:]
-		return o, nil
-	}
-	seq := make([]int, len(p.Threads))
-	nicEvent := func(o *runOp, part int, ev prog.Event, i int, pending bool) {
-		o.done[part] = true
-		id := rt.add(axiom.Event{Event: prog.Event{Kind: ev.Kind, Thread: o.t, Loc: ev.Loc, Val: ev.Val, Remote: p.QPs[o.qp].Remote},
-			QP: o.qp, PC: o.pc}, i, pending)
-		keys[id] = key{o.seq, part}
-	}
-	prev := run.Initial
-	for i, tr := range run.Steps {
-		ev := tr.Step.Event
-		if tr.Rule == "step" {
-			t := tr.Thread
-			pc, _ := m.Encoded(prev).PC(t)
-			in := &p.Threads[t].Code[pc]
-			s := seq[t]
-			seq[t]++
-			if in.Op.IsRemote() {
-				ops = append(ops, &runOp{id: len(ops), t: t, pc: pc, qp: in.QP, seq: s, op: in.Op, x: in.X, y: in.Y, done: map[int]bool{}})
-				qs[in.QP].b1 = append(qs[in.QP].b1, len(ops)-1)
-			}
-			if ev.Kind != prog.EvNone {
-				e := axiom.Event{Event: ev, QP: -1, PC: pc}
-				e.Thread, e.Remote = t, -1
-				if ev.Kind == prog.EvPoll {
-					e.Remote, e.QP = in.Remote, in.QP
-				}
-				keys[rt.add(e, i, false)] = key{s, 0}
-			}
-			prev = tr.Post
-			continue
-		}
-		qi := p.Threads[tr.Thread].QPs[ev.Remote]
-		if qi < 0 {
-			return nil, fmt.Errorf("step %d: %s has no queue pair", i+1, tr.Actor)
-		}
-		q := &qs[qi]
-		b3Changed := func() (*runOp, error) {
-			before, after := run.Configs[i].QueuePairs[qi].B3, run.Configs[i+1].QueuePairs[qi].B3
-			for k := range before {
-				if k < len(after) && before[k] != after[k] && k < len(q.b3) {
-					return ops[q.b3[k]], nil
-				}
-			}
-			return nil, fmt.Errorf("step %d (%s): no B3 entry of %s changed", i+1, tr.Rule, tr.Actor)
-		}
-		var o *runOp
-		var err error
-		switch tr.Rule {
-		case "N1", "N2", "N3":
-			if o, err = pop(&q.b1, tr.Rule); err != nil {
-				return nil, err
-			}
-			switch tr.Rule {
-			case "N1":
-				nicEvent(o, partFirst, ev, i, false)
-			case "N3":
-				nicEvent(o, partFirst, prog.Event{Kind: prog.EvNF, Loc: -1}, i, false)
-			}
-			if tr.Rule != "N3" {
-				q.b2 = append(q.b2, o.id)
-			}
-		case "N4", "N5":
-			if o, err = pop(&q.b2, tr.Rule); err != nil {
-				return nil, err
-			}
-			if tr.Rule == "N4" && len(run.Configs[i+1].QueuePairs[qi].RW) > len(run.Configs[i].QueuePairs[qi].RW) {
-				q.rw = append(q.rw, o.id)
-			} else if tr.Rule == "N4" {
-				o.done[partWrite] = true // a write to a location nothing reads: dropped
-			}
-			q.b3 = append(q.b3, o.id)
-		case "N6", "A1", "A2":
-			if o, err = b3Changed(); err != nil {
-				return nil, err
-			}
-			part := partFirst
-			if tr.Rule == "A2" {
-				part = partWrite
-			}
-			nicEvent(o, part, ev, i, false)
-		case "N7", "N8":
-			if o, err = pop(&q.b3, tr.Rule); err != nil {
-				return nil, err
-			}
-			if tr.Rule == "N8" {
-				q.lw = append(q.lw, o.id)
-			}
-		case "F1":
-			if o, err = pop(&q.rw, tr.Rule); err != nil {
-				return nil, err
-			}
-			nicEvent(o, partWrite, ev, i, false)
-		case "F2":
-			if o, err = pop(&q.lw, tr.Rule); err != nil {
-				return nil, err
-			}
-			part := partWrite
-			if o.op.IsAtomic() {
-				part = partLocal
-			}
-			nicEvent(o, part, ev, i, false)
-		default:
-			return nil, fmt.Errorf("step %d: unknown NIC rule %q", i+1, tr.Rule)
-		}
-		prev = tr.Post
-	}
-	for t := range p.Threads {
-		pc, _ := m.Encoded(prev).PC(t)
-		rt.finalPC = append(rt.finalPC, pc)
-	}
-	// The events of operations still in flight, as the NIC would perform
-	// them after the run, in each queue pair's order.
-	next := len(run.Steps)
-	for _, o := range ops {
-		var want []struct {
-			part int
-			kind prog.EventKind
-			loc  int
-		}
-		add := func(part int, kind prog.EventKind, loc int) {
-			want = append(want, struct {
-				part int
-				kind prog.EventKind
-				loc  int
-			}{part, kind, loc})
-		}
-		switch o.op {
-		case prog.OpPut:
-			add(partFirst, prog.EvNLR, o.x)
-			add(partWrite, prog.EvNRW, o.y)
-		case prog.OpGet:
-			add(partFirst, prog.EvNRR, o.y)
-			add(partWrite, prog.EvNLW, o.x)
-		case prog.OpRFence:
-			add(partFirst, prog.EvNF, -1)
-		default: // a remote atomic
-			add(partFirst, prog.EvNAR, o.y)
-			add(partLocal, prog.EvNLW, o.x)
-		}
-		for _, w := range want {
-			if !o.done[w.part] {
-				nicEvent(o, w.part, prog.Event{Kind: w.kind, Loc: w.loc}, next, true)
-				next++
-			}
-		}
-	}
-	// Program order: each thread's events by (step of the thread that
-	// issued them, part).
-	byThread := map[int][]int{}
-	for id := range rt.tr.Events {
-		if t := rt.tr.Events[id].Thread; t >= 0 {
-			byThread[t] = append(byThread[t], id)
-		}
-	}
-	for _, ids := range byThread {
-		sort.Slice(ids, func(a, b int) bool {
-			ka, kb := keys[ids[a]], keys[ids[b]]
-			return ka.seq < kb.seq || ka.seq == kb.seq && ka.part < kb.part
-		})
-		for k, id := range ids {
-			rt.tr.Events[id].Index = k
-		}
-	}
-	return rt, nil
 }
 
 // add appends e, performed at step at, and returns its id.
@@ -289,7 +78,9 @@ const observer = -2
 // atomic's read and write are one node, as sc contracts them. With reach,
 // the cycle may pass through the observer: after every event of a thread
 // the condition names, after every visible write to a location it reads,
-// before every pending one.
+// before every pending one. Of the shortest cycles, prog.ShortestCycle
+// picks one with the observer ordered first and the accesses in the
+// order of their events: a cycle through the observer starts there.
 func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 	evs := rt.tr.Events
 	var condThreads, condLocs map[int]bool
@@ -342,7 +133,7 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 	}
 	if reach != nil {
 		members[observer] = []int{observer}
-		nodes = append(nodes, observer)
+		nodes = append([]int{observer}, nodes...)
 	}
 	// step is the pair of members that relates node x to node y, a pair
 	// the run performed out of order first; ok is false when none does.
@@ -360,44 +151,14 @@ func (rt *runTrace) cycle(dead []bool, reach *prog.Cond) [][2]int {
 		return pair, ok
 	}
 	var best []int
-	for _, s := range nodes {
-		prev := map[int]int{}
-		queue := []int{s}
-		found := -1
-		for len(queue) > 0 && found < 0 {
-			x := queue[0]
-			queue = queue[1:]
-			for _, y := range nodes {
-				if y == x {
-					continue
-				}
-				if _, ok := step(x, y); !ok {
-					continue
-				}
-				if y == s {
-					found = x
-					break
-				}
-				if _, seen := prev[y]; !seen {
-					prev[y] = x
-					queue = append(queue, y)
-				}
-			}
+	for _, i := range prog.ShortestCycle(len(nodes), func(i, j int) bool {
+		if i == j {
+			return false
 		}
-		if found < 0 {
-			continue
-		}
-		var cyc []int
-		for x := found; x != s; x = prev[x] {
-			cyc = append(cyc, x)
-		}
-		cyc = append(cyc, s)
-		for i, j := 0, len(cyc)-1; i < j; i, j = i+1, j-1 {
-			cyc[i], cyc[j] = cyc[j], cyc[i]
-		}
-		if best == nil || len(cyc) < len(best) {
-			best = cyc
-		}
+		_, ok := step(nodes[i], nodes[j])
+		return ok
+	}) {
+		best = append(best, nodes[i])
 	}
 	var pairs [][2]int
 	for k, x := range best {

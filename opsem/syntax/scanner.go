@@ -127,39 +127,15 @@ func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 // next returns the next token. Lexical errors come back as TokIllegal tokens
 // with s.err set.
 func (s *scanner) next() Token {
-	// Skip blanks and comments (a comment ends before the newline).
-	for s.off < len(s.src) {
-		c := s.src[s.off]
-		if c == ' ' || c == '\t' || c == '\r' {
-			s.advance()
-			continue
-		}
-		if c == '#' || c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '/' {
-			for s.off < len(s.src) && s.src[s.off] != '\n' {
-				s.advance()
-			}
-			continue
-		}
-		break
-	}
+	s.skipBlanks()
 	pos := prog.Pos{Line: s.line, Col: s.col}
 	if s.off >= len(s.src) {
 		return Token{Kind: TokEOF, Pos: pos}
 	}
 	if s.rawWord {
 		s.rawWord = false
-		c := s.src[s.off]
-		if c != '\n' && c != ';' && c != '"' {
-			start := s.off
-			for s.off < len(s.src) {
-				c := s.src[s.off]
-				if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '#' ||
-					c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '/' {
-					break
-				}
-				s.advance()
-			}
-			return Token{Kind: TokWord, Pos: pos, Text: string(s.src[start:s.off])}
+		if t, ok := s.word(pos); ok {
+			return t
 		}
 	}
 	c := s.src[s.off]
@@ -183,96 +159,84 @@ func (s *scanner) next() Token {
 		}
 		return Token{Kind: TokInt, Pos: pos, Text: string(s.src[start:s.off])}
 	case c == '"':
-		s.advance()
-		var text []byte
-		for s.off < len(s.src) && s.src[s.off] != '"' && s.src[s.off] != '\n' {
-			if s.src[s.off] == '\\' && s.off+1 < len(s.src) && (s.src[s.off+1] == '"' || s.src[s.off+1] == '\\') {
+		return s.quoted(pos)
+	}
+	return s.operator(pos)
+}
+
+// skipBlanks skips blanks and comments (a comment ends before the
+// newline).
+func (s *scanner) skipBlanks() {
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		if c == ' ' || c == '\t' || c == '\r' {
+			s.advance()
+			continue
+		}
+		if c == '#' || c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '/' {
+			for s.off < len(s.src) && s.src[s.off] != '\n' {
 				s.advance()
 			}
-			text = append(text, s.src[s.off])
+			continue
+		}
+		break
+	}
+}
+
+// word scans a free-form word at pos (the name after `litmus`), up to a
+// blank, a semicolon or a comment; ok is false, and nothing scanned, at
+// the end of the line, a semicolon or a string.
+func (s *scanner) word(pos prog.Pos) (t Token, ok bool) {
+	c := s.src[s.off]
+	if c == '\n' || c == ';' || c == '"' {
+		return Token{}, false
+	}
+	start := s.off
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '#' ||
+			c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '/' {
+			break
+		}
+		s.advance()
+	}
+	return Token{Kind: TokWord, Pos: pos, Text: string(s.src[start:s.off])}, true
+}
+
+// quoted scans a string "..." at pos, on one line, with \" and \\ as
+// escapes; an unterminated one is a TokIllegal.
+func (s *scanner) quoted(pos prog.Pos) Token {
+	s.advance()
+	var text []byte
+	for s.off < len(s.src) && s.src[s.off] != '"' && s.src[s.off] != '\n' {
+		if s.src[s.off] == '\\' && s.off+1 < len(s.src) && (s.src[s.off+1] == '"' || s.src[s.off+1] == '\\') {
 			s.advance()
 		}
-		if s.off >= len(s.src) || s.src[s.off] != '"' {
-			s.err = &Error{Pos: pos, Msg: "string not terminated (a doc string ends with \" on the same line)"}
-			return Token{Kind: TokIllegal, Pos: pos, Text: `"`}
-		}
+		text = append(text, s.src[s.off])
 		s.advance()
-		return Token{Kind: TokString, Pos: pos, Text: string(text)}
 	}
-	two := ""
+	if s.off >= len(s.src) || s.src[s.off] != '"' {
+		s.err = &Error{Pos: pos, Msg: "string not terminated (a doc string ends with \" on the same line)"}
+		return Token{Kind: TokIllegal, Pos: pos, Text: `"`}
+	}
+	s.advance()
+	return Token{Kind: TokString, Pos: pos, Text: string(text)}
+}
+
+// operator scans an operator or punctuation at pos, two characters when
+// they make one (:=, ==, ..), or else a TokIllegal of the whole UTF-8
+// character there.
+func (s *scanner) operator(pos prog.Pos) Token {
 	if s.off+1 < len(s.src) {
-		two = string(s.src[s.off : s.off+2])
+		two := string(s.src[s.off : s.off+2])
+		if kind := twoCharOp(two); kind != TokIllegal {
+			s.advance()
+			s.advance()
+			return Token{Kind: kind, Pos: pos, Text: two}
+		}
 	}
-	kind := TokIllegal
-	switch two {
-	case ":=":
-		kind = TokAssign
-	case "==":
-		kind = TokEqEq
-	case "!=":
-		kind = TokNe
-	case `/\`:
-		kind = TokAnd
-	case `\/`:
-		kind = TokOr
-	case "<=":
-		kind = TokLe
-	case ">=":
-		kind = TokGe
-	case "&&":
-		kind = TokAndAnd
-	case "||":
-		kind = TokOrOr
-	case "..":
-		kind = TokDotDot
-	}
-	if kind != TokIllegal {
-		s.advance()
-		s.advance()
-		return Token{Kind: kind, Pos: pos, Text: two}
-	}
-	switch c {
-	case '{':
-		kind = TokLBrace
-	case '}':
-		kind = TokRBrace
-	case '(':
-		kind = TokLParen
-	case ')':
-		kind = TokRParen
-	case ';':
-		kind = TokSemi
-	case ':':
-		kind = TokColon
-	case '=':
-		kind = TokEq
-	case '~':
-		kind = TokTilde
-	case ',':
-		kind = TokComma
-	case '@':
-		kind = TokAt
-	case '[':
-		kind = TokLBrack
-	case ']':
-		kind = TokRBrack
-	case '+':
-		kind = TokPlus
-	case '-':
-		kind = TokMinus
-	case '*':
-		kind = TokStar
-	case '/':
-		kind = TokSlash
-	case '%':
-		kind = TokPercent
-	case '<':
-		kind = TokLt
-	case '>':
-		kind = TokGt
-	case '!':
-		kind = TokBang
-	}
+	c := s.src[s.off]
+	kind := oneCharOp(c)
 	if kind == TokIllegal {
 		// Report the whole UTF-8 sequence, not a broken byte.
 		n := 1
@@ -288,4 +252,79 @@ func (s *scanner) next() Token {
 	}
 	s.advance()
 	return Token{Kind: kind, Pos: pos, Text: string(c)}
+}
+
+// twoCharOp returns the operator two spells, TokIllegal when none.
+func twoCharOp(two string) Tok {
+	switch two {
+	case ":=":
+		return TokAssign
+	case "==":
+		return TokEqEq
+	case "!=":
+		return TokNe
+	case `/\`:
+		return TokAnd
+	case `\/`:
+		return TokOr
+	case "<=":
+		return TokLe
+	case ">=":
+		return TokGe
+	case "&&":
+		return TokAndAnd
+	case "||":
+		return TokOrOr
+	case "..":
+		return TokDotDot
+	}
+	return TokIllegal
+}
+
+// oneCharOp returns the operator or punctuation c is, TokIllegal when
+// none.
+func oneCharOp(c byte) Tok {
+	switch c {
+	case '{':
+		return TokLBrace
+	case '}':
+		return TokRBrace
+	case '(':
+		return TokLParen
+	case ')':
+		return TokRParen
+	case ';':
+		return TokSemi
+	case ':':
+		return TokColon
+	case '=':
+		return TokEq
+	case '~':
+		return TokTilde
+	case ',':
+		return TokComma
+	case '@':
+		return TokAt
+	case '[':
+		return TokLBrack
+	case ']':
+		return TokRBrack
+	case '+':
+		return TokPlus
+	case '-':
+		return TokMinus
+	case '*':
+		return TokStar
+	case '/':
+		return TokSlash
+	case '%':
+		return TokPercent
+	case '<':
+		return TokLt
+	case '>':
+		return TokGt
+	case '!':
+		return TokBang
+	}
+	return TokIllegal
 }

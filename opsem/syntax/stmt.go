@@ -41,24 +41,12 @@ func (p *parser) parseBlock() []*Stmt {
 	return stmts
 }
 
+// parseStmt parses one statement, with its label if it has one. On an
+// error it returns what it has read so far.
 func (p *parser) parseStmt() *Stmt {
-	var label *Token
-	if p.tok.Kind == TokIdent && p.peek().Kind == TokColon {
-		l := p.tok
-		label = &l
-		p.next()
-		p.next()
-		for p.tok.Kind == TokNewline {
-			p.next()
-		}
-		switch {
-		case p.tok.Kind == TokRBrace || p.tok.Kind == TokSemi || p.tok.Kind == TokEOF:
-			p.errorf(p.tok.Pos, "expected a statement after label %s, found %s (to label the end of a block, write %s: skip)", l.Text, p.tok.describe(), l.Text)
-			return &Stmt{Pos: l.Pos}
-		case p.tok.Kind == TokIdent && p.peek().Kind == TokColon:
-			p.errorf(p.tok.Pos, "second label %s on a statement labelled %s: a statement has at most one label", p.tok.Text, l.Text)
-			return &Stmt{Pos: l.Pos}
-		}
+	label, ok := p.parseLabel()
+	if !ok {
+		return &Stmt{Pos: label.Pos}
 	}
 	s := &Stmt{Pos: p.tok.Pos, Label: label}
 	t := p.tok
@@ -77,27 +65,7 @@ func (p *parser) parseStmt() *Stmt {
 		s.Kind = StmtSkip
 		p.next()
 	case t.Kind == TokKeyword && (t.Text == "assume" || t.Text == "assert"):
-		p.next()
-		p.expect(TokLParen, "'(' after "+t.Text)
-		if p.tok.Kind == TokIdent && p.peek().Kind == TokEq {
-			n := p.tok
-			p.next()
-			p.errorf(p.tok.Pos, "%s compares with '==' or '!=', not '=' (write %s(%s == v))", t.Text, t.Text, n.Text)
-			return s
-		}
-		p.parens++
-		s.Cond = p.parseExpr()
-		p.parens--
-		p.expect(TokRParen, "')' to close "+t.Text+"(")
-		c := s.Cond
-		switch {
-		case t.Text == "assert":
-			s.Kind = StmtAssert
-		case c.Kind == ExprBinary && (c.Op == TokEqEq || c.Op == TokNe) && c.L.SimpleName() && c.R.isInt():
-			s.Kind, s.Lhs, s.Rhs, s.Ne = StmtAssume, c.L.Name, c.R.Name, c.Op == TokNe
-		default:
-			s.Kind = StmtAssumeE
-		}
+		p.parseAssumeAssert(s, t)
 	case t.Kind == TokKeyword && (t.Text == "rfence" || t.Text == "poll"):
 		s.Kind = StmtRFence
 		if t.Text == "poll" {
@@ -109,168 +77,27 @@ func (p *parser) parseStmt() *Stmt {
 		s.NodeE = p.parseRef("a node name")
 		p.expect(TokRParen, "')'")
 	case t.Kind == TokKeyword && t.Text == "reg":
-		s.Kind = StmtReg
-		p.next()
-		s.Reg = p.name("a register name")
-		if p.tok.Kind == TokColon {
-			p.next()
-			s.RegLo, s.RegHi = p.parseRange("the range of register " + s.Reg.Text)
-		}
-		if p.tok.Kind == TokEq || p.tok.Kind == TokAssign {
-			p.next()
-			s.RegInit = p.parseExpr()
-		}
+		p.parseReg(s)
 	case t.Kind == TokKeyword && t.Text == "if":
-		s.Kind = StmtIf
-		p.next()
-		s.Cond = p.parseCondExpr("if")
-		s.Branches = append(s.Branches, p.parseBlock())
-		save, tok := p.s, p.tok
-		for p.tok.Kind == TokNewline {
-			p.next()
-		}
-		if !p.isKeyword("else") {
-			p.s, p.tok = save, tok
-			break
-		}
-		p.next()
-		if p.isKeyword("if") {
-			s.Branches = append(s.Branches, []*Stmt{p.parseStmt()})
-		} else {
-			s.Branches = append(s.Branches, p.parseBlock())
-		}
+		p.parseIf(s)
 	case t.Kind == TokKeyword && t.Text == "while":
 		s.Kind = StmtWhile
 		p.next()
 		s.Cond = p.parseCondExpr("while")
 		s.Branches = [][]*Stmt{p.parseBlock()}
 	case t.Kind == TokKeyword && t.Text == "for":
-		s.Kind = StmtFor
-		p.next()
-		s.Reg = p.name("the loop variable")
-		if !p.isKeyword("in") {
-			p.errorf(p.tok.Pos, "expected in after for %s (for %s in lo..hi { ... }), found %s", s.Reg.Text, s.Reg.Text, p.tok.describe())
-			return s
-		}
-		p.next()
-		s.RegLo, s.RegHi = p.parseRange("the loop's range")
-		s.Branches = [][]*Stmt{p.parseBlock()}
+		p.parseFor(s)
 	case t.Kind == TokKeyword && t.Text == "break":
 		s.Kind = StmtBreak
 		p.next()
 	case t.Kind == TokKeyword && t.Text == "choose":
-		s.Kind = StmtChoose
-		p.next()
-		s.Branches = append(s.Branches, p.parseBlock())
-		for !p.failed() {
-			// `or` may start the next line.
-			save, tok := p.s, p.tok
-			for p.tok.Kind == TokNewline {
-				p.next()
-			}
-			if !p.isKeyword("or") {
-				p.s, p.tok = save, tok
-				break
-			}
-			p.next()
-			s.Branches = append(s.Branches, p.parseBlock())
-		}
-		if len(s.Branches) < 2 && !p.failed() {
-			p.errorf(t.Pos, "choose needs at least two branches: choose { A } or { B }")
-		}
+		p.parseChoose(s, t)
 	case t.Kind == TokKeyword && t.Text == "loop":
 		s.Kind = StmtLoop
 		p.next()
 		s.Branches = [][]*Stmt{p.parseBlock()}
 	case t.Kind == TokIdent:
-		s.Lhs = t
-		if p.peek().Kind == TokLBrack {
-			s.LhsE = p.parseRef("a location")
-		} else {
-			p.next()
-			s.LhsE = &Expr{Pos: t.Pos, Kind: ExprName, Name: t}
-		}
-		if p.tok.Kind == TokEq {
-			p.errorf(p.tok.Pos, "expected ':=' in an assignment, found '=' (write %s := ...)", s.LhsE)
-			return s
-		}
-		if p.tok.Kind == TokLParen && s.LhsE.SimpleName() {
-			// A call of a procedure (checked at the end of the file).
-			s.Kind = StmtCall
-			open := p.tok
-			p.next()
-			p.parens++
-			for p.tok.Kind != TokRParen && !p.failed() {
-				s.Args = append(s.Args, p.parseExpr())
-				if p.tok.Kind != TokComma {
-					break
-				}
-				p.next()
-			}
-			p.parens--
-			if p.tok.Kind != TokRParen {
-				p.errorf(p.tok.Pos, "expected ')' to close the '(' at %s, found %s", open.Pos, p.tok.describe())
-				return s
-			}
-			p.next()
-			p.calls = append(p.calls, s)
-			return s
-		}
-		if p.tok.Kind != TokAssign {
-			p.unknownStatement(t)
-			return s
-		}
-		p.next()
-		switch {
-		case p.isKeyword("rcas") || p.isKeyword("rfaa"):
-			kw := p.tok.Text
-			p.next()
-			p.expect(TokLParen, "'(' after "+kw)
-			s.CasZ = p.parseRef("a location")
-			if kw == "rcas" {
-				p.expect(TokComma, "',' in rcas(y, expected, new)")
-				s.CasA = p.parseExpr()
-				p.expect(TokComma, "',' in rcas(y, expected, new)")
-				s.CasB = p.parseExpr()
-			} else {
-				p.expect(TokComma, "',' in rfaa(y, addend)")
-				s.CasA = p.parseExpr()
-			}
-			p.expect(TokRParen, "')'")
-			s.Kind, s.Atomic = StmtAssign, kw
-			if s.LhsE.SimpleName() && s.CasZ.SimpleName() && s.CasA.isInt() && (s.CasB == nil || s.CasB.isInt()) {
-				s.Kind, s.Z, s.A = StmtAssignAtomic, s.CasZ.Name, s.CasA.Name
-				if s.CasB != nil {
-					s.B = s.CasB.Name
-				}
-			}
-		case p.isKeyword("cas"):
-			p.next()
-			p.expect(TokLParen, "'(' after cas")
-			s.CasZ = p.parseRef("a location")
-			p.expect(TokComma, "',' in cas(z, expected, new)")
-			s.CasA = p.parseExpr()
-			p.expect(TokComma, "',' in cas(z, expected, new)")
-			s.CasB = p.parseExpr()
-			p.expect(TokRParen, "')'")
-			s.Kind = StmtAssign
-			if s.LhsE.SimpleName() && s.CasZ.SimpleName() && s.CasA.isInt() && s.CasB.isInt() {
-				s.Kind, s.Z, s.A, s.B = StmtAssignCAS, s.CasZ.Name, s.CasA.Name, s.CasB.Name
-			}
-		case p.tok.Kind == TokInt || p.tok.Kind == TokIdent || p.tok.Kind == TokLParen || p.tok.Kind == TokBang ||
-			p.tok.Kind == TokMinus || p.isKeyword("true") || p.isKeyword("false"):
-			s.RhsE = p.parseExpr()
-			s.Kind = StmtAssign
-			switch {
-			case !s.LhsE.SimpleName():
-			case s.RhsE.isInt():
-				s.Kind, s.Rhs = StmtAssignValue, s.RhsE.Name
-			case s.RhsE.SimpleName():
-				s.Kind, s.Rhs = StmtAssignLoc, s.RhsE.Name
-			}
-		default:
-			p.errorf(p.tok.Pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
-		}
+		p.parseAssignOrCall(s, t)
 	case t.Kind == TokKeyword && (t.Text == "rcas" || t.Text == "rfaa"):
 		p.errorf(t.Pos, "%s is not a statement: its old value goes to a location of the thread's node (x := %s(y, ...))", t.Text, t.Text)
 	case t.Kind == TokKeyword && t.Text == "cas":
@@ -281,6 +108,248 @@ func (p *parser) parseStmt() *Stmt {
 		p.errorf(t.Pos, "expected a statement, found %s", t.describe())
 	}
 	return s
+}
+
+// parseLabel reads a statement's label `L:` and the newlines after it, and
+// returns it (nil when the statement has none). ok is false when no
+// statement follows it (the end of a block, or a second label): the
+// error is reported.
+func (p *parser) parseLabel() (label *Token, ok bool) {
+	if p.tok.Kind != TokIdent || p.peek().Kind != TokColon {
+		return nil, true
+	}
+	l := p.tok
+	p.next()
+	p.next()
+	for p.tok.Kind == TokNewline {
+		p.next()
+	}
+	switch {
+	case p.tok.Kind == TokRBrace || p.tok.Kind == TokSemi || p.tok.Kind == TokEOF:
+		p.errorf(p.tok.Pos, "expected a statement after label %s, found %s (to label the end of a block, write %s: skip)", l.Text, p.tok.describe(), l.Text)
+		return &l, false
+	case p.tok.Kind == TokIdent && p.peek().Kind == TokColon:
+		p.errorf(p.tok.Pos, "second label %s on a statement labelled %s: a statement has at most one label", p.tok.Text, l.Text)
+		return &l, false
+	}
+	return &l, true
+}
+
+// parseAssumeAssert parses `assume(e)` or `assert(e)` (t is the keyword)
+// into s: an assume of one location against a value is a StmtAssume, any
+// other an StmtAssumeE.
+func (p *parser) parseAssumeAssert(s *Stmt, t Token) {
+	p.next()
+	p.expect(TokLParen, "'(' after "+t.Text)
+	if p.tok.Kind == TokIdent && p.peek().Kind == TokEq {
+		n := p.tok
+		p.next()
+		p.errorf(p.tok.Pos, "%s compares with '==' or '!=', not '=' (write %s(%s == v))", t.Text, t.Text, n.Text)
+		return
+	}
+	p.parens++
+	s.Cond = p.parseExpr()
+	p.parens--
+	p.expect(TokRParen, "')' to close "+t.Text+"(")
+	c := s.Cond
+	switch {
+	case t.Text == "assert":
+		s.Kind = StmtAssert
+	case c.Kind == ExprBinary && (c.Op == TokEqEq || c.Op == TokNe) && c.L.SimpleName() && c.R.isInt():
+		s.Kind, s.Lhs, s.Rhs, s.Ne = StmtAssume, c.L.Name, c.R.Name, c.Op == TokNe
+	default:
+		s.Kind = StmtAssumeE
+	}
+}
+
+// parseReg parses `reg r`, with an optional range `: lo..hi` and initial
+// value `= e`, into s.
+func (p *parser) parseReg(s *Stmt) {
+	s.Kind = StmtReg
+	p.next()
+	s.Reg = p.name("a register name")
+	if p.tok.Kind == TokColon {
+		p.next()
+		s.RegLo, s.RegHi = p.parseRange("the range of register " + s.Reg.Text)
+	}
+	if p.tok.Kind == TokEq || p.tok.Kind == TokAssign {
+		p.next()
+		s.RegInit = p.parseExpr()
+	}
+}
+
+// parseIf parses `if (c) { A }` with an optional `else { B }` or
+// `else if ...` (which may start the next line) into s: the branches are
+// A and, when there is an else, B or the one statement of the else if.
+func (p *parser) parseIf(s *Stmt) {
+	s.Kind = StmtIf
+	p.next()
+	s.Cond = p.parseCondExpr("if")
+	s.Branches = append(s.Branches, p.parseBlock())
+	save, tok := p.s, p.tok
+	for p.tok.Kind == TokNewline {
+		p.next()
+	}
+	if !p.isKeyword("else") {
+		p.s, p.tok = save, tok
+		return
+	}
+	p.next()
+	if p.isKeyword("if") {
+		s.Branches = append(s.Branches, []*Stmt{p.parseStmt()})
+	} else {
+		s.Branches = append(s.Branches, p.parseBlock())
+	}
+}
+
+// parseFor parses `for r in lo..hi { B }` into s.
+func (p *parser) parseFor(s *Stmt) {
+	s.Kind = StmtFor
+	p.next()
+	s.Reg = p.name("the loop variable")
+	if !p.isKeyword("in") {
+		p.errorf(p.tok.Pos, "expected in after for %s (for %s in lo..hi { ... }), found %s", s.Reg.Text, s.Reg.Text, p.tok.describe())
+		return
+	}
+	p.next()
+	s.RegLo, s.RegHi = p.parseRange("the loop's range")
+	s.Branches = [][]*Stmt{p.parseBlock()}
+}
+
+// parseChoose parses `choose { A } or { B } ...` (t is the keyword) into
+// s, one branch per block; each `or` may start the next line.
+func (p *parser) parseChoose(s *Stmt, t Token) {
+	s.Kind = StmtChoose
+	p.next()
+	s.Branches = append(s.Branches, p.parseBlock())
+	for !p.failed() {
+		save, tok := p.s, p.tok
+		for p.tok.Kind == TokNewline {
+			p.next()
+		}
+		if !p.isKeyword("or") {
+			p.s, p.tok = save, tok
+			break
+		}
+		p.next()
+		s.Branches = append(s.Branches, p.parseBlock())
+	}
+	if len(s.Branches) < 2 && !p.failed() {
+		p.errorf(t.Pos, "choose needs at least two branches: choose { A } or { B }")
+	}
+}
+
+// parseAssignOrCall parses a statement that starts with a name (t): a call
+// of a procedure `f(args)`, or an assignment `lhs := rhs` whose left side
+// may be indexed.
+func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
+	s.Lhs = t
+	if p.peek().Kind == TokLBrack {
+		s.LhsE = p.parseRef("a location")
+	} else {
+		p.next()
+		s.LhsE = &Expr{Pos: t.Pos, Kind: ExprName, Name: t}
+	}
+	if p.tok.Kind == TokEq {
+		p.errorf(p.tok.Pos, "expected ':=' in an assignment, found '=' (write %s := ...)", s.LhsE)
+		return
+	}
+	if p.tok.Kind == TokLParen && s.LhsE.SimpleName() {
+		p.parseCall(s)
+		return
+	}
+	if p.tok.Kind != TokAssign {
+		p.unknownStatement(t)
+		return
+	}
+	p.next()
+	switch {
+	case p.isKeyword("rcas") || p.isKeyword("rfaa"):
+		p.parseRemoteAtomic(s)
+	case p.isKeyword("cas"):
+		p.parseCAS(s)
+	case p.tok.Kind == TokInt || p.tok.Kind == TokIdent || p.tok.Kind == TokLParen || p.tok.Kind == TokBang ||
+		p.tok.Kind == TokMinus || p.isKeyword("true") || p.isKeyword("false"):
+		s.RhsE = p.parseExpr()
+		s.Kind = StmtAssign
+		switch {
+		case !s.LhsE.SimpleName():
+		case s.RhsE.isInt():
+			s.Kind, s.Rhs = StmtAssignValue, s.RhsE.Name
+		case s.RhsE.SimpleName():
+			s.Kind, s.Rhs = StmtAssignLoc, s.RhsE.Name
+		}
+	default:
+		p.errorf(p.tok.Pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
+	}
+}
+
+// parseCall parses the arguments `(a, b, ...)` of a call of procedure
+// s.Lhs into s, and records the call (checked at the end of the file).
+func (p *parser) parseCall(s *Stmt) {
+	s.Kind = StmtCall
+	open := p.tok
+	p.next()
+	p.parens++
+	for p.tok.Kind != TokRParen && !p.failed() {
+		s.Args = append(s.Args, p.parseExpr())
+		if p.tok.Kind != TokComma {
+			break
+		}
+		p.next()
+	}
+	p.parens--
+	if p.tok.Kind != TokRParen {
+		p.errorf(p.tok.Pos, "expected ')' to close the '(' at %s, found %s", open.Pos, p.tok.describe())
+		return
+	}
+	p.next()
+	p.calls = append(p.calls, s)
+}
+
+// parseRemoteAtomic parses the right side `rcas(y, a, b)` or `rfaa(y, a)`
+// of an assignment into s: an StmtAssignAtomic when every operand is a
+// name or a value, an StmtAssign with expressions otherwise.
+func (p *parser) parseRemoteAtomic(s *Stmt) {
+	kw := p.tok.Text
+	p.next()
+	p.expect(TokLParen, "'(' after "+kw)
+	s.CasZ = p.parseRef("a location")
+	if kw == "rcas" {
+		p.expect(TokComma, "',' in rcas(y, expected, new)")
+		s.CasA = p.parseExpr()
+		p.expect(TokComma, "',' in rcas(y, expected, new)")
+		s.CasB = p.parseExpr()
+	} else {
+		p.expect(TokComma, "',' in rfaa(y, addend)")
+		s.CasA = p.parseExpr()
+	}
+	p.expect(TokRParen, "')'")
+	s.Kind, s.Atomic = StmtAssign, kw
+	if s.LhsE.SimpleName() && s.CasZ.SimpleName() && s.CasA.isInt() && (s.CasB == nil || s.CasB.isInt()) {
+		s.Kind, s.Z, s.A = StmtAssignAtomic, s.CasZ.Name, s.CasA.Name
+		if s.CasB != nil {
+			s.B = s.CasB.Name
+		}
+	}
+}
+
+// parseCAS parses the right side `cas(z, a, b)` of an assignment into s:
+// an StmtAssignCAS when every operand is a name or a value, an StmtAssign
+// with expressions otherwise.
+func (p *parser) parseCAS(s *Stmt) {
+	p.next()
+	p.expect(TokLParen, "'(' after cas")
+	s.CasZ = p.parseRef("a location")
+	p.expect(TokComma, "',' in cas(z, expected, new)")
+	s.CasA = p.parseExpr()
+	p.expect(TokComma, "',' in cas(z, expected, new)")
+	s.CasB = p.parseExpr()
+	p.expect(TokRParen, "')'")
+	s.Kind = StmtAssign
+	if s.LhsE.SimpleName() && s.CasZ.SimpleName() && s.CasA.isInt() && s.CasB.isInt() {
+		s.Kind, s.Z, s.A, s.B = StmtAssignCAS, s.CasZ.Name, s.CasA.Name, s.CasB.Name
+	}
 }
 
 // parseCondExpr parses the parenthesised condition of if or while.

@@ -10,11 +10,8 @@ package verdict
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"rdmasim/explore"
@@ -230,133 +227,16 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		return nil, err
 	}
 	m, sym := b.Outcome, b.Symmetry
-	outcomes := map[string]bool{}
-	key := make([]byte, len(res.Locs))
-	witness, deadlock := int64(-1), int64(-1)
-	hasErrors := HasErrorPoints(p)
-	errs := map[string]bool{}
-	visit := func(id uint64, s []byte, depth int) bool {
-		// The visitor reads states in place: decoding every one would
-		// cost as much as generating it.
-		st := m.Encoded(s)
-		final := m.FinalEncoded(s)
-		if final {
-			res.Finals++
-		} else {
-			switch m.StuckEncoded(s) {
-			case machine.Filtered:
-				res.Filtered++
-			case machine.Deadlock:
-				if res.Deadlocks == 0 {
-					deadlock = int64(id)
-					res.DeadlockAt = m.Waiting(s)
-				}
-				res.Deadlocks++
-			case machine.Failed:
-				res.Failed++
-			}
-		}
-		if hasErrors {
-			for _, e := range ErrorPoints(p, st) {
-				if res.ErrorAt == "" {
-					res.ErrorAt = e
-				}
-				errs[e] = true
-			}
-		}
-		if q.Kind == prog.QReach {
-			sat := cond.Eval(p, st)
-			if sat {
-				res.Positive++
-				if witness < 0 {
-					witness = int64(id)
-					if opt.FirstWitness {
-						return false
-					}
-				}
-			} else {
-				res.Negative++
-			}
-		}
-		if !final {
-			return true
-		}
-		for i, l := range res.Locs {
-			key[i] = st.Mem(l)
-		}
-		if _, seen := outcomes[string(key)]; seen {
-			return true
-		}
-		sat := cond.Eval(p, st)
-		outcomes[string(key)] = sat
-		if q.Kind != prog.QReach && q.Kind != prog.QNone {
-			if sat {
-				res.Positive++
-			} else {
-				res.Negative++
-			}
-			want := sat
-			if q.Kind == prog.QForall {
-				want = !sat
-			}
-			if want && witness < 0 {
-				witness = int64(id)
-				if opt.FirstWitness {
-					return false
-				}
-			}
-		}
-		return true
-	}
+	t := newTally(p, m, cond, res, opt.FirstWitness)
 	c := explore.Caller{
 		Key:   j.Key(),
 		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,
-		Visit: visit,
+		Visit: t.visit,
 		Meta:  json.RawMessage(j.Encode()),
-		Save: func() (json.RawMessage, error) {
-			cs := computeState{
-				Positive: res.Positive, Negative: res.Negative, Witness: witness,
-				Finals: res.Finals, Filtered: res.Filtered, Deadlocks: res.Deadlocks, Failed: res.Failed, Deadlock: &deadlock, DeadlockAt: res.DeadlockAt, ErrorAt: res.ErrorAt,
-			}
-			for e := range errs {
-				cs.Errors = append(cs.Errors, e)
-			}
-			sort.Strings(cs.Errors)
-			for k, sat := range outcomes {
-				cs.Outcomes = append(cs.Outcomes, outcomeState{Values: hex.EncodeToString([]byte(k)), Satisfies: sat})
-			}
-			sort.Slice(cs.Outcomes, func(i, j int) bool { return cs.Outcomes[i].Values < cs.Outcomes[j].Values })
-			return json.Marshal(cs)
-		},
-		Restore: func(data json.RawMessage) error {
-			var cs computeState
-			if err := json.Unmarshal(data, &cs); err != nil {
-				return err
-			}
-			clear(outcomes)
-			for _, o := range cs.Outcomes {
-				k, err := hex.DecodeString(o.Values)
-				if err != nil || len(k) != len(res.Locs) {
-					return fmt.Errorf("outcome %q: not %d hexadecimal values", o.Values, len(res.Locs))
-				}
-				outcomes[string(k)] = o.Satisfies
-			}
-			res.Positive, res.Negative, witness = cs.Positive, cs.Negative, cs.Witness
-			res.Finals, res.Filtered, res.Deadlocks, res.DeadlockAt = cs.Finals, cs.Filtered, cs.Deadlocks, cs.DeadlockAt
-			res.ErrorAt, res.Failed = cs.ErrorAt, cs.Failed
-			clear(errs)
-			for _, e := range cs.Errors {
-				errs[e] = true
-			}
-			if cs.Deadlock == nil {
-				// Its final and stuck configurations were never
-				// counted: resuming would report a vacuous verdict.
-				return errors.New("the checkpoint was written by an older rdmasim, which did not count final and stuck configurations: run the search again")
-			}
-			deadlock = *cs.Deadlock
-			return nil
-		},
+		// A checkpoint saves the tally.
+		Save:    t.save,
+		Restore: t.restore,
 	}
 	search, closeSet, err := opt.Open(explore.Cloning(m), c)
 	if err != nil {
@@ -370,65 +250,51 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	res.Search = sr
 	if sym != nil && search.Reduced() {
 		res.Symmetry = sym.String()
-		closeOutcomes(p, sym, res.Locs, outcomes)
-		if q.Kind != prog.QReach && q.Kind != prog.QNone {
-			res.Positive, res.Negative = 0, 0
-			for _, sat := range outcomes {
-				if sat {
-					res.Positive++
-				} else {
-					res.Negative++
-				}
-			}
-		}
+		t.closeUnder(sym)
 	}
 	res.Complete = sr.Stop == explore.Complete && sr.Pruned == 0
-	res.AtWitness = sr.Stop == explore.Stopped && witness >= 0
-	switch {
-	case res.AtWitness:
-		res.Bound = "the first witness"
-		if sr.Pruned != 0 {
-			res.Bound += ", " + machine.PrunedString(sr.Pruned, opt.Machine)
-		}
-	case sr.Stop != explore.Complete:
-		res.Bound = stopBound(sr.Stop, opt)
-		if sr.Pruned != 0 {
-			res.Bound += ", " + machine.PrunedString(sr.Pruned, opt.Machine)
-		}
-	case sr.Pruned != 0:
-		res.Bound = machine.PrunedString(sr.Pruned, opt.Machine)
-	}
-	for k, sat := range outcomes {
-		res.Outcomes = append(res.Outcomes, Outcome{Values: []uint8(k), Satisfies: sat})
-	}
-	sort.Slice(res.Outcomes, func(i, j int) bool {
-		return string(res.Outcomes[i].Values) < string(res.Outcomes[j].Values)
-	})
-	res.Allowed = res.Positive > 0
-	for e := range errs {
-		res.Errors = append(res.Errors, e)
-	}
-	sort.Strings(res.Errors)
-	if opt.Witness && witness >= 0 {
-		path, err := search.Path(uint64(witness))
-		if err != nil {
-			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the witness of %s under %s: %w", p.Name, sem, err)}
-		}
-		res.Witness = explain(m, path)
-	}
-	if opt.Witness && deadlock >= 0 {
-		path, err := search.Path(uint64(deadlock))
-		if err != nil {
-			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the run to a deadlock of %s under %s: %w", p.Name, sem, err)}
-		}
-		res.DeadlockRun = explain(m, path)
-		if res.Symmetry != "" {
-			// The run ends in the orbit of the configuration the
-			// search saw: say where its threads wait.
-			res.DeadlockAt = m.Waiting(res.DeadlockRun.Last())
+	res.AtWitness = sr.Stop == explore.Stopped && t.witness >= 0
+	res.Bound = searchBound(sr, res.AtWitness, opt)
+	t.finish()
+	if opt.Witness {
+		if err := t.rebuildRuns(search, sem); err != nil {
+			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// ComputeMachines answers p's query on both machines with Compute, RDMA
+// then SC, as ComputeModel does with the declarative model: the results
+// are indexed as the pairs of results elsewhere (prog.RDMA, prog.SC), and
+// errs[i] is the error of machine i, whose result is then nil.
+func ComputeMachines(ctx context.Context, p *prog.Program, opt Options) (res [2]*Result, errs [2]error) {
+	for i, sem := range [2]machine.Semantics{machine.RDMA, machine.SC} {
+		res[i], errs[i] = Compute(ctx, p, sem, opt)
+		if errs[i] != nil {
+			res[i] = nil
+		}
+	}
+	return res, errs
+}
+
+// searchBound names what cut search sr short, "" when nothing did: the
+// first witness (with FirstWitness) or the limit that stopped it, and the
+// transitions the machine's bounds pruned.
+func searchBound(sr explore.Result, atWitness bool, opt Options) string {
+	var bound string
+	switch {
+	case atWitness:
+		bound = "the first witness"
+	case sr.Stop != explore.Complete:
+		bound = stopBound(sr.Stop, opt)
+	case sr.Pruned != 0:
+		return machine.PrunedString(sr.Pruned, opt.Machine)
+	}
+	if sr.Pruned != 0 {
+		bound += ", " + machine.PrunedString(sr.Pruned, opt.Machine)
+	}
+	return bound
 }
 
 // OutcomeSymmetry makes m, a machine OutcomeMachine built for p, reduce by
@@ -436,63 +302,6 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 // returns it; nil when there is none (job.OutcomeSymmetry).
 func OutcomeSymmetry(p *prog.Program, m *machine.Machine) *prog.Symmetry {
 	return job.OutcomeSymmetry(p, m)
-}
-
-// closeOutcomes adds to outcomes (keyed by the values of locs) their
-// images under every permutation of sym, with the same satisfaction (the
-// query is invariant under sym). locs is invariant under sym as a set.
-func closeOutcomes(p *prog.Program, sym *prog.Symmetry, locs []int, outcomes map[string]bool) {
-	pos := make([]int, len(p.Locs))
-	for i := range pos {
-		pos[i] = -1
-	}
-	for i, l := range locs {
-		pos[l] = i
-	}
-	found := make([]string, 0, len(outcomes))
-	for k := range outcomes {
-		found = append(found, k)
-	}
-	img := make([]byte, len(locs))
-	sym.Permutations(p, func(r prog.Renaming) bool {
-		for _, k := range found {
-			for i, l := range locs {
-				// The value at l moves to r.Loc[l].
-				img[pos[r.Loc[l]]] = k[i]
-			}
-			if _, ok := outcomes[string(img)]; !ok {
-				outcomes[string(img)] = outcomes[k]
-			}
-		}
-		return true
-	})
-}
-
-// computeState is the state of Compute's visitor in a checkpoint.
-type computeState struct {
-	Outcomes []outcomeState `json:"outcomes"`
-	Positive uint64         `json:"positive"`
-	Negative uint64         `json:"negative"`
-	Witness  int64          `json:"witness"` // the id of the witness, or -1
-	// Since the deadlock report; a checkpoint without them was written by
-	// a search that did not count them (Deadlock nil).
-	Finals     uint64 `json:"finals,omitempty"`
-	Filtered   uint64 `json:"filtered,omitempty"`
-	Deadlocks  uint64 `json:"deadlocks,omitempty"`
-	Failed     uint64 `json:"failed,omitempty"`
-	Deadlock   *int64 `json:"deadlock,omitempty"` // the id of the first deadlock, or -1
-	DeadlockAt string `json:"deadlock_at,omitempty"`
-	ErrorAt    string `json:"error_at,omitempty"`
-	// Errors are the error points reached (Result.Errors); a checkpoint
-	// written before they were kept has none.
-	Errors []string `json:"errors,omitempty"`
-}
-
-// outcomeState is one distinct final outcome in a checkpoint: the values of
-// Result.Locs in hexadecimal, and whether the condition holds.
-type outcomeState struct {
-	Values    string `json:"values"`
-	Satisfies bool   `json:"satisfies"`
 }
 
 // explain turns an explorer path into described transitions.

@@ -1,0 +1,335 @@
+package parse
+
+// The specialisation of one statement of the protocol language at one
+// register valuation: the core instructions it emits.
+
+import (
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/syntax"
+)
+
+// statement specialises an assignment, assume, assert, rfence or poll at
+// valuation regs, and returns the pc of its code (-1 after a mistake,
+// which is reported).
+func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
+	s := in.s
+	// then specialises what follows the statement, registers unchanged.
+	then := func() int { return sp.core(in.next, regs) }
+	switch s.Kind {
+	case syntax.StmtAssume, syntax.StmtAssumeE, syntax.StmtAssert:
+		return sp.test(s, then)
+	case syntax.StmtRFence, syntax.StmtPoll:
+		return sp.fence(s, then)
+	}
+	// An assignment.
+	if r := sp.lhsRegister(s); r >= 0 {
+		return sp.setRegister(in, r, regs)
+	}
+	if sp.constOperands(s) {
+		return -1
+	}
+	root, _ := sp.decide(nil, func(e *evalCtx) int { return sp.assign(e, s, then) })
+	return root
+}
+
+// coreInstr is the core instruction op of statement st, followed by next.
+func coreInstr(op prog.Op, st *prog.Stmt, next int) prog.Instr {
+	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st}
+}
+
+// onOwnNode reports whether location l is on the node of the thread
+// specialised.
+func (sp *specialiser) onOwnNode(l int) bool { return sp.lw.P.Locs[l].Node == sp.t.node }
+
+// test specialises assume(c) or assert(c): on each valuation of the
+// locations c reads, what follows when c holds, an error point when an
+// assertion fails, and nothing (the run filtered out) when an assume does.
+func (sp *specialiser) test(s *syntax.Stmt, then func() int) int {
+	root, l := sp.decide(nil, func(e *evalCtx) int {
+		v := e.eval(s.Cond)
+		switch {
+		case v.stop():
+			return v.pc
+		case v.v != 0:
+			return then()
+		case s.Kind == syntax.StmtAssert:
+			return sp.fail(s.Pos, "assertion "+s.Cond.String()+" failed")
+		}
+		return -1
+	})
+	if root < 0 && sp.lw.Errs == nil {
+		return sp.neverHolds(s, l)
+	}
+	return root
+}
+
+// neverHolds specialises an assume that fails on this path whatever memory
+// holds (a test of registers): the run is filtered out here, as at a core
+// assume that never holds. The core has no such assume without a
+// location, so it waits on l, the location the assume read, or else one
+// of the thread's node.
+func (sp *specialiser) neverHolds(s *syntax.Stmt, l int) int {
+	p := sp.lw.P
+	if l < 0 {
+		for i := range p.Locs {
+			if p.Locs[i].Node == sp.t.node {
+				l = i
+				break
+			}
+		}
+	}
+	if l < 0 {
+		sp.lw.errorf(s.Pos, "assume(%s) never holds here, and node %s has no location for the thread to wait on: declare one", s.Cond, p.Nodes[sp.t.node].Name)
+		return -1
+	}
+	return sp.block(l)
+}
+
+// fence specialises rfence(n) or poll(n) at each value of the node
+// expression n, which must name another node than the thread's.
+func (sp *specialiser) fence(s *syntax.Stmt, then func() int) int {
+	p := sp.lw.P
+	root, _ := sp.decide(nil, func(e *evalCtx) int {
+		n, v := e.node(s.NodeE)
+		if v.stop() {
+			return v.pc
+		}
+		if n == sp.t.node {
+			e.compileErr(s.NodeE.Pos, "%s(%s): %s is the thread's own node; it names the remote node of a queue pair", StmtKeyword(s), p.Nodes[n].Name, p.Nodes[n].Name)
+			return -1
+		}
+		st := sp.stmt(prog.SRFence)
+		op := prog.OpRFence
+		if s.Kind == syntax.StmtPoll {
+			st.Kind, op = prog.SPoll, prog.OpPoll
+		}
+		st.Remote = n
+		return sp.emit(coreInstr(op, st, then()))
+	})
+	return root
+}
+
+// lhsRegister returns the register that assignment s assigns, -1 when it
+// assigns a location.
+func (sp *specialiser) lhsRegister(s *syntax.Stmt) int {
+	if !s.LhsE.SimpleName() {
+		return -1
+	}
+	return (&evalCtx{sp: sp}).register(s.LhsE.Name.Text)
+}
+
+// setRegister specialises the assignment of register r (in.s): no code of
+// its own, what follows at the valuation regs with r set, for each value
+// of the right side (which must lie in r's range). An atomic's or a cas's
+// old value goes to a location, never to a register.
+func (sp *specialiser) setRegister(in *irInstr, r int, regs []uint8) int {
+	s, lw := in.s, sp.lw
+	name := s.LhsE.Name.Text
+	if s.Atomic != "" {
+		lw.errorf(s.Pos, "%s writes the old value to a location of the thread's node (x := %s(y, ...)), not to register %s; read x afterwards", s.Atomic, s.Atomic, name)
+		return -1
+	}
+	if s.CasZ != nil {
+		lw.errorf(s.Pos, "cas writes the old value to a location of the thread's node (x := cas(z, a, b)), not to register %s; read x afterwards", name)
+		return -1
+	}
+	root, _ := sp.decide(nil, func(e *evalCtx) int {
+		v := e.eval(s.RhsE)
+		if v.stop() {
+			return v.pc
+		}
+		if v = e.inRange(s.Pos, "register "+name, v.v, sp.t.Regs[r].Rng); v.stop() {
+			return v.pc
+		}
+		nr := append([]uint8(nil), regs...)
+		nr[r] = uint8(v.v)
+		return sp.core(in.next, nr)
+	})
+	return root
+}
+
+// assign specialises the assignment s to a location at one valuation of
+// the locations e has read: a remote atomic, a cas, a copy between
+// locations (a put, a get, or a local read and write) or the write of a
+// value.
+func (sp *specialiser) assign(e *evalCtx, s *syntax.Stmt, then func() int) int {
+	p := sp.lw.P
+	x, v := e.locRef(s.LhsE)
+	if v.stop() {
+		return v.pc
+	}
+	switch {
+	case s.Atomic != "":
+		return sp.remoteAtomic(e, s, x, then)
+	case s.CasZ != nil:
+		return sp.cas(e, s, x, then)
+	case e.isLoc(s.RhsE):
+		return sp.copyLoc(e, s, x, then)
+	}
+	w := e.eval(s.RhsE)
+	if w.stop() {
+		return w.pc
+	}
+	if !sp.onOwnNode(x) {
+		xname := p.Locs[x].Name
+		e.compileErr(s.Pos, "%s is on node %s: a value goes to another node only by a put from a location of %s (l := %s; %s := l)", xname, p.Nodes[p.Locs[x].Node].Name, p.Nodes[sp.t.node].Name, s.RhsE, xname)
+		return -1
+	}
+	return sp.write(e, s, x, w.v, then())
+}
+
+// remoteAtomic specialises x := rcas(y, a, b) or x := rfaa(y, a): y on
+// another node, x on the thread's; the values in range, the one an rcas
+// swaps in checked against y's range where it is issued, as a cas's is.
+func (sp *specialiser) remoteAtomic(e *evalCtx, s *syntax.Stmt, x int, then func() int) int {
+	p, lw := sp.lw.P, sp.lw
+	y, v := e.locRef(s.CasZ)
+	if v.stop() {
+		return v.pc
+	}
+	a := e.eval(s.CasA)
+	if a.stop() {
+		return a.pc
+	}
+	b := a
+	if s.CasB != nil {
+		if b = e.eval(s.CasB); b.stop() {
+			return b.pc
+		}
+	}
+	if !sp.onOwnNode(x) || sp.onOwnNode(y) {
+		e.compileErr(s.Pos, "%s: the old value of a location %s of another node lands in %s, a location of the thread's own node %s", s.Atomic, p.Locs[y].Name, p.Locs[x].Name, p.Nodes[sp.t.node].Name)
+		return -1
+	}
+	if a = e.inRange(s.CasA.Pos, "a value", a.v, ValRange{0, prog.MaxValue}); a.stop() {
+		return a.pc
+	}
+	st := sp.stmt(prog.SRFAA)
+	op := prog.OpRFAA
+	st.X, st.Y, st.A, st.Remote = x, y, uint8(a.v), p.Locs[y].Node
+	if s.Atomic == "rcas" {
+		if b = e.inRange(s.CasB.Pos, "a value", b.v, ValRange{0, prog.MaxValue}); b.stop() {
+			return b.pc
+		}
+		if b = e.inRange(s.CasB.Pos, p.Locs[y].Name, b.v, lw.Ranges[y]); b.stop() {
+			return b.pc
+		}
+		st.Kind, op, st.B = prog.SRCAS, prog.OpRCAS, uint8(b.v)
+		sp.dom.add(y, b.v)
+	} else {
+		sp.dom.adds = append(sp.dom.adds, domEdge{from: y, to: y, d: a.v, w: sp.writer()})
+	}
+	sp.edge(y, x)
+	return sp.emit(coreInstr(op, st, then()))
+}
+
+// cas specialises x := cas(z, a, b): x and z on the thread's node, the
+// value swapped in checked against z's range.
+func (sp *specialiser) cas(e *evalCtx, s *syntax.Stmt, x int, then func() int) int {
+	p, lw := sp.lw.P, sp.lw
+	z, v := e.locRef(s.CasZ)
+	if v.stop() {
+		return v.pc
+	}
+	a := e.eval(s.CasA)
+	if a.stop() {
+		return a.pc
+	}
+	b := e.eval(s.CasB)
+	if b.stop() {
+		return b.pc
+	}
+	if !sp.onOwnNode(z) || !sp.onOwnNode(x) {
+		e.compileErr(s.Pos, "cas works on the memory of the thread's own node %s: %s and %s must be on it", p.Nodes[sp.t.node].Name, p.Locs[x].Name, p.Locs[z].Name)
+		return -1
+	}
+	if a = e.inRange(s.CasA.Pos, "a value", a.v, ValRange{0, prog.MaxValue}); a.stop() {
+		return a.pc
+	}
+	if b = e.inRange(s.CasB.Pos, p.Locs[z].Name, b.v, lw.Ranges[z]); b.stop() {
+		return b.pc
+	}
+	st := sp.stmt(prog.SCAS)
+	st.X, st.Z, st.A, st.B = x, z, uint8(a.v), uint8(b.v)
+	sp.dom.add(z, b.v)
+	sp.edge(z, x)
+	return sp.emit(coreInstr(prog.OpCAS, st, then()))
+}
+
+// copyLoc specialises x := y between two locations: a get when y is on
+// another node, a put when x is, a read then a write when both are the
+// thread's; never between two remote locations.
+func (sp *specialiser) copyLoc(e *evalCtx, s *syntax.Stmt, x int, then func() int) int {
+	p := sp.lw.P
+	y, v := e.locRef(s.RhsE)
+	if v.stop() {
+		return v.pc
+	}
+	st := sp.stmt(prog.SGet)
+	switch {
+	case sp.onOwnNode(x) && !sp.onOwnNode(y):
+		st.X, st.Y, st.Remote = x, y, p.Locs[y].Node
+	case !sp.onOwnNode(x) && sp.onOwnNode(y):
+		st.Kind, st.X, st.Y, st.Remote = prog.SPut, y, x, p.Locs[x].Node
+	case !sp.onOwnNode(x):
+		e.compileErr(s.Pos, "%s := %s copies between two remote locations: one side of := must be on %s, the thread's own node", p.Locs[x].Name, p.Locs[y].Name, p.Nodes[sp.t.node].Name)
+		return -1
+	default:
+		// A local copy: a read, then a write.
+		w := e.read(s.RhsE, y)
+		if w.stop() {
+			return w.pc
+		}
+		return sp.write(e, s, x, w.v, then())
+	}
+	op := prog.OpGet
+	if st.Kind == prog.SPut {
+		op = prog.OpPut
+	}
+	sp.edge(y, x)
+	return sp.emit(coreInstr(op, st, then()))
+}
+
+// constOperands reports each operand of a cas, an rcas or an rfaa in s
+// that is a constant (numbers and params) outside 0..255 as a mistake at
+// its position, as the core format does (docs/FORMAT-ATOMICS.md): no run
+// could use it, so it is no error point. It reports whether there was one.
+func (sp *specialiser) constOperands(s *syntax.Stmt) bool {
+	op := s.Atomic
+	if op == "" {
+		if s.CasZ == nil {
+			return false
+		}
+		op = "cas"
+	}
+	names := [2]string{"the value compared", "the value swapped in"}
+	if op == "rfaa" {
+		names[0] = "the value added"
+	}
+	bad := false
+	for i, x := range []*syntax.Expr{s.CasA, s.CasB} {
+		if x == nil {
+			continue
+		}
+		v, err := EvalConst(x, func(n string) (int, bool) {
+			v, ok := sp.lw.Params[n]
+			return v, ok
+		})
+		if err == nil && (v < 0 || v > prog.MaxValue) {
+			sp.lw.errorf(x.Pos, "%s: %s, %d, is outside 0..%d, the values a location holds", op, names[i], v, prog.MaxValue)
+			bad = true
+		}
+	}
+	return bad
+}
+
+// write emits the local write x := v, checking v against x's range.
+func (sp *specialiser) write(e *evalCtx, s *syntax.Stmt, x, v, next int) int {
+	if w := e.inRange(s.Pos, sp.lw.P.Locs[x].Name, v, sp.lw.Ranges[x]); w.stop() {
+		return w.pc
+	}
+	st := sp.stmt(prog.SWrite)
+	st.X, st.A = x, uint8(v)
+	sp.dom.add(x, v)
+	return sp.emit(prog.Instr{Op: prog.OpWrite, X: x, A: uint8(v), Next: next, QP: -1, Loop: -1, Remote: -1, Stmt: st})
+}
