@@ -14,6 +14,7 @@ import (
 	"rdmasim/explore"
 	"rdmasim/explore/dist"
 	"rdmasim/opsem/job"
+	"rdmasim/opsem/prog"
 )
 
 // natsFlags are how a command reaches a NATS server: its URL, and the
@@ -147,24 +148,68 @@ func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), e
 	return nc, func() { nc.Close(); stop() }, nil
 }
 
-// remote returns the Settings.Remote of the search that j describes (its
-// program's text included, read now), on the cluster of nc.
-func (f *clusterFlags) remote(nc *nats.Conn, e *env, j job.Job) func() (explore.RemoteCloser, error) {
-	return func() (explore.RemoteCloser, error) {
-		if j.Source == nil {
-			src, err := os.ReadFile(j.File)
-			if err != nil {
-				return nil, fmt.Errorf("reading program: %w", err)
-			}
-			j.Source = src
+// open checks the cluster flags of command cmd against the search choices
+// c and starts the cluster (start). It returns the connection (nil without
+// cluster flags) and what stops the cluster, or the exit code that ends
+// the command (>= 0): exitUsage for flags that cannot work, exitInternal
+// when the cluster does not start.
+func (f *clusterFlags) open(ctx context.Context, e *env, cmd string, c explore.Choices) (*nats.Conn, func(), int) {
+	if !f.active() {
+		return nil, func() {}, -1
+	}
+	if err := f.check(c); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", cmd, err)
+		return nil, nil, exitUsage
+	}
+	nc, stop, err := f.start(ctx, e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", cmd, err)
+		return nil, nil, exitInternal
+	}
+	return nc, stop, -1
+}
+
+// remote returns the Settings.Remote of the searches of command cmd on
+// program (a job that names the file and the params; the file's text is
+// read now), on the cluster of nc: each search (verdict.Compute's under
+// RDMA and SC, each step of check's deepening, robustness's enumeration,
+// each block of the decider, robust's deadlock search) runs with its own
+// job, that search's description given the program (job.Remote).
+func (f *clusterFlags) remote(nc *nats.Conn, e *env, cmd string, program job.Job) (func([]byte) (explore.RemoteCloser, error), error) {
+	if program.Source == nil {
+		src, err := os.ReadFile(program.File)
+		if err != nil {
+			return nil, fmt.Errorf("reading program: %w", err)
 		}
+		program.Source = src
+	}
+	return job.Remote(program, func(j job.Job) (explore.RemoteCloser, error) {
 		return dist.NewCoordinator(nc, dist.Config{
 			Partitions: f.partitions,
 			Payload:    j.Encode(),
-			Name:       fmt.Sprintf("%s %s", j.File, j.Semantics),
-			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim explore: %s\n", s) },
+			Name:       j.String(),
+			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim %s: %s\n", cmd, s) },
 			Memory:     f.cluster != "",
 			Replicas:   f.replicas,
 		})
+	}), nil
+}
+
+// unreduced says on stderr, for command cmd on file, that the cluster's
+// searches of p are not reduced by its symmetry group when symmetry
+// reduction is on and p has one: a search that other processes expand
+// stores every configuration (explore.New), so that its counts are those
+// of --no-symmetry, its outcomes and verdicts the same.
+func unreduced(e *env, cmd, file string, p *prog.Program, symmetry bool) {
+	if !symmetry {
+		return
+	}
+	if sym, _ := prog.FindSymmetry(p); sym != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %s: the searches on the cluster are not reduced by symmetry (%s): their counts are those of --no-symmetry\n", cmd, file, sym)
 	}
 }
+
+// karpMillerLocal says that the decider's Karp–Miller search ran in this
+// process: it keeps every state in memory and accelerates counters along a
+// tree of states, which no cluster partitions.
+const karpMillerLocal = "a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in this process (in memory, on one core, within --mem-budget), not on the cluster"

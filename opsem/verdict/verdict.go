@@ -37,6 +37,12 @@ type Options struct {
 	// (Result.AtWitness); without it every outcome is listed, as herd7
 	// does.
 	FirstWitness bool
+	// Unchecked says that the program given to Compute is one whose
+	// checked ranges were dropped (prog.WithoutRangeChecks), as
+	// robustness drops them: its job says so (job.Job.Unchecked), so that
+	// a search rebuilt elsewhere from the program's text (Settings.Remote)
+	// explores the same machine.
+	Unchecked bool
 	explore.Settings
 }
 
@@ -224,7 +230,8 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
 	// A search that other processes expand is not reduced by symmetry
 	// (explore.New): nor is its job.
-	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry && opt.Remote == nil}
+	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry && opt.Remote == nil,
+		Unchecked: opt.Unchecked}
 	b, err := j.BuildFrom(p)
 	if err != nil {
 		return nil, err
@@ -310,6 +317,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	}
 	c := explore.Caller{
 		Key:   j.Key(),
+		Job:   j.Encode(),
 		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,
 		Visit: visit,
