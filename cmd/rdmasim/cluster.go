@@ -40,9 +40,11 @@ func (f *natsFlags) connect(name string) (*nats.Conn, error) {
 	return dist.Connect(f.url, name, opts...)
 }
 
-// clusterFlags are the flags of a search on a cluster (explore/dist): one
-// started on this machine (--cluster local:N) or one whose server is given
-// (--nats URL, with --partitions).
+// clusterFlags are the flags of the searches of explore, check and robust
+// on a cluster (explore/dist): one started on this machine (--cluster
+// local:N) or one whose server is given (--nats URL, with --partitions).
+// Each search of the command (each machine, each max-inflight of check's
+// deepening, each block of the decider) is one run on the cluster.
 type clusterFlags struct {
 	natsFlags
 	cluster    string
@@ -51,8 +53,8 @@ type clusterFlags struct {
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.cluster, "cluster", "", "explore on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; the state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part")
-	f.natsFlags.register(fs, "explore on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
+	fs.StringVar(&f.cluster, "cluster", "", "run the searches on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; each search's state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part (--json); the searches are breadth-first and not reduced by symmetry, and what cannot be partitioned (the declarative model, the decider's Karp–Miller search) runs in this process and says so on stderr")
+	f.natsFlags.register(fs, "run the searches on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
 	fs.IntVar(&f.partitions, "partitions", 0, "with --nats: partitions of the state space, each served by one worker at a time")
 	fs.IntVar(&f.replicas, "nats-replicas", 1, "with --nats: copies a JetStream cluster keeps of the run's stream and buckets (3 survives the loss of a server)")
 }

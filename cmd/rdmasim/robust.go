@@ -92,7 +92,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			switch {
 			case sf.json && len(methods) == 1:
 				out := r.JSON(file)
-				if nc != nil {
+				if nc != nil && !r.KarpMiller {
 					out.Workers = r.Search.Workers
 				}
 				writeJSON(e.stdout, out)
@@ -111,7 +111,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		if sf.json && len(methods) > 1 {
 			out := all.JSON(file)
 			for i, r := range all.Results {
-				if nc != nil && r != nil {
+				if nc != nil && r != nil && !r.KarpMiller {
 					out.Methods[i].Workers = r.Search.Workers
 				}
 			}
