@@ -58,7 +58,6 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err))
 				continue
 			}
-			unreduced(e, "check", file, p, !sf.NoSymmetry)
 		}
 		r, err := check.Answer(ctx, p, check.Options{Semantics: check.Semantics(*semFlag), Verdict: opt, Deepen: deepen})
 		if err != nil {

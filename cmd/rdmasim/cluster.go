@@ -14,7 +14,6 @@ import (
 	"rdmasim/explore"
 	"rdmasim/explore/dist"
 	"rdmasim/opsem/job"
-	"rdmasim/opsem/prog"
 )
 
 // natsFlags are how a command reaches a NATS server: its URL, and the
@@ -53,7 +52,7 @@ type clusterFlags struct {
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.cluster, "cluster", "", "run the searches on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; each search's state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part (--json); the searches are breadth-first and not reduced by symmetry, and what cannot be partitioned (the declarative model, the decider's Karp–Miller search) runs in this process and says so on stderr")
+	fs.StringVar(&f.cluster, "cluster", "", "run the searches on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; each search's state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part (--json); the searches are breadth-first (reduced by symmetry as in one process, the workers expanding canonical configurations), and what cannot be partitioned (the declarative model, the decider's Karp–Miller search) runs in this process and says so on stderr")
 	f.natsFlags.register(fs, "run the searches on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
 	fs.IntVar(&f.partitions, "partitions", 0, "with --nats: partitions of the state space, each served by one worker at a time")
 	fs.IntVar(&f.replicas, "nats-replicas", 1, "with --nats: copies a JetStream cluster keeps of the run's stream and buckets (3 survives the loss of a server)")
@@ -197,19 +196,6 @@ func (f *clusterFlags) remote(nc *nats.Conn, e *env, cmd string, program job.Job
 	}), nil
 }
 
-// unreduced says on stderr, for command cmd on file, that the cluster's
-// searches of p are not reduced by its symmetry group when symmetry
-// reduction is on and p has one: a search that other processes expand
-// stores every configuration (explore.New), so that its counts are those
-// of --no-symmetry, its outcomes and verdicts the same.
-func unreduced(e *env, cmd, file string, p *prog.Program, symmetry bool) {
-	if !symmetry {
-		return
-	}
-	if sym, _ := prog.FindSymmetry(p); sym != nil {
-		fmt.Fprintf(e.stderr, "rdmasim %s: %s: the searches on the cluster are not reduced by symmetry (%s): their counts are those of --no-symmetry\n", cmd, file, sym)
-	}
-}
 
 // karpMillerLocal says that the decider's Karp–Miller search ran in this
 // process: it keeps every state in memory and accelerates counters along a

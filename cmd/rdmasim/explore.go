@@ -44,7 +44,6 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err))
 				continue
 			}
-			unreduced(e, "explore", file, p, j.Symmetry)
 		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {

@@ -61,7 +61,6 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim robust: %v", err), err))
 				continue
 			}
-			unreduced(e, "robust", file, p, !sf.NoSymmetry)
 		}
 		if *method == string(robust.Auto) && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
 			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto tries enum-machine first only without checkpoints)\n", file)

@@ -209,10 +209,8 @@ func (res *Result) add(r *Result) {
 // threads (prog.Symmetry.Without).
 func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64, symmetric bool) (*Result, error) {
 	// The job is the machine's one recipe (symmetry included); the
-	// Karp–Miller search takes the same machine without its symmetry. A
-	// search that other processes expand is not reduced by symmetry
-	// (explore.New): nor is its job.
-	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry && opt.Remote == nil,
+	// Karp–Miller search takes the same machine without its symmetry.
+	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry,
 		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric}}
 	b, err := j.BuildFrom(p)
 	if err != nil {

@@ -532,7 +532,10 @@ func Remote(program Job, start func(Job) (explore.RemoteCloser, error)) func([]b
 }
 
 // Machine builds the machine of the job that payload encodes: the factory
-// (explore/dist's Factory) of a worker of a distributed search.
+// (explore/dist's Factory) of a worker of a distributed search. A machine
+// that reduces by a symmetry group (Built.Symmetry) is returned reduced
+// (explore.Reduced): it emits the canonical images of its successors, as
+// the coordinator's search, reduced too (explore.Options.Symmetry), expects.
 func Machine(payload []byte) (explore.Machine, error) {
 	j, err := Decode(payload)
 	if err != nil {
@@ -541,6 +544,9 @@ func Machine(payload []byte) (explore.Machine, error) {
 	b, err := j.Build(context.Background())
 	if err != nil {
 		return nil, err
+	}
+	if b.Symmetry != nil {
+		return explore.Reduced(b.Machine), nil
 	}
 	return b.Machine, nil
 }

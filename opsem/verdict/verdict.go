@@ -228,9 +228,10 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		cond = &prog.Cond{Op: prog.CTrue}
 	}
 	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
-	// A search that other processes expand is not reduced by symmetry
-	// (explore.New): nor is its job.
-	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry && opt.Remote == nil,
+	// A search that other processes expand (opt.Remote) is reduced by
+	// symmetry as this one: they build the machine from the job, reduced
+	// (job.Machine).
+	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry,
 		Unchecked: opt.Unchecked}
 	b, err := j.BuildFrom(p)
 	if err != nil {
