@@ -201,3 +201,116 @@ func TestCorpusCluster(t *testing.T) {
 		}
 	}
 }
+
+// clusterJSON runs command cmd with args and --json and returns its JSON
+// objects without the workers fields (the report's, and each method's of
+// robust --method all), the workers each object says took part (0 when it
+// has none), its stderr and its exit code. Like exploreJSON it returns an
+// error rather than failing the test.
+func clusterJSON(cmd string, args ...string) (objs []string, workers []float64, stderr string, code int, err error) {
+	var out, errb bytes.Buffer
+	code = run(context.Background(), append([]string{cmd, "--json"}, args...), &out, &errb)
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			return nil, nil, "", code, fmt.Errorf("%s %v: exit %d: %q: %v (%s)", cmd, args, code, line, err, errb.String())
+		}
+		w, _ := m["workers"].(float64)
+		delete(m, "workers")
+		methods, _ := m["methods"].([]any)
+		for _, x := range methods {
+			if mm, ok := x.(map[string]any); ok {
+				mw, _ := mm["workers"].(float64)
+				w = max(w, mw)
+				delete(mm, "workers")
+			}
+		}
+		workers = append(workers, w)
+		b, _ := json.Marshal(m)
+		objs = append(objs, string(b))
+	}
+	return objs, workers, errb.String(), code, nil
+}
+
+// TestCheckRobustCluster runs check and robust on litmus tests, testdata
+// and a protocol, in one process and on a cluster of three worker
+// processes, and checks that the reports (--json, witnesses included) and
+// exit codes are the single process's but for the workers field, which
+// says that three workers took part; and that what runs in this process
+// (the declarative model, the decider's Karp–Miller search) says so on
+// stderr. The cases cover mp and sb, a witness of a failed expect line,
+// deadlocks and their runs, symmetry (the workers expand canonical
+// configurations), the decider's block-by-block searches (each its own
+// job), auto's two stages, robust's SC deadlock search of a program whose
+// checked ranges robustness drops, and check's deepening of max-inflight.
+// Every search is boxed by --max-states, so that the test's time does not
+// hang on the host's speed; the two runs of a case go at the same time
+// (concurrently).
+func TestCheckRobustCluster(t *testing.T) {
+	t.Parallel()
+	const box = "50000"
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		// local names what runs in this process, as stderr must say;
+		// "" for nothing.
+		local string
+		// workers is the workers the report must say took part: 3, or
+		// 0 when no search ran on the cluster.
+		workers float64
+	}{
+		{"check", []string{litmus + "PUT-PUT-MP.rdma", litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma"}, "", 3},
+		{"check", []string{"testdata/wrong-expect.rdma", "testdata/deadlock.rdma", "testdata/protocol-symmetric.rdma"}, "", 3},
+		{"check", []string{"--all-outcomes", "../../corpus/protocols/dekker-put-poll.rdma"}, "", 3},
+		{"check", []string{"--semantics", "both", litmus + "SB-PUT.rdma"}, "declarative model", 3},
+		{"robust", []string{litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma", "../../corpus/protocols/family-slots.rdma"}, "", 3},
+		{"robust", []string{"--method", "decide", litmus + "PUT-PUT-2THR-MP.rdma", "testdata/wrong-robust.rdma"}, "", 3},
+		{"robust", []string{"../../corpus/protocols/atomics-counter.rdma"}, "", 3},
+		{"robust", []string{litmus + "paper-vass-pump.rdma"}, "Karp–Miller", 0},
+	} {
+		args := append([]string{"--max-states", box}, tc.args...)
+		var want, got []string
+		var workers []float64
+		var wcode, gcode int
+		var stderr string
+		var werr, gerr error
+		concurrently(
+			func() { want, _, _, wcode, werr = clusterJSON(tc.cmd, args...) },
+			func() {
+				got, workers, stderr, gcode, gerr = clusterJSON(tc.cmd, append([]string{"--cluster", "local:3"}, args...)...)
+			})
+		if err := errors.Join(werr, gerr); err != nil {
+			t.Fatal(err)
+		}
+		if gcode != wcode || len(got) != len(want) {
+			t.Fatalf("%s %v on a cluster: exit %d with %d reports, want %d with %d (stderr %q)", tc.cmd, args, gcode, len(got), wcode, len(want), stderr)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s %v on a cluster:\n%s\nin one process:\n%s", tc.cmd, args, got[i], want[i])
+			}
+			if workers[i] != tc.workers {
+				t.Errorf("%s %v: %s: %v workers took part, want %v", tc.cmd, args, got[i], workers[i], tc.workers)
+			}
+		}
+		if said := tc.local != "" && strings.Contains(stderr, tc.local) && strings.Contains(stderr, "in this process"); said != (tc.local != "") {
+			t.Errorf("%s %v on a cluster: stderr %q; want it to say that %q runs in this process: %v", tc.cmd, args, stderr, tc.local, tc.local != "")
+		}
+	}
+}
+
+// TestCheckClusterText checks that check -w prints, on a cluster, the text
+// of one process: outcomes, verdicts, expect lines, the witness runs step by
+// step and the run to a deadlock.
+func TestCheckClusterText(t *testing.T) {
+	t.Parallel()
+	args := []string{"check", "-w", "--max-states", "50000", litmus + "SB-PUT.rdma", "testdata/deadlock.rdma", "testdata/protocol-symmetric.rdma"}
+	var want, got, werrb, gerrb bytes.Buffer
+	var wcode, gcode int
+	concurrently(
+		func() { wcode = run(context.Background(), args, &want, &werrb) },
+		func() { gcode = run(context.Background(), append(args, "--cluster", "local:3"), &got, &gerrb) })
+	if gcode != wcode || got.String() != want.String() || !strings.Contains(want.String(), "Witness") {
+		t.Errorf("on a cluster: exit %d, stdout\n%s\nstderr %s\nin one process: exit %d, stdout\n%s", gcode, got.String(), gerrb.String(), wcode, want.String())
+	}
+}
