@@ -232,71 +232,88 @@ func clusterJSON(cmd string, args ...string) (objs []string, workers []float64, 
 	return objs, workers, errb.String(), code, nil
 }
 
-// TestCheckRobustCluster runs check and robust on litmus tests, testdata
-// and a protocol, in one process and on a cluster of three worker
-// processes, and checks that the reports (--json, witnesses included) and
-// exit codes are the single process's but for the workers field, which
-// says that three workers took part; and that what runs in this process
-// (the declarative model, the decider's Karp–Miller search) says so on
-// stderr. The cases cover mp and sb, a witness of a failed expect line,
-// deadlocks and their runs, symmetry (the workers expand canonical
-// configurations), the decider's block-by-block searches (each its own
-// job), auto's two stages, robust's SC deadlock search of a program whose
-// checked ranges robustness drops, and check's deepening of max-inflight.
-// Every search is boxed by --max-states, so that the test's time does not
-// hang on the host's speed; the two runs of a case go at the same time
-// (concurrently).
-func TestCheckRobustCluster(t *testing.T) {
-	t.Parallel()
-	const box = "50000"
-	for _, tc := range []struct {
-		cmd  string
-		args []string
-		// local names what runs in this process, as stderr must say;
-		// "" for nothing.
-		local string
-		// workers is the workers the report must say took part: 3, or
-		// 0 when no search ran on the cluster.
-		workers float64
-	}{
-		{"check", []string{litmus + "PUT-PUT-MP.rdma", litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma"}, "", 3},
-		{"check", []string{"testdata/wrong-expect.rdma", "testdata/deadlock.rdma", "testdata/protocol-symmetric.rdma"}, "", 3},
-		{"check", []string{"--all-outcomes", "../../corpus/protocols/dekker-put-poll.rdma"}, "", 3},
-		{"check", []string{"--semantics", "both", litmus + "SB-PUT.rdma"}, "declarative model", 3},
-		{"robust", []string{litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma", "../../corpus/protocols/family-slots.rdma"}, "", 3},
-		{"robust", []string{"--method", "decide", litmus + "PUT-PUT-2THR-MP.rdma", "testdata/wrong-robust.rdma"}, "", 3},
-		{"robust", []string{"../../corpus/protocols/atomics-counter.rdma"}, "", 3},
-		{"robust", []string{litmus + "paper-vass-pump.rdma"}, "Karp–Miller", 0},
-	} {
-		args := append([]string{"--max-states", box}, tc.args...)
+// clusterCase is a run of check or robust compared on a cluster and in one
+// process (compareCluster).
+type clusterCase struct {
+	args []string
+	// local names what runs in this process, as stderr must say; "" for
+	// nothing.
+	local string
+	// workers is the workers each report must say took part: 3, or 0
+	// when no search ran on the cluster.
+	workers float64
+}
+
+// compareCluster runs cmd with each case's args, in one process and on a
+// cluster of three worker processes, and checks that the reports (--json,
+// witnesses included) and exit codes are the single process's but for the
+// workers field, which says that three workers took part; and that what
+// runs in this process says so on stderr. Every search is boxed by
+// --max-states, so that the test's time does not hang on the host's speed;
+// the two runs of a case go at the same time (concurrently). Each case
+// starts one cluster: a case has several files.
+func compareCluster(t *testing.T, cmd string, cases []clusterCase) {
+	for _, tc := range cases {
+		args := append([]string{"--max-states", "50000"}, tc.args...)
 		var want, got []string
 		var workers []float64
 		var wcode, gcode int
 		var stderr string
 		var werr, gerr error
 		concurrently(
-			func() { want, _, _, wcode, werr = clusterJSON(tc.cmd, args...) },
+			func() { want, _, _, wcode, werr = clusterJSON(cmd, args...) },
 			func() {
-				got, workers, stderr, gcode, gerr = clusterJSON(tc.cmd, append([]string{"--cluster", "local:3"}, args...)...)
+				got, workers, stderr, gcode, gerr = clusterJSON(cmd, append([]string{"--cluster", "local:3"}, args...)...)
 			})
 		if err := errors.Join(werr, gerr); err != nil {
 			t.Fatal(err)
 		}
 		if gcode != wcode || len(got) != len(want) {
-			t.Fatalf("%s %v on a cluster: exit %d with %d reports, want %d with %d (stderr %q)", tc.cmd, args, gcode, len(got), wcode, len(want), stderr)
+			t.Fatalf("%s %v on a cluster: exit %d with %d reports, want %d with %d (stderr %q)", cmd, args, gcode, len(got), wcode, len(want), stderr)
 		}
 		for i := range want {
 			if got[i] != want[i] {
-				t.Errorf("%s %v on a cluster:\n%s\nin one process:\n%s", tc.cmd, args, got[i], want[i])
+				t.Errorf("%s %v on a cluster:\n%s\nin one process:\n%s", cmd, args, got[i], want[i])
 			}
 			if workers[i] != tc.workers {
-				t.Errorf("%s %v: %s: %v workers took part, want %v", tc.cmd, args, got[i], workers[i], tc.workers)
+				t.Errorf("%s %v: %s: %v workers took part, want %v", cmd, args, got[i], workers[i], tc.workers)
 			}
 		}
 		if said := tc.local != "" && strings.Contains(stderr, tc.local) && strings.Contains(stderr, "in this process"); said != (tc.local != "") {
-			t.Errorf("%s %v on a cluster: stderr %q; want it to say that %q runs in this process: %v", tc.cmd, args, stderr, tc.local, tc.local != "")
+			t.Errorf("%s %v on a cluster: stderr %q; want it to say that %q runs in this process: %v", cmd, args, stderr, tc.local, tc.local != "")
 		}
 	}
+}
+
+// TestCheckCluster checks check on a cluster against one process
+// (compareCluster): mp and sb, a witness of a failed expect line,
+// deadlocks and their runs, symmetry (the workers expand canonical
+// configurations), a protocol, the expect robust line's searches, the
+// deepening of max-inflight (each bound its own job), and the model of
+// --semantics both, which runs in this process.
+func TestCheckCluster(t *testing.T) {
+	t.Parallel()
+	compareCluster(t, "check", []clusterCase{
+		{[]string{litmus + "PUT-PUT-MP.rdma", litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma", "testdata/wrong-expect.rdma",
+			"testdata/deadlock.rdma", "testdata/protocol-symmetric.rdma", "../../corpus/protocols/dekker-put-poll.rdma"}, "", 3},
+		{[]string{"--semantics", "both", litmus + "SB-PUT.rdma"}, "declarative model", 3},
+	})
+}
+
+// TestRobustCluster checks robust on a cluster against one process
+// (compareCluster): auto's two stages, the decider alone on a symmetric
+// protocol, its block-by-block searches (each its own job), a violation's
+// witness, the SC deadlock search of a program whose checked ranges
+// robustness drops, and the Karp–Miller search, which runs in this
+// process.
+func TestRobustCluster(t *testing.T) {
+	t.Parallel()
+	compareCluster(t, "robust", []clusterCase{
+		{[]string{litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma", "../../corpus/protocols/family-slots.rdma",
+			"testdata/wrong-robust.rdma", "../../corpus/protocols/atomics-counter.rdma"}, "", 3},
+		{[]string{"--method", "decide", litmus + "PUT-PUT-2THR-MP.rdma"}, "", 3},
+		{[]string{litmus + "paper-vass-pump.rdma"}, "Karp–Miller", 0},
+	})
 }
 
 // TestCheckClusterText checks that check -w prints, on a cluster, the text
@@ -304,7 +321,7 @@ func TestCheckRobustCluster(t *testing.T) {
 // step and the run to a deadlock.
 func TestCheckClusterText(t *testing.T) {
 	t.Parallel()
-	args := []string{"check", "-w", "--max-states", "50000", litmus + "SB-PUT.rdma", "testdata/deadlock.rdma", "testdata/protocol-symmetric.rdma"}
+	args := []string{"check", "-w", "--max-states", "50000", litmus + "SB-PUT.rdma", "testdata/deadlock.rdma"}
 	var want, got, werrb, gerrb bytes.Buffer
 	var wcode, gcode int
 	concurrently(
