@@ -3,6 +3,7 @@ package dist
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,65 +15,68 @@ import (
 
 // startJSCluster starts three embedded NATS servers with JetStream on
 // loopback, routed to each other as one JetStream cluster, and waits for
-// them to elect a meta leader. It returns their client URLs.
-func startJSCluster(t *testing.T) []string {
+// them to elect a meta leader. It returns the servers.
+func startJSCluster(t *testing.T) []*server.Server {
 	t.Helper()
-	ports := make([]int, 3)
-	cports := make([]int, 3)
+	ports, cports := make([]int, 3), make([]int, 3)
+	var routes []string
 	for i := range ports {
 		ports[i], cports[i] = freePort(t), freePort(t)
-	}
-	var routes []string
-	for _, p := range cports {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", cports[i]))
 	}
 	var srvs []*server.Server
-	var urls []string
+	t.Cleanup(func() {
+		for _, s := range srvs {
+			s.Shutdown()
+		}
+	})
 	for i := range ports {
 		o := &server.Options{ServerName: fmt.Sprintf("s%d", i), Host: "127.0.0.1", Port: ports[i], JetStream: true,
 			StoreDir: t.TempDir(), NoSigs: true, NoLog: true, MaxPayload: 8 << 20}
 		o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = "rdmasim", "127.0.0.1", cports[i]
-		o.Routes = server.RoutesFromStr(routes[0] + "," + routes[1] + "," + routes[2])
+		o.Routes = server.RoutesFromStr(strings.Join(routes, ","))
 		s, err := server.NewServer(o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.Start()
 		srvs = append(srvs, s)
-		urls = append(urls, s.ClientURL())
 	}
-	t.Cleanup(func() {
-		for _, s := range srvs {
-			s.Shutdown()
-		}
-	})
 	for _, s := range srvs {
 		if !s.ReadyForConnections(10 * time.Second) {
 			t.Fatal("a NATS server did not start within 10s")
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		leader := false
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		for _, s := range srvs {
-			leader = leader || s.JetStreamIsLeader()
-		}
-		if leader {
-			break
+			if s.JetStreamIsLeader() {
+				return srvs
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no JetStream meta leader within 20s")
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	return urls
 }
 
-// TestReplicas3 runs a search on a JetStream cluster of three servers with
-// three replicas of the run's stream and buckets.
+// TestReplicas3 runs searches on a JetStream cluster of three servers with
+// three replicas of the run's stream and buckets (--nats-replicas 3), and
+// checks them against the sequential search: one undisturbed, one during
+// which a server is shut down (the streams keep two of three copies, the
+// clients on it reconnect to the others). The workers start first, as
+// users start them, and make the buckets with one replica, which the
+// coordinator scales to three: operations on a bucket while it elects its
+// leader among the new peers went unanswered, and every run failed at once
+// with "taking the coordinator's lease: context deadline exceeded" (see
+// streamReady). The three workers also make the buckets at the same
+// moment, which one of them failed ("stream name already in use").
 func TestReplicas3(t *testing.T) {
-	urls := startJSCluster(t)
-	url := urls[0] + "," + urls[1] + "," + urls[2]
+	srvs := startJSCluster(t)
+	var urls []string
+	for _, s := range srvs {
+		urls = append(urls, s.ClientURL())
+	}
+	url := strings.Join(urls, ",")
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
@@ -91,32 +95,41 @@ func TestReplicas3(t *testing.T) {
 			}
 		}()
 	}
-	g := grid{9, 11, 6, 0}
-	ws := explore.New(g, explore.Options{})
-	wr, err := ws.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	nc, err := Connect(url, "test coordinator")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	c, err := NewCoordinator(nc, Config{Partitions: 3, Payload: g.payload(), Replicas: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s := explore.New(g, explore.Options{Remote: c})
-	rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer rcancel()
-	start := time.Now()
-	gr, err := s.Run(rctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%v: %+v", time.Since(start), gr)
-	if gr.States != wr.States || gr.Stop != wr.Stop {
-		t.Errorf("got %+v, want %+v", gr, wr)
+	for _, kill := range []bool{false, true} {
+		// About 2,400 states at 200µs each: a run of a second or more.
+		g := grid{12, 25, 8, 2 * 100 * time.Microsecond}
+		var want, got visits
+		wr, err := explore.New(grid{g.a, g.b, g.c, 0}, explore.Options{Trace: true, Visit: want.visit}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewCoordinator(nc, Config{Partitions: 3, Payload: g.payload(), Replicas: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := explore.New(g, explore.Options{Trace: true, Visit: got.visit, Remote: c})
+		if kill {
+			time.AfterFunc(500*time.Millisecond, func() { srvs[2].Shutdown() })
+		}
+		rctx, rcancel := context.WithTimeout(context.Background(), 120*time.Second)
+		start := time.Now()
+		gr, err := s.Run(rctx)
+		rcancel()
+		c.Close()
+		if err != nil {
+			t.Fatalf("kill %v: %v", kill, err)
+		}
+		t.Logf("kill %v: %d states in %v", kill, gr.States, time.Since(start))
+		if gr.States != wr.States || gr.Transitions != wr.Transitions || gr.MaxDepth != wr.MaxDepth || gr.Stop != wr.Stop {
+			t.Errorf("kill %v: got %+v, want %+v", kill, gr, wr)
+		}
+		if got.buf.String() != want.buf.String() {
+			t.Errorf("kill %v: the visits differ from the sequential search's", kill)
+		}
 	}
 }
