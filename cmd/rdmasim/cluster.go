@@ -196,7 +196,6 @@ func (f *clusterFlags) remote(nc *nats.Conn, e *env, cmd string, program job.Job
 	}), nil
 }
 
-
 // karpMillerLocal says that the decider's Karp–Miller search ran in this
 // process: it keeps every state in memory and accelerates counters along a
 // tree of states, which no cluster partitions.
