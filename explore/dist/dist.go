@@ -208,8 +208,12 @@ func streamReady(ctx context.Context, js jetstream.JetStream, name string) error
 	for {
 		s, err := js.Stream(ctx, name)
 		if err == nil {
-			c := s.CachedInfo().Cluster
-			ready := c == nil || c.Leader != "" && c.Desired == nil
+			info := s.CachedInfo()
+			c := info.Cluster
+			// Right after the update the info may still be the old
+			// group's: a leader and no peers. Ready is the new one's
+			// leader and all its peers.
+			ready := c == nil || c.Leader != "" && c.Desired == nil && len(c.Replicas) == info.Config.Replicas-1
 			if c != nil {
 				for _, r := range c.Replicas {
 					ready = ready && r.Current && !r.Offline
