@@ -133,20 +133,23 @@ func TestExploreCluster(t *testing.T) {
 	}
 }
 
-// TestExploreClusterUsage checks the cluster flags that cannot work.
+// TestExploreClusterUsage checks the cluster flags that cannot work, for
+// each command that takes them.
 func TestExploreClusterUsage(t *testing.T) {
-	for _, args := range [][]string{
-		{"--cluster", "local:0"},
-		{"--cluster", "remote:3"},
-		{"--cluster", "local:2", "--order", "dfs"},
-		{"--cluster", "local:2", "--checkpoint", t.TempDir()},
-		{"--nats", "nats://127.0.0.1:1"},
-		{"--nats", "nats://127.0.0.1:1", "--cluster", "local:2"},
-	} {
-		var out, errb bytes.Buffer
-		code := run(context.Background(), append(append([]string{"explore"}, args...), litmus+"SB-PUT.rdma"), &out, &errb)
-		if code != exitUsage || !strings.Contains(errb.String(), "--") {
-			t.Errorf("explore %v: exit %d, %q; want %d and the flag named", args, code, errb.String(), exitUsage)
+	for _, cmd := range []string{"explore", "check", "robust"} {
+		for _, args := range [][]string{
+			{"--cluster", "local:0"},
+			{"--cluster", "remote:3"},
+			{"--cluster", "local:2", "--order", "dfs"},
+			{"--cluster", "local:2", "--checkpoint", t.TempDir()},
+			{"--nats", "nats://127.0.0.1:1"},
+			{"--nats", "nats://127.0.0.1:1", "--cluster", "local:2"},
+		} {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), append(append([]string{cmd}, args...), litmus+"SB-PUT.rdma"), &out, &errb)
+			if code != exitUsage || !strings.Contains(errb.String(), "--") || out.Len() > 0 {
+				t.Errorf("%s %v: exit %d, %q, stdout %q; want %d, the flag named and nothing on stdout", cmd, args, code, errb.String(), out.String(), exitUsage)
+			}
 		}
 	}
 }
