@@ -192,8 +192,8 @@ func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, c
 }
 
 // streamReady waits until the stream name of a JetStream cluster has a leader
-// and every replica has caught up, with no change of its peers under way,
-// for at most stallWait; on a single server it returns at once.
+// and a quorum of its replicas has caught up, with no change of its peers
+// under way, for at most stallWait; on a single server it returns at once.
 //
 // A bucket made with one replica (by a worker, which makes it when it is
 // missing, or by an earlier run with --nats-replicas 1) and opened with
@@ -211,13 +211,19 @@ func streamReady(ctx context.Context, js jetstream.JetStream, name string) error
 			info := s.CachedInfo()
 			c := info.Cluster
 			// Right after the update the info may still be the old
-			// group's: a leader and no peers. Ready is the new one's
-			// leader and all its peers.
-			ready := c == nil || c.Leader != "" && c.Desired == nil && len(c.Replicas) == info.Config.Replicas-1
-			if c != nil {
+			// group's: a leader and no peers. Ready is the new
+			// group's leader with every peer listed and a quorum
+			// current: a cluster that lost a server keeps working
+			// with two copies of three.
+			ready := c == nil
+			if c != nil && c.Leader != "" && c.Desired == nil && len(c.Replicas) == info.Config.Replicas-1 {
+				current := 1 // the leader
 				for _, r := range c.Replicas {
-					ready = ready && r.Current && !r.Offline
+					if r.Current && !r.Offline {
+						current++
+					}
 				}
+				ready = current > info.Config.Replicas/2
 			}
 			if ready {
 				return nil
@@ -228,7 +234,7 @@ func streamReady(ctx context.Context, js jetstream.JetStream, name string) error
 			if err == nil {
 				err = ctx.Err()
 			}
-			return fmt.Errorf("its stream %s has no leader with every replica current after %s (a JetStream cluster with fewer servers than --nats-replicas?): %w", name, stallWait, err)
+			return fmt.Errorf("its stream %s has no leader with a quorum of current replicas after %s (a JetStream cluster with fewer servers than --nats-replicas?): %w", name, stallWait, err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
