@@ -305,7 +305,8 @@ func TestCheckCluster(t *testing.T) {
 
 // TestRobustCluster checks robust on a cluster against one process
 // (compareCluster): auto's two stages, the decider alone on a symmetric
-// protocol, its block-by-block searches (each its own job), a violation's
+// protocol, its block-by-block searches (each its own job), a protocol's
+// --param (which travels in the job), a violation's
 // witness, the SC deadlock search of a program whose checked ranges
 // robustness drops, and the Karp–Miller search, which runs in this
 // process.
@@ -315,6 +316,7 @@ func TestRobustCluster(t *testing.T) {
 		{[]string{litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma", "../../corpus/protocols/family-slots.rdma",
 			"testdata/wrong-robust.rdma", "../../corpus/protocols/atomics-counter.rdma"}, "", 3},
 		{[]string{"--method", "decide", litmus + "PUT-PUT-2THR-MP.rdma"}, "", 3},
+		{[]string{"--param", "M=3", "../../corpus/protocols/farm-ring.rdma"}, "", 3},
 		{[]string{litmus + "paper-vass-pump.rdma"}, "Karp–Miller", 0},
 	})
 }
