@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"rdmasim/opsem/check"
-	"rdmasim/opsem/job"
-	"rdmasim/opsem/machine"
 	"rdmasim/opsem/report"
 )
 
@@ -54,7 +52,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			continue
 		}
 		if nc != nil {
-			if opt.Remote, err = cf.remote(nc, e, "check", sf.searchJob(job.Outcomes, file, machine.RDMA)); err != nil {
+			if opt.Remote, err = cf.remote(nc, e, "check", sf.program(file)); err != nil {
 				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err))
 				continue
 			}

@@ -7,8 +7,6 @@ import (
 
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/expect"
-	"rdmasim/opsem/job"
-	"rdmasim/opsem/machine"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
@@ -57,7 +55,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			continue
 		}
 		if nc != nil {
-			if opt.Remote, err = cf.remote(nc, e, "robust", sf.searchJob(job.Decide, file, machine.RDMA)); err != nil {
+			if opt.Remote, err = cf.remote(nc, e, "robust", sf.program(file)); err != nil {
 				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim robust: %v", err), err))
 				continue
 			}
