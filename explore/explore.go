@@ -198,7 +198,9 @@ type Options struct {
 	// initial state and every successor are replaced by their canonical
 	// images before the visited-set lookup. Counts and Visit are then the
 	// reduced search's; Path still rebuilds runs of the machine. A remote
-	// search (Remote) ignores it.
+	// search (Remote) reduces alike when the remote's processes expand
+	// the same machine reduced (Reduced): they emit canonical successors,
+	// so that each orbit has one owner and one id.
 	Symmetry bool
 
 	// frontierChunk, in tests, overrides the size of the chunks of a
@@ -280,7 +282,7 @@ type Search struct {
 // New returns a search of the state space of m configured by opt.
 func New(m Machine, opt Options) *Search {
 	s := &Search{m: m, real: m, opt: opt}
-	if opt.Symmetry && opt.Remote == nil {
+	if opt.Symmetry {
 		if sym := symmetryOf(m); sym != nil {
 			s.m, s.sym = newReduced(m), sym
 		}

@@ -39,10 +39,12 @@ type Settings struct {
 	SpillDir       string
 	FrontierBudget int64
 	// Remote, when non-nil, makes the Remote that expands each search
-	// (Options.Remote) on other processes; it is called once per search,
-	// and the search's close closes what it returns. Nil: this process
+	// (Options.Remote) on other processes, from the search's description
+	// (Caller.Job: what those processes build its machine from); the
+	// search's close closes what it returns. A search that brings no Job
+	// cannot be expanded elsewhere: Open refuses it. Nil: this process
 	// expands.
-	Remote func() (RemoteCloser, error)
+	Remote func(job []byte) (RemoteCloser, error)
 }
 
 // A RemoteCloser is a Remote that holds resources (a run on a cluster) until
@@ -62,7 +64,12 @@ type Caller struct {
 	// checkpoint and its visited set on disk are named after it, so that
 	// a resumed run finds each search's whatever order it opens them in.
 	// A checkpointed search needs one; explore does not interpret it.
-	Key     string
+	Key string
+	// Job describes the search to the processes that expand it
+	// (Settings.Remote): for rdmasim's machines, the encoding of its job
+	// (opsem/job), which a worker builds the same machine from. explore
+	// does not interpret it; nil for a search that only runs here.
+	Job     []byte
 	Name    string
 	Trace   bool
 	Visit   func(id uint64, s []byte, depth int) bool
@@ -86,7 +93,11 @@ func (st *Settings) Open(m Machine, c Caller) (s *Search, close func(), err erro
 	}
 	var remote RemoteCloser
 	if st.Remote != nil {
-		if remote, err = st.Remote(); err != nil {
+		if c.Job == nil {
+			closeSet()
+			return nil, nil, errors.New("a remote search without a description (explore.Caller.Job) to build its machine from")
+		}
+		if remote, err = st.Remote(c.Job); err != nil {
 			closeSet()
 			return nil, nil, fmt.Errorf("starting the remote search: %w", err)
 		}

@@ -71,6 +71,14 @@ type reduced struct {
 	buf []byte
 }
 
+// Reduced returns the machine that a search with Options.Symmetry explores
+// in place of m: m with the initial state and every successor replaced by
+// its canonical image (Symmetric.Canonical), labels and ordinals unchanged;
+// m itself when it has no group. The processes that expand a remote
+// search's levels (Options.Remote) expand it, so that a search reduced by
+// symmetry on a cluster is the one a single process runs.
+func Reduced(m Machine) Machine { return newReduced(m) }
+
 func newReduced(m Machine) Machine {
 	sym := symmetryOf(m)
 	if sym == nil {

@@ -18,6 +18,8 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 	skipRobust := fs.Bool("skip-robust", false, "leave the file's expect robust line unchecked (its search, run after the query's, can take far longer; rdmasim robust decides it alone)")
 	strict := fs.Bool("strict", false, "exit 1 also when an expect line stays unknown (a bound cut the search) or a run deadlocks")
 	semFlag := fs.String("semantics", "machine", "machine (explore the RDMA and SC machines), axiom (enumerate the declarative model's traces) or both (compare their outcome sets; exit 1 on any difference)")
+	var cf clusterFlags
+	cf.register(fs)
 	opt, code := parseSearch(fs, &sf, args, e, "check")
 	if code >= 0 {
 		return code
@@ -33,6 +35,14 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim check: --semantics %q: want machine, axiom or both\n", *semFlag)
 		return exitUsage
 	}
+	nc, stop, code := cf.open(ctx, e, "check", sf.Choices)
+	if code >= 0 {
+		return code
+	}
+	defer stop()
+	if nc != nil && *semFlag != "machine" {
+		fmt.Fprintf(e.stderr, "rdmasim check: --semantics %s: the declarative model's traces are enumerated in this process, not on the cluster\n", *semFlag)
+	}
 	code = exitOK
 	limited := false // the model's size limit kept it from answering some file
 	for _, file := range fs.Args() {
@@ -40,6 +50,12 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
+		}
+		if nc != nil {
+			if opt.Remote, err = cf.remote(nc, e, "check", sf.program(file)); err != nil {
+				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %v", err), err))
+				continue
+			}
 		}
 		r, err := check.Answer(ctx, p, check.Options{Semantics: check.Semantics(*semFlag), Verdict: opt, Deepen: deepen})
 		if err != nil {
@@ -55,8 +71,15 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err))
 			continue
 		}
+		if nc != nil && r.KarpMiller {
+			fmt.Fprintf(e.stderr, "rdmasim check: %s: %s\n", file, karpMillerLocal)
+		}
 		if sf.json {
-			writeJSON(e.stdout, r.JSON(file))
+			out := r.JSON(file)
+			if nc != nil {
+				out.Workers = r.Workers()
+			}
+			writeJSON(e.stdout, out)
 		} else {
 			check.WriteText(e.stdout, r, *witness)
 		}

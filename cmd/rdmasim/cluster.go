@@ -39,9 +39,11 @@ func (f *natsFlags) connect(name string) (*nats.Conn, error) {
 	return dist.Connect(f.url, name, opts...)
 }
 
-// clusterFlags are the flags of a search on a cluster (explore/dist): one
-// started on this machine (--cluster local:N) or one whose server is given
-// (--nats URL, with --partitions).
+// clusterFlags are the flags of the searches of explore, check and robust
+// on a cluster (explore/dist): one started on this machine (--cluster
+// local:N) or one whose server is given (--nats URL, with --partitions).
+// Each search of the command (each machine, each max-inflight of check's
+// deepening, each block of the decider) is one run on the cluster.
 type clusterFlags struct {
 	natsFlags
 	cluster    string
@@ -50,8 +52,8 @@ type clusterFlags struct {
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.cluster, "cluster", "", "explore on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; the state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part")
-	f.natsFlags.register(fs, "explore on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
+	fs.StringVar(&f.cluster, "cluster", "", "run the searches on a cluster: local:N starts a NATS server with JetStream in this process and N worker processes (rdmasim worker) on this machine; each search's state space is split into N partitions, one per worker, and the report is the single-process one, plus the workers that took part (--json); the searches are breadth-first (reduced by symmetry as in one process, the workers expanding canonical configurations), and what cannot be partitioned (the declarative model, the decider's Karp–Miller search) runs in this process and says so on stderr")
+	f.natsFlags.register(fs, "run the searches on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
 	fs.IntVar(&f.partitions, "partitions", 0, "with --nats: partitions of the state space, each served by one worker at a time")
 	fs.IntVar(&f.replicas, "nats-replicas", 1, "with --nats: copies a JetStream cluster keeps of the run's stream and buckets (3 survives the loss of a server)")
 }
@@ -147,24 +149,54 @@ func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), e
 	return nc, func() { nc.Close(); stop() }, nil
 }
 
-// remote returns the Settings.Remote of the search that j describes (its
-// program's text included, read now), on the cluster of nc.
-func (f *clusterFlags) remote(nc *nats.Conn, e *env, j job.Job) func() (explore.RemoteCloser, error) {
-	return func() (explore.RemoteCloser, error) {
-		if j.Source == nil {
-			src, err := os.ReadFile(j.File)
-			if err != nil {
-				return nil, fmt.Errorf("reading program: %w", err)
-			}
-			j.Source = src
+// open checks the cluster flags of command cmd against the search choices
+// c and starts the cluster (start). It returns the connection (nil without
+// cluster flags) and what stops the cluster, or the exit code that ends
+// the command (>= 0): exitUsage for flags that cannot work, exitInternal
+// when the cluster does not start.
+func (f *clusterFlags) open(ctx context.Context, e *env, cmd string, c explore.Choices) (*nats.Conn, func(), int) {
+	if !f.active() {
+		return nil, func() {}, -1
+	}
+	if err := f.check(c); err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", cmd, err)
+		return nil, nil, exitUsage
+	}
+	nc, stop, err := f.start(ctx, e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rdmasim %s: %v\n", cmd, err)
+		return nil, nil, exitInternal
+	}
+	return nc, stop, -1
+}
+
+// remote returns the Settings.Remote of the searches of command cmd on
+// program (a job that names the file and the params; the file's text is
+// read now), on the cluster of nc: each search (verdict.Compute's under
+// RDMA and SC, each step of check's deepening, robustness's enumeration,
+// each block of the decider, robust's deadlock search) runs with its own
+// job, that search's description given the program (job.Remote).
+func (f *clusterFlags) remote(nc *nats.Conn, e *env, cmd string, program job.Job) (func([]byte) (explore.RemoteCloser, error), error) {
+	if program.Source == nil {
+		src, err := os.ReadFile(program.File)
+		if err != nil {
+			return nil, fmt.Errorf("reading program: %w", err)
 		}
+		program.Source = src
+	}
+	return job.Remote(program, func(j job.Job) (explore.RemoteCloser, error) {
 		return dist.NewCoordinator(nc, dist.Config{
 			Partitions: f.partitions,
 			Payload:    j.Encode(),
-			Name:       fmt.Sprintf("%s %s", j.File, j.Semantics),
-			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim explore: %s\n", s) },
+			Name:       j.String(),
+			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim %s: %s\n", cmd, s) },
 			Memory:     f.cluster != "",
 			Replicas:   f.replicas,
 		})
-	}
+	}), nil
 }
+
+// karpMillerLocal says that the decider's Karp–Miller search ran in this
+// process: it keeps every state in memory and accelerates counters along a
+// tree of states, which no cluster partitions.
+const karpMillerLocal = "a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in this process (in memory, on one core, within --mem-budget), not on the cluster"

@@ -133,20 +133,23 @@ func TestExploreCluster(t *testing.T) {
 	}
 }
 
-// TestExploreClusterUsage checks the cluster flags that cannot work.
+// TestExploreClusterUsage checks the cluster flags that cannot work, for
+// each command that takes them.
 func TestExploreClusterUsage(t *testing.T) {
-	for _, args := range [][]string{
-		{"--cluster", "local:0"},
-		{"--cluster", "remote:3"},
-		{"--cluster", "local:2", "--order", "dfs"},
-		{"--cluster", "local:2", "--checkpoint", t.TempDir()},
-		{"--nats", "nats://127.0.0.1:1"},
-		{"--nats", "nats://127.0.0.1:1", "--cluster", "local:2"},
-	} {
-		var out, errb bytes.Buffer
-		code := run(context.Background(), append(append([]string{"explore"}, args...), litmus+"SB-PUT.rdma"), &out, &errb)
-		if code != exitUsage || !strings.Contains(errb.String(), "--") {
-			t.Errorf("explore %v: exit %d, %q; want %d and the flag named", args, code, errb.String(), exitUsage)
+	for _, cmd := range []string{"explore", "check", "robust"} {
+		for _, args := range [][]string{
+			{"--cluster", "local:0"},
+			{"--cluster", "remote:3"},
+			{"--cluster", "local:2", "--order", "dfs"},
+			{"--cluster", "local:2", "--checkpoint", t.TempDir()},
+			{"--nats", "nats://127.0.0.1:1"},
+			{"--nats", "nats://127.0.0.1:1", "--cluster", "local:2"},
+		} {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), append(append([]string{cmd}, args...), litmus+"SB-PUT.rdma"), &out, &errb)
+			if code != exitUsage || !strings.Contains(errb.String(), "--") || out.Len() > 0 {
+				t.Errorf("%s %v: exit %d, %q, stdout %q; want %d, the flag named and nothing on stdout", cmd, args, code, errb.String(), out.String(), exitUsage)
+			}
 		}
 	}
 }
@@ -199,5 +202,137 @@ func TestCorpusCluster(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("on a cluster:\n%s\nin one process:\n%s", got[i], want[i])
 		}
+	}
+}
+
+// clusterJSON runs command cmd with args and --json and returns its JSON
+// objects without the workers fields (the report's, and each method's of
+// robust --method all), the workers each object says took part (0 when it
+// has none), its stderr and its exit code. Like exploreJSON it returns an
+// error rather than failing the test.
+func clusterJSON(cmd string, args ...string) (objs []string, workers []float64, stderr string, code int, err error) {
+	var out, errb bytes.Buffer
+	code = run(context.Background(), append([]string{cmd, "--json"}, args...), &out, &errb)
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			return nil, nil, "", code, fmt.Errorf("%s %v: exit %d: %q: %v (%s)", cmd, args, code, line, err, errb.String())
+		}
+		w, _ := m["workers"].(float64)
+		delete(m, "workers")
+		methods, _ := m["methods"].([]any)
+		for _, x := range methods {
+			if mm, ok := x.(map[string]any); ok {
+				mw, _ := mm["workers"].(float64)
+				w = max(w, mw)
+				delete(mm, "workers")
+			}
+		}
+		workers = append(workers, w)
+		b, _ := json.Marshal(m)
+		objs = append(objs, string(b))
+	}
+	return objs, workers, errb.String(), code, nil
+}
+
+// clusterCase is a run of check or robust compared on a cluster and in one
+// process (compareCluster).
+type clusterCase struct {
+	args []string
+	// local names what runs in this process, as stderr must say; "" for
+	// nothing.
+	local string
+	// workers is the workers each report must say took part: 3, or 0
+	// when no search ran on the cluster.
+	workers float64
+}
+
+// compareCluster runs cmd with each case's args, in one process and on a
+// cluster of three worker processes, and checks that the reports (--json,
+// witnesses included) and exit codes are the single process's but for the
+// workers field, which says that three workers took part; and that what
+// runs in this process says so on stderr. Every search is boxed by
+// --max-states, so that the test's time does not hang on the host's speed;
+// the two runs of a case go at the same time (concurrently). Each case
+// starts one cluster: a case has several files.
+func compareCluster(t *testing.T, cmd string, cases []clusterCase) {
+	for _, tc := range cases {
+		args := append([]string{"--max-states", "50000"}, tc.args...)
+		var want, got []string
+		var workers []float64
+		var wcode, gcode int
+		var stderr string
+		var werr, gerr error
+		concurrently(
+			func() { want, _, _, wcode, werr = clusterJSON(cmd, args...) },
+			func() {
+				got, workers, stderr, gcode, gerr = clusterJSON(cmd, append([]string{"--cluster", "local:3"}, args...)...)
+			})
+		if err := errors.Join(werr, gerr); err != nil {
+			t.Fatal(err)
+		}
+		if gcode != wcode || len(got) != len(want) {
+			t.Fatalf("%s %v on a cluster: exit %d with %d reports, want %d with %d (stderr %q)", cmd, args, gcode, len(got), wcode, len(want), stderr)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s %v on a cluster:\n%s\nin one process:\n%s", cmd, args, got[i], want[i])
+			}
+			if workers[i] != tc.workers {
+				t.Errorf("%s %v: %s: %v workers took part, want %v", cmd, args, got[i], workers[i], tc.workers)
+			}
+		}
+		if said := tc.local != "" && strings.Contains(stderr, tc.local) && strings.Contains(stderr, "in this process"); said != (tc.local != "") {
+			t.Errorf("%s %v on a cluster: stderr %q; want it to say that %q runs in this process: %v", cmd, args, stderr, tc.local, tc.local != "")
+		}
+	}
+}
+
+// TestCheckCluster checks check on a cluster against one process
+// (compareCluster): mp and sb, a witness of a failed expect line,
+// deadlocks and their runs, symmetry (the workers expand canonical
+// configurations), a protocol, the expect robust line's searches, the
+// deepening of max-inflight (each bound its own job), and the model of
+// --semantics both, which runs in this process.
+func TestCheckCluster(t *testing.T) {
+	t.Parallel()
+	compareCluster(t, "check", []clusterCase{
+		{[]string{litmus + "PUT-PUT-MP.rdma", litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma", "testdata/wrong-expect.rdma",
+			"testdata/deadlock.rdma", "testdata/protocol-symmetric.rdma", "../../corpus/protocols/dekker-put-poll.rdma"}, "", 3},
+		{[]string{"--semantics", "both", litmus + "SB-PUT.rdma"}, "declarative model", 3},
+	})
+}
+
+// TestRobustCluster checks robust on a cluster against one process
+// (compareCluster): auto's two stages, the decider alone on a symmetric
+// protocol, its block-by-block searches (each its own job), a protocol's
+// --param (which travels in the job), a violation's
+// witness, the SC deadlock search of a program whose checked ranges
+// robustness drops, and the Karp–Miller search, which runs in this
+// process.
+func TestRobustCluster(t *testing.T) {
+	t.Parallel()
+	compareCluster(t, "robust", []clusterCase{
+		{[]string{litmus + "SB-PUT.rdma", litmus + "PUT-GET-SB.rdma", "../../corpus/protocols/family-slots.rdma",
+			"testdata/wrong-robust.rdma", "../../corpus/protocols/atomics-counter.rdma"}, "", 3},
+		{[]string{"--method", "decide", litmus + "PUT-PUT-2THR-MP.rdma"}, "", 3},
+		{[]string{"--param", "M=3", "../../corpus/protocols/farm-ring.rdma"}, "", 3},
+		{[]string{litmus + "paper-vass-pump.rdma"}, "Karp–Miller", 0},
+	})
+}
+
+// TestCheckClusterText checks that check -w prints, on a cluster, the text
+// of one process: outcomes, verdicts, expect lines, the witness runs step by
+// step and the run to a deadlock.
+func TestCheckClusterText(t *testing.T) {
+	t.Parallel()
+	args := []string{"check", "-w", "--max-states", "50000", litmus + "SB-PUT.rdma", "testdata/deadlock.rdma"}
+	var want, got, werrb, gerrb bytes.Buffer
+	var wcode, gcode int
+	concurrently(
+		func() { wcode = run(context.Background(), args, &want, &werrb) },
+		func() { gcode = run(context.Background(), append(args, "--cluster", "local:3"), &got, &gerrb) })
+	if gcode != wcode || got.String() != want.String() || !strings.Contains(want.String(), "Witness") {
+		t.Errorf("on a cluster: exit %d, stdout\n%s\nstderr %s\nin one process: exit %d, stdout\n%s", gcode, got.String(), gerrb.String(), wcode, want.String())
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nats-io/nats.go"
-
 	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/report"
@@ -24,22 +22,15 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 		return code
 	}
 	s, err := semantics(*sem)
-	if err == nil && cf.active() {
-		err = cf.check(sf.Choices)
-	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
 		return exitUsage
 	}
-	var nc *nats.Conn
-	if cf.active() {
-		var stop func()
-		if nc, stop, err = cf.start(ctx, e); err != nil {
-			fmt.Fprintf(e.stderr, "rdmasim explore: %v\n", err)
-			return exitInternal
-		}
-		defer stop()
+	nc, stop, code := cf.open(ctx, e, "explore", sf.Choices)
+	if code >= 0 {
+		return code
 	}
+	defer stop()
 	code = exitOK
 	for _, file := range fs.Args() {
 		j := sf.searchJob(job.Outcomes, file, s)
@@ -49,10 +40,10 @@ func cmdExplore(ctx context.Context, args []string, e *env) int {
 			continue
 		}
 		if nc != nil {
-			// verdict.Compute does not reduce by symmetry a search
-			// that other processes expand: nor do its workers.
-			j.Symmetry = false
-			opt.Remote = cf.remote(nc, e, j)
+			if opt.Remote, err = cf.remote(nc, e, "explore", j); err != nil {
+				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim explore: %v", err), err))
+				continue
+			}
 		}
 		r, err := verdict.Compute(ctx, p, s, opt)
 		if err != nil {

@@ -67,6 +67,13 @@ func (f *searchFlags) searchJob(kind job.Kind, file string, sem machine.Semantic
 		Symmetry: !f.NoSymmetry}
 }
 
+// program returns file's program as the flags give it (its params): a job
+// that names the program and no search, which job.Remote gives to each
+// search's own job on a cluster (clusterFlags.remote).
+func (f *searchFlags) program(file string) job.Job {
+	return job.Job{File: file, Params: f.params}
+}
+
 // options checks the flags and returns the options of the searches.
 func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	st, err := f.Settings()

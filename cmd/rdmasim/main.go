@@ -153,7 +153,7 @@ func commands() []command {
 		{"resume", "resume [flags] DIR      continue the check, explore or robust run saved with --checkpoint DIR", cmdResume},
 		{"fuzz", "fuzz [flags]            compare every semantics on random programs, minimise and keep disagreements", cmdFuzz},
 		{"corpus", "corpus DIR...           check every .rdma file under DIR against its expect lines under every semantics", cmdCorpus},
-		{"worker", "worker --nats URL       serve the partitions of distributed searches (explore --cluster, --nats) until interrupted", cmdWorker},
+		{"worker", "worker --nats URL       serve the partitions of distributed searches (explore, check, robust --cluster, --nats) until interrupted", cmdWorker},
 		{"serve", "serve [--addr A]        serve the playground (rdmasim in the browser) on 127.0.0.1:8080, or --write it to a directory", cmdServe},
 		{"help", "help [COMMAND]          print the commands, or one command's flags", cmdHelp},
 		{"version", "version                 print rdmasim's version (also --version)", cmdVersion},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/expect"
@@ -19,6 +20,8 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").Usage = fmt.Sprintf("iterations of each loop per entry; 0 = %d for programs with loops (event graphs and traces need a bound)", verdict.DefaultModelUnroll)
+	var cf clusterFlags
+	cf.register(fs)
 	opt, code := parseSearch(fs, &sf, args, e, "robust")
 	if code >= 0 {
 		return code
@@ -35,6 +38,14 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "rdmasim robust: --dot takes one input file")
 		return exitUsage
 	}
+	nc, stop, code := cf.open(ctx, e, "robust", sf.Choices)
+	if code >= 0 {
+		return code
+	}
+	defer stop()
+	if nc != nil && slices.Contains(methods, robust.EnumAxiom) {
+		fmt.Fprintln(e.stderr, "rdmasim robust: --method enum-axiom: the declarative model's traces are enumerated in this process, not on the cluster")
+	}
 	code = exitOK
 	limited := false // the model's size limit kept enum-axiom from answering some file
 	for _, file := range fs.Args() {
@@ -42,6 +53,12 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		if err != nil {
 			code = max(code, fileFailed(e, sf.json, file, report.ErrorText(err), err))
 			continue
+		}
+		if nc != nil {
+			if opt.Remote, err = cf.remote(nc, e, "robust", sf.program(file)); err != nil {
+				code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim robust: %v", err), err))
+				continue
+			}
 		}
 		if *method == string(robust.Auto) && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
 			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto tries enum-machine first only without checkpoints)\n", file)
@@ -55,7 +72,9 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				continue
 			}
 			limited = limited || r.Limit != nil
-			if r.KarpMiller && (sf.Checkpoint != "" || sf.Store != "mem" || sf.Workers > 1) {
+			if r.KarpMiller && nc != nil {
+				fmt.Fprintf(e.stderr, "rdmasim robust: %s: %s\n", file, karpMillerLocal)
+			} else if r.KarpMiller && (sf.Checkpoint != "" || sf.Store != "mem" || sf.Workers > 1) {
 				fmt.Fprintf(e.stderr, "rdmasim robust: %s: a poll on a loop makes the decider's counters unbounded: its Karp–Miller search ran in memory on one core (within --mem-budget), without --checkpoint, --store or --workers\n", file)
 			}
 			if r.Expect != nil && r.Expect.Status.Failed() {
@@ -69,7 +88,11 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			}
 			switch {
 			case sf.json && len(methods) == 1:
-				writeJSON(e.stdout, r.JSON(file))
+				out := r.JSON(file)
+				if nc != nil && !r.KarpMiller {
+					out.Workers = r.Search.Workers
+				}
+				writeJSON(e.stdout, out)
 			case !sf.json:
 				robust.WriteText(e.stdout, r)
 				if !r.Robust {
@@ -83,7 +106,13 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			code = max(code, exitFailed)
 		}
 		if sf.json && len(methods) > 1 {
-			writeJSON(e.stdout, all.JSON(file))
+			out := all.JSON(file)
+			for i, r := range all.Results {
+				if nc != nil && r != nil && !r.KarpMiller {
+					out.Methods[i].Workers = r.Search.Workers
+				}
+			}
+			writeJSON(e.stdout, out)
 		}
 		if ctx.Err() != nil {
 			sf.interrupted(e, "robust", "the verdicts above cover what was explored")

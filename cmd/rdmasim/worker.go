@@ -12,8 +12,9 @@ import (
 	"rdmasim/store"
 )
 
-// cmdWorker serves the partitions of distributed searches (explore --nats,
-// explore --cluster) on the NATS server of --nats until interrupted.
+// cmdWorker serves the partitions of distributed searches (explore, check
+// and robust with --nats or --cluster) and the tasks of campaigns (corpus
+// --cluster) on the NATS server of --nats until interrupted.
 func cmdWorker(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("worker", e)
 	var nf natsFlags

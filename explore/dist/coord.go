@@ -129,6 +129,12 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	if err != nil {
 		return fmt.Errorf("dist: creating the run's stream: %w", err)
 	}
+	// On a JetStream cluster the stream elects its leader after
+	// CreateStream returns: a publish before gets no acknowledgement and
+	// fails only after stallWait.
+	if err := streamReady(ctx, c.js, streamName(c.spec.Run)); err != nil {
+		return fmt.Errorf("dist: the run's stream: %w", err)
+	}
 	fp := store.Of(initial)
 	c.spec.Initial, c.spec.Created = [2]uint64{fp.Lo, fp.Hi}, time.Now().UTC()
 	owner := Owner(fp, c.spec.Partitions)

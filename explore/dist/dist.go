@@ -158,19 +158,29 @@ func coordKey(run string) string { return run + ".coordinator" }
 // yet, so that it never changes a coordinator's choice.
 func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, claims jetstream.KeyValue, err error) {
 	open := func(cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-		if replicas == 0 {
-			if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
-				return kv, nil
+		for attempt := 0; ; attempt++ {
+			if replicas == 0 {
+				if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
+					return kv, nil
+				}
+				cfg.Replicas = 1
+			} else {
+				cfg.Replicas = replicas
 			}
-			cfg.Replicas = 1
-		} else {
-			cfg.Replicas = replicas
+			kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) && attempt == 0 {
+				// Another process made it at the same moment (the
+				// workers of a cluster start together): open theirs.
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("dist: opening the bucket %s: %w", cfg.Bucket, err)
+			}
+			if err := streamReady(ctx, js, "KV_"+cfg.Bucket); err != nil {
+				return nil, fmt.Errorf("dist: the bucket %s: %w", cfg.Bucket, err)
+			}
+			return kv, nil
 		}
-		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("dist: opening the bucket %s: %w", cfg.Bucket, err)
-		}
-		return kv, nil
 	}
 	if runs, err = open(jetstream.KeyValueConfig{Bucket: RunsBucket, Storage: jetstream.FileStorage}); err != nil {
 		return nil, nil, err
@@ -179,6 +189,55 @@ func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, c
 		return nil, nil, err
 	}
 	return runs, claims, nil
+}
+
+// streamReady waits until the stream name of a JetStream cluster has a leader
+// and a quorum of its replicas has caught up, with no change of its peers
+// under way, for at most stallWait; on a single server it returns at once.
+//
+// A bucket made with one replica (by a worker, which makes it when it is
+// missing, or by an earlier run with --nats-replicas 1) and opened with
+// three is scaled up by CreateOrUpdateKeyValue, which returns at once: a
+// request sent while the stream elects its leader among the new peers gets
+// no answer, and the key-value operation that sent it (taking the
+// coordinator's lease) waits until its context ends ("context deadline
+// exceeded") even though the stream is ready a second later.
+func streamReady(ctx context.Context, js jetstream.JetStream, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, stallWait)
+	defer cancel()
+	for {
+		s, err := js.Stream(ctx, name)
+		if err == nil {
+			info := s.CachedInfo()
+			c := info.Cluster
+			// Right after the update the info may still be the old
+			// group's: a leader and no peers. Ready is the new
+			// group's leader with every peer listed and a quorum
+			// current: a cluster that lost a server keeps working
+			// with two copies of three.
+			ready := c == nil
+			if c != nil && c.Leader != "" && c.Desired == nil && len(c.Replicas) == info.Config.Replicas-1 {
+				current := 1 // the leader
+				for _, r := range c.Replicas {
+					if r.Current && !r.Offline {
+						current++
+					}
+				}
+				ready = current > info.Config.Replicas/2
+			}
+			if ready {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = ctx.Err()
+			}
+			return fmt.Errorf("its stream %s has no leader with a quorum of current replicas after %s (a JetStream cluster with fewer servers than --nats-replicas?): %w", name, stallWait, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // read reads the messages of the run's stream on the subjects, from the

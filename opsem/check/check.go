@@ -76,6 +76,23 @@ type Result struct {
 	// (expect.Skipped): its search, the decider or enumeration, can take
 	// far longer than the query's (check --skip-robust).
 	SkipRobust bool
+	// KarpMiller (CheckExpect): the expect robust line was decided by the
+	// decider's Karp–Miller search (a poll lies on a loop), which runs in
+	// this process whatever the settings (no cluster, no checkpoint).
+	KarpMiller bool
+}
+
+// Workers returns the most worker processes that took part in one of the
+// machines' searches (explore.Result.Workers): on a cluster
+// (Settings.Remote), how many expanded states; 0 for the model's answers.
+func (r *Result) Workers() int {
+	n := 0
+	for _, res := range r.Results {
+		if res != nil && !res.Model {
+			n = max(n, res.Search.Workers)
+		}
+	}
+	return n
 }
 
 // Answer answers p's query under RDMA and SC by opt.Semantics. A program
@@ -98,7 +115,9 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	if opt.Semantics == Both {
 		mopt.FirstWitness = false
 	}
-	if mopt.Symmetry && mopt.Remote == nil {
+	if mopt.Symmetry {
+		// The families that are no group, and why: the same whether or
+		// not the searches run on a cluster, which reduces by none.
 		_, r.Asymmetric = prog.FindSymmetry(p)
 	}
 	if opt.Semantics == Both {
@@ -171,6 +190,7 @@ func (r *Result) CheckExpect(ctx context.Context, opt verdict.Options) error {
 		return err
 	}
 	expect.SetRobust(r.Expect, rr.Expect)
+	r.KarpMiller = rr.KarpMiller
 	return nil
 }
 

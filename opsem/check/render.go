@@ -156,6 +156,10 @@ type JSON struct {
 	// ExpectOK is null without expect lines to decide, false when one
 	// failed, true when every decidable one holds (expect.AllOK).
 	ExpectOK *bool `json:"expect_ok"`
+	// Workers, for searches on a cluster, is the most worker processes
+	// that took part in one (Result.Workers); absent otherwise. It is the
+	// one field in which a cluster's report differs from one process's.
+	Workers int `json:"workers,omitempty"`
 }
 
 // SemanticsJSON is the JSON form of the answer under one semantics.

@@ -107,14 +107,14 @@ func (r *Result) Certain() bool { return !r.Robust || r.Complete }
 // symmetry), instead of once with every thread free to mark an exit; the
 // restricted searches are each much smaller than the whole, whose states
 // multiply every thread's choice of an exit. The answer is the same: not
-// robust exactly when some block's search finds a target.
+// robust exactly when some block's search finds a target. On a cluster
+// (Settings.Remote) each block's search travels with its own job, which
+// names the block.
 func Decide(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	blocks := instr.Blocks(p)
-	if len(blocks) <= 1 || opt.Remote != nil {
-		// One search. A cluster's workers build the unrestricted machine
-		// from the program (the payload names no block).
+	if len(blocks) <= 1 {
 		var only uint64
-		if len(blocks) == 1 && opt.Remote == nil {
+		if len(blocks) == 1 {
 			only = blocks[0]
 		}
 		return decideBlock(ctx, p, opt, only, true)
@@ -329,6 +329,7 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, o
 	k := m.Counters()
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
 		Key:   j.Key(),
+		Job:   j.Encode(),
 		Name:  p.Name + " robustness (decider)",
 		Trace: !opt.NoWitness,
 		Visit: func(id uint64, st []byte, _ int) bool {

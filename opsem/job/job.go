@@ -97,6 +97,13 @@ type Job struct {
 	Symmetry bool
 	// Decider are the options of the decider's machine (Decide).
 	Decider Decider
+	// Unchecked drops the program's checked ranges (prog.Range,
+	// prog.WithoutRangeChecks) before Outcomes builds its machine: the
+	// search of a program whose ranges were dropped, as robustness drops
+	// them (its SC machine's deadlock search). RobustEnum and Decide
+	// always drop them: robustness answers on the program without them,
+	// and the decider refuses them.
+	Unchecked bool
 }
 
 // MachineOptions are the machine options that a job carries: those of
@@ -186,6 +193,9 @@ func (j Job) Canonical() Job {
 	if j.Kind != Decide {
 		j.Decider = Decider{}
 	}
+	if j.Kind != Outcomes {
+		j.Unchecked = false // implied
+	}
 	if !j.Symmetry {
 		j.Decider.Symmetric = false
 	}
@@ -214,6 +224,7 @@ type wire struct {
 	EagerGuess  bool           `json:"eager_guess,omitempty"`
 	Block       uint64         `json:"block,omitempty"`
 	Symmetric   bool           `json:"symmetric,omitempty"`
+	Unchecked   bool           `json:"unchecked,omitempty"`
 }
 
 // Encode returns the canonical encoding of j (of j.Canonical()): the same
@@ -224,7 +235,7 @@ func (j Job) Encode() []byte {
 	b, err := json.Marshal(wire{Version: Version, Kind: j.Kind, File: j.File, Source: j.Source, Params: j.Params,
 		Semantics: j.Semantics.String(), MaxInflight: j.Machine.MaxInflight, Unroll: j.Machine.Unroll,
 		Reduce: j.Machine.Reduce, Symmetry: j.Symmetry, EagerGuess: j.Decider.EagerGuess,
-		Block: j.Decider.Block, Symmetric: j.Decider.Symmetric})
+		Block: j.Decider.Block, Symmetric: j.Decider.Symmetric, Unchecked: j.Unchecked})
 	if err != nil {
 		// A struct of strings, numbers and a map of strings to
 		// numbers always encodes.
@@ -256,7 +267,8 @@ func Decode(data []byte) (Job, error) {
 	}
 	j := Job{Kind: w.Kind, File: w.File, Source: w.Source, Params: w.Params, Semantics: sem,
 		Machine:  MachineOptions{MaxInflight: w.MaxInflight, Unroll: w.Unroll, Reduce: w.Reduce},
-		Symmetry: w.Symmetry, Decider: Decider{EagerGuess: w.EagerGuess, Block: w.Block, Symmetric: w.Symmetric}}
+		Symmetry: w.Symmetry, Decider: Decider{EagerGuess: w.EagerGuess, Block: w.Block, Symmetric: w.Symmetric},
+		Unchecked: w.Unchecked}
 	if err := j.Check(); err != nil {
 		return Job{}, err
 	}
@@ -303,6 +315,9 @@ func (j Job) String() string {
 	}
 	if j.Decider.Block != 0 {
 		s += fmt.Sprintf(" block=%#x", j.Decider.Block)
+	}
+	if j.Unchecked {
+		s += " unchecked"
 	}
 	for _, n := range slices.Sorted(maps.Keys(j.Params)) {
 		s += " " + n + "=" + strconv.Itoa(j.Params[n])
@@ -369,12 +384,17 @@ func (j Job) Build(ctx context.Context) (*Built, error) {
 // Outcomes: OutcomeMachine (and OutcomeSymmetry). RobustEnum: the RDMA
 // machine with event graphs, no reduction, loops bounded by LoopBound, every
 // location tracked. Decide: the instrumented machine (instr.New),
-// restricted to a block of threads, and its symmetry.
+// restricted to a block of threads, and its symmetry. RobustEnum, Decide
+// and an Unchecked Outcomes build from p without its checked ranges
+// (Built.Program).
 func (j Job) BuildFrom(p *prog.Program) (*Built, error) {
 	if err := j.Check(); err != nil {
 		return nil, err
 	}
 	j = j.Canonical()
+	if j.Unchecked || j.Kind != Outcomes {
+		p, _ = prog.WithoutRangeChecks(p)
+	}
 	b := &Built{Job: j, Program: p}
 	switch j.Kind {
 	case Outcomes:
@@ -490,8 +510,31 @@ func OutcomeSymmetry(p *prog.Program, m *machine.Machine) *prog.Symmetry {
 	return m.Symmetry()
 }
 
+// Remote returns the explore.Settings.Remote of the searches of one
+// program: each search's description (explore.Caller.Job: the encoding of
+// a job that names no program, for the search was given its program
+// parsed, as verdict.Compute, verdict.RobustMachine and decide.Decide are)
+// is decoded, given the program of program (its File, Source and Params)
+// and handed to start, which starts the search's run elsewhere (a
+// dist.Coordinator whose payload is the job's Encode, which the workers'
+// Machine builds). Every search of a command thus travels with its own
+// job, whatever the order they are opened in.
+func Remote(program Job, start func(Job) (explore.RemoteCloser, error)) func([]byte) (explore.RemoteCloser, error) {
+	return func(desc []byte) (explore.RemoteCloser, error) {
+		j, err := Decode(desc)
+		if err != nil {
+			return nil, err
+		}
+		j.File, j.Source, j.Params = program.File, program.Source, program.Params
+		return start(j)
+	}
+}
+
 // Machine builds the machine of the job that payload encodes: the factory
-// (explore/dist's Factory) of a worker of a distributed search.
+// (explore/dist's Factory) of a worker of a distributed search. A machine
+// that reduces by a symmetry group (Built.Symmetry) is returned reduced
+// (explore.Reduced): it emits the canonical images of its successors, as
+// the coordinator's search, reduced too (explore.Options.Symmetry), expects.
 func Machine(payload []byte) (explore.Machine, error) {
 	j, err := Decode(payload)
 	if err != nil {
@@ -500,6 +543,9 @@ func Machine(payload []byte) (explore.Machine, error) {
 	b, err := j.Build(context.Background())
 	if err != nil {
 		return nil, err
+	}
+	if b.Symmetry != nil {
+		return explore.Reduced(b.Machine), nil
 	}
 	return b.Machine, nil
 }

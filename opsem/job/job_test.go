@@ -14,6 +14,7 @@ import (
 	"rdmasim/opsem/job"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
 
@@ -39,6 +40,7 @@ var jobs = []job.Job{
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Decider: job.Decider{Block: 0b011}},
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true, Decider: job.Decider{Block: 0b011}},
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true, Decider: job.Decider{Block: 0b011, Symmetric: true}},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.SC, Machine: job.MachineOptions{MaxInflight: 8}, Unchecked: true},
 }
 
 // TestEncodeDecode checks that every job decodes from its encoding to
@@ -88,6 +90,8 @@ func TestKey(t *testing.T) {
 		{jobs[12], func() job.Job { j := jobs[12]; j.Machine.MaxInflight = 3; return j }()}, // the decider has no bounds
 		{jobs[10], func() job.Job { j := jobs[10]; j.Symmetry = true; return j }()},         // nor event graphs symmetry
 		{jobs[0], func() job.Job { j := jobs[0]; j.Params = map[string]int{}; return j }()},
+		{jobs[10], func() job.Job { j := jobs[10]; j.Unchecked = true; return j }()}, // robustness is always unchecked
+		{jobs[12], func() job.Job { j := jobs[12]; j.Unchecked = true; return j }()},
 	}
 	for _, s := range same {
 		if s.a.Key() != s.b.Key() {
@@ -300,6 +304,69 @@ func TestMachine(t *testing.T) {
 		`{"v":1,"kind":"outcomes","file":"x","semantics":"rdma","max_inflight":8,"source":"bm9uc2Vuc2U="}`} {
 		if _, err := job.Machine([]byte(bad)); err == nil {
 			t.Errorf("payload %q: no error", bad)
+		}
+	}
+}
+
+// TestRemote checks that job.Remote hands every search its own job, given
+// the program: the search's description (kind, semantics, bounds) kept,
+// the file, text and params the program's; and that what is not a job is
+// an error, not a run.
+func TestRemote(t *testing.T) {
+	program := job.Job{File: "p.rdma", Source: []byte("text"), Params: map[string]int{"N": 3}}
+	var got []job.Job
+	remote := job.Remote(program, func(j job.Job) (explore.RemoteCloser, error) {
+		got = append(got, j)
+		return nil, nil
+	})
+	var want []job.Job
+	for _, j := range jobs {
+		desc := j
+		desc.File, desc.Source, desc.Params = "", nil, nil
+		if _, err := remote(desc.Encode()); err != nil {
+			t.Fatalf("%v: %v", desc, err)
+		}
+		j.File, j.Source, j.Params = program.File, program.Source, program.Params
+		want = append(want, j.Canonical())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the searches' jobs:\n%+v\nwant\n%+v", got, want)
+	}
+	if _, err := remote([]byte("{}")); err == nil || len(got) != len(jobs) {
+		t.Errorf("a description that is no job: error %v, %d runs started (want %d)", err, len(got), len(jobs))
+	}
+}
+
+// TestUnchecked checks that an Unchecked job and the robustness kinds
+// build from the program without its checked ranges, and that an Outcomes
+// job without Unchecked keeps them.
+func TestUnchecked(t *testing.T) {
+	file := "../../corpus/protocols/atomics-counter.rdma"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parse.Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prog.HasRangeChecks(p) {
+		t.Fatalf("%s has no checked range: the test needs one", file)
+	}
+	for _, tc := range []struct {
+		j       job.Job
+		checked bool
+	}{
+		{job.Job{Kind: job.Outcomes, Semantics: machine.SC, Machine: job.MachineOptions{MaxInflight: 8}}, true},
+		{job.Job{Kind: job.Outcomes, Semantics: machine.SC, Machine: job.MachineOptions{MaxInflight: 8}, Unchecked: true}, false},
+		{job.Job{Kind: job.RobustEnum, Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8}}, false},
+	} {
+		b, err := tc.j.BuildFrom(p)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.j, err)
+		}
+		if got := prog.HasRangeChecks(b.Program); got != tc.checked {
+			t.Errorf("%v: built from a program with checked ranges %v, want %v", tc.j, got, tc.checked)
 		}
 	}
 }

@@ -79,10 +79,12 @@ func TestKilledRDMA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	payload := job.Job{Kind: job.Outcomes, File: file, Source: src, Semantics: machine.RDMA, Machine: job.MachineOf(mopt)}.Encode()
-	opt.Remote = func() (explore.RemoteCloser, error) {
+	// The search's own description, given the program, is the payload.
+	var payload []byte
+	opt.Remote = job.Remote(job.Job{File: file, Source: src}, func(j job.Job) (explore.RemoteCloser, error) {
+		payload = j.Encode()
 		return dist.NewCoordinator(nc, dist.Config{Partitions: 3, Payload: payload, Memory: true})
-	}
+	})
 
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -125,6 +127,9 @@ func TestKilledRDMA(t *testing.T) {
 			return -1
 		}
 		return len(r.Steps)
+	}
+	if wantPayload := (job.Job{Kind: job.Outcomes, File: file, Source: src, Semantics: machine.RDMA, Machine: job.MachineOf(mopt)}).Encode(); string(payload) != string(wantPayload) {
+		t.Errorf("payload %s, want %s", payload, wantPayload)
 	}
 	if want.Witness == nil || !reflect.DeepEqual(got.Witness, want.Witness) {
 		t.Errorf("witness of %d steps, want the same run of %d steps", steps(got.Witness), steps(want.Witness))

@@ -175,6 +175,11 @@ type JSON struct {
 	// RangesUnchecked names the ranges that NIC writes may leave, which
 	// the answer does not stop at (Result.Unchecked); absent when none.
 	RangesUnchecked string `json:"ranges_unchecked,omitempty"`
+	// Workers, for a search on a cluster, is the number of worker
+	// processes that took part (explore.Result.Workers); absent
+	// otherwise. It is the one field in which a cluster's report differs
+	// from one process's.
+	Workers int `json:"workers,omitempty"`
 }
 
 // WitnessJSON is the JSON form of a violation.

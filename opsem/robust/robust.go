@@ -383,10 +383,11 @@ func traceCycle(p *prog.Program, t *axiom.Trace) []report.CycleEvent {
 // trace, whose SC run ends in the same control points, memory and unpolled
 // operations, so the RDMA machine deadlocks exactly where the SC machine
 // does. (A program that is not robust may deadlock under RDMA only.) The
-// search is in memory and never checkpointed, whatever the settings; nil
+// search is never checkpointed and keeps its visited set in memory (or on
+// the cluster's workers, with Settings.Remote), whatever the settings; nil
 // when it fails or finds no deadlock.
 func deadlocks(ctx context.Context, p *prog.Program, opt verdict.Options) *verdict.Result {
-	opt.Witness = false
+	opt.Witness, opt.Unchecked = false, true
 	opt.Checkpoint, opt.NewSet, opt.SpillDir, opt.FrontierBudget = nil, nil, "", 0
 	r, err := verdict.Compute(ctx, p, machine.SC, opt)
 	if err != nil || r.Deadlocks == 0 {

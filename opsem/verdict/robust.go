@@ -76,6 +76,7 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	}
 	c := explore.Caller{
 		Key:   j.Key(),
+		Job:   j.Encode(),
 		Name:  p.Name + " robustness (enum-machine)",
 		Trace: true,
 		Visit: visit,

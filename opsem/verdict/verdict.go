@@ -34,6 +34,12 @@ type Options struct {
 	// (Result.AtWitness); without it every outcome is listed, as herd7
 	// does.
 	FirstWitness bool
+	// Unchecked says that the program given to Compute is one whose
+	// checked ranges were dropped (prog.WithoutRangeChecks), as
+	// robustness drops them: its job says so (job.Job.Unchecked), so that
+	// a search rebuilt elsewhere from the program's text (Settings.Remote)
+	// explores the same machine.
+	Unchecked bool
 	explore.Settings
 }
 
@@ -219,9 +225,11 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 		cond = &prog.Cond{Op: prog.CTrue}
 	}
 	res := &Result{Semantics: sem, Query: q, Locs: ShownLocations(p)}
-	// A search that other processes expand is not reduced by symmetry
-	// (explore.New): nor is its job.
-	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry && opt.Remote == nil}
+	// A search that other processes expand (opt.Remote) is reduced by
+	// symmetry as this one: they build the machine from the job, reduced
+	// (job.Machine).
+	j := job.Job{Kind: job.Outcomes, Semantics: sem, Machine: job.MachineOf(opt.Machine), Symmetry: opt.Symmetry,
+		Unchecked: opt.Unchecked}
 	b, err := j.BuildFrom(p)
 	if err != nil {
 		return nil, err
@@ -230,6 +238,7 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 	t := newTally(p, m, cond, res, opt.FirstWitness)
 	c := explore.Caller{
 		Key:   j.Key(),
+		Job:   j.Encode(),
 		Name:  p.Name + " " + sem.String(),
 		Trace: opt.Witness,
 		Visit: t.visit,
