@@ -70,9 +70,10 @@ type Graph struct {
 // what it means. Any other relation name is drawn grey.
 var relations = []Relation{
 	{"po", "black", "program order"},
-	{"rf", "red", "reads-from: a write → the read that takes its value"},
+	// rf is firebrick (6.7:1 on white), not red (4.0:1), and rb sienna, not
+	// orange: their labels need a contrast of 4.5:1.
+	{"rf", "firebrick", "reads-from: a write → the read that takes its value"},
 	{"mo", "blue", "modification order: the order of the writes to one location"},
-	// rb is sienna, not orange: its labels need a contrast of 4.5:1 on white.
 	{"rb", "sienna", "reads-before: a read → the write after the one it read, in mo"},
 	{"nfo", "darkgreen", "NIC flush order: between NIC events of one queue pair"},
 	{"pf", "purple", "polls-from: a NIC write → the poll that waits for it"},

@@ -2,6 +2,7 @@ package dot
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestWrite(t *testing.T) {
 		`subgraph cluster_init {`,
 		`e1 [label="nlR(x,2,n2)"];`,
 		`e1 -> e2 [label="po", color=black, fontcolor=black, penwidth=2.5];`,
-		`e2 -> e1 [label="rf", color=red, fontcolor=red, constraint=false, penwidth=2.5];`,
+		`e2 -> e1 [label="rf", color=firebrick, fontcolor=firebrick, constraint=false, penwidth=2.5];`,
 		`e0 -> e2 [label="mo", color=blue, fontcolor=blue, constraint=false];`,
 	} {
 		if !strings.Contains(out, want) {
@@ -65,7 +66,7 @@ func TestLegend(t *testing.T) {
 		{"bold", sample(), true, []string{
 			"subgraph cluster_legend {",
 			`<tr><td align="left"><font color="black">po</font></td><td align="left">program order</td></tr>`,
-			`<font color="red">rf</font>`,
+			`<font color="firebrick">rf</font>`,
 			`<font color="blue">mo</font>`,
 			`<b>bold</b></td><td align="left">a cycle of sc = po ∪ rf ∪ rb ∪ mo`,
 		}, []string{">rb<", ">nfo<", ">pf<"}},
@@ -160,4 +161,37 @@ func needDot(t *testing.T) string {
 		t.Skip("graphviz not installed; run make tools")
 	}
 	return exe
+}
+
+// TestRelationContrast: every relation's colour, used for its edge labels
+// and its legend entry, has a contrast of at least 4.5:1 on white (WCAG AA
+// for text). The table gives the sRGB of the named colours the relations
+// use; a colour missing from it fails the test, so a new one gets checked.
+func TestRelationContrast(t *testing.T) {
+	rgb := map[string][3]float64{
+		"black": {0, 0, 0}, "firebrick": {178, 34, 34}, "blue": {0, 0, 255}, "sienna": {160, 82, 45},
+		"darkgreen": {0, 100, 0}, "purple": {128, 0, 128},
+	}
+	lum := func(c [3]float64) float64 {
+		var l [3]float64
+		for i, v := range c {
+			v /= 255
+			if v <= 0.03928 {
+				l[i] = v / 12.92
+			} else {
+				l[i] = math.Pow((v+0.055)/1.055, 2.4)
+			}
+		}
+		return 0.2126*l[0] + 0.7152*l[1] + 0.0722*l[2]
+	}
+	for _, r := range relations {
+		c, ok := rgb[r.Colour]
+		if !ok {
+			t.Errorf("%s: colour %q not in the table", r.Name, r.Colour)
+			continue
+		}
+		if ratio := 1.05 / (lum(c) + 0.05); ratio < 4.5 {
+			t.Errorf("%s: %s has a contrast of %.2f:1 on white, want at least 4.5:1", r.Name, r.Colour, ratio)
+		}
+	}
 }
