@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"rdmasim/opsem/check"
+	"rdmasim/opsem/expect"
 	"rdmasim/opsem/report"
 )
 
@@ -82,6 +83,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 			writeJSON(e.stdout, out)
 		} else {
 			check.WriteText(e.stdout, r, *witness)
+			if hint := repairHint(r, file); hint != "" {
+				fmt.Fprintln(e.stdout, hint)
+			}
 		}
 		if r.Failed(*strict) {
 			code = max(code, exitFailed)
@@ -95,4 +99,27 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		return exitLimit
 	}
 	return code
+}
+
+// repairHint returns the line that ends a report with a "no" that rdmasim
+// repair can fix, or "": the expect robust line computed "no" (repair's
+// default goal), or the query answered under RDMA otherwise than under SC,
+// each certain (its query goal: forbid what SC forbids, hold what SC
+// holds).
+func repairHint(r *check.Result, file string) string {
+	for _, x := range r.Expect {
+		if x.Sem == "robust" && (x.Expected == "no" && x.Status == expect.OK || x.Expected == "yes" && x.Status == expect.Fail) {
+			return fmt.Sprintf("hint: rdmasim repair %s finds the polls/rfences that make it robust", file)
+		}
+	}
+	rdma, sc := r.Results[0], r.Results[1]
+	if rdma == nil || sc == nil || !rdma.Certain() || !sc.Certain() {
+		return ""
+	}
+	rh, _ := rdma.Holds()
+	sh, _ := sc.Holds()
+	if rh != sh {
+		return fmt.Sprintf("hint: rdmasim repair --goal query %s finds the polls/rfences that make RDMA answer as SC does", file)
+	}
+	return ""
 }
