@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/pflag"
 
 	"rdmasim/explore"
@@ -28,15 +27,8 @@ func (f *natsFlags) register(fs *pflag.FlagSet, what string) {
 	fs.StringVar(&f.tlsCA, "nats-tls", "", "CA certificate (PEM) to verify the NATS server's TLS certificate with")
 }
 
-func (f *natsFlags) connect(name string) (*nats.Conn, error) {
-	var opts []nats.Option
-	if f.creds != "" {
-		opts = append(opts, nats.UserCredentials(f.creds))
-	}
-	if f.tlsCA != "" {
-		opts = append(opts, nats.RootCAs(f.tlsCA))
-	}
-	return dist.Connect(f.url, name, opts...)
+func (f *natsFlags) connect(name string) (*dist.Conn, error) {
+	return dist.Dial(f.url, name, dist.Security{Creds: f.creds, TLSCA: f.tlsCA})
 }
 
 // clusterFlags are the flags of the searches of explore, check and robust
@@ -128,7 +120,7 @@ func (f *clusterFlags) check(c explore.Choices) error {
 
 // start starts the local cluster, or connects to the server, and returns
 // the connection and what stops it all.
-func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), error) {
+func (f *clusterFlags) start(ctx context.Context, e *env) (*dist.Conn, func(), error) {
 	stop := func() {}
 	if f.cluster != "" {
 		exe, err := os.Executable()
@@ -154,7 +146,7 @@ func (f *clusterFlags) start(ctx context.Context, e *env) (*nats.Conn, func(), e
 // cluster flags) and what stops the cluster, or the exit code that ends
 // the command (>= 0): exitUsage for flags that cannot work, exitInternal
 // when the cluster does not start.
-func (f *clusterFlags) open(ctx context.Context, e *env, cmd string, c explore.Choices) (*nats.Conn, func(), int) {
+func (f *clusterFlags) open(ctx context.Context, e *env, cmd string, c explore.Choices) (*dist.Conn, func(), int) {
 	if !f.active() {
 		return nil, func() {}, -1
 	}
@@ -176,7 +168,7 @@ func (f *clusterFlags) open(ctx context.Context, e *env, cmd string, c explore.C
 // RDMA and SC, each step of check's deepening, robustness's enumeration,
 // each block of the decider, robust's deadlock search) runs with its own
 // job, that search's description given the program (job.Remote).
-func (f *clusterFlags) remote(nc *nats.Conn, e *env, cmd string, program job.Job) (func([]byte) (explore.RemoteCloser, error), error) {
+func (f *clusterFlags) remote(nc *dist.Conn, e *env, cmd string, program job.Job) (func([]byte) (explore.RemoteCloser, error), error) {
 	if program.Source == nil {
 		src, err := os.ReadFile(program.File)
 		if err != nil {

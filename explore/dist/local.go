@@ -61,6 +61,31 @@ func (s *Server) Shutdown() {
 	os.RemoveAll(s.dir)
 }
 
+// Conn is a connection to a NATS server: the package's callers hold one
+// without importing NATS (the client library stays behind this package).
+type Conn = nats.Conn
+
+// Security is how a connection proves itself and checks the server:
+// Creds, a NATS credentials file (user JWT and nkey seed); TLSCA, a CA
+// certificate (PEM) to verify the server's TLS certificate with. Empty
+// fields are not used.
+type Security struct {
+	Creds, TLSCA string
+}
+
+// Dial connects to the NATS server at url as Connect does, with the
+// credentials and TLS of sec.
+func Dial(url, name string, sec Security) (*Conn, error) {
+	var opts []nats.Option
+	if sec.Creds != "" {
+		opts = append(opts, nats.UserCredentials(sec.Creds))
+	}
+	if sec.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(sec.TLSCA))
+	}
+	return Connect(url, name, opts...)
+}
+
 // Connect connects to the NATS server at url, reconnecting for ever if it
 // goes away, with the options opts (credentials, TLS).
 func Connect(url, name string, opts ...nats.Option) (*nats.Conn, error) {
