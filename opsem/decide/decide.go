@@ -325,7 +325,7 @@ const counterCeiling = 8
 // search is exact.
 func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, opt Options, ceiling uint32) (res cover.Result, workers int, path func(int64) ([]explore.Step, error), release func(), over bool, err error) {
 	res.Found = -1
-	target := m.Clone() // Visit may run while m expands a state
+	first := explore.FirstWhere(m.Clone().Target) // a clone: Visit may run while m expands a state
 	k := m.Counters()
 	s, closeSearch, err := opt.Open(explore.Cloning(m), explore.Caller{
 		Key:   j.Key(),
@@ -342,8 +342,8 @@ func search(ctx context.Context, p *prog.Program, m *instr.Machine, j job.Job, o
 					}
 				}
 			}
-			if target.Target(st) {
-				res.Found = int64(id)
+			if !first.Visit(id, st, 0) {
+				res.Found = first.ID
 				return false
 			}
 			return true
@@ -415,24 +415,16 @@ func hasOmega(m *instr.Machine, path []explore.Step) bool {
 // shortest run to a target, which exists because the accelerated search
 // found one: breadth-first search reaches it at its finite depth.
 func concrete(ctx context.Context, m *instr.Machine, opt Options) ([]explore.Step, error) {
-	found := int64(-1)
-	c := m.Clone()
-	s := explore.New(m, explore.Options{Trace: true, MaxStates: opt.MaxStates, Timeout: opt.Timeout,
-		Visit: func(id uint64, st []byte, _ int) bool {
-			if c.Target(st) {
-				found = int64(id)
-				return false
-			}
-			return true
-		}})
+	first := explore.FirstWhere(m.Clone().Target)
+	s := explore.New(m, explore.Options{Trace: true, MaxStates: opt.MaxStates, Timeout: opt.Timeout, Visit: first.Visit})
 	r, err := s.Run(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if found < 0 {
+	if !first.Found() {
 		return nil, &NoConcreteRunError{Stop: r.Stop, States: r.States}
 	}
-	return s.Path(uint64(found))
+	return s.Path(uint64(first.ID))
 }
 
 // NoConcreteRunError is Decide's error when the Karp–Miller search found a

@@ -168,10 +168,10 @@ func replayWith(p *prog.Program, tr *axiom.Trace, pos []int, bfs uint64) (*Repla
 	check := m.Clone()
 	cg := &guided{m: check, tr: tr, byPO: g.byPO, mem: mem}
 	var (
-		s     *explore.Search
-		r     explore.Result
-		found = int64(-1)
+		s *explore.Search
+		r explore.Result
 	)
+	first := explore.FirstWhere(func(st []byte) bool { _, done, _ := cg.match(st); return done })
 	for _, o := range []struct {
 		order explore.Order
 		limit uint64
@@ -180,24 +180,18 @@ func replayWith(p *prog.Program, tr *axiom.Trace, pos []int, bfs uint64) (*Repla
 			continue
 		}
 		g.pos, g.byTau = pos, o.order == explore.DFS
-		s = explore.New(g, explore.Options{Trace: true, Order: o.order, MaxStates: o.limit, Visit: func(id uint64, st []byte, _ int) bool {
-			if _, done, _ := cg.match(st); done {
-				found = int64(id)
-				return false
-			}
-			return true
-		}})
+		s = explore.New(g, explore.Options{Trace: true, Order: o.order, MaxStates: o.limit, Visit: first.Visit})
 		if r, err = s.Run(context.Background()); err != nil {
 			return nil, err
 		}
-		if found >= 0 || r.Stop == explore.Complete {
+		if first.Found() || r.Stop == explore.Complete {
 			break
 		}
 	}
-	if found < 0 {
+	if !first.Found() {
 		return nil, fmt.Errorf("no run of the RDMA machine realises the trace (%s after %d configurations):\n%s", r.Stop, r.States, tr.Format(p))
 	}
-	path, err := s.Path(uint64(found))
+	path, err := s.Path(uint64(first.ID))
 	if err != nil {
 		return nil, err
 	}

@@ -66,28 +66,21 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 	}
 	m, mopt := b.Outcome, b.Options
 	res := &RobustResult{Robust: true, Method: "enum-machine"}
-	violation := int64(-1)
-	visit := func(id uint64, s []byte, _ int) bool {
-		if m.HasSCCycle(s) {
-			violation = int64(id)
-			return false
-		}
-		return true
-	}
+	violation := explore.FirstWhere(m.HasSCCycle)
 	c := explore.Caller{
 		Key:   j.Key(),
 		Job:   j.Encode(),
 		Name:  p.Name + " robustness (enum-machine)",
 		Trace: true,
-		Visit: visit,
+		Visit: violation.Visit,
 		Meta:  json.RawMessage(j.Encode()),
-		Save:  func() (json.RawMessage, error) { return json.Marshal(robustState{Violation: violation}) },
+		Save:  func() (json.RawMessage, error) { return json.Marshal(robustState{Violation: violation.ID}) },
 		Restore: func(data json.RawMessage) error {
 			var rs robustState
 			if err := json.Unmarshal(data, &rs); err != nil {
 				return err
 			}
-			violation = rs.Violation
+			violation.ID = rs.Violation
 			return nil
 		},
 	}
@@ -101,9 +94,9 @@ func RobustMachine(ctx context.Context, p *prog.Program, opt Options) (*RobustRe
 		return nil, &explore.SearchError{Err: fmt.Errorf("exploring %s for robustness: %w", p.Name, err)}
 	}
 	res.Search = sr
-	if violation >= 0 {
+	if violation.Found() {
 		res.Robust = false
-		path, err := search.Path(uint64(violation))
+		path, err := search.Path(uint64(violation.ID))
 		if err != nil {
 			return nil, &explore.SearchError{Err: fmt.Errorf("rebuilding the violation of %s: %w", p.Name, err)}
 		}
