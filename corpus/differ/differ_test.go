@@ -392,7 +392,7 @@ func TestRegressSymmetryByBlocks(t *testing.T) {
 }
 
 // TestRepairChecked: on non-robust programs (litmus files and generated
-// core programs, count-boxed at 80 seeds), CheckRepair runs rdmasim repair
+// core programs, count-boxed at 80 seeds, 30 under the race detector), CheckRepair runs rdmasim repair
 // and checks its answer by enumeration with no problem, and repairs some.
 func TestRepairChecked(t *testing.T) {
 	ctx := context.Background()
@@ -405,7 +405,11 @@ func TestRepairChecked(t *testing.T) {
 		ps = append(ps, p)
 	}
 	cfg := gen.DefaultConfig()
-	for i := 0; i < 80; i++ {
+	n := 80
+	if raceOn {
+		n = 30 // the race detector slows repair's decisions about tenfold
+	}
+	for i := 0; i < n; i++ {
 		ps = append(ps, gen.Program(rand.New(rand.NewPCG(uint64(i), 7)), cfg, fmt.Sprintf("g%d", i)))
 	}
 	repaired := 0

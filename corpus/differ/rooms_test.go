@@ -352,7 +352,7 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 // (the cross-check would pass without ever seeing it). Core programs come
 // from corpus/gen in each of the fuzzer's shapes (default, loops, remote
 // atomics, contended), protocol programs from corpus/surface, lowered;
-// count-boxed at 300 programs of each.
+// count-boxed at 300 programs of each (100 under the race detector).
 func TestEveryOpGenerated(t *testing.T) {
 	made := map[prog.Op][]string{}
 	record := func(p *prog.Program, by string) {
@@ -364,6 +364,10 @@ func TestEveryOpGenerated(t *testing.T) {
 			}
 		}
 	}
+	n := 300
+	if raceOn {
+		n = 100
+	}
 	loops, atomics := gen.DefaultConfig(), gen.DefaultConfig()
 	loops.Loops = true
 	atomics.Atomics = true
@@ -371,11 +375,11 @@ func TestEveryOpGenerated(t *testing.T) {
 		name string
 		cfg  gen.Config
 	}{{"gen", gen.DefaultConfig()}, {"gen loops", loops}, {"gen atomics", atomics}, {"gen contended", gen.DefaultConfig().Contended()}} {
-		for i := 0; i < 300; i++ {
+		for i := 0; i < n; i++ {
 			record(gen.Program(rand.New(rand.NewPCG(uint64(i), 0)), shape.cfg, fmt.Sprintf("g%d", i)), shape.name)
 		}
 	}
-	for i := 0; i < 300; i++ {
+	for i := 0; i < n; i++ {
 		src := surface.Generate(surface.ProgramSeed(27, i))
 		p, err := parse.Parse("surface.rdma", []byte(src))
 		if err != nil {
