@@ -93,9 +93,28 @@ func TestBrowser(t *testing.T) {
 	ctx, cancel := chromedp.NewContext(alloc)
 	defer cancel()
 	b := &browser{t: t, ctx: ctx, artifacts: artifacts}
+	b.do(chromedp.Navigate("about:blank")) // Chromium started, outside the times below
+	start := time.Now()
 	b.do(chromedp.Navigate("http://" + addr + "/"))
 	b.wait(`document.getElementById("status").dataset.state === "idle"`, 60*time.Second)
+	cold := time.Since(start)
 	origin := "http://" + addr + "/"
+
+	// The times a user waits, logged (go test -v -run TestBrowser/load-times),
+	// never asserted: the page ready on a cold and on a warm load (the
+	// WebAssembly compiled, the examples listed), and a litmus check.
+	t.Run("load-times", func(t *testing.T) {
+		b.t = t
+		start := time.Now()
+		b.do(chromedp.Reload())
+		b.wait(`document.getElementById("status").dataset.state === "idle"`, 60*time.Second)
+		warm := time.Since(start)
+		b.pick("litmus/SB-PUT.rdma")
+		start = time.Now()
+		b.eval(`(() => { const e = document.getElementById("editor"); e.focus(); e.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", ctrlKey: true, bubbles: true})); return true })()`, nil)
+		b.wait(`document.getElementById("status").dataset.state === "done"`, 60*time.Second)
+		t.Logf("page ready: %d ms cold, %d ms warm; check of SB-PUT: %d ms", cold.Milliseconds(), warm.Milliseconds(), time.Since(start).Milliseconds())
+	})
 
 	t.Run("robust-default", func(t *testing.T) {
 		b.t = t
