@@ -77,11 +77,12 @@ tools:
 # test's 10-minute default per package with room for a loaded machine
 # (cmd/rdmasim: about 8.5 minutes at a load of 8-17 since TestCorpusCluster
 # boxes its searches at 200,000 states, 30 before; its long tests run in
-# parallel, see BENCHMARKS.md "CI wall time").
+# parallel, see BENCHMARKS.md "CI wall time"). opsem/machine's reduction and
+# switch tests run smaller under -race (raceOn) and whole without it, after.
 TEST_TIMEOUT ?= 60m
 test: wasm vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Reduce' ./opsem/machine/
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Reduce|TestSwitchSameRuns' ./opsem/machine/
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags rdmasim_broken -run Broken ./corpus/fuzz/
 
 # The edit-test loop: every package without the race detector, and with
