@@ -201,9 +201,16 @@ bench-protocols: build
 
 # rdmasim repair on every non-robust protocol (the table "Repairs" of
 # corpus/protocols/README.md): each file's insertions, cost, proof, rounds
-# and seconds; REPAIR_TIMEOUT bounds each decision.
+# and seconds; then the query goal on every protocol whose RDMA answer is
+# not SC's (an expect rdma line that says allowed beside an sc line that
+# says forbidden, or an assertion: docs/REPAIR.md, "Measured, the query
+# goal"). REPAIR_TIMEOUT bounds each decision.
 REPAIR_TIMEOUT ?= 60s
 bench-repair: build
-	@for f in $$(grep -l '^expect robust no' $(PROTOCOLS)); do \
+	@echo "== goal robust"; for f in $$(grep -l '^expect robust no' $(PROTOCOLS)); do \
 		$(BIN) repair --timeout $(REPAIR_TIMEOUT) $$f | cut -c1-160; \
+	done; \
+	echo "== goal query"; for f in $$(grep -l '^expect rdma allowed' $(PROTOCOLS)); do \
+		grep -q '^expect sc forbidden' $$f || continue; \
+		$(BIN) repair --goal query --timeout $(REPAIR_TIMEOUT) $$f | cut -c1-160; \
 	done; true
