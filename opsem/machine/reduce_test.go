@@ -158,10 +158,10 @@ func TestReduce(t *testing.T) {
 func TestReduceSmallPrograms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	// 1,500 programs take 10 s (make test runs them without the race
-	// detector too); under the race detector 300.
+	// detector too); under the race detector 100.
 	n := 1500
 	if testing.Short() || raceOn {
-		n = 300
+		n = 100
 	}
 	// Each node has locations x and r (A) or y and s (B); a thread on A
 	// reaches B's, and the other way round.
