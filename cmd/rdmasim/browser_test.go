@@ -196,6 +196,12 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.graphEvents(litmus + "paper-5.1.rdma")
 	})
+	t.Run("graph-routing", func(t *testing.T) {
+		b.t = t
+		for _, f := range []string{"paper-5.1", "PUT-PUT-2THR-MP", "ATOM-PER-LOCATION", "PUTACK-NOT-VISIBLE"} {
+			b.graphRouting(litmus + f + ".rdma")
+		}
+	})
 	t.Run("outcome-graph", func(t *testing.T) {
 		b.t = t
 		b.outcomeGraph(litmus + "GET-RFENCE-GET-MP.rdma")
@@ -227,6 +233,44 @@ var tooltipRE = regexp.MustCompile(`e\d+ \[label="([^"]+)", tooltip="([^"]+)"\]`
 // event clicked selects its statement in the editor and takes the step
 // view to the step that made it, and Enter on a focused event does the
 // same.
+// graphRouting checks file's graph in the page: no edge passes through an
+// event box other than those of its two ends (each edge sampled at 60
+// points along its path).
+func (b *browser) graphRouting(file string) {
+	b.t.Helper()
+	b.pick("litmus/" + filepath.Base(file))
+	b.runCommand("check")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="graph"]`)))
+	var res struct {
+		N   int
+		Out []string
+	}
+	b.eval(`(() => {
+		const svg = document.querySelector("#graph svg.exec-graph");
+		if (!svg) return {N: -1, Out: []};
+		const boxes = [...svg.querySelectorAll(".g-event")].map(g => { const r = g.querySelector("rect");
+			return {i: +g.dataset.event, x: +r.getAttribute("x"), y: +r.getAttribute("y"), w: +r.getAttribute("width"), h: +r.getAttribute("height"), label: g.querySelector("text").textContent} });
+		const out = [];
+		const paths = [...svg.querySelectorAll(".g-edges path")];
+		for (const p of paths) {
+			const from = +p.dataset.from, to = +p.dataset.to, n = p.getTotalLength();
+			for (let k = 1; k < 60; k++) {
+				const pt = p.getPointAtLength(n * k / 60);
+				const hit = boxes.find(r => r.i !== from && r.i !== to && pt.x > r.x && pt.x < r.x + r.w && pt.y > r.y && pt.y < r.y + r.h);
+				if (hit) { out.push(p.dataset.rel + " " + from + "->" + to + " through " + hit.label); break; }
+			}
+		}
+		return {N: paths.length, Out: out};
+	})()`, &res)
+	b.shot("graph-routing-" + strings.TrimSuffix(filepath.Base(file), ".rdma"))
+	if res.N <= 0 {
+		b.t.Errorf("%s: no graph drawn (%d edges)", filepath.Base(file), res.N)
+	}
+	for _, c := range res.Out {
+		b.t.Errorf("%s: edge %s", filepath.Base(file), c)
+	}
+}
+
 func (b *browser) graphEvents(file string) {
 	b.t.Helper()
 	var cli struct{ DOT []string }

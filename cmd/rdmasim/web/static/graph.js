@@ -1,7 +1,8 @@
 // Execution graphs as SVG, laid out as the CLI's Graphviz drawings are
 // (opsem/dot): the initial writes in a row on top, one column per thread with
 // its events in program order downwards, po edges straight down the column,
-// every other relation a labelled curve in the relation's colour, the edges
+// every other relation a labelled curve in the relation's colour, bent around
+// the event boxes between its ends, the edges
 // of an sc cycle bold, and the legend below, whose entries show and hide
 // their relation. Labels do not overlap each other and are drawn above the
 // event boxes; arrowheads have one size. A graph comes from the worker as
@@ -87,6 +88,37 @@ function drawGraph(container, g, onEvent) {
     placed.push({ x, y: y - h + 3, w, h });
     return y;
   };
+  // A curve keeps out of every event box but its own two: crosses samples
+  // the quadratic curve (s, c, t) and reports whether a point falls in
+  // another box, enlarged by a margin.
+  const boxes = g.events.map((_, i) => ({ x: L.pos[i].x - L.boxW / 2 - 4, y: L.pos[i].y - 17, w: L.boxW + 8, h: 34 }));
+  const crosses = (q, from, to) => {
+    for (let k = 1; k < 32; k++) {
+      const t = k / 32, u = 1 - t;
+      const x = u * u * q.sx + 2 * u * t * q.cx + t * t * q.tx, y = u * u * q.sy + 2 * u * t * q.cy + t * t * q.ty;
+      if (boxes.some((r, i) => i !== from && i !== to && x > r.x && x < r.x + r.w && y > r.y && y < r.y + r.h)) return true;
+    }
+    return false;
+  };
+  // lanes returns the corners of an orthogonal route from event i to event
+  // j that keeps out of every box: out of i's box (its side, or the bottom
+  // of an initial write) into the nearest gap between rows, along it to
+  // the gutter beside j's column on i's side, down or up the gutter to j's
+  // row, and into j's side. Lanes are offset by n, the edges already
+  // drawn between the pair.
+  const rowGap = (y) => L.colTop - 37 + Math.round((y - (L.colTop - 37)) / 74) * 74;
+  const lanes = (i, j, n) => {
+    const a = L.pos[i], b = L.pos[j], off = 6 * n;
+    const colOf = (x) => Math.floor((x - L.left) / L.colW);
+    const cj = colOf(b.x);
+    const right = a.x > b.x;
+    const gx = L.left + (right ? cj + 1 : cj) * L.colW + (right ? -off : off);
+    const side = right ? 1 : -1;
+    const start = g.events[i].thread < 0 ? { x: a.x, y: a.y + 13 } : { x: a.x + side * L.boxW / 2, y: a.y };
+    const gapY = (g.events[i].thread < 0 ? L.colTop - 37 : rowGap(a.y + (b.y > a.y ? 37 : -37))) + off;
+    const ownGutter = g.events[i].thread < 0 ? start.x : L.left + (colOf(a.x) + (right ? 0 : 1)) * L.colW + (right ? off : -off);
+    return [start, { x: ownGutter, y: start.y }, { x: ownGutter, y: gapY }, { x: gx, y: gapY }, { x: gx, y: b.y }, { x: b.x + side * L.boxW / 2, y: b.y }];
+  };
   // Edges between the same two events are spread apart.
   const seen = new Map();
   for (const e of g.edges) {
@@ -100,25 +132,51 @@ function drawGraph(container, g, onEvent) {
     const sameCol = ev[e.from].thread === ev[e.to].thread;
     const h = 13; // half a box's height
     let d, lx, ly;
-    if (e.rel === "po" && sameCol && n === 0) {
+    const straight = { sx: a.x, sy: a.y + Math.sign(b.y - a.y) * h, cx: a.x, cy: (a.y + b.y) / 2, tx: b.x, ty: b.y - Math.sign(b.y - a.y) * h };
+    if (e.rel === "po" && sameCol && n === 0 && !crosses(straight, e.from, e.to)) {
       const dir = b.y > a.y ? 1 : -1;
       d = `M ${a.x} ${a.y + dir * h} L ${b.x} ${b.y - dir * h}`;
       lx = a.x + 6; ly = (a.y + b.y) / 2 + 4;
     } else {
       // A curve bowing sideways: out of the column for events of one
-      // thread, else bent by how many edges join the pair already.
+      // thread, else bent by how many edges join the pair already; when it
+      // would cross another event's box, bent more, to one side and then
+      // the other, until it does not.
       const dx = b.x - a.x, dy = b.y - a.y;
       const len = Math.hypot(dx, dy) || 1;
       let bend = (sameCol ? 70 + 14 * Math.abs(dy) / 74 : 28) * (1 + n) * (n % 2 ? -1 : 1);
       if (sameCol && e.from > e.to) bend = -bend;
       const nx = -dy / len, ny = dx / len;
-      const sx = a.x + (sameCol ? L.boxW / 2 - 8 : 0) * Math.sign(bend), sy = a.y + (sameCol ? 0 : Math.sign(dy) * h);
-      const tx = b.x + (sameCol ? L.boxW / 2 - 8 : 0) * Math.sign(bend), ty = b.y - (sameCol ? 0 : Math.sign(dy) * h);
-      const cx = (sx + tx) / 2 + nx * bend, cy = (sy + ty) / 2 + ny * bend;
-      d = `M ${sx} ${sy} Q ${cx} ${cy} ${tx} ${ty}`;
-      lx = (sx + 2 * cx + tx) / 4; ly = (sy + 2 * cy + ty) / 4;
+      // The ends sit on the boxes' sides facing the bend (for events of one
+      // thread, and for a curve that cannot reach a box's top or bottom
+      // past its neighbours), else on the top and bottom.
+      const curve = (bend, sides) => {
+        const side = sides ? Math.sign(nx * bend) || Math.sign(bend) : 0;
+        const sx = a.x + side * (L.boxW / 2 - 8), sy = a.y + (sides ? 0 : Math.sign(dy) * h);
+        const tx = b.x + side * (L.boxW / 2 - 8), ty = b.y - (sides ? 0 : Math.sign(dy) * h);
+        return { sx, sy, tx, ty, cx: (sx + tx) / 2 + nx * bend, cy: (sy + ty) / 2 + ny * bend };
+      };
+      let q = curve(bend, sameCol);
+      search: for (const f of [-1, 2, -2, 3, -3]) {
+        for (const sides of sameCol ? [true] : [false, true]) {
+          if (!crosses(q, e.from, e.to)) break search;
+          const other = curve(bend * f, sides);
+          if (!crosses(other, e.from, e.to)) q = other;
+        }
+      }
+      if (crosses(q, e.from, e.to)) {
+        // No curve keeps out of the boxes: go round them on the grid of
+        // free lanes, the gutters between columns and the gaps between
+        // rows (an orthogonal route; its label on its vertical leg).
+        const r = lanes(e.from, e.to, n);
+        d = "M " + r.map((p) => `${p.x} ${p.y}`).join(" L ");
+        lx = r[3].x; ly = (r[3].y + r[4].y) / 2;
+      } else {
+        d = `M ${q.sx} ${q.sy} Q ${q.cx} ${q.cy} ${q.tx} ${q.ty}`;
+        lx = (q.sx + 2 * q.cx + q.tx) / 4; ly = (q.sy + 2 * q.cy + q.ty) / 4;
+      }
     }
-    edges.appendChild(svgEl("path", Object.assign({ d }, attrs)));
+    edges.appendChild(svgEl("path", Object.assign({ d, "data-from": e.from, "data-to": e.to }, attrs)));
     labels.appendChild(svgEl("text", { x: lx + 3, y: place(lx + 3, ly, e.rel), fill: c, class: "g-rel" + (e.bold ? " bold" : ""), "data-rel": e.rel }, e.rel));
   }
   g.events.forEach((e, i) => {
