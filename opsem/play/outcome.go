@@ -181,7 +181,7 @@ func runRepair(ctx context.Context, src string, o Options, progress func(Progres
 	resp.Repair = a
 	resp.explored = fmt.Sprintf("%s, %s", report.Plural(res.Rounds, "round"), report.Plural(res.Decisions, "decision"))
 	var text bytes.Buffer
-	writeRepair(&text, resp.File, res, a)
+	res.WriteText(&text, resp.File)
 	resp.Text = text.String()
 	v := Verdict{Name: "repair (" + a.Goal + ")"}
 	switch {
@@ -198,30 +198,3 @@ func runRepair(ctx context.Context, src string, o Options, progress func(Progres
 	return nil
 }
 
-// writeRepair prints a repair as rdmasim repair does: the insertions by
-// thread, the proof, the rounds.
-func writeRepair(w *bytes.Buffer, file string, r *repair.Result, a *RepairAnswer) {
-	fmt.Fprintf(w, "%s:\n", file)
-	switch {
-	case r.Why != "":
-		fmt.Fprintf(w, "  no repair: %s\n", r.Why)
-	case r.Cut != "":
-		fmt.Fprintf(w, "  no repair verified: %s\n", r.Cut)
-	case r.Already && r.Goal == repair.GoalQuery:
-		fmt.Fprintln(w, "  holds already under RDMA: nothing to insert")
-	case r.Already:
-		fmt.Fprintln(w, "  robust already: nothing to insert")
-	}
-	thread := ""
-	for _, in := range r.Insertions {
-		if in.Thread != thread {
-			thread = in.Thread
-			fmt.Fprintf(w, "  thread %s:\n", thread)
-		}
-		fmt.Fprintf(w, "    line %d (after %q): %s  — breaks: %s\n", in.AfterLine, in.After, in.Stmt, in.Breaks)
-	}
-	if a.Found && !r.Already {
-		fmt.Fprintf(w, "  cost %d, %s; proof: %s\n", r.Cost, r.Minimal, a.Proof)
-	}
-	fmt.Fprintf(w, "  %s, %s, %.2f s\n", report.Plural(r.Rounds, "round"), report.Plural(r.Decisions, "decision"), r.Seconds)
-}
