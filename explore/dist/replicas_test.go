@@ -91,21 +91,7 @@ func TestReplicas3(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	for k := range 3 {
-		nc, err := Connect(url, "test worker")
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer nc.Close()
-			w := &Worker{Factory: gridFactory, ID: fmt.Sprintf("w%d", k)}
-			if err := w.Run(ctx, nc); err != nil && ctx.Err() == nil {
-				t.Errorf("worker %d: %v", k, err)
-			}
-		}()
-	}
+	startWorkers(t, ctx, &wg, url, 3, nil)
 	nc, err := Connect(url, "test coordinator")
 	if err != nil {
 		t.Fatal(err)

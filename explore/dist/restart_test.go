@@ -60,21 +60,7 @@ func TestServerRestarted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	for k := range 3 {
-		nc, err := Connect(url, "test worker")
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer nc.Close()
-			w := &Worker{Factory: gridFactory, ID: fmt.Sprintf("w%d", k), Log: func(s string) { t.Logf("%v %s", time.Now().Format("15:04:05.000"), s) }}
-			if err := w.Run(ctx, nc); err != nil && ctx.Err() == nil {
-				t.Errorf("worker %d: %v", k, err)
-			}
-		}()
-	}
+	startWorkers(t, ctx, &wg, url, 3, func(s string) { t.Logf("%v %s", time.Now().Format("15:04:05.000"), s) })
 
 	// About 2,400 states at 1ms each over three workers: a run of a
 	// second or more, over 20 levels.
@@ -114,5 +100,28 @@ func TestServerRestarted(t *testing.T) {
 	}
 	if got.States != want.States || got.Transitions != want.Transitions || got.MaxDepth != want.MaxDepth || got.Stop != want.Stop {
 		t.Errorf("got %+v, want %+v", got.Stats, want.Stats)
+	}
+}
+
+// startWorkers starts n grid workers (w0, w1, ...) on the server at url,
+// each on its own connection, until ctx ends; wg counts them. A worker's
+// error before ctx ends fails the test. log, when not nil, gets their
+// messages.
+func startWorkers(t *testing.T, ctx context.Context, wg *sync.WaitGroup, url string, n int, log func(string)) {
+	t.Helper()
+	for k := range n {
+		nc, err := Connect(url, "test worker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer nc.Close()
+			w := &Worker{Factory: gridFactory, ID: fmt.Sprintf("w%d", k), Log: log}
+			if err := w.Run(ctx, nc); err != nil && ctx.Err() == nil {
+				t.Errorf("worker %d: %v", k, err)
+			}
+		}()
 	}
 }
