@@ -64,9 +64,7 @@ func genProgram(rng *rand.Rand, n int) string {
 // single insertion can be removed.
 func TestRepairGenerated(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	parseText := func(ctx context.Context, text []byte) (*prog.Program, error) {
-		return parse.ParseContext(ctx, "gen.rdma", text, parse.Options{})
-	}
+	parseText := textParser("gen.rdma")
 	mopt := robust.Options{Deadlocks: true}
 	mopt.Verdict.Machine = machine.DefaultOptions()
 	decideBy := func(t *testing.T, m robust.Method, text []byte) *robust.Result {
@@ -138,9 +136,7 @@ thread t1 on n1 {
 }
 exists true
 `
-	parseText := func(ctx context.Context, text []byte) (*prog.Program, error) {
-		return parse.ParseContext(ctx, "loop.rdma", text, parse.Options{})
-	}
+	parseText := textParser("loop.rdma")
 	res, err := Repair(context.Background(), []byte(src), Options{Parse: parseText, Costs: DefaultCosts})
 	if err != nil {
 		t.Fatal(err)
@@ -149,5 +145,13 @@ exists true
 		t.Errorf("repaired with %d insertions, want no repair:\n%s", len(res.Insertions), res.Text)
 	} else if !strings.Contains(res.Why, "deadlock") {
 		t.Errorf("no repair, but why = %q, want the deadlock", res.Why)
+	}
+}
+
+// textParser returns an Options.Parse that parses a text as the file name,
+// with no params.
+func textParser(name string) func(context.Context, []byte) (*prog.Program, error) {
+	return func(ctx context.Context, text []byte) (*prog.Program, error) {
+		return parse.ParseContext(ctx, name, text, parse.Options{})
 	}
 }

@@ -141,9 +141,7 @@ func rdmaOnly(t *testing.T, src string) string {
 // the program deadlocks).
 func TestRepairQueryGenerated(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	parseText := func(ctx context.Context, text []byte) (*prog.Program, error) {
-		return parse.ParseContext(ctx, "gen.rdma", text, parse.Options{})
-	}
+	parseText := textParser("gen.rdma")
 	repaired, refused, weak := 0, 0, 0
 	for n := 0; n < 150; n++ {
 		src := rdmaOnly(t, genProgram(rng, n))
@@ -195,9 +193,7 @@ exists (slot[0] = 2 /\ slot[1] = 2)
 expect rdma allowed
 expect sc forbidden
 `
-	parseText := func(ctx context.Context, text []byte) (*prog.Program, error) {
-		return parse.ParseContext(ctx, "family.rdma", text, parse.Options{})
-	}
+	parseText := textParser("family.rdma")
 	opt := Options{Parse: parseText, Costs: DefaultCosts, Goal: GoalQuery}
 	opt.Robust.Verdict.Symmetry = true
 	r, err := Repair(context.Background(), []byte(src), opt)
