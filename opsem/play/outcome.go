@@ -197,4 +197,3 @@ func runRepair(ctx context.Context, src string, o Options, progress func(Progres
 	resp.Verdicts = []Verdict{v}
 	return nil
 }
-
