@@ -14,8 +14,8 @@ var unrolls = []int{1, 2}
 
 // earlierDeadlock reports whether the SC machine of text, a repaired text
 // with loops, deadlocks within a loop bound (unrolls) at which the
-// original's does not. The criterion of judgeRobust — a deadlock where the
-// original has none — misses an inserted poll that takes a completion one
+// original's does not. Both goals' first criterion (judgeRobust's and
+// judgeQuery's) — a deadlock where the original has none — misses an inserted poll that takes a completion one
 // of the user's polls in a later loop was meant to take: the original
 // deadlocks too, but only some iterations later (`x := y; x := y; loop {
 // assume(x == 0); poll(n2) }` repaired with a poll after each get blocks in

@@ -126,6 +126,17 @@ func (s *search) judgeQuery() judge {
 			case rdma.Vacuous() || rdma.Deadlocks > 0 && !origDeadlocks:
 				return judgement{nogood: true}, nil
 			}
+			if rdma.Deadlocks > 0 && len(applied) > 0 {
+				// Both deadlock: not earlier than the original, within the
+				// loop bounds compared (earlierDeadlock), as judgeRobust.
+				earlier, err := s.earlierDeadlock(ctx, ed.Text)
+				if err != nil {
+					return judgement{}, err
+				}
+				if earlier {
+					return judgement{nogood: true}, nil
+				}
+			}
 			checked = append(checked, r)
 			whats = append(whats, c.what)
 			if c.own {
