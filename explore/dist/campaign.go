@@ -60,7 +60,7 @@ func RunCampaign(ctx context.Context, nc *nats.Conn, cfg CampaignConfig, tasks [
 		return err
 	}
 	run := nuid.Next()
-	stopLease, err := coordLease(ctx, claims, run)
+	stopLease, err := coordLease(ctx, js.Conn(), claims, run)
 	if err != nil {
 		return err
 	}

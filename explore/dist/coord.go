@@ -113,7 +113,7 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	claims := c.claims
 	// The coordinator's own lease: workers leave a run whose coordinator
 	// is gone.
-	if c.stopHeartbeat, err = coordLease(ctx, claims, c.spec.Run); err != nil {
+	if c.stopHeartbeat, err = coordLease(ctx, c.nc, claims, c.spec.Run); err != nil {
 		return err
 	}
 	storage := jetstream.FileStorage
@@ -138,7 +138,7 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	fp := store.Of(initial)
 	c.spec.Initial, c.spec.Created = [2]uint64{fp.Lo, fp.Hi}, time.Now().UTC()
 	owner := Owner(fp, c.spec.Partitions)
-	pub := newPublisher(c.js, "coordinator", 0)
+	pub := newPublisher(c.js, "coordinator", 0).resending(c.spec.Run)
 	for k := range c.spec.Partitions {
 		pub.from = k
 		if k == owner {
@@ -178,7 +178,11 @@ func (c *Coordinator) putState(ctx context.Context, st State) error {
 	if err != nil {
 		return fmt.Errorf("dist: %w", err)
 	}
-	if _, err := c.runs.Put(ctx, stateKey(c.spec.Run), b); err != nil {
+	err = retry(ctx, c.js, c.spec.Run, func(ctx context.Context) error {
+		_, err := c.runs.Put(ctx, stateKey(c.spec.Run), b)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("dist: recording the run's state: %w", err)
 	}
 	return nil
@@ -211,6 +215,11 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 		}
 		return exps.left == 0 && news.left == 0, nil
 	}, func() {
+		// The checks are looked at again at the next tick: a request
+		// the server does not answer (it went away) must not hold the
+		// level.
+		ctx, done := checking(ctx, c.nc)
+		defer done()
 		c.checkRefusals(ctx)
 		if time.Since(checked) > lostEvery {
 			if lost = c.checkLost(ctx, depth); lost == nil {
@@ -247,7 +256,7 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	if halted {
 		return nil
 	}
-	pub := newPublisher(c.js, "coordinator", 0)
+	pub := newPublisher(c.js, "coordinator", 0).resending(c.spec.Run)
 	for k := range n {
 		subj := subject(run, "ids", depth+1, k)
 		pub.from = k
@@ -281,7 +290,10 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 		var err error
 		for _, kind := range []string{"succ", "exp"} {
 			subj := fmt.Sprintf("rdmasim.%s.%s.%d.*", run, kind, depth)
-			if perr := c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj)); perr != nil && err == nil {
+			perr := retry(ctx, c.js, run, func(ctx context.Context) error {
+				return c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj))
+			})
+			if perr != nil && err == nil {
 				err = fmt.Errorf("dist: purging %s: %w", subj, perr)
 			}
 		}
@@ -406,7 +418,7 @@ func (c *Coordinator) checkUnserved(ctx context.Context, depth int, exps, news *
 
 // coordLease takes the coordinator's lease on run and renews it until stop
 // is called, which removes it: workers leave a run whose lease lapsed.
-func coordLease(ctx context.Context, claims jetstream.KeyValue, run string) (stop func(), err error) {
+func coordLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, run string) (stop func(), err error) {
 	key, value := coordKey(run), []byte(run)
 	rev, err := claims.Create(ctx, key, value)
 	if err != nil {

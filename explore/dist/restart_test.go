@@ -48,9 +48,12 @@ func freePort(t *testing.T) int {
 // the workers and the coordinator reconnect, and a partition whose worker
 // failed while the server was away (its publishes lost with the
 // connection) is served again, as a new incarnation whose messages are
-// counted apart from the failed attempt's. (A publish the server took with
-// it fails after stallWait, 30 s: most runs end within seconds, some after
-// that.)
+// counted apart from the failed attempt's; requests in flight when the
+// server went away (a consumer being made, a look at the claims) end at once
+// and are made again (whileConnected), and the coordinator publishes again
+// the ids the server did not acknowledge (publisher.resending). Before
+// those, about one run in ten waited for a request's 30 s timeout or for
+// ever.
 func TestServerRestarted(t *testing.T) {
 	port, dir := freePort(t), t.TempDir()
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)

@@ -315,7 +315,9 @@ func receive(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyVa
 			return
 		}
 		checked = time.Now()
-		if lost = short.lost(ctx, claims, s.Run, func(k int) bool { return !ended[k] }, lostAfter); lost != nil {
+		cctx, done := checking(ctx, js.Conn())
+		defer done()
+		if lost = short.lost(cctx, claims, s.Run, func(k int) bool { return !ended[k] }, lostAfter); lost != nil {
 			cancel()
 		}
 	})

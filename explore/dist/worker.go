@@ -106,38 +106,20 @@ func (w *Worker) logf(format string, args ...any) {
 // findRun looks for a run with a free partition, and serves it if there is
 // one; served says it did.
 func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, claims jetstream.KeyValue, inc string, refused map[string]bool) (served bool, err error) {
-	keys, err := runs.ListKeysFiltered(ctx, "*")
+	ids, err := w.listRuns(ctx, js, runs)
 	if err != nil {
-		if !errors.Is(err, jetstream.ErrNoKeysFound) && ctx.Err() == nil {
-			// The server is away or slow: look again later.
-			w.logf("listing runs: %v", err)
-		}
 		return false, nil
-	}
-	var ids []string
-	for k := range keys.Keys() {
-		ids = append(ids, k)
 	}
 	for _, id := range ids {
 		if refused[id] {
 			continue
 		}
-		e, err := runs.Get(ctx, id)
-		if err != nil {
-			continue // gone
-		}
-		var spec Spec
-		if err := json.Unmarshal(e.Value(), &spec); err != nil {
+		spec, ok := w.servable(ctx, js, runs, claims, id)
+		if !ok {
 			continue
 		}
-		if st, err := runs.Get(ctx, stateKey(id)); err != nil || isDone(st.Value()) {
-			continue // over, or not started yet
-		}
-		if _, err := claims.Get(ctx, coordKey(id)); errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue // its coordinator is gone
-		}
 		if why := spec.compatible(w.Version); why != "" {
-			w.refuse(ctx, runs, &spec, why)
+			w.refuse(ctx, runs, spec, why)
 			refused[id] = true
 			continue
 		}
@@ -147,7 +129,7 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 				continue
 			}
 			w.logf("serving campaign %s (%s)", spec.Run, spec.Name)
-			if err := w.serveCampaign(ctx, js, runs, &spec); err != nil && ctx.Err() == nil {
+			if err := w.serveCampaign(ctx, js, runs, spec); err != nil && ctx.Err() == nil {
 				w.logf("campaign %s failed: %v", spec.Run, err)
 			}
 			return true, nil
@@ -161,7 +143,7 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 		// messages short tells from the claim whether it was served
 		// again (shorts.lost).
 		attempt := w.ID + "-" + nuid.Next()
-		k, lease, err := w.claim(ctx, claims, &spec, attempt)
+		k, lease, err := w.claim(ctx, js.Conn(), claims, spec, attempt)
 		if err != nil {
 			return false, err
 		}
@@ -169,18 +151,18 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 			continue
 		}
 		w.logf("serving partition %d of %d of run %s (%s)", k, spec.Partitions, spec.Run, spec.Name)
-		err = w.serve(ctx, js, runs, claims, &spec, k, attempt, lease)
+		err = w.serve(ctx, js, runs, claims, spec, k, attempt, lease)
 		lease.release()
 		if err != nil && ctx.Err() == nil {
 			if errors.Is(err, errRefused) {
-				w.refuse(ctx, runs, &spec, err.Error())
+				w.refuse(ctx, runs, spec, err.Error())
 				refused[id] = true
 				continue
 			}
 			if errors.Is(err, ErrLost) {
 				// Serving it again would fail again: the
 				// coordinator ends the run (see lostKey).
-				w.lost(ctx, runs, &spec, k, err)
+				w.lost(ctx, runs, spec, k, err)
 			}
 			// A failed partition is taken over by another worker
 			// (or this one, once it retries): the run goes on.
@@ -189,6 +171,48 @@ func (w *Worker) findRun(ctx context.Context, js jetstream.JetStream, runs, clai
 		return true, nil
 	}
 	return false, nil
+}
+
+// listRuns returns the ids of the runs in the bucket runs.
+func (w *Worker) listRuns(ctx context.Context, js jetstream.JetStream, runs jetstream.KeyValue) ([]string, error) {
+	// Looked at again a second later if the server does not answer.
+	ctx, done := checking(ctx, js.Conn())
+	defer done()
+	keys, err := runs.ListKeysFiltered(ctx, "*")
+	if err != nil {
+		if !errors.Is(err, jetstream.ErrNoKeysFound) && ctx.Err() == nil {
+			// The server is away or slow: look again later.
+			w.logf("listing runs: %v", err)
+		}
+		return nil, err
+	}
+	var ids []string
+	for k := range keys.Keys() {
+		ids = append(ids, k)
+	}
+	return ids, nil
+}
+
+// servable returns the description of run id if it is running and its
+// coordinator is there.
+func (w *Worker) servable(ctx context.Context, js jetstream.JetStream, runs, claims jetstream.KeyValue, id string) (*Spec, bool) {
+	ctx, done := checking(ctx, js.Conn())
+	defer done()
+	e, err := runs.Get(ctx, id)
+	if err != nil {
+		return nil, false // gone
+	}
+	var spec Spec
+	if err := json.Unmarshal(e.Value(), &spec); err != nil {
+		return nil, false
+	}
+	if st, err := runs.Get(ctx, stateKey(id)); err != nil || isDone(st.Value()) {
+		return nil, false // over, or not started yet
+	}
+	if _, err := claims.Get(ctx, coordKey(id)); errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, false // its coordinator is gone
+	}
+	return &spec, true
 }
 
 var errRefused = errors.New("refused")
@@ -273,10 +297,56 @@ func renew(ctx context.Context, claims jetstream.KeyValue, key string, value []b
 	return 0, true
 }
 
+// take creates the claim key with value, or takes it back if this worker
+// held it before a restart, and returns its revision; ok says it did.
+func (w *Worker) take(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, key string, value []byte) (rev uint64, ok bool) {
+	ctx, done := checking(ctx, nc)
+	defer done()
+	rev, err := claims.Create(ctx, key, value)
+	if err == nil {
+		return rev, true
+	}
+	e, err := claims.Get(ctx, key)
+	if err != nil || !strings.HasPrefix(string(e.Value()), w.ID+" ") {
+		return 0, false
+	}
+	// Our own claim, from before a restart.
+	rev, err = claims.Update(ctx, key, value, e.Revision())
+	return rev, err == nil
+}
+
+// renewLease renews the claim key of lease l, at revision rev, and returns
+// its new revision; gone says that the lease ended: the run's coordinator is
+// gone (l.orphaned is closed) or another worker took the claim (l.lost is).
+func (w *Worker) renewLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, run, key string, value []byte, rev uint64, l *lease) (uint64, bool) {
+	// Renewed again at the next tick if the server does not answer.
+	cctx, done := checking(ctx, nc)
+	defer done()
+	if _, err := claims.Get(cctx, coordKey(run)); errors.Is(err, jetstream.ErrKeyNotFound) {
+		close(l.orphaned)
+		return rev, true
+	}
+	r, err := claims.Update(cctx, key, value, rev)
+	if err == nil {
+		return r, false
+	}
+	if cctx.Err() != nil {
+		return rev, false
+	}
+	// A slow server is no lost claim: only another worker's claim is.
+	if r, held := renew(cctx, claims, key, value); r != 0 {
+		return r, false
+	} else if !held {
+		close(l.lost)
+		return rev, true
+	}
+	return rev, false
+}
+
 // claim claims a free partition of run s: its first free one from an offset
 // chosen by the worker's ID (so that workers spread), or the one this
 // worker's ID already holds. It returns -1 when none is free.
-func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, inc string) (int, *lease, error) {
+func (w *Worker) claim(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, s *Spec, inc string) (int, *lease, error) {
 	h := fnv.New32a()
 	h.Write([]byte(w.ID))
 	off := int(h.Sum32() % uint32(s.Partitions))
@@ -284,16 +354,9 @@ func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, 
 	for i := range s.Partitions {
 		k := (off + i) % s.Partitions
 		key := claimKey(s.Run, k)
-		rev, err := claims.Create(ctx, key, value)
-		if err != nil {
-			e, gerr := claims.Get(ctx, key)
-			if gerr != nil || !strings.HasPrefix(string(e.Value()), w.ID+" ") {
-				continue
-			}
-			// Our own claim, from before a restart.
-			if rev, err = claims.Update(ctx, key, value, e.Revision()); err != nil {
-				continue
-			}
+		rev, ok := w.take(ctx, nc, claims, key, value)
+		if !ok {
+			continue
 		}
 		lctx, cancel := context.WithCancel(ctx)
 		l := &lease{cancel: cancel, lost: make(chan struct{}), orphaned: make(chan struct{}), done: make(chan struct{})}
@@ -309,25 +372,8 @@ func (w *Worker) claim(ctx context.Context, claims jetstream.KeyValue, s *Spec, 
 					dcancel()
 					return
 				case <-t.C:
-					if _, err := claims.Get(lctx, coordKey(s.Run)); errors.Is(err, jetstream.ErrKeyNotFound) {
-						close(l.orphaned)
-						<-lctx.Done()
-						return
-					}
-					r, err := claims.Update(lctx, key, value, rev)
-					if err == nil {
-						rev = r
-						continue
-					}
-					if lctx.Err() != nil {
-						continue
-					}
-					// A slow server is no lost claim: only another
-					// worker's claim is.
-					if r, held := renew(lctx, claims, key, value); r != 0 {
-						rev = r
-					} else if !held {
-						close(l.lost)
+					var gone bool
+					if rev, gone = w.renewLease(lctx, nc, claims, s.Run, key, value, rev, l); gone {
 						<-lctx.Done()
 						return
 					}
