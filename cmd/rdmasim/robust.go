@@ -17,6 +17,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 	var sf searchFlags
 	sf.register(fs)
 	method := fs.String("method", "auto", "how to decide: auto (on a loop-free program, enum-machine within a budget of 500,000 configurations, then decide if it is not certain; with loops, --checkpoint, a symmetry group or more operations on a queue pair than --max-inflight allows in flight, decide alone; with remote atomics, enum-machine alone), decide (the paper's instrumentation: complete, loops and polls included), enum-machine (explore the RDMA machine with event graphs), enum-axiom (enumerate the declarative model's traces), both (the two enumerations) or all (the decider and both enumerations); with several, exit 1 if certain answers disagree")
+	atomicsExp := fs.Bool("atomics-experimental", false, "let the decider (--method decide, all) answer on programs with remote atomics with its experimental instrumentation of them instead of refusing them: a violation it finds is checked and replayed, but its \"robust\" rests on a normal form not proved for atomics (SEMANTICS-ATOMICS.md section 5); auto is unchanged")
 	dotFile := fs.String("dot", "", "write the violation's execution graph as Graphviz DOT to this file (one file: use with one input)")
 	svg := fs.Bool("svg", false, "with --dot, also render an SVG beside it (needs Graphviz)")
 	fs.Lookup("unroll").Usage = fmt.Sprintf("iterations of each loop per entry; 0 = %d for programs with loops (event graphs and traces need a bound)", verdict.DefaultModelUnroll)
@@ -63,7 +64,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 		if *method == string(robust.Auto) && robust.Alone(p, opt.Settings) == robust.AloneCheckpoint {
 			fmt.Fprintf(e.stderr, "rdmasim robust: %s: --checkpoint: the decider runs alone (method auto tries enum-machine first only without checkpoints)\n", file)
 		}
-		all := robust.DecideAll(ctx, p, methods, robust.Options{Verdict: opt, MaxBytes: kmBytes, Deadlocks: true})
+		all := robust.DecideAll(ctx, p, methods, robust.Options{Verdict: opt, MaxBytes: kmBytes, Deadlocks: true, AtomicsExperimental: *atomicsExp})
 		for i, r := range all.Results {
 			if err := all.Errs[i]; err != nil {
 				// With several methods, --json prints the error in the

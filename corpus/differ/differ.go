@@ -191,6 +191,11 @@ type Options struct {
 	// cancellation only between event sets, so on such programs a deadline
 	// may not stop it. 0: no limit.
 	MaxModelCost float64
+	// DeciderAtomics compares the decider on programs with remote atomics
+	// too, with its experimental instrumentation of them
+	// (robust.Options.AtomicsExperimental); without it the decider is
+	// skipped on them.
+	DeciderAtomics bool
 }
 
 // Problem is one disagreement.
@@ -595,13 +600,14 @@ func unrollOnly(rm, ra *robust.Result) bool {
 }
 
 func (r *Report) decide(ctx context.Context, opt Options) error {
-	if prog.HasAtomics(r.Program) {
+	atomics := prog.HasAtomics(r.Program)
+	if atomics && !opt.DeciderAtomics {
 		// The decider refuses remote atomics (instr.AtomicsError): the
 		// enumerations alone answer, and are compared with each other.
 		r.Skipped = append(r.Skipped, Skip{"decider", "the decider refuses remote atomics"})
 		return nil
 	}
-	rd, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.Decider, Verdict: verdict.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}}})
+	rd, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.Decider, Verdict: verdict.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}}, AtomicsExperimental: atomics})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -624,7 +630,7 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 		// As robust.Decide, on the program without its range checks
 		// (prog.WithoutRangeChecks), which the decider refuses.
 		rp, _ := prog.WithoutRangeChecks(r.Program)
-		km, err := decide.Decide(ctx, rp, decide.Options{KarpMiller: true, NoWitness: true, Settings: explore.Settings{MaxStates: opt.MaxStates}})
+		km, err := decide.Decide(ctx, rp, decide.Options{KarpMiller: true, NoWitness: true, Settings: explore.Settings{MaxStates: opt.MaxStates}, AllowAtomics: atomics})
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()

@@ -40,6 +40,10 @@ type Options struct {
 	EagerGuess bool
 	// NoWitness skips rebuilding, checking and replaying the violation.
 	NoWitness bool
+	// AllowAtomics decides programs with remote atomics instead of
+	// refusing them (instr.Options.AllowAtomics): EXPERIMENTAL, its
+	// "robust" rests on a normal form not proved for atomics.
+	AllowAtomics bool
 
 	// KarpMiller makes the decider use the Karp–Miller search even when
 	// the instrumented machine is finite (to compare the two).
@@ -211,7 +215,7 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 	// The job is the machine's one recipe (symmetry included); the
 	// Karp–Miller search takes the same machine without its symmetry.
 	j := job.Job{Kind: job.Decide, Semantics: machine.RDMA, Symmetry: opt.Symmetry,
-		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric}}
+		Decider: job.Decider{EagerGuess: opt.EagerGuess, Block: block, Symmetric: symmetric, AllowAtomics: opt.AllowAtomics}}
 	b, err := j.BuildFrom(p)
 	if err != nil {
 		return nil, err

@@ -35,9 +35,10 @@ func buildWitness(m *instr.Machine, path []explore.Step) (*Witness, error) {
 	p := m.Program()
 	w := &Witness{}
 	type gen struct {
-		ev   prog.Event
-		part int
-		pc   int
+		ev     prog.Event
+		part   int
+		pc     int
+		writes bool // a remote atomic's naR that writes (axiom.Event.Writes)
 	}
 	var gens []gen
 	for i := 1; i < len(path); i++ {
@@ -47,7 +48,15 @@ func buildWitness(m *instr.Machine, path []explore.Step) (*Witness, error) {
 		}
 		w.Steps = append(w.Steps, st)
 		if st.Event.Kind != prog.EvNone {
-			gens = append(gens, gen{st.Event, st.Part, st.PC})
+			ev := st.Event
+			if ev.Kind == prog.EvNAR {
+				ev.New = 0 // the instrumented step carried the write's value
+			}
+			gens = append(gens, gen{ev, st.Part, st.PC, st.Writes})
+		}
+		if st.Also.Kind != prog.EvNone {
+			// a remote atomic's naW, in the same SC step as its naR
+			gens = append(gens, gen{st.Also, st.Part, st.PC, false})
 		}
 	}
 	tr := &axiom.Trace{}
@@ -68,7 +77,7 @@ func buildWitness(m *instr.Machine, path []explore.Step) (*Witness, error) {
 				qp = p.Threads[t].QPs[ge.ev.Remote]
 			}
 			id[g] = len(tr.Events)
-			tr.Events = append(tr.Events, axiom.Event{Event: ge.ev, ID: id[g], Index: idx, QP: qp, PC: ge.pc})
+			tr.Events = append(tr.Events, axiom.Event{Event: ge.ev, ID: id[g], Index: idx, QP: qp, PC: ge.pc, Writes: ge.writes})
 			idx++
 		}
 	}
@@ -130,7 +139,7 @@ func buildWitness(m *instr.Machine, path []explore.Step) (*Witness, error) {
 		}
 		for b := range tr.Events {
 			eb := &tr.Events[b]
-			if eb.QP != ea.QP || !(ea.Kind == prog.EvNLR && eb.Kind == prog.EvNLW || ea.Kind == prog.EvNRR && eb.Kind == prog.EvNRW) {
+			if eb.QP != ea.QP || !(ea.Kind == prog.EvNLR && eb.Kind == prog.EvNLW || (ea.Kind == prog.EvNRR || ea.Kind == prog.EvNAR) && eb.Kind == prog.EvNRW) {
 				continue
 			}
 			if pos[a] < pos[b] {

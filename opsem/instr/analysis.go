@@ -49,6 +49,15 @@ func accesses(p *prog.Program, marks, frozen uint64) (markable, read []bool) {
 			case prog.OpPut:
 				access(pc, in.X, false)
 				access(pc, in.Y, true)
+			case prog.OpRCAS, prog.OpRFAA:
+				// one naR(+naW) access of y, contracted as a CAS's, then
+				// the nlW of x
+				access(pc, in.Y, false)
+				access(pc, in.Y, true)
+				if counted {
+					n[in.Y]--
+				}
+				access(pc, in.X, true)
 			}
 		}
 	}
@@ -92,6 +101,10 @@ func (m *Machine) futureAccesses() {
 			case prog.OpPut:
 				set(r[pc], in.X)
 				set(mw[pc], in.Y)
+			case prog.OpRCAS, prog.OpRFAA:
+				set(r[pc], in.Y)
+				set(w[pc], in.Y)
+				set(mw[pc], in.X)
 			}
 		}
 		or := func(dst, src []uint64) bool {
@@ -150,6 +163,9 @@ func (m *Machine) anyMarkable(r, w []uint64) bool {
 // markable location: a candidate SC-cycle entry or exit.
 func (m *Machine) canMark(s *State, t int) bool {
 	th := &s.th[t]
+	if th.pend {
+		return false
+	}
 	if th.mid {
 		return m.midM[t][th.pc]
 	}
@@ -205,6 +221,21 @@ func domains(p *prog.Program) [][]uint8 {
 					changed = flow(in.Y, in.X) || changed
 				case prog.OpPut:
 					changed = flow(in.X, in.Y) || changed
+				case prog.OpRCAS:
+					if !has[in.Y][in.B] {
+						has[in.Y][in.B] = true
+						changed = true
+					}
+					changed = flow(in.Y, in.X) || changed
+				case prog.OpRFAA:
+					// y + d, modulo 256, for every value y can hold
+					for v := range has[in.Y] {
+						if nv, _ := in.AtomicResult(uint8(v)); has[in.Y][v] && !has[in.Y][nv] {
+							has[in.Y][nv] = true
+							changed = true
+						}
+					}
+					changed = flow(in.Y, in.X) || changed
 				}
 			}
 		}

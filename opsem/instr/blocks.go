@@ -91,6 +91,9 @@ func accessSets(p *prog.Program) (rd, wr [][]bool) {
 				rd[t][in.Y], wr[t][in.X] = true, true
 			case prog.OpPut:
 				rd[t][in.X], wr[t][in.Y] = true, true
+			case prog.OpRCAS, prog.OpRFAA:
+				rd[t][in.Y], wr[t][in.Y] = true, true
+				wr[t][in.X] = true
 			}
 		}
 	}

@@ -106,7 +106,9 @@ func (m *Machine) canonCycle(s *State) {
 			th := &s.th[t]
 			open := !th.exit.set && m.canMark(s, t) // may still add entries and mark an exit
 			out := open || th.succ != 0 || th.exit.r || th.exit.w
-			in := open || inEdges&(1<<t) != 0
+			// A pending atomic that is t's exit is also an entry linked
+			// from every later exit on its location (linkPending).
+			in := open || inEdges&(1<<t) != 0 || th.pendIn
 			ent := s.ent[t*m.entBytes : (t+1)*m.entBytes]
 			for _, b := range ent {
 				in = in || b != 0
@@ -117,7 +119,7 @@ func (m *Machine) canonCycle(s *State) {
 			if th.succ != 0 || th.exit.r || th.exit.w {
 				changed = true
 			}
-			th.succ = 0
+			th.succ, th.pendIn = 0, false
 			if th.exit.set {
 				th.exit = rec{set: true}
 			}
@@ -199,7 +201,7 @@ func (m *Machine) ended(s *State, t int) bool {
 	}
 	th := &s.th[t]
 	op := m.p.Threads[t].Code[th.pc].Op
-	return !th.mid && (op == prog.OpEnd || op == prog.OpFail)
+	return th.pend || !th.mid && (op == prog.OpEnd || op == prog.OpFail)
 }
 
 // canon forgets what can no longer matter, so that equivalent states
@@ -218,14 +220,16 @@ func (m *Machine) canon(s *State) bool {
 		th := &s.th[t]
 		code := m.p.Threads[t].Code
 		in := &code[th.pc]
-		ended := (in.Op == prog.OpEnd || in.Op == prog.OpFail) && !th.mid // a failed thread makes no more events
+		// a failed thread makes no more events, nor does one whose
+		// atomic stays pending
+		ended := (in.Op == prog.OpEnd || in.Op == prog.OpFail) && !th.mid || th.pend
 		// A thread that can touch no markable location again takes part
 		// in no new edge: whether it marked an exit is then consulted
 		// only through the class and the edges, so an exit whose class
 		// is dead and that has no edges is as if never marked. And an
 		// ended thread's cpu2 is consulted by nothing.
 		if x := th.exit; x.set && !x.r && !x.w && th.succ == 0 && !m.canMark(s, t) {
-			th.exit = rec{}
+			th.exit, th.pendIn = rec{}, false
 		}
 		if ended {
 			th.cpu2 = false

@@ -126,16 +126,29 @@ type Options struct {
 	// violation whose cycle lies among CycleThreads stays one without
 	// their events, and a run in which they never move is a run.
 	Frozen uint64
+	// AllowAtomics instruments remote atomics (rcas, rfaa) instead of
+	// refusing them with an *AtomicsError: EXPERIMENTAL, see atomic.go and
+	// SEMANTICS-ATOMICS.md section 5. The normal form behind the reduction
+	// is not proved for programs with atomics, so an answer of "robust" on
+	// such a program is not a theorem; a violation found is checked and
+	// replayed on the RDMA machine as any other.
+	AllowAtomics bool
 }
 
 // thread is the instrumentation state of one thread.
 type thread struct {
-	pc   uint16
-	mid  bool  // between the two events of a CAS, get or put
-	val  uint8 // the value the second event writes (when mid)
-	cpu2 bool  // a CPU event of the thread is in τ2
-	exit rec
-	succ uint64 // SC-cycle edges: bit u set when exit -> entry of thread u
+	pc  uint16
+	mid bool  // between the two events of a CAS, get, put or remote atomic
+	val uint8 // the value the second event writes (when mid); the pending atomic's location (when pend)
+	// pend: the thread's last event is the read of a remote atomic that
+	// is pending (atomic.go): the thread makes no more events. pendIn:
+	// that read is the thread's SC-cycle exit, and its implicit mo-last
+	// write makes it an entry linked from every other exit on its
+	// location.
+	pend, pendIn bool
+	cpu2         bool // a CPU event of the thread is in τ2
+	exit         rec
+	succ         uint64 // SC-cycle edges: bit u set when exit -> entry of thread u
 }
 
 // queue is the instrumentation state of one queue pair.
@@ -151,10 +164,15 @@ type State struct {
 	q         []queue
 	m1, m2, g []uint8
 	w2, gset  []bool
-	ent       []byte   // per thread, entBytes: classes of its candidate entries in τ2
-	c         []uint32 // per counted queue pair: c1, c2
-	guessed   int      // eager mode: locations guessed so far
-	// bytes backs m1, m2, g and ent, and bools w2 and gset, so that
+	// lk and a2, per location, for remote atomics (atomic.go): the part
+	// (1 or 2) of the pending atomic that holds the location's lock, 0
+	// for none; and whether an atomic on the location is in τ2.
+	lk      []uint8
+	a2      []bool
+	ent     []byte   // per thread, entBytes: classes of its candidate entries in τ2
+	c       []uint32 // per counted queue pair: c1, c2
+	guessed int      // eager mode: locations guessed so far
+	// bytes backs m1, m2, g, lk and ent, and bools w2, gset and a2, so that
 	// copyFrom copies each in one go.
 	bytes []uint8
 	bools []bool
@@ -215,6 +233,8 @@ type analysis struct {
 
 // scratch is what one expansion of a state writes: each clone has its own.
 type scratch struct {
+	// atom: the remote atomic step being emitted (atomic.go).
+	atom   struct{ writes, pending bool }
 	st, nx *State
 	cn     *State // the canonical copy of nx being encoded
 	buf    []byte
@@ -250,8 +270,13 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	if len(p.Threads) > 64 {
 		return nil, fmt.Errorf("instrumenting %s: %d threads, more than 64", p.Name, len(p.Threads))
 	}
-	if s := prog.FirstAtomic(p); s != nil {
+	if s := prog.FirstAtomic(p); s != nil && !opt.AllowAtomics {
 		return nil, &AtomicsError{File: p.File, Pos: s.Pos, Stmt: p.SourceString(s)}
+	}
+	if opt.AllowAtomics && prog.HasAtomics(p) {
+		if err := checkAtomicClasses(); err != nil {
+			return nil, err
+		}
 	}
 	if err := prog.CheckRanges(p, "the decider"); err != nil {
 		// robust answers on the program without them

@@ -9,11 +9,11 @@ import (
 // NewState returns a zero State sized for m.
 func (m *Machine) NewState() *State {
 	nl, ne := m.nl, m.nt*m.entBytes
-	b, f := make([]uint8, 3*nl+ne), make([]bool, 2*nl)
+	b, f := make([]uint8, 4*nl+ne), make([]bool, 3*nl)
 	return &State{
 		th: make([]thread, m.nt), q: make([]queue, m.nq),
-		m1: b[:nl:nl], m2: b[nl : 2*nl : 2*nl], g: b[2*nl : 3*nl : 3*nl], ent: b[3*nl:],
-		w2: f[:nl:nl], gset: f[nl:],
+		m1: b[:nl:nl], m2: b[nl : 2*nl : 2*nl], g: b[2*nl : 3*nl : 3*nl], lk: b[3*nl : 4*nl : 4*nl], ent: b[4*nl:],
+		w2: f[:nl:nl], gset: f[nl : 2*nl : 2*nl], a2: f[2*nl:],
 		c: make([]uint32, m.nctr), bytes: b, bools: f,
 	}
 }
@@ -42,6 +42,7 @@ func (m *Machine) Initial(dst []byte) []byte {
 	for l := range st.m1 {
 		st.m1[l] = m.p.Locs[l].Init
 		st.m2[l], st.g[l], st.w2[l], st.gset[l] = 0, 0, false, false
+		st.lk[l], st.a2[l] = 0, false
 	}
 	for i := range st.c {
 		st.c[i] = 0
@@ -70,7 +71,7 @@ func (m *Machine) encode(dst []byte, s *State) []byte {
 		th := &s.th[t]
 		e[i], e[i+1] = uint8(th.pc>>8), uint8(th.pc)
 		e[i+2] = b2u(th.mid) | b2u(th.cpu2)<<1 | b2u(th.exit.set)<<2 | b2u(th.exit.r)<<3 | b2u(th.exit.w)<<4 |
-			b2u(th.exit.part2)<<5
+			b2u(th.exit.part2)<<5 | b2u(th.pend)<<6 | b2u(th.pendIn)<<7
 		e[i+3], e[i+4] = th.val, th.exit.loc
 		for k := 0; k < m.succN; k++ {
 			e[i+5+k] = uint8(th.succ >> (8 * k))
@@ -83,7 +84,7 @@ func (m *Machine) encode(dst []byte, s *State) []byte {
 		i++
 	}
 	for l := range s.m1 {
-		e[i], e[i+1], e[i+2], e[i+3] = s.m1[l], s.m2[l], s.g[l], b2u(s.w2[l])|b2u(s.gset[l])<<1
+		e[i], e[i+1], e[i+2], e[i+3] = s.m1[l], s.m2[l], s.g[l], b2u(s.w2[l])|b2u(s.gset[l])<<1|s.lk[l]<<2|b2u(s.a2[l])<<4
 		i += 4
 	}
 	for k, c := range s.c {
@@ -101,6 +102,7 @@ func (m *Machine) Decode(e []byte, s *State) {
 		*th = thread{
 			pc: uint16(e[i])<<8 | uint16(e[i+1]), mid: f1&1 != 0, cpu2: f1&2 != 0, val: e[i+3],
 			exit: rec{set: f1&4 != 0, r: f1&8 != 0, w: f1&16 != 0, part2: f1&32 != 0, loc: e[i+4]},
+			pend: f1&64 != 0, pendIn: f1&128 != 0,
 		}
 		for k := 0; k < m.succN; k++ {
 			th.succ |= uint64(e[i+5+k]) << (8 * k)
@@ -116,6 +118,7 @@ func (m *Machine) Decode(e []byte, s *State) {
 	for l := range s.m1 {
 		s.m1[l], s.m2[l], s.g[l] = e[i], e[i+1], e[i+2]
 		s.w2[l], s.gset[l] = e[i+3]&1 != 0, e[i+3]&2 != 0
+		s.lk[l], s.a2[l] = e[i+3]>>2&3, e[i+3]&16 != 0
 		i += 4
 	}
 	for k := range s.c {

@@ -20,6 +20,13 @@ type Step struct {
 	// guessed, and the value.
 	GuessLoc int
 	GuessVal uint8
+	// Also is the step's second event, Kind EvNone unless the step is a
+	// remote atomic that writes (atomic.go): Event is its naR, Also its
+	// naW, one SC step. Writes is set on a remote atomic's step whose
+	// atomic writes (Also set, or Pending); Pending on one whose atomic
+	// stays pending: its write never comes, the thread stops.
+	Also            prog.Event
+	Writes, Pending bool
 }
 
 // Labels: thread | part<<8 | cycle choice<<10 | alternative<<12 | value<<32
@@ -28,6 +35,8 @@ const (
 	labelGuess  = 1 << 40
 	labelSilent = 1 << 41
 	labelEager  = 1 << 42
+	// labelPending marks a remote atomic that stays pending (atomic.go).
+	labelPending = 1 << 43
 )
 
 // Successors emits every successor of s.
@@ -90,9 +99,12 @@ func (m *Machine) local(t int) bool {
 	}
 	in := &m.p.Threads[t].Code[th.pc]
 	private := func(l int) bool { return !m.isRead[l] && !m.markable[l] }
+	if th.pend {
+		return false // it makes no more steps
+	}
 	if th.mid {
 		switch in.Op {
-		case prog.OpGet, prog.OpCAS:
+		case prog.OpGet, prog.OpCAS, prog.OpRCAS, prog.OpRFAA:
 			return private(in.X)
 		case prog.OpPut:
 			return private(in.Y)
@@ -162,11 +174,14 @@ func (m *Machine) Transition(s []byte, l uint64) (Step, error) {
 
 func (m *Machine) threadMoves(t int) {
 	th := &m.st.th[t]
+	if th.pend {
+		return // a pending atomic was its last event
+	}
 	in := &m.p.Threads[t].Code[th.pc]
 	if th.mid {
 		ev := prog.Event{Kind: prog.EvLW, Thread: t, Loc: in.X, Val: th.val, Remote: -1}
 		switch in.Op {
-		case prog.OpGet:
+		case prog.OpGet, prog.OpRCAS, prog.OpRFAA:
 			ev.Kind, ev.Remote = prog.EvNLW, in.Remote
 		case prog.OpPut:
 			ev.Kind, ev.Loc, ev.Remote = prog.EvNRW, in.Y, in.Remote
@@ -189,6 +204,8 @@ func (m *Machine) threadMoves(t int) {
 		m.perform(t, in, prog.Event{Kind: prog.EvPoll, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
 	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut, prog.OpSwitch:
 		m.read(t, in)
+	case prog.OpRCAS, prog.OpRFAA:
+		m.atomic(t, in)
 	}
 }
 
@@ -326,7 +343,7 @@ func (m *Machine) onlyFirst(in *prog.Instr, ev prog.Event) bool {
 
 // allowed reports whether event ev of thread t may join part.
 func (m *Machine) allowed(st *State, ev prog.Event, qp, part int) bool {
-	cls := axiom.ClassOf(ev.Kind)
+	cls := bookClass(ev.Kind)
 	if part == 2 {
 		if ev.Kind == prog.EvPoll {
 			return st.c[m.ctr[qp]+1] > 0
@@ -368,9 +385,16 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 		w = true
 	case prog.EvCAS:
 		w, wv = true, ev.New
+	case prog.EvNAR:
+		// a remote atomic (atomic.go): it writes now unless its
+		// comparison fails or it stays pending
+		w, wv = m.atom.writes && !m.atom.pending, ev.New
 	}
 	nx := m.nx
 	nx.copyFrom(st)
+	if ev.Kind == prog.EvNAR {
+		m.lock(nx, ev.Loc, part)
+	}
 	if guess {
 		nx.g[ev.Loc], nx.gset[ev.Loc] = ev.Val, true
 	}
@@ -383,7 +407,7 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 	}
 	// RDMA bookkeeping.
 	th := &nx.th[t]
-	cls := axiom.ClassOf(ev.Kind)
+	cls := bookClass(ev.Kind)
 	if qp >= 0 {
 		q := &nx.q[qp]
 		in2 := q.in2
@@ -427,6 +451,17 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 		base |= labelGuess
 	}
 	m.cur = Step{Thread: t, PC: int(st.th[t].pc), Event: ev, Part: part, Guess: guess}
+	if ev.Kind == prog.EvNAR {
+		m.cur.Writes, m.cur.Pending = m.atom.writes, m.atom.pending
+		if w {
+			m.cur.Also = prog.Event{Kind: prog.EvNAW, Thread: t, Loc: ev.Loc, Val: wv, Remote: ev.Remote}
+		}
+		if m.atom.pending {
+			// The thread stops at the atomic (atomic.go).
+			th.mid, th.pend, th.pc, th.val = false, true, st.th[t].pc, uint8(ev.Loc)
+			base |= labelPending
+		}
+	}
 	if m.readPC >= 0 {
 		m.cur.PC = m.readPC
 	}
@@ -440,7 +475,7 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 	// SC cycle: the event is a candidate entry until the thread marks its
 	// exit; it may become the exit (a second successor).
 	r := rec{set: true, loc: uint8(ev.Loc), part2: part == 2,
-		r: ev.Kind == prog.EvLR || ev.Kind == prog.EvCAS || ev.Kind == prog.EvNLR || ev.Kind == prog.EvNRR, w: w}
+		r: ev.Kind == prog.EvLR || ev.Kind == prog.EvCAS || ev.Kind == prog.EvNLR || ev.Kind == prog.EvNRR || ev.Kind == prog.EvNAR, w: w}
 	if st.th[t].exit.set {
 		m.out(base)
 		return
@@ -464,6 +499,7 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 			}
 		}
 	}
+	m.linkPending(nx, t, r)
 	m.cur.Exit = true
 	m.out(base | 2<<10)
 	m.cur.Exit = false

@@ -78,6 +78,16 @@ func (m *Machine) valueAnalysis() {
 				copies[pc][copyEdge{in.X, in.Y}] = true
 			case prog.OpPut:
 				copies[pc][copyEdge{in.Y, in.X}] = true
+			case prog.OpRCAS, prog.OpRFAA:
+				// an rfaa may write any value y can hold
+				if in.Op == prog.OpRCAS {
+					addC(in.Y, in.B)
+				} else {
+					for _, v := range m.domain[in.Y] {
+						addC(in.Y, v)
+					}
+				}
+				copies[pc][copyEdge{in.X, in.Y}] = true
 			}
 		}
 		for changed := true; changed; {
@@ -141,7 +151,7 @@ func (m *Machine) valuesLeft(s *State) {
 		if th.mid {
 			// The instruction's second event writes th.val.
 			switch in.Op {
-			case prog.OpGet, prog.OpCAS:
+			case prog.OpGet, prog.OpCAS, prog.OpRCAS, prog.OpRFAA:
 				vals[in.X].add(th.val)
 			case prog.OpPut:
 				vals[in.Y].add(th.val)

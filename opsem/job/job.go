@@ -127,13 +127,16 @@ type Decider struct {
 	// group; otherwise by the permutations that fix Block's threads
 	// (prog.Symmetry.Without).
 	Symmetric bool
+	// AllowAtomics instruments remote atomics (instr.Options.AllowAtomics,
+	// experimental) instead of refusing them.
+	AllowAtomics bool
 }
 
 // InstrOptions returns the instrumented machine's options for d on p: a
 // search restricted to a block freezes every thread that cannot change
 // what the block's threads read (instr.Influence).
 func (d Decider) InstrOptions(p *prog.Program) instr.Options {
-	o := instr.Options{EagerGuess: d.EagerGuess, CycleThreads: d.Block}
+	o := instr.Options{EagerGuess: d.EagerGuess, CycleThreads: d.Block, AllowAtomics: d.AllowAtomics}
 	if d.Block != 0 {
 		all := uint64(1)<<len(p.Threads) - 1
 		o.Frozen = all &^ instr.Influence(p, d.Block)
@@ -224,6 +227,7 @@ type wire struct {
 	EagerGuess  bool           `json:"eager_guess,omitempty"`
 	Block       uint64         `json:"block,omitempty"`
 	Symmetric   bool           `json:"symmetric,omitempty"`
+	Atomics     bool           `json:"atomics,omitempty"`
 	Unchecked   bool           `json:"unchecked,omitempty"`
 }
 
@@ -235,7 +239,7 @@ func (j Job) Encode() []byte {
 	b, err := json.Marshal(wire{Version: Version, Kind: j.Kind, File: j.File, Source: j.Source, Params: j.Params,
 		Semantics: j.Semantics.String(), MaxInflight: j.Machine.MaxInflight, Unroll: j.Machine.Unroll,
 		Reduce: j.Machine.Reduce, Symmetry: j.Symmetry, EagerGuess: j.Decider.EagerGuess,
-		Block: j.Decider.Block, Symmetric: j.Decider.Symmetric, Unchecked: j.Unchecked})
+		Block: j.Decider.Block, Symmetric: j.Decider.Symmetric, Atomics: j.Decider.AllowAtomics, Unchecked: j.Unchecked})
 	if err != nil {
 		// A struct of strings, numbers and a map of strings to
 		// numbers always encodes.
@@ -267,7 +271,7 @@ func Decode(data []byte) (Job, error) {
 	}
 	j := Job{Kind: w.Kind, File: w.File, Source: w.Source, Params: w.Params, Semantics: sem,
 		Machine:  MachineOptions{MaxInflight: w.MaxInflight, Unroll: w.Unroll, Reduce: w.Reduce},
-		Symmetry: w.Symmetry, Decider: Decider{EagerGuess: w.EagerGuess, Block: w.Block, Symmetric: w.Symmetric},
+		Symmetry: w.Symmetry, Decider: Decider{EagerGuess: w.EagerGuess, Block: w.Block, Symmetric: w.Symmetric, AllowAtomics: w.Atomics},
 		Unchecked: w.Unchecked}
 	if err := j.Check(); err != nil {
 		return Job{}, err

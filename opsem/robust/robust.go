@@ -94,6 +94,11 @@ type Options struct {
 	// Deadlocks also searches p's SC machine for deadlocks (see
 	// Result.Deadlock).
 	Deadlocks bool
+	// AtomicsExperimental lets the decider answer on programs with remote
+	// atomics (decide.Options.AllowAtomics) instead of refusing them:
+	// EXPERIMENTAL, its normal form is not proved for atomics
+	// (SEMANTICS-ATOMICS.md section 5). Method Auto is unchanged by it.
+	AtomicsExperimental bool
 	// Started and Answered, when not nil, are called by DecideAll before
 	// method i of its methods runs and after it answered (r) or failed
 	// (err), from the goroutine that runs it: a caller can say which
@@ -295,7 +300,7 @@ func byMethod(ctx context.Context, p *prog.Program, opt Options) (*Result, error
 
 // byDecider answers with the decider.
 func byDecider(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
-	d, err := decide.Decide(ctx, p, decide.Options{MaxBytes: opt.MaxBytes, Settings: opt.Verdict.Settings})
+	d, err := decide.Decide(ctx, p, decide.Options{MaxBytes: opt.MaxBytes, Settings: opt.Verdict.Settings, AllowAtomics: opt.AtomicsExperimental})
 	if err != nil {
 		return nil, err
 	}
