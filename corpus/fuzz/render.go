@@ -295,5 +295,8 @@ func (d *Disagreement) rerunFlags() string {
 	if d.Kind == differ.Repair {
 		flags += " --repair"
 	}
+	if d.Kind == differ.RobustDecide && strings.HasSuffix(d.Config, ", atomics") || d.Kind == differ.DeciderError && strings.HasSuffix(d.Config, ", atomics") {
+		flags += " --atomics-experimental" // only that option compares the decider on atomics
+	}
 	return flags
 }

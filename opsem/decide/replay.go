@@ -159,12 +159,7 @@ func replayWith(p *prog.Program, tr *axiom.Trace, pos []int, bfs uint64) (*Repla
 	if err != nil {
 		return nil, err
 	}
-	g := &guided{m: m, tr: tr, byPO: map[[2]int]int{}, mem: mem}
-	for _, e := range tr.Events {
-		if e.Thread >= 0 {
-			g.byPO[[2]int{e.Thread, e.Index}] = e.ID
-		}
-	}
+	g := &guided{m: m, tr: tr, byPO: machineSlots(tr), mem: mem}
 	check := m.Clone()
 	cg := &guided{m: check, tr: tr, byPO: g.byPO, mem: mem}
 	var (
@@ -200,4 +195,31 @@ func replayWith(p *prog.Program, tr *axiom.Trace, pos []int, bfs uint64) (*Repla
 		return nil, err
 	}
 	return &Replay{Machine: m, Path: path, Graph: gr}, nil
+}
+
+// machineSlots maps each event of tr to its (thread, slot) on the machine
+// with event graphs: its program-order position, except that the machine
+// gives a remote atomic three slots when it is submitted (naR, naW, nlW),
+// whether it will write or not, so an rcas whose comparison fails (an naR
+// not followed by its naW) leaves the naW's slot empty.
+func machineSlots(tr *axiom.Trace) map[[2]int]int {
+	byThread := map[int][]int{}
+	for _, e := range tr.Events {
+		if e.Thread >= 0 {
+			byThread[e.Thread] = append(byThread[e.Thread], e.ID)
+		}
+	}
+	out := map[[2]int]int{}
+	for t, ids := range byThread {
+		slices.SortFunc(ids, func(a, b int) int { return tr.Events[a].Index - tr.Events[b].Index })
+		slot := 0
+		for i, id := range ids {
+			out[[2]int{t, slot}] = id
+			slot++
+			if tr.Events[id].Kind == prog.EvNAR && (i+1 == len(ids) || tr.Events[ids[i+1]].Kind != prog.EvNAW) {
+				slot++ // the naW that did not happen
+			}
+		}
+	}
+	return out
 }
