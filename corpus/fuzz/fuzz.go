@@ -33,6 +33,7 @@ import (
 
 	"rdmasim/corpus/differ"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
 )
 
@@ -253,6 +254,16 @@ func (s *Summary) add(r *result) {
 	}
 	if prog.HasAtomics(rep.Program) && !rep.WasSkipped(string(differ.OutcomesRDMA)) && !rep.WasSkipped(string(differ.OutcomesSC)) {
 		s.Stats.CheckedAtomics++
+	}
+	certain := func(r *robust.Result) bool { return r != nil && r.Certain() }
+	if prog.HasAtomics(rep.Program) && certain(rep.Decide) && !rep.WasSkipped("decider") && (certain(rep.RobustMachine) || certain(rep.RobustModel)) {
+		s.Stats.DecidedAtomics++
+		if rep.Decide.Robust {
+			s.Stats.DecidedAtomicsRobust++
+		}
+		if verdict.HasLoops(rep.Program) {
+			s.Stats.DecidedAtomicsLoops++
+		}
 	}
 	if robust, ok := rep.Robust(); ok {
 		if robust {

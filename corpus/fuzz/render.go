@@ -179,6 +179,9 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 	fmt.Fprintf(w, "Programs: %d with loops, %d with choose", st.WithLoops, st.WithChoose)
 	if st.WithAtomics > 0 {
 		fmt.Fprintf(w, ", %d with remote atomics (%d of them with RDMA and SC outcomes compared, machine against model)", st.WithAtomics, st.CheckedAtomics)
+		if st.DecidedAtomics > 0 {
+			fmt.Fprintf(w, "; the decider's experimental answer compared on %d of them (%d robust, %d with loops)", st.DecidedAtomics, st.DecidedAtomicsRobust, st.DecidedAtomicsLoops)
+		}
 	}
 	fmt.Fprintln(w)
 	var ins []string

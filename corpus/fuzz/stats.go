@@ -51,6 +51,11 @@ type Stats struct {
 	// CheckedAtomics those of them whose outcomes were compared (no bound
 	// cut the machines' or the model's search).
 	WithAtomics, CheckedAtomics int
+	// DecidedAtomics counts the programs with a remote atomic on which the
+	// decider (fuzz --atomics-experimental) gave a certain answer that was
+	// compared with a certain answer of an enumeration, DecidedAtomicsRobust those of them
+	// it found robust, DecidedAtomicsLoops those with a loop.
+	DecidedAtomics, DecidedAtomicsRobust, DecidedAtomicsLoops int
 	PPO                         [NumClasses][NumClasses]PPOCount
 }
 
@@ -121,6 +126,9 @@ func (s *Stats) Merge(o *Stats) {
 	s.WithChoose += o.WithChoose
 	s.WithAtomics += o.WithAtomics
 	s.CheckedAtomics += o.CheckedAtomics
+	s.DecidedAtomics += o.DecidedAtomics
+	s.DecidedAtomicsRobust += o.DecidedAtomicsRobust
+	s.DecidedAtomicsLoops += o.DecidedAtomicsLoops
 	for a := range NumClasses {
 		for b := range NumClasses {
 			s.PPO[a][b].SameQP += o.PPO[a][b].SameQP

@@ -75,7 +75,7 @@ func checkAtomicClasses() error {
 				i1, o1 := axiom.PPO(&x, &y)
 				i2, o2 := axiom.PPO(&rx, &ry)
 				if i1 != i2 || o1 != o2 {
-					return fmt.Errorf("instr: ppo of %s and %s differs from nrR's", a, c)
+					return fmt.Errorf("instr: ppo of %s and %s differs from nrR's", axiom.ClassOf(a), c)
 				}
 			}
 		}
