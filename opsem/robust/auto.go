@@ -64,6 +64,14 @@ const EnumBudget = 500_000
 // decider alone; otherwise by the two in turn (staged, with EnumBudget).
 func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	why := Alone(p, opt.Verdict.Settings)
+	if why == AloneAtomics && opt.AtomicsExperimental && !verdict.HasLoops(p) {
+		// Opted in: a loop-free program with atomics goes the way of
+		// every loop-free program (Options.AtomicsExperimental).
+		why = ""
+		if opt.Verdict.Settings.Checkpoint != nil {
+			why = AloneCheckpoint
+		}
+	}
 	if why == "" && opt.Verdict.Settings.Symmetry {
 		if sym, _ := prog.FindSymmetry(p); sym != nil {
 			why = AloneSymmetry

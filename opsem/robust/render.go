@@ -130,6 +130,9 @@ func autoNote(r *Result) string {
 	case AloneInflight:
 		b.WriteString("; enum-machine not tried: a queue pair has more operations than max-inflight lets be in flight")
 	}
+	if r.AtomicsExperimental && r.Method == Decider {
+		b.WriteString("; EXPERIMENTAL: the decider's instrumentation of remote atomics, whose normal form is not proved (SEMANTICS-ATOMICS.md section 5)")
+	}
 	return b.String()
 }
 
@@ -175,6 +178,9 @@ type JSON struct {
 	// RangesUnchecked names the ranges that NIC writes may leave, which
 	// the answer does not stop at (Result.Unchecked); absent when none.
 	RangesUnchecked string `json:"ranges_unchecked,omitempty"`
+	// AtomicsExperimental: the decider answered on remote atomics with its
+	// experimental instrumentation (robust --atomics-experimental).
+	AtomicsExperimental bool `json:"atomics_experimental,omitempty"`
 	// Workers, for a search on a cluster, is the number of worker
 	// processes that took part (explore.Result.Workers); absent
 	// otherwise. It is the one field in which a cluster's report differs
@@ -199,7 +205,7 @@ func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry,
-		Blocks: r.Blocks, Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked}
+		Blocks: r.Blocks, Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked, AtomicsExperimental: r.AtomicsExperimental && r.Method == Decider}
 	if r.Alone == AloneAtomics {
 		out.Refused = "remote atomics"
 	}

@@ -97,7 +97,10 @@ type Options struct {
 	// AtomicsExperimental lets the decider answer on programs with remote
 	// atomics (decide.Options.AllowAtomics) instead of refusing them:
 	// EXPERIMENTAL, its normal form is not proved for atomics
-	// (SEMANTICS-ATOMICS.md section 5). Method Auto is unchanged by it.
+	// (SEMANTICS-ATOMICS.md section 5). With it, method Auto treats a
+	// loop-free program with atomics as any loop-free program
+	// (enumeration within its budget, then the decider); programs with
+	// atomics and loops are still answered by enumeration alone.
 	AtomicsExperimental bool
 	// Started and Answered, when not nil, are called by DecideAll before
 	// method i of its methods runs and after it answered (r) or failed
@@ -151,6 +154,10 @@ type Result struct {
 	// AloneCheckpoint, AloneSymmetry, AloneInflight: the decider;
 	// AloneAtomics: enum-machine); empty when they ran in turn.
 	Alone string
+	// AtomicsExperimental: the decider answered on a program with remote
+	// atomics with its experimental instrumentation of them
+	// (Options.AtomicsExperimental); the headline says so.
+	AtomicsExperimental bool
 
 	// The violation, when not robust. Cycle is an sc cycle of it, each
 	// event with the relation to the next.
@@ -306,6 +313,7 @@ func byDecider(ctx context.Context, p *prog.Program, opt Options) (*Result, erro
 	}
 	r := &Result{Program: p, Method: Decider, Robust: d.Robust, Complete: d.Complete, Bound: d.Bound, KarpMiller: d.KarpMiller,
 		Search: explore.Result{Stats: d.Search.Stats, Stop: d.Search.Stop, Workers: d.Workers}}
+	r.AtomicsExperimental = opt.AtomicsExperimental && prog.HasAtomics(p)
 	r.WitnessCut, r.Symmetry, r.Blocks = d.WitnessCut, d.Symmetry, d.Blocks
 	w := d.Witness
 	if w == nil {
