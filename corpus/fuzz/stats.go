@@ -56,7 +56,7 @@ type Stats struct {
 	// compared with a certain answer of an enumeration, DecidedAtomicsRobust those of them
 	// it found robust, DecidedAtomicsLoops those with a loop.
 	DecidedAtomics, DecidedAtomicsRobust, DecidedAtomicsLoops int
-	PPO                         [NumClasses][NumClasses]PPOCount
+	PPO                                                       [NumClasses][NumClasses]PPOCount
 }
 
 // PPOCount is the number of programs with a pair in one cell of the ppo
