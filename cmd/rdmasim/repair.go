@@ -111,6 +111,7 @@ type repairJSONOut struct {
 	Repaired   string             `json:"repaired,omitempty"`
 	Verified   any                `json:"verified,omitempty"`
 	Minimal    string             `json:"minimal"`
+	MinimalWhy string             `json:"minimal_why,omitempty"`
 	Exact      bool               `json:"exact"` // each round chose a minimum-cost set over the clauses learnt
 	Bounded    bool               `json:"bounded,omitempty"`
 	Why        string             `json:"why,omitempty"`
@@ -134,7 +135,7 @@ func repairJSON(file string, r *repair.Result) repairJSONOut {
 		o.Insertions = []repair.Insertion{}
 	}
 	if r.Found() {
-		o.Repaired, o.Minimal = string(r.Text), r.Minimal
+		o.Repaired, o.Minimal, o.MinimalWhy = string(r.Text), r.Minimal, r.MinimalWhy
 		if r.Verified != nil {
 			o.Verified = r.Verified.JSON(file)
 		}
