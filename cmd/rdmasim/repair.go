@@ -25,6 +25,7 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 	out := fs.StringP("output", "o", "", "write the repaired program to this file (its expect lines set to what the proof shows)")
 	write := fs.Bool("write", false, "write the repaired program over FILE, keeping the original as FILE.orig")
 	rounds := fs.Int("max-rounds", 50, "the most rounds of decide, learn, choose")
+	maxProof := fs.Int("max-proof", 100, "the most decisions of the proof that no cheaper set of the insertions met is a repair (past it: irredundant only; -1: no proof)")
 	opt, code := parseSearch(fs, &sf, args, e, "repair")
 	if code >= 0 {
 		return code
@@ -58,7 +59,7 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 		Parse: func(ctx context.Context, text []byte) (*prog.Program, error) {
 			return parse.ParseContext(ctx, file, text, parse.Options{Params: sf.params})
 		},
-		Costs: c, Kinds: k, MaxRounds: *rounds, Goal: g,
+		Costs: c, Kinds: k, MaxRounds: *rounds, MaxProof: *maxProof, Goal: g,
 		Robust: robust.Options{Verdict: opt, MaxBytes: kmBytes},
 	})
 	if err != nil {

@@ -319,7 +319,7 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 			return err
 		}
 	}
-	res.Minimal, res.MinimalWhy = "irredundant", "irredundant only: "+pr.why
+	res.Minimal, res.MinimalWhy = "irredundant", "not proven cost-minimal: "+pr.why
 	if pr.costMinimal {
 		res.Minimal, res.MinimalWhy = "cost-minimal", pr.why
 	}
@@ -334,7 +334,7 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 			return err
 		}
 		if len(kept) != len(answer) {
-			res.Minimal, res.MinimalWhy = "irredundant", "irredundant only: the irredundancy pass dropped an insertion of the cheaper repair the proof found"
+			res.Minimal, res.MinimalWhy = "irredundant", "not proven cost-minimal: the irredundancy pass dropped an insertion of the cheaper repair the proof found"
 		}
 		applied = kept
 	}
