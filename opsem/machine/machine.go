@@ -505,6 +505,22 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 		m.record(st, ev, m.slot(st, t, 1))
 		st.pc[t] = uint16(th.Code[in.Alts[arg]].Next)
 		next = false
+	case prog.OpLoad, prog.OpEval, prog.OpIf:
+		// Run-time registers: a register's accesses make no events.
+		pc, v, write := in.Local(st.mem)
+		if in.Op == prog.OpLoad {
+			ev.Kind, ev.Loc, ev.Val = prog.EvLR, in.Y, st.mem[in.Y]
+			m.record(st, ev, m.slot(st, t, 1))
+		}
+		if write {
+			m.write(st, in.X, v)
+			if !m.p.Locs[in.X].Reg {
+				ev.Kind, ev.Loc, ev.Val = prog.EvLW, in.X, v
+				m.record(st, ev, m.slot(st, t, 1))
+			}
+		}
+		st.pc[t] = uint16(pc)
+		next = false
 	case prog.OpCAS:
 		if !st.mid[t] {
 			slot := m.slot(st, t, 2)

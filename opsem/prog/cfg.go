@@ -11,6 +11,10 @@ func (in *Instr) Succ() []int {
 		return nil
 	case OpBranch, OpSwitch:
 		return in.Alts
+	case OpLoad, OpEval:
+		return []int{in.Next, in.Fail}
+	case OpIf:
+		return []int{in.Alts[0], in.Alts[1], in.Fail}
 	}
 	return []int{in.Next}
 }

@@ -229,3 +229,35 @@ func precedence(k TermKind) int {
 	}
 	return 2 // TOr
 }
+
+// Local returns what the run-time register instruction in (OpLoad, OpEval,
+// OpIf) does in memory mem: the instruction that follows (in.Fail when its
+// expression divides by zero or its value leaves in.Lo..in.Hi), and, when
+// write, the value v it stores at in.X. The machines share it, so that the
+// byte-level step and the structured one cannot differ.
+func (in *Instr) Local(mem []byte) (next int, v uint8, write bool) {
+	switch in.Op {
+	case OpLoad:
+		x := mem[in.Y]
+		if x < in.Lo || x > in.Hi {
+			return in.Fail, 0, false
+		}
+		return in.Next, x, true
+	case OpEval:
+		x, ok := in.E.Eval(mem)
+		if !ok || x < int64(in.Lo) || x > int64(in.Hi) {
+			return in.Fail, 0, false
+		}
+		return in.Next, uint8(x), true
+	case OpIf:
+		x, ok := in.E.Eval(mem)
+		switch {
+		case !ok:
+			return in.Fail, 0, false
+		case x != 0:
+			return in.Alts[0], 0, false
+		}
+		return in.Alts[1], 0, false
+	}
+	panic(fmt.Sprintf("prog: Local of %v", in.Op))
+}
