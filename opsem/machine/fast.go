@@ -308,6 +308,9 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 	if pc < 0 {
 		pc = int(s[o]) | int(s[o+1]&0x7F)<<8
 	}
+	if !mid {
+		pc = m.runLocal(out, t, pc)
+	}
 	hi := uint8(pc >> 8)
 	if mid {
 		hi |= 0x80

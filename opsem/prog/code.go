@@ -481,7 +481,7 @@ func (c *compiler) checkRegisterOp(in *Instr) error {
 		return fmt.Errorf("it stores outside the thread's registers and node")
 	case in.Op == OpIf && len(in.Alts) != 2:
 		return fmt.Errorf("%d alternatives, want 2", len(in.Alts))
-	case t.Code[in.Fail].Op != OpFail:
+	case in.Fail >= 0 && t.Code[in.Fail].Op != OpFail:
 		return fmt.Errorf("its error point %d is a %v", in.Fail, t.Code[in.Fail].Op)
 	}
 	return nil

@@ -60,7 +60,8 @@ func (k TermKind) arity() int {
 }
 
 // Eval returns the value of e in memory mem (indexed by location); ok is
-// false when it divides by zero.
+// false when it divides by zero or multiplies an operand past 2^20 (the
+// lowering's "a product too large").
 func (e Expr) Eval(mem []byte) (v int64, ok bool) {
 	var buf [16]int64
 	st := buf[:0]
@@ -88,6 +89,9 @@ func (e Expr) Eval(mem []byte) (v int64, ok bool) {
 		case TSub:
 			r = a - b
 		case TMul:
+			if max(-a, a, -b, b) > mulLimit {
+				return 0, false
+			}
 			r = a * b
 		case TDiv, TMod:
 			if b == 0 {
@@ -232,7 +236,8 @@ func precedence(k TermKind) int {
 
 // Local returns what the run-time register instruction in (OpLoad, OpEval,
 // OpIf) does in memory mem: the instruction that follows (in.Fail when its
-// expression divides by zero or its value leaves in.Lo..in.Hi), and, when
+// expression divides by zero or its value leaves in.Lo..in.Hi; the lowering
+// leaves Fail -1 only where that cannot happen), and, when
 // write, the value v it stores at in.X. The machines share it, so that the
 // byte-level step and the structured one cannot differ.
 func (in *Instr) Local(mem []byte) (next int, v uint8, write bool) {
@@ -261,3 +266,59 @@ func (in *Instr) Local(mem []byte) (next int, v uint8, write bool) {
 	}
 	panic(fmt.Sprintf("prog: Local of %v", in.Op))
 }
+
+// Interval returns bounds lo..hi of the values e can take when each
+// location l it reads holds a value in rng(l), and whether it may multiply
+// past 2^20 (which Eval refuses, as the lowering does) or divide by zero.
+// The bounds are safe, not tight: they tell where an OpEval cannot fail.
+func (e Expr) Interval(rng func(l int) (lo, hi int64)) (lo, hi int64, mulFails, divFails bool) {
+	type iv struct{ lo, hi int64 }
+	var st []iv
+	for _, t := range e {
+		switch t.Kind {
+		case TConst:
+			st = append(st, iv{t.Val, t.Val})
+			continue
+		case TLoc:
+			l, h := rng(int(t.Val))
+			st = append(st, iv{l, h})
+			continue
+		case TNeg:
+			a := st[len(st)-1]
+			st[len(st)-1] = iv{-a.hi, -a.lo}
+			continue
+		case TNot:
+			st[len(st)-1] = iv{0, 1}
+			continue
+		}
+		a, b := st[len(st)-2], st[len(st)-1]
+		st = st[:len(st)-1]
+		var r iv
+		switch t.Kind {
+		case TAdd:
+			r = iv{a.lo + b.lo, a.hi + b.hi}
+		case TSub:
+			r = iv{a.lo - b.hi, a.hi - b.lo}
+		case TMul:
+			if max(-a.lo, a.hi, -b.lo, b.hi) > mulLimit {
+				mulFails = true
+			}
+			ps := []int64{a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi}
+			r = iv{min(ps[0], ps[1], ps[2], ps[3]), max(ps[0], ps[1], ps[2], ps[3])}
+		case TDiv, TMod:
+			if b.lo <= 0 && b.hi >= 0 {
+				divFails = true
+			}
+			m := max(-a.lo, a.hi)
+			r = iv{-m, m}
+		default: // comparisons and logic
+			r = iv{0, 1}
+		}
+		st[len(st)-1] = r
+	}
+	return st[0].lo, st[0].hi, mulFails, divFails
+}
+
+// mulLimit bounds the operands of a product, as the lowering's constant
+// folding does ("a product too large").
+const mulLimit = 1 << 20
