@@ -253,6 +253,9 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	if s := prog.FirstAtomic(p); s != nil {
 		return nil, &AtomicsError{File: p.File, Pos: s.Pos, Stmt: p.SourceString(s)}
 	}
+	if err := prog.CheckRegisters(p, "the decider"); err != nil {
+		return nil, err
+	}
 	if err := prog.CheckRanges(p, "the decider"); err != nil {
 		// robust answers on the program without them
 		// (prog.WithoutRangeChecks), and says so.
