@@ -25,6 +25,7 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 	out := fs.StringP("output", "o", "", "write the repaired program to this file (its expect lines set to what the proof shows)")
 	write := fs.Bool("write", false, "write the repaired program over FILE, keeping the original as FILE.orig")
 	rounds := fs.Int("max-rounds", 50, "the most rounds of decide, learn, choose")
+	maxProof := fs.Int("max-proof", 100, "the most decisions of the proof that no cheaper set of the insertions met is a repair (past it: irredundant only; -1: no proof)")
 	opt, code := parseSearch(fs, &sf, args, e, "repair")
 	if code >= 0 {
 		return code
@@ -58,7 +59,7 @@ func cmdRepair(ctx context.Context, args []string, e *env) int {
 		Parse: func(ctx context.Context, text []byte) (*prog.Program, error) {
 			return parse.ParseContext(ctx, file, text, parse.Options{Params: sf.params})
 		},
-		Costs: c, Kinds: k, MaxRounds: *rounds, Goal: g,
+		Costs: c, Kinds: k, MaxRounds: *rounds, MaxProof: *maxProof, Goal: g,
 		Robust: robust.Options{Verdict: opt, MaxBytes: kmBytes},
 	})
 	if err != nil {
@@ -111,6 +112,7 @@ type repairJSONOut struct {
 	Repaired   string             `json:"repaired,omitempty"`
 	Verified   any                `json:"verified,omitempty"`
 	Minimal    string             `json:"minimal"`
+	MinimalWhy string             `json:"minimal_why,omitempty"`
 	Exact      bool               `json:"exact"` // each round chose a minimum-cost set over the clauses learnt
 	Bounded    bool               `json:"bounded,omitempty"`
 	Why        string             `json:"why,omitempty"`
@@ -134,7 +136,7 @@ func repairJSON(file string, r *repair.Result) repairJSONOut {
 		o.Insertions = []repair.Insertion{}
 	}
 	if r.Found() {
-		o.Repaired, o.Minimal = string(r.Text), r.Minimal
+		o.Repaired, o.Minimal, o.MinimalWhy = string(r.Text), r.Minimal, r.MinimalWhy
 		if r.Verified != nil {
 			o.Verified = r.Verified.JSON(file)
 		}

@@ -88,6 +88,10 @@ func costCode(code []prog.Instr, loop float64, reads, writes []float64) {
 		case prog.OpPut:
 			reads[in.X] += times
 			writes[in.Y] += times
+		case prog.OpLoad:
+			reads[in.Y] += times
+		case prog.OpEval:
+			writes[in.X] += times // a register's are never read by an event
 		}
 	}
 }

@@ -36,26 +36,33 @@ var opPrograms = map[prog.Op]struct {
 	src      string
 	outcomes []string // sorted, as report.Outcome prints them
 	failure  bool     // every run stops at an error point
+	runtime  bool     // lowered with its registers kept at run time
 }{
-	prog.OpEnd:    {"node A { x = 0 }\nthread T on A { x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false},
-	prog.OpSkip:   {"node A { x = 0 }\nthread T on A { skip; x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false},
-	prog.OpBranch: {"node A { x = 0 }\nthread T on A { choose { x := 1 } or { x := 2 } }\nexists (x = 1)\n", []string{"x=1;", "x=2;"}, false},
-	prog.OpWrite:  {"node A { x = 0 }\nthread T on A { x := 3 }\nexists (x = 3)\n", []string{"x=3;"}, false},
+	prog.OpEnd:    {"node A { x = 0 }\nthread T on A { x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false, false},
+	prog.OpSkip:   {"node A { x = 0 }\nthread T on A { skip; x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false, false},
+	prog.OpBranch: {"node A { x = 0 }\nthread T on A { choose { x := 1 } or { x := 2 } }\nexists (x = 1)\n", []string{"x=1;", "x=2;"}, false, false},
+	prog.OpWrite:  {"node A { x = 0 }\nthread T on A { x := 3 }\nexists (x = 3)\n", []string{"x=3;"}, false, false},
 	prog.OpAssumeEq: {"node A { x = 0; y = 0 }\nthread T on A { x := 1 }\nthread U on A { assume(x == 1); y := 1 }\nexists (y = 1)\n",
-		[]string{"y=1;"}, false},
+		[]string{"y=1;"}, false, false},
 	prog.OpAssumeNe: {"node A { x = 0; y = 0 }\nthread T on A { x := 1 }\nthread U on A { assume(x != 1); y := 2 }\nexists (y = 2)\n",
-		[]string{"y=2;"}, false},
-	prog.OpCAS: {"node A { z = 0; r = 9 }\nthread T on A { r := cas(z, 0, 1) }\nexists (z = 1 /\\ r = 0)\n", []string{"z=1; r=0;"}, false},
+		[]string{"y=2;"}, false, false},
+	prog.OpCAS: {"node A { z = 0; r = 9 }\nthread T on A { r := cas(z, 0, 1) }\nexists (z = 1 /\\ r = 0)\n", []string{"z=1; r=0;"}, false, false},
 	prog.OpGet: {"node A { a = 0 }\nnode B { y = 2 }\nthread T on A { a := y }\nthread U on B { y := 3 }\nexists (a = 2)\n",
-		[]string{"a=2;", "a=3;"}, false},
-	prog.OpPut:    {"node A { a = 2 }\nnode B { y = 0 }\nthread T on A { a := 3; y := a }\nexists (y = 3)\n", []string{"y=3;"}, false},
-	prog.OpRFence: {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; rfence(B); b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false},
-	prog.OpPoll:   {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; poll(B); b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false},
-	prog.OpFail:   {"node A { x = 0 }\nthread T on A {\n  reg r\n  x := 1\n  r := x\n  assert(r == 2)\n}\n", nil, true},
-	prog.OpRCAS:   {"node A { r = 9 }\nnode B { L = 0 }\nthread T on A { r := rcas(L, 0, 1); poll(B) }\nexists (L = 1 /\\ r = 0)\n", []string{"L=1; r=0;"}, false},
-	prog.OpRFAA:   {"node A { r = 9 }\nnode B { C = 4 }\nthread T on A { r := rfaa(C, 2); poll(B) }\nexists (C = 6 /\\ r = 4)\n", []string{"C=6; r=4;"}, false},
+		[]string{"a=2;", "a=3;"}, false, false},
+	prog.OpPut:    {"node A { a = 2 }\nnode B { y = 0 }\nthread T on A { a := 3; y := a }\nexists (y = 3)\n", []string{"y=3;"}, false, false},
+	prog.OpRFence: {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; rfence(B); b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false, false},
+	prog.OpPoll:   {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; poll(B); b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false, false},
+	prog.OpFail:   {"node A { x = 0 }\nthread T on A {\n  reg r\n  x := 1\n  r := x\n  assert(r == 2)\n}\n", nil, true, false},
+	prog.OpRCAS:   {"node A { r = 9 }\nnode B { L = 0 }\nthread T on A { r := rcas(L, 0, 1); poll(B) }\nexists (L = 1 /\\ r = 0)\n", []string{"L=1; r=0;"}, false, false},
+	prog.OpRFAA:   {"node A { r = 9 }\nnode B { C = 4 }\nthread T on A { r := rfaa(C, 2); poll(B) }\nexists (C = 6 /\\ r = 4)\n", []string{"C=6; r=4;"}, false, false},
 	prog.OpSwitch: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  if (r == 2) { y := 1 } else { y := 2 }\n}\nexists (y = 1)\n",
-		[]string{"y=1;", "y=2;"}, false},
+		[]string{"y=1;", "y=2;"}, false, false},
+	prog.OpLoad: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  y := r + 1\n}\nexists (y = 3)\n",
+		[]string{"y=1;", "y=3;"}, false, true},
+	prog.OpEval: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  r := r * 2\n  y := r\n}\nexists (y = 4)\n",
+		[]string{"y=0;", "y=4;"}, false, true},
+	prog.OpIf: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  if (r == 2) { y := 1 } else { y := 2 }\n}\nexists (y = 1)\n",
+		[]string{"y=1;", "y=2;"}, false, true},
 }
 
 // opEvents are the events an operation makes, which every room that runs
@@ -73,6 +80,8 @@ var opEvents = map[prog.Op][]prog.EventKind{
 	prog.OpRCAS:     {prog.EvNAR, prog.EvNAW, prog.EvNLW},
 	prog.OpRFAA:     {prog.EvNAR, prog.EvNAW, prog.EvNLW},
 	prog.OpSwitch:   {prog.EvLR},
+	prog.OpLoad:     {prog.EvLR},
+	prog.OpEval:     {prog.EvLW},
 }
 
 var kindNames = map[prog.EventKind]string{
@@ -201,9 +210,26 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 			continue
 		}
 		t.Run(op.String()+fmt.Sprint(int(op)), func(t *testing.T) {
-			p, err := parse.Parse(op.String()+".rdma", []byte(tc.src))
+			popt := parse.Options{}
+			if tc.runtime {
+				popt.Registers = parse.RegistersRuntime
+			}
+			p, err := parse.ParseOptions(op.String()+".rdma", []byte(tc.src), popt)
 			if err != nil {
 				t.Fatalf("lowering: %v", err)
+			}
+			// The rooms that do not run registers kept at run time yet
+			// refuse them, by name.
+			var re *prog.RegistersError
+			refused := func(room string, err error) bool {
+				t.Helper()
+				if !tc.runtime {
+					return false
+				}
+				if !errors.As(err, &re) {
+					t.Errorf("%s: %v, want its refusal of registers kept at run time (*prog.RegistersError)", room, err)
+				}
+				return true
 			}
 			uses := false
 			for _, th := range p.Threads {
@@ -262,7 +288,8 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 			} else {
 				check("reduced RDMA machine", r)
 			}
-			if !tc.failure {
+			if _, err := axiom.Enumerate(ctx, p, axiom.Options{Unroll: 1}, false, func(*axiom.Trace, bool, bool) bool { return true }); refused("declarative model", err) {
+			} else if !tc.failure {
 				got := map[prog.EventKind]bool{}
 				if _, err := axiom.Enumerate(ctx, p, axiom.Options{Unroll: 1}, false, func(tr *axiom.Trace, _, _ bool) bool {
 					for _, e := range tr.Events {
@@ -291,6 +318,7 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 			d, err := decide.Decide(ctx, q, decide.Options{})
 			var ae *instr.AtomicsError
 			switch {
+			case refused("decider", err):
 			case op.IsAtomic():
 				if !errors.As(err, &ae) {
 					t.Errorf("decider: %v, want its refusal of remote atomics (*instr.AtomicsError)", err)
@@ -318,7 +346,8 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 				t.Errorf("robustness by enumeration: robust %v complete %v, want a complete yes", rr.Robust, rr.Complete)
 			}
 			var buf bytes.Buffer
-			if err := promela.Write(&buf, p, promela.Options{Semantics: machine.RDMA}); err != nil {
+			if err := promela.Write(&buf, p, promela.Options{Semantics: machine.RDMA}); refused("Promela export", err) {
+			} else if err != nil {
 				t.Errorf("Promela export: %v", err)
 			} else if spin {
 				res, err := promela.Run(ctx, buf.Bytes(), promela.RunOptions{HashBits: 16})
@@ -338,7 +367,7 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 			// The cost counts reads of locations with a write besides the
 			// initial one: every program here that reads memory has one.
 			reads := map[prog.Op]bool{prog.OpAssumeEq: true, prog.OpAssumeNe: true, prog.OpCAS: true, prog.OpGet: true,
-				prog.OpPut: true, prog.OpRCAS: true, prog.OpRFAA: true, prog.OpSwitch: true}
+				prog.OpPut: true, prog.OpRCAS: true, prog.OpRFAA: true, prog.OpSwitch: true, prog.OpLoad: true}
 			if c := ModelCost(p, verdict.LoopBound(p, 0)); c < 0 || c > 1e9 || reads[op] && c == 0 {
 				t.Errorf("model cost %g, want a finite estimate, positive for an operation that reads", c)
 			}
@@ -386,6 +415,11 @@ func TestEveryOpGenerated(t *testing.T) {
 			continue // over a lowering limit: the fuzzer skips it too
 		}
 		record(p, "surface")
+		// The same programs with their registers kept at run time, as
+		// corpus/surface's TestAgreementRuntimeRegisters compares them.
+		if p, err = parse.ParseOptions("surface.rdma", []byte(src), parse.Options{Registers: parse.RegistersRuntime}); err == nil {
+			record(p, "surface runtime")
+		}
 	}
 	for op := range opPrograms {
 		if len(made[op]) == 0 {

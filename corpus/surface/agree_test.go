@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"rdmasim/corpus/differ"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
 )
 
 var (
@@ -18,6 +20,7 @@ var (
 	agreeSeed   = flag.Uint64("surface.seed", 1, "seed of TestAgreement's programs")
 	agreeDiffer = flag.Bool("surface.differ", false, "TestAgreement also runs every comparison of the fuzzer (corpus/differ: RDMA machine, model, decider) on each lowered program")
 	agreeShow   = flag.Int("surface.show", 3, "disagreements TestAgreement prints in full")
+	agreeRT     = flag.Bool("surface.runtime", false, "TestAgreement lowers every program with its registers kept at run time")
 )
 
 // number matches the numbers of a reason, so that reasons group.
@@ -38,7 +41,7 @@ func TestAgreement(t *testing.T) {
 	for i := 0; i < n; i++ {
 		seed := ProgramSeed(*agreeSeed, i)
 		src := Generate(seed)
-		rep, err := Compare(context.Background(), "gen.rdma", []byte(src), Options{MaxStates: 50000})
+		rep, err := Compare(context.Background(), "gen.rdma", []byte(src), Options{MaxStates: 50000, Registers: registerMode(*agreeRT)})
 		if err != nil {
 			t.Fatalf("program %d (seed %#x): %v\n%s", i, seed, err, src)
 		}
@@ -139,4 +142,43 @@ func agreeNSet() bool {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "surface.n" })
 	return set
+}
+
+func registerMode(runtime bool) parse.RegisterMode {
+	if runtime {
+		return parse.RegistersRuntime
+	}
+	return parse.RegistersAuto
+}
+
+// TestAgreementRuntimeRegisters is TestAgreement's comparison with every
+// register the lowering can keep at run time kept there (prog.OpLoad,
+// OpEval, OpIf on register locations), on its own seed: the interpreter
+// against the SC machine of that lowering.
+func TestAgreementRuntimeRegisters(t *testing.T) {
+	n := 200
+	if raceEnabled {
+		n = 60
+	}
+	var st stats
+	runtimeSeen := 0
+	for i := 0; i < n; i++ {
+		seed := ProgramSeed(2027, i)
+		src := Generate(seed)
+		rep, err := Compare(context.Background(), "gen.rdma", []byte(src), Options{MaxStates: 50000, Registers: parse.RegistersRuntime})
+		if err != nil {
+			t.Fatalf("program %d (seed %#x): %v\n%s", i, seed, err, src)
+		}
+		st.add(rep)
+		if rep.Program != nil && prog.HasRegisters(rep.Program) {
+			runtimeSeen++
+		}
+		if len(rep.Problems) > 0 && st.failed <= 3 {
+			t.Errorf("program %d (seed %#x) disagrees:\n%s\n%s", i, seed, strings.Join(rep.Problems, "\n"), src)
+		}
+	}
+	t.Logf("%d programs: %d agree, %d disagree, %d skipped; %d kept registers at run time", n, st.agreed, st.failed, st.skipped, runtimeSeen)
+	if runtimeSeen < n/4 {
+		t.Errorf("only %d of %d programs kept a register at run time: the comparison tests little", runtimeSeen, n)
+	}
 }

@@ -30,6 +30,13 @@ type Options struct {
 	// search it cuts is compared only by inclusion: what it reached, the
 	// other side, if complete, must reach too.
 	MaxStates int
+	// Registers is where the lowering keeps registers (parse.Options):
+	// with registers kept at run time the lowered program has a location
+	// per register, which the comparison leaves out of the final memories,
+	// and its error points are compared by thread and position (an
+	// instruction that computes at run time cannot name the value that
+	// left a range).
+	Registers parse.RegisterMode
 }
 
 // Behaviours is what one side reached.
@@ -64,7 +71,7 @@ func (r *Report) Agree() bool { return r.Skipped == "" && len(r.Problems) == 0 }
 // lowering accepts is a disagreement (a run meets a mistake that the
 // lowering missed, or the interpreter is wrong).
 func Compare(ctx context.Context, name string, src []byte, opt Options) (*Report, error) {
-	popt := parse.Options{Params: opt.Params}
+	popt := parse.Options{Params: opt.Params, Registers: opt.Registers}
 	rep := &Report{}
 	p, err := parse.ParseOptions(name, src, popt)
 	if err != nil {
@@ -80,17 +87,27 @@ func Compare(ctx context.Context, name string, src []byte, opt Options) (*Report
 	if err != nil {
 		return nil, err
 	}
-	in, err := InterpretSC(name, src, popt, opt.MaxStates)
+	in, err := InterpretSC(name, src, parse.Options{Params: opt.Params}, opt.MaxStates)
 	if err != nil {
 		rep.Problems = append(rep.Problems, "the interpreter fails where the lowering does not: "+err.Error())
 		return rep, nil
 	}
 	rep.Interp = Behaviours{Finals: in.Finals, Errors: in.Errors, Deadlock: in.Deadlock, Complete: in.Complete, States: in.States}
-	if len(in.Locs) != len(p.Locs) {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("%d locations interpreted, %d lowered", len(in.Locs), len(p.Locs)))
+	regs := 0
+	for l := range p.Locs {
+		if p.Locs[l].Reg {
+			regs++
+		}
+	}
+	if len(in.Locs) != len(p.Locs)-regs {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%d locations interpreted, %d lowered (%d of them registers)", len(in.Locs), len(p.Locs), regs))
 		return rep, nil
 	}
-	for l := range p.Locs {
+	if regs > 0 {
+		rep.Machine.withoutRegisters(p, len(in.Locs))
+		rep.Interp.withoutRegisters(p, len(in.Locs))
+	}
+	for l := range in.Locs {
 		if in.Locs[l] != p.Locs[l].Name {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("location %d is %s interpreted, %s lowered", l, in.Locs[l], p.Locs[l].Name))
 			return rep, nil
@@ -217,4 +234,27 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// withoutRegisters leaves the locations from user on (registers kept at run
+// time, which the lowering declares after the program's own) out of b's
+// final memories, and the messages out of its error points.
+func (b *Behaviours) withoutRegisters(p *prog.Program, user int) {
+	var finals [][]uint8
+	for _, f := range b.Finals {
+		if f = f[:min(user, len(f))]; !hasFinal(finals, f) {
+			finals = append(finals, f)
+		}
+	}
+	slices.SortFunc(finals, bytes.Compare)
+	b.Finals = finals
+	var errs []ErrorPoint
+	for _, e := range b.Errors {
+		e.Msg = ""
+		if !hasError(errs, e) {
+			errs = append(errs, e)
+		}
+	}
+	SortErrorPoints(errs)
+	b.Errors = errs
 }

@@ -21,6 +21,9 @@ type problem struct {
 }
 
 func newProblem(p *prog.Program, opt Options) (*problem, error) {
+	if err := prog.CheckRegisters(p, "the declarative model"); err != nil {
+		return nil, err
+	}
 	maxEv := opt.MaxEvents
 	if maxEv == 0 {
 		maxEv = MaxEvents

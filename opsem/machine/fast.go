@@ -298,9 +298,18 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 	case prog.OpPoll:
 		touched = in.QP
 		e.npend, e.dec = -1, true
+	case prog.OpLoad, prog.OpEval, prog.OpIf:
+		next, v, write := in.Local(s)
+		if write {
+			m.writeAt(out, in.X, v)
+		}
+		pc = next
 	}
 	if pc < 0 {
 		pc = int(s[o]) | int(s[o+1]&0x7F)<<8
+	}
+	if !mid {
+		pc = m.runLocal(out, t, pc)
 	}
 	hi := uint8(pc >> 8)
 	if mid {

@@ -222,7 +222,7 @@ func (m *Machine) Initial(dst []byte) []byte {
 		st.mem[l] = m.p.Locs[l].Init
 	}
 	for t := range m.p.Threads {
-		st.pc[t] = uint16(m.p.Threads[t].Entry)
+		st.pc[t] = uint16(m.runLocal(st.mem, t, m.p.Threads[t].Entry))
 		st.mid[t] = false
 		st.reg[t] = 0
 	}
@@ -505,6 +505,22 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 		m.record(st, ev, m.slot(st, t, 1))
 		st.pc[t] = uint16(th.Code[in.Alts[arg]].Next)
 		next = false
+	case prog.OpLoad, prog.OpEval, prog.OpIf:
+		// Run-time registers: a register's accesses make no events.
+		pc, v, write := in.Local(st.mem)
+		if in.Op == prog.OpLoad {
+			ev.Kind, ev.Loc, ev.Val = prog.EvLR, in.Y, st.mem[in.Y]
+			m.record(st, ev, m.slot(st, t, 1))
+		}
+		if write {
+			m.write(st, in.X, v)
+			if !m.p.Locs[in.X].Reg {
+				ev.Kind, ev.Loc, ev.Val = prog.EvLW, in.X, v
+				m.record(st, ev, m.slot(st, t, 1))
+			}
+		}
+		st.pc[t] = uint16(pc)
+		next = false
 	case prog.OpCAS:
 		if !st.mid[t] {
 			slot := m.slot(st, t, 2)
@@ -564,6 +580,9 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 	if next {
 		st.pc[t] = uint16(in.Next)
 	}
+	if !st.mid[t] {
+		st.pc[t] = uint16(m.runLocal(st.mem, t, int(st.pc[t])))
+	}
 	m.canonPolls(st, t)
 	return Step{Event: ev}
 }
@@ -613,4 +632,26 @@ func (m *Machine) Clone() *Machine {
 		c.sym.init(c)
 	}
 	return c
+}
+
+// runLocal runs thread t from pc, in memory mem, through the instructions
+// that touch its registers only (prog.OpEval of a register, prog.OpIf) and
+// returns where it stops: at an instruction another thread could see, or
+// at an error point. They are part of the step that reached pc (SPIN's
+// d_step): no other thread can tell, and a register's arithmetic costs no
+// configuration of its own, as when the lowering specialises it. A cycle
+// passes a loop head, an OpBranch, so the run ends.
+func (m *Machine) runLocal(mem []byte, t, pc int) int {
+	code := m.p.Threads[t].Code
+	for {
+		in := &code[pc]
+		if !(in.Op == prog.OpIf || in.Op == prog.OpEval && m.p.Locs[in.X].Reg) {
+			return pc
+		}
+		next, v, write := in.Local(mem)
+		if write && !m.dead[in.X] {
+			mem[in.X] = v
+		}
+		pc = next
+	}
 }

@@ -84,12 +84,13 @@ func (m *Machine) putPending(s []byte, qi int) bool {
 }
 
 // passedPut reports whether thread t, from configuration s to next, went
-// past the last put it could submit on one of its queue pairs. Only a
-// branch or a switch can: any other step that leaves a put behind is that put's
-// submission, whose queue pair is the one the step touched.
+// past the last put it could submit on one of its queue pairs. Only a step
+// with a choice of successors can (a branch, a switch, a run-time register's
+// test or its error point): any other step that leaves a put behind is that
+// put's submission, whose queue pair is the one the step touched.
 func (m *Machine) passedPut(s, next []byte, t int) bool {
 	from, _ := m.pcOf(s, t)
-	if op := m.p.Threads[t].Code[from].Op; op != prog.OpBranch && op != prog.OpSwitch {
+	if in := &m.p.Threads[t].Code[from]; len(in.Succ()) < 2 {
 		return false
 	}
 	to, _ := m.pcOf(next, t)

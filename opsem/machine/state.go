@@ -156,6 +156,12 @@ func DeadLocations(p *prog.Program, shown []int) []bool {
 				dead[in.X] = false
 			case prog.OpGet, prog.OpRCAS, prog.OpRFAA:
 				dead[in.Y] = false
+			case prog.OpLoad:
+				dead[in.Y] = false
+			case prog.OpEval, prog.OpIf:
+				for _, l := range in.E.Locs() {
+					dead[l] = false // a register the expression reads
+				}
 			}
 		}
 	}

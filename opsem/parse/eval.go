@@ -16,6 +16,9 @@ type evalCtx struct {
 	sp   *specialiser
 	mem  map[int]int
 	need int
+	// guards are the divisors known at run time only that the statement
+	// divides by, in the order it does (see runtime.go).
+	guards []guard
 }
 
 // value is an evaluation's result: a value, or a stop — the evaluation
@@ -25,6 +28,9 @@ type value struct {
 	v    int
 	halt bool
 	pc   int
+	// sym, when not nil, is the value as an expression over registers
+	// kept at run time (see runtime.go): known only when the thread runs.
+	sym prog.Expr
 }
 
 func (v value) stop() bool { return v.halt }
@@ -72,6 +78,9 @@ func (e *evalCtx) eval(x *syntax.Expr) value {
 	case syntax.ExprName:
 		if len(x.Idx) == 0 {
 			if r := e.register(x.Name.Text); r >= 0 {
+				if l := e.sp.regLoc(r); l >= 0 {
+					return value{sym: prog.Expr{{Kind: prog.TLoc, Val: int64(l)}}}
+				}
 				return value{v: int(e.sp.curRegs[r])}
 			}
 			if v, ok := e.constant(x.Name.Text); ok {
@@ -88,11 +97,24 @@ func (e *evalCtx) eval(x *syntax.Expr) value {
 		if v.stop() {
 			return v
 		}
+		if v.sym != nil {
+			return symUnary(x.Op, v)
+		}
 		return value{v: unary(x.Op, v.v)}
 	}
 	l := e.eval(x.L)
 	if l.stop() {
 		return l
+	}
+	if l.sym != nil {
+		// Both sides, whatever the left one's value: the right one
+		// reads no memory (a register on the left of && and || whose
+		// right side reads memory stays specialised, see static).
+		r := e.eval(x.R)
+		if r.stop() {
+			return r
+		}
+		return e.symBinary(x, l, r)
 	}
 	switch {
 	case x.Op == syntax.TokAndAnd && l.v == 0:
@@ -103,6 +125,9 @@ func (e *evalCtx) eval(x *syntax.Expr) value {
 	r := e.eval(x.R)
 	if r.stop() {
 		return r
+	}
+	if r.sym != nil {
+		return e.symBinary(x, l, r)
 	}
 	v, msg := binary(x.Op, l.v, r.v)
 	if msg != "" {
@@ -156,6 +181,9 @@ func (e *evalCtx) indices(x *syntax.Expr) ([]int, value) {
 		v := e.eval(ix)
 		if v.stop() {
 			return nil, v
+		}
+		if v.sym != nil {
+			return nil, e.compileErr(ix.Pos, "the index %s depends on a register kept at run time", ix)
 		}
 		idx[i] = v.v
 	}

@@ -26,6 +26,10 @@ type Options struct {
 	// Params overrides the file's `param` declarations: --param N=4. A
 	// name the file does not declare is an error.
 	Params map[string]int
+	// Registers says where the registers are kept: specialised, or at
+	// run time where specialising them passes the instruction limit
+	// (RegistersAuto, the default; see runtime.go).
+	Registers RegisterMode
 }
 
 // Lowerer expands and lowers one surface file. Its exported part is the
@@ -58,6 +62,14 @@ type Lowerer struct {
 	// rounds done.
 	widenAfter int
 	rounds     int
+
+	// mode is where registers are kept (Options.Registers); regLocs[t][r]
+	// the location of thread t's register r kept at run time, -1 for a
+	// specialised one (nil: none is); overLimit records that a thread
+	// passed the instruction limit.
+	mode      RegisterMode
+	regLocs   [][]int
+	overLimit bool
 }
 
 // stop reports whether the lowering must stop because its context is done
@@ -280,13 +292,25 @@ func (e *InterruptedError) Unwrap() error { return e.Err }
 // lower expands and lowers f, checking ctx as it goes: once ctx is done it
 // returns an *InterruptedError.
 func lowerFile(ctx context.Context, file string, f *syntax.File, opt Options) (*prog.Program, ErrorList, *InterruptedError) {
-	lw := &Lowerer{File: file, Params: map[string]int{}, Locs: map[string]int{}, Nodes: map[string]int{},
-		Arrays: map[string]int{}, ctx: ctx, start: time.Now(), widenAfter: widenAfter}
-	p, errs := lw.lower(f, opt)
-	if lw.interrupted != nil {
-		return nil, nil, lw.interrupted
+	mode := opt.Registers
+	if mode == RegistersAuto {
+		mode = RegistersStatic
 	}
-	return p, errs, nil
+	for {
+		lw := &Lowerer{File: file, Params: map[string]int{}, Locs: map[string]int{}, Nodes: map[string]int{},
+			Arrays: map[string]int{}, ctx: ctx, start: time.Now(), widenAfter: widenAfter, mode: mode}
+		p, errs := lw.lower(f, opt)
+		if lw.interrupted != nil {
+			return nil, nil, lw.interrupted
+		}
+		if lw.overLimit && opt.Registers == RegistersAuto && mode == RegistersStatic {
+			// Specialised, a thread passes the limit: keep the
+			// registers at run time instead.
+			mode = RegistersRuntime
+			continue
+		}
+		return p, errs, nil
+	}
 }
 
 func (lw *Lowerer) lower(f *syntax.File, opt Options) (*prog.Program, ErrorList) {

@@ -147,6 +147,9 @@ func (d *domains) list(l int) []int {
 // and finishes the program (query, expect lines).
 func (lw *Lowerer) specialiseAll(ts []*IRThread, f *syntax.File) {
 	p := lw.P
+	if lw.mode == RegistersRuntime {
+		lw.declareRuntimeRegisters(ts)
+	}
 	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs)), ranges: lw.Ranges}
 	for l := range p.Locs {
 		dom.vals[l][p.Locs[l].Init] = true
@@ -328,6 +331,7 @@ func (sp *specialiser) run() prog.Thread {
 		sp.work = sp.work[:len(sp.work)-1]
 		sp.item(it)
 		if len(sp.code) > 4*prog.MaxCode {
+			sp.lw.overLimit = true
 			sp.lw.errorf(t.pos, "thread %s lowers to more than %d instructions (narrow the ranges of its registers, or lower its params)", t.Name, prog.MaxCode)
 			break
 		}
@@ -338,6 +342,7 @@ func (sp *specialiser) run() prog.Thread {
 	}
 	sp.finishGraph(&th, entry)
 	if len(th.Code) > prog.MaxCode {
+		sp.lw.overLimit = true
 		sp.lw.errorf(t.pos, "thread %s lowers to %d instructions, more than the limit of %d (narrow the ranges of its registers, or lower its params)", t.Name, len(th.Code), prog.MaxCode)
 	}
 	return th
@@ -348,7 +353,10 @@ func (sp *specialiser) run() prog.Thread {
 func (sp *specialiser) regsText(ir int, regs []uint8) string {
 	var b strings.Builder
 	for i, r := range sp.t.Regs {
-		if i > 0 {
+		if sp.regLoc(i) >= 0 {
+			continue // in memory, where a configuration shows it
+		}
+		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		if sp.live != nil && !sp.live[ir][i] {
@@ -395,6 +403,11 @@ func (sp *specialiser) item(it item) {
 			if v.stop() {
 				return v.pc
 			}
+			if v.sym != nil {
+				// Decided at run time: the body's entry tests it,
+				// and goes on to the exit when it fails.
+				return sp.ifInstr(e, cond, v.sym, sp.core(in.alts[0], regs), sp.core(in.alts[1], regs))
+			}
 			if v.v != 0 {
 				return sp.core(in.alts[0], regs)
 			}
@@ -404,6 +417,9 @@ func (sp *specialiser) item(it item) {
 			v := e.eval(cond)
 			if v.stop() {
 				return v.pc
+			}
+			if v.sym != nil {
+				return -1 // the entry's test takes the exit
 			}
 			if v.v == 0 {
 				return sp.core(in.alts[1], regs)
@@ -417,6 +433,9 @@ func (sp *specialiser) item(it item) {
 			v := e.eval(in.s.Cond)
 			if v.stop() {
 				return v.pc
+			}
+			if v.sym != nil {
+				return sp.ifInstr(e, in.s.Cond, v.sym, sp.core(in.alts[0], regs), sp.core(in.alts[1], regs))
 			}
 			if v.v != 0 {
 				return sp.core(in.alts[0], regs)
@@ -570,12 +589,18 @@ func (sp *specialiser) finishGraph(th *prog.Thread, entry int) {
 	}
 	for pc := range code {
 		in := &code[pc]
-		if in.Op == prog.OpBranch {
+		switch in.Op {
+		case prog.OpBranch, prog.OpIf:
 			for i, a := range in.Alts {
 				in.Alts[i] = resolve(a)
 			}
-		} else if in.Op != prog.OpEnd && in.Op != prog.OpFail {
+		case prog.OpEnd, prog.OpFail:
+		default:
 			in.Next = resolve(in.Next)
+		}
+		switch in.Op {
+		case prog.OpLoad, prog.OpEval, prog.OpIf:
+			in.Fail = resolve(in.Fail)
 		}
 	}
 	entry = resolve(entry)
@@ -636,7 +661,7 @@ func (sp *specialiser) finishGraph(th *prog.Thread, entry int) {
 	for i, pc := range order {
 		in := code[pc]
 		switch in.Op {
-		case prog.OpBranch:
+		case prog.OpBranch, prog.OpIf:
 			alts := make([]int, len(in.Alts))
 			for j, a := range in.Alts {
 				alts[j] = newIdx[follow(a)]
@@ -647,6 +672,9 @@ func (sp *specialiser) finishGraph(th *prog.Thread, entry int) {
 			in.Next = i
 		default:
 			in.Next = newIdx[follow(in.Next)]
+		}
+		if in.Op.IsRegisterOp() && in.Fail >= 0 {
+			in.Fail = newIdx[follow(in.Fail)]
 		}
 		out[i] = in
 	}

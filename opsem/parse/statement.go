@@ -50,6 +50,12 @@ func (sp *specialiser) test(s *syntax.Stmt, then func() int) int {
 		switch {
 		case v.stop():
 			return v.pc
+		case v.sym != nil:
+			no := -1
+			if s.Kind == syntax.StmtAssert {
+				no = sp.fail(s.Pos, "assertion "+s.Cond.String()+" failed")
+			}
+			return sp.ifInstr(e, s.Cond, v.sym, then(), no)
 		case v.v != 0:
 			return then()
 		case s.Kind == syntax.StmtAssert:
@@ -133,6 +139,9 @@ func (sp *specialiser) setRegister(in *irInstr, r int, regs []uint8) int {
 		lw.errorf(s.Pos, "cas writes the old value to a location of the thread's node (x := cas(z, a, b)), not to register %s; read x afterwards", name)
 		return -1
 	}
+	if l := sp.regLoc(r); l >= 0 {
+		return sp.setRuntimeRegister(in, r, l, regs)
+	}
 	root, _ := sp.decide(nil, func(e *evalCtx) int {
 		v := e.eval(s.RhsE)
 		if v.stop() {
@@ -175,6 +184,11 @@ func (sp *specialiser) assign(e *evalCtx, s *syntax.Stmt, then func() int) int {
 		e.compileErr(s.Pos, "%s is on node %s: a value goes to another node only by a put from a location of %s (l := %s; %s := l)", xname, p.Nodes[p.Locs[x].Node].Name, p.Nodes[sp.t.node].Name, s.RhsE, xname)
 		return -1
 	}
+	if w.sym != nil {
+		// Known at run time only: any value of x's range.
+		sp.anyValue(x)
+		return sp.evalInstr(e, s, x, w.sym, sp.lw.Ranges[x], p.Locs[x].Name, then())
+	}
 	return sp.write(e, s, x, w.v, then())
 }
 
@@ -196,6 +210,9 @@ func (sp *specialiser) remoteAtomic(e *evalCtx, s *syntax.Stmt, x int, then func
 		if b = e.eval(s.CasB); b.stop() {
 			return b.pc
 		}
+	}
+	if a.sym != nil || b.sym != nil {
+		return e.compileErr(s.Pos, "%s: an operand depends on a register kept at run time", s.Atomic).pc
 	}
 	if !sp.onOwnNode(x) || sp.onOwnNode(y) {
 		e.compileErr(s.Pos, "%s: the old value of a location %s of another node lands in %s, a location of the thread's own node %s", s.Atomic, p.Locs[y].Name, p.Locs[x].Name, p.Nodes[sp.t.node].Name)
@@ -238,6 +255,9 @@ func (sp *specialiser) cas(e *evalCtx, s *syntax.Stmt, x int, then func() int) i
 	b := e.eval(s.CasB)
 	if b.stop() {
 		return b.pc
+	}
+	if a.sym != nil || b.sym != nil {
+		return e.compileErr(s.Pos, "cas: an operand depends on a register kept at run time").pc
 	}
 	if !sp.onOwnNode(z) || !sp.onOwnNode(x) {
 		e.compileErr(s.Pos, "cas works on the memory of the thread's own node %s: %s and %s must be on it", p.Nodes[sp.t.node].Name, p.Locs[x].Name, p.Locs[z].Name)

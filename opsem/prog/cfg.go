@@ -11,6 +11,16 @@ func (in *Instr) Succ() []int {
 		return nil
 	case OpBranch, OpSwitch:
 		return in.Alts
+	case OpLoad, OpEval:
+		if in.Fail < 0 {
+			return []int{in.Next}
+		}
+		return []int{in.Next, in.Fail}
+	case OpIf:
+		if in.Fail < 0 {
+			return in.Alts
+		}
+		return []int{in.Alts[0], in.Alts[1], in.Fail}
 	}
 	return []int{in.Next}
 }

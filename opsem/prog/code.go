@@ -25,9 +25,12 @@ const (
 	OpRCAS               // X := rcas(Y, A, B) (Y remote): events naR, naW (on success), nlW on queue pair QP
 	OpRFAA               // X := rfaa(Y, A) (Y remote): events naR, naW, nlW on queue pair QP
 	OpSwitch             // read X once and go on after the one alternative (an assume on X) it satisfies; see switch.go
+	OpLoad               // X := Y: X a register, Y an ordinary location of the node: one lR event; Fail if the value leaves X's range
+	OpEval               // X := E: no event if X is a register, else one lW; Fail if E divides by zero or leaves X's range
+	OpIf                 // go to Alts[0] if E != 0, else to Alts[1]: no event; Fail if E divides by zero
 )
 
-var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa", "switch"}
+var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa", "switch", "load", "eval", "if"}
 
 // HasAtomics reports whether some thread of p has a remote atomic.
 func HasAtomics(p *Program) bool { return FirstAtomic(p) != nil }
@@ -92,6 +95,14 @@ type Instr struct {
 	QP     int     // OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA: queue-pair index
 	Remote int     // node of the queue pair
 	Stmt   *Stmt   // the statement it was compiled from (nil for OpEnd)
+
+	// E is the expression of OpEval and OpIf, over constants and
+	// register locations (Loc.Reg); Fail is the error point (an OpFail)
+	// that OpLoad, OpEval and OpIf go to when E divides by zero or a value
+	// leaves its destination's range (Lo..Hi).
+	E      Expr
+	Fail   int
+	Lo, Hi uint8
 
 	// PollsLeft[k] bounds the number of polls the thread may still execute on
 	// its queue pair with QP.Local == k on any path
@@ -212,6 +223,10 @@ func (c *compiler) checkLowered() error {
 		case OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA:
 			c.useQP(in.Remote)
 			in.QP = t.QPs[in.Remote]
+		case OpLoad, OpEval, OpIf:
+			if err := c.checkRegisterOp(in); err != nil {
+				return fmt.Errorf("thread %s: instruction %d (%v): %w", t.Name, pc, in.Op, err)
+			}
 		}
 	}
 	// Without the loop heads' back edges the graph must be acyclic.
@@ -438,4 +453,36 @@ func pollBounds(p *Program, ti int) {
 			}
 		}
 	}
+}
+
+// checkRegisterOp checks a run-time register instruction of the thread: its
+// expression reads registers of the thread only; OpLoad loads an ordinary
+// location of the thread's node into one of its registers; OpEval stores
+// into one of its registers or an ordinary location of its node; the error
+// point it may take is an OpFail.
+func (c *compiler) checkRegisterOp(in *Instr) error {
+	p, t := c.p, c.t
+	own := func(l int) bool { return l >= 0 && l < len(p.Locs) && p.Locs[l].Reg && p.Locs[l].Owner == c.ti }
+	local := func(l int) bool { return l >= 0 && l < len(p.Locs) && !p.Locs[l].Reg && p.Locs[l].Node == t.Node }
+	if in.Op != OpLoad {
+		if err := in.E.Check(len(p.Locs)); err != nil {
+			return err
+		}
+		for _, l := range in.E.Locs() {
+			if !own(l) {
+				return fmt.Errorf("its expression reads %s, which is not one of the thread's registers", p.Locs[l].Name)
+			}
+		}
+	}
+	switch {
+	case in.Op == OpLoad && (!own(in.X) || !local(in.Y)):
+		return fmt.Errorf("a load goes from a location of the thread's node into one of its registers")
+	case in.Op == OpEval && !own(in.X) && !local(in.X):
+		return fmt.Errorf("it stores outside the thread's registers and node")
+	case in.Op == OpIf && len(in.Alts) != 2:
+		return fmt.Errorf("%d alternatives, want 2", len(in.Alts))
+	case in.Fail >= 0 && t.Code[in.Fail].Op != OpFail:
+		return fmt.Errorf("its error point %d is a %v", in.Fail, t.Code[in.Fail].Op)
+	}
+	return nil
 }

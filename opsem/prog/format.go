@@ -237,6 +237,12 @@ func (p *Program) CodeString() string {
 			case OpSwitch:
 				text = "switch " + p.Locs[in.X].Name
 				next = fmt.Sprint(in.Alts)
+			case OpIf:
+				text = p.RegisterOpString(in)
+				next = fmt.Sprint(in.Alts)
+			case OpLoad, OpEval:
+				text = p.RegisterOpString(in)
+				next = fmt.Sprint(in.Next)
 			default:
 				text = p.StmtString(in.Stmt)
 				if in.Op != OpFail {

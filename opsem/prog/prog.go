@@ -43,6 +43,11 @@ type Loc struct {
 	// Check is the range a NIC write may take the location out of, which
 	// every semantics checks (see Range); nil when there is none.
 	Check *Range
+	// Reg marks a run-time register of thread Owner: a location of the
+	// thread's node that only that thread names and whose accesses make
+	// no events (see OpLoad, OpEval, OpIf).
+	Reg   bool
+	Owner int
 }
 
 // StmtKind is the kind of a statement.

@@ -478,6 +478,18 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 		if msg = differ(in.X, out.X); msg == "" {
 			msg = differ(in.Y, out.Y)
 		}
+	case OpLoad, OpEval, OpIf:
+		if in.Fail != out.Fail || in.Lo != out.Lo || in.Hi != out.Hi {
+			return "different error points or ranges"
+		}
+		if in.Op == OpLoad {
+			msg = differ(in.Y, out.Y)
+		} else {
+			msg = r.sameExpr(in.E, out.E, differ)
+		}
+		if msg == "" && in.Op != OpIf {
+			msg = differ(in.X, out.X)
+		}
 	case OpEnd, OpSkip, OpBranch, OpRFence, OpPoll, OpFail:
 		// no location (an rfence's and a poll's node: below)
 	default:
@@ -491,6 +503,25 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 	if in.Op.IsRemote() || in.Op == OpPoll {
 		if r.Node[in.Remote] != out.Remote || r.QP[in.QP] != out.QP {
 			return "different remote nodes"
+		}
+	}
+	return ""
+}
+
+// sameExpr says how the expression a, renamed, differs from b ("" if it
+// does not); differ compares two locations.
+func (r *Renaming) sameExpr(a, b Expr, differ func(a, b int) string) string {
+	if len(a) != len(b) {
+		return "different expressions"
+	}
+	for i := range a {
+		switch {
+		case a[i].Kind != b[i].Kind || a[i].Kind != TLoc && a[i].Val != b[i].Val:
+			return "different expressions"
+		case a[i].Kind == TLoc:
+			if msg := differ(int(a[i].Val), int(b[i].Val)); msg != "" {
+				return msg
+			}
 		}
 	}
 	return ""

@@ -76,6 +76,9 @@ func Write(w io.Writer, p *prog.Program, opt Options) error {
 	if err := prog.CheckRanges(p, "the Promela model of the machines"); err != nil {
 		return err
 	}
+	if err := prog.CheckRegisters(p, "the Promela model of the machines"); err != nil {
+		return err
+	}
 	g, err := newGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela model of %s: %w", p.Name, err)

@@ -59,6 +59,9 @@ func WriteRobustness(w io.Writer, p *prog.Program, opt RobustOptions) error {
 	if err := prog.CheckRanges(p, "the Promela robustness model"); err != nil {
 		return err
 	}
+	if err := prog.CheckRegisters(p, "the Promela robustness model"); err != nil {
+		return err
+	}
 	g, err := newRobustGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela robustness model of %s: %w", p.Name, err)

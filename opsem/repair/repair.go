@@ -49,6 +49,10 @@ type Options struct {
 	Robust robust.Options
 	// MaxRounds bounds the rounds of the counterexample loop (default 50).
 	MaxRounds int
+	// MaxProof bounds the decisions of the proof of cost-minimality
+	// (default 100); past it the answer is claimed irredundant only.
+	// Negative: no proof (irredundant only).
+	MaxProof int
 	// Goal is what the repair must achieve: robustness (the default), or
 	// the file's query and assertions under RDMA (GoalQuery; its checks
 	// use Robust.Verdict's bounds).
@@ -141,9 +145,13 @@ type Result struct {
 	// Claims (GoalQuery) say what the repair makes hold, one per check:
 	// "exists (x=1 /\ y=0) is forbidden", "no assertion fails".
 	Claims []string
-	// Minimal is "irredundant" (no single insertion can be dropped) or
-	// "none" (the search stopped before it could say).
-	Minimal string
+	// Minimal is "cost-minimal" (no set of the insertions met that costs
+	// less reaches the goal, proven by decisions: minimal.go),
+	// "irredundant" (no single insertion can be dropped; a bound or a
+	// cut decision kept the proof of cost-minimality from finishing) or
+	// "none" (the search stopped before it could say). MinimalWhy says
+	// how it was established, or what kept it from cost-minimal.
+	Minimal, MinimalWhy string
 	// Exact: every hitting set chosen was minimum-cost over the clauses
 	// learnt (the branch and bound was not cut).
 	Exact bool
@@ -163,6 +171,9 @@ type Result struct {
 
 	orig string
 	own  *check.Result // the final check of the program's own query
+	// universe: every insertion met, each once (the proof's U, and more
+	// when a decision of the proof met new ones)
+	universe []Insertion
 }
 
 // Statements counts the statements inserted (a read-back with two polls is
@@ -233,6 +244,10 @@ type judge func(ctx context.Context, res *Result, applied []int, learn bool) (ju
 func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 	var applied []int
 	var clauses, nogoods [][]int
+	// refuted holds the sets decided not to reach the goal (a violation
+	// or a witness, not a deadlock): the proof of cost-minimality starts
+	// from them.
+	var refuted [][]int
 	// failed holds the sets judged not to reach the goal: the
 	// irredundancy pass need not decide one again (most often the
 	// original text, when the repair is one insertion).
@@ -264,6 +279,7 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 		case j.ok:
 		default:
 			clauses = append(clauses, j.clauses...)
+			refuted = append(refuted, applied)
 		}
 		if j.ok {
 			break
@@ -282,25 +298,46 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 		applied = set
 	}
 	res.Already = len(applied) == 0
-	// Irredundancy: drop each insertion in turn; keep it dropped when the
-	// goal still holds without it.
-	for i := 0; i < len(applied); {
-		rest := append(append([]int(nil), applied[:i]...), applied[i+1:]...)
-		if failed[setKey(rest)] {
-			i++
-			continue
+	applied, err := s.irredundant(ctx, res, decide, applied, failed)
+	if err != nil {
+		return err
+	}
+	// Cost-minimality: no cheaper set of the insertions met reaches the
+	// goal (minimal.go). A cheaper repair found on the way replaces the
+	// answer; the claim stands only when the irredundancy pass, run again
+	// on it, drops nothing (the proof's cores assume that a set that fails
+	// has only failing subsets; a dropped insertion would contradict it).
+	budget := s.opt.MaxProof
+	if budget <= 0 {
+		budget = 100
+	}
+	answer, pr := applied, proof{costMinimal: true} // nothing inserted costs nothing
+	if len(applied) > 0 && s.opt.MaxProof < 0 {
+		pr = proof{why: "the proof of cost-minimality was not asked for"}
+	} else if len(applied) > 0 {
+		if answer, pr, err = s.proveMinimal(ctx, res, decide, applied, refuted, budget); err != nil {
+			return err
 		}
-		j, err := decide(ctx, res, rest, false)
+	}
+	res.Minimal, res.MinimalWhy = "irredundant", "not proven cost-minimal: "+pr.why
+	if pr.costMinimal {
+		res.Minimal, res.MinimalWhy = "cost-minimal", pr.why
+	}
+	for _, c := range s.cands {
+		if len(c.parts) == 1 {
+			res.universe = append(res.universe, c.parts[0])
+		}
+	}
+	if setKey(answer) != setKey(applied) {
+		kept, err := s.irredundant(ctx, res, decide, answer, failed)
 		if err != nil {
 			return err
 		}
-		if j.ok {
-			applied = rest
-			continue
+		if len(kept) != len(answer) {
+			res.Minimal, res.MinimalWhy = "irredundant", "not proven cost-minimal: the irredundancy pass dropped an insertion of the cheaper repair the proof found"
 		}
-		i++
+		applied = kept
 	}
-	res.Minimal = "irredundant"
 	ed := s.build(applied)
 	res.Text = ed.Text
 	if s.final != nil {
@@ -318,6 +355,30 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 	})
 	return nil
+}
+
+// irredundant drops each insertion of applied in turn, and keeps it
+// dropped when the goal still holds without it. failed are sets known not
+// to reach the goal, not decided again.
+func (s *search) irredundant(ctx context.Context, res *Result, decide judge, applied []int, failed map[string]bool) ([]int, error) {
+	for i := 0; i < len(applied); {
+		rest := append(append([]int(nil), applied[:i]...), applied[i+1:]...)
+		if failed[setKey(rest)] {
+			i++
+			continue
+		}
+		j, err := decide(ctx, res, rest, false)
+		if err != nil {
+			return nil, err
+		}
+		if j.ok {
+			applied = rest
+			continue
+		}
+		failed[setKey(rest)] = true
+		i++
+	}
+	return applied, nil
 }
 
 // nogoodMore says what else makes a set no repair under the query goal.

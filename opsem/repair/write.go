@@ -44,5 +44,8 @@ func (r *Result) WriteText(w io.Writer, file string) {
 			fmt.Fprintf(w, "    %s: %d states, %s\n", r.Claims[i], rdma.Search.States, report.Plural(len(rdma.Outcomes), "final outcome"))
 		}
 	}
+	if r.Found() && r.MinimalWhy != "" {
+		fmt.Fprintf(w, "  %s: %s\n", r.Minimal, r.MinimalWhy)
+	}
 	fmt.Fprintf(w, "  %d rounds, %d decisions, %.2f s\n", r.Rounds, r.Decisions, r.Seconds)
 }

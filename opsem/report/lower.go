@@ -56,6 +56,8 @@ func Lowered(file string, p *prog.Program) LoweredJSON {
 				ij.Text = "choose"
 			case in.Op == prog.OpSwitch:
 				ij.Text = "switch " + p.Locs[in.X].Name
+			case in.Op.IsRegisterOp():
+				ij.Text = p.RegisterOpString(in)
 			default:
 				ij.Text = p.StmtString(in.Stmt)
 			}

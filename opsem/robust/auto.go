@@ -22,6 +22,10 @@ const (
 	// refuses (*instr.AtomicsError): enumeration on the machine answers
 	// alone, loops bounded as enumeration bounds them.
 	AloneAtomics = "atomics"
+	// AloneRegisters: the program keeps registers at run time, which the
+	// decider refuses (*prog.RegistersError): enumeration on the machine
+	// answers alone.
+	AloneRegisters = "registers"
 	// AloneInflight: a queue pair of the loop-free program has more
 	// operations than the machine's max-inflight lets be in flight at
 	// once (see inflightMayCut), so that enumeration may be cut by it and
@@ -43,6 +47,8 @@ func Alone(p *prog.Program, s explore.Settings) string {
 	switch {
 	case prog.HasAtomics(p):
 		return AloneAtomics
+	case prog.HasRegisters(p):
+		return AloneRegisters
 	case verdict.HasLoops(p):
 		return AloneLoops
 	case s.Checkpoint != nil:
@@ -67,8 +73,10 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	if why == AloneAtomics && opt.AtomicsExperimental && !verdict.HasLoops(p) {
 		// Opted in: a loop-free program with atomics goes the way of
 		// every loop-free program (Options.AtomicsExperimental).
-		why = ""
-		if opt.Verdict.Settings.Checkpoint != nil {
+		switch why = ""; {
+		case prog.HasRegisters(p):
+			why = AloneRegisters
+		case opt.Verdict.Settings.Checkpoint != nil:
 			why = AloneCheckpoint
 		}
 	}
@@ -82,7 +90,7 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	}
 	if why != "" {
 		opt.Method = Decider
-		if why == AloneAtomics {
+		if why == AloneAtomics || why == AloneRegisters {
 			opt.Method = EnumMachine
 		}
 		r, err := byMethod(ctx, p, opt)

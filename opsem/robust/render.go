@@ -127,6 +127,8 @@ func autoNote(r *Result) string {
 	switch r.Alone {
 	case AloneAtomics:
 		b.WriteString("; the decider does not cover remote atomics: answered by enumeration")
+	case AloneRegisters:
+		b.WriteString("; the decider does not cover registers kept at run time yet: answered by enumeration")
 	case AloneInflight:
 		b.WriteString("; enum-machine not tried: a queue pair has more operations than max-inflight lets be in flight")
 	}
@@ -206,8 +208,11 @@ func (r *Result) JSON(file string) JSON {
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry,
 		Blocks: r.Blocks, Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked, AtomicsExperimental: r.AtomicsExperimental && r.Method == Decider}
-	if r.Alone == AloneAtomics {
+	switch r.Alone {
+	case AloneAtomics:
 		out.Refused = "remote atomics"
+	case AloneRegisters:
+		out.Refused = "run-time registers"
 	}
 	if r.Certain() {
 		robust := r.Robust
