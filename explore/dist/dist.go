@@ -158,19 +158,20 @@ func coordKey(run string) string { return run + ".coordinator" }
 // yet, so that it never changes a coordinator's choice.
 func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, claims jetstream.KeyValue, err error) {
 	open := func(cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-		for attempt := 0; ; attempt++ {
-			if replicas == 0 {
-				if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
-					return kv, nil
+		deadline := time.Now().Add(stallWait)
+		for {
+			kv, err := openBucket(ctx, js, cfg, replicas)
+			if err != nil && ctx.Err() == nil && time.Now().Before(deadline) &&
+				(unanswered(err) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists)) {
+				// The bucket's stream has no leader for a moment
+				// (the coordinator scales it up, or its leader's
+				// server went away), or another process made it
+				// at the same moment (the workers of a cluster
+				// start together): ask again.
+				select {
+				case <-ctx.Done():
+				case <-time.After(250 * time.Millisecond):
 				}
-				cfg.Replicas = 1
-			} else {
-				cfg.Replicas = replicas
-			}
-			kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
-			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) && attempt == 0 {
-				// Another process made it at the same moment (the
-				// workers of a cluster start together): open theirs.
 				continue
 			}
 			if err != nil {
@@ -189,6 +190,50 @@ func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, c
 		return nil, nil, err
 	}
 	return runs, claims, nil
+}
+
+// openBucket makes one attempt at opening the bucket of cfg, as buckets
+// does, each request bounded by requestWait and by the connection
+// (whileConnected).
+func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig, replicas int) (jetstream.KeyValue, error) {
+	wctx, done := whileConnected(ctx, js.Conn())
+	defer done()
+	rctx, cancel := context.WithTimeout(wctx, requestWait)
+	defer cancel()
+	mark := func(kv jetstream.KeyValue, err error) (jetstream.KeyValue, error) {
+		if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+			// Unanswered, not abandoned: say so to buckets.
+			err = fmt.Errorf("%w (%w)", errUnanswered, err)
+		}
+		return kv, err
+	}
+	if replicas > 0 {
+		cfg.Replicas = replicas
+		return mark(js.CreateOrUpdateKeyValue(rctx, cfg))
+	}
+	// A worker makes the bucket only if it does not exist: a request
+	// that failed otherwise must not scale a coordinator's bucket down.
+	kv, err := js.KeyValue(rctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return mark(kv, err)
+	}
+	cfg.Replicas = 1
+	return mark(js.CreateKeyValue(rctx, cfg))
+}
+
+// errUnanswered is the error of a request to a JetStream cluster that got
+// no answer within its bound, as a request to a stream without a leader
+// gets none: it may be made again.
+var errUnanswered = errors.New("no answer")
+
+// unanswered says whether err, a request's error, may be cured by making
+// the request again: it got no answer, or the connection went away, or the
+// stream had no leader to answer. (A server without JetStream, as a server
+// restarting is for a moment, fails the request at once: a worker pointed
+// at a plain nats-server should say so at once.)
+func unanswered(err error) bool {
+	return errors.Is(err, errUnanswered) || errors.Is(err, nats.ErrDisconnected) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
 // streamReady waits until the stream name of a JetStream cluster has a leader
@@ -302,10 +347,16 @@ func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects 
 	if *next > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, *next
 	}
-	cctx, cdone := whileConnected(ctx, js.Conn())
+	// On a JetStream cluster, a request to make a consumer that reaches
+	// a server about to go away, or a stream electing its leader, is not
+	// answered while the client stays connected to another server:
+	// bounded by requestWait, it is made again.
+	wctx, cdone := whileConnected(ctx, js.Conn())
+	cctx, ccancel := context.WithTimeout(wctx, requestWait)
 	cons, err := js.OrderedConsumer(cctx, streamName(run), cfg)
+	ccancel()
 	if err != nil {
-		lost := lostConn(cctx, err) || !js.Conn().IsConnected()
+		lost := lostConn(wctx, err) || !js.Conn().IsConnected() || (errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil)
 		cdone()
 		if ctx.Err() == nil && lost {
 			return err, nil
@@ -508,16 +559,26 @@ func (p *publisher) flush(ctx context.Context) error {
 // messages published before it (see publisher.pub): as long as a request.
 const stallWait = 30 * time.Second
 
+// ackWait is how long a published message waits for the stream's
+// acknowledgement before its publish fails (a worker's level fails and is
+// served again; the coordinator publishes it again). A stream stores a
+// message within milliseconds, or a second on a loaded machine; but on a
+// JetStream cluster, a message sent to a stream leader whose server went
+// away is lost with it while the client stays connected to another server,
+// and nothing else says so: waiting stallWait for it held the run up for
+// 30 s each time (TestReplicaServerLost).
+const ackWait = 5 * time.Second
+
 // newJS returns the JetStream context of nc, with a bound on the messages
 // published and not yet stored, and a patient timeout for requests: a
 // server on a loaded machine answers slowly, and a request that times out
 // costs a level's work.
 func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
 	// A message that the server never acknowledges (it went away with
-	// it) fails its publish after stallWait: the level that sent it
+	// it) fails its publish after ackWait: the level that sent it
 	// fails, and its partition is served again.
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second),
-		jetstream.WithPublishAsyncTimeout(stallWait))
+		jetstream.WithPublishAsyncTimeout(ackWait))
 	if err != nil {
 		return nil, fmt.Errorf("dist: %w", err)
 	}
@@ -623,7 +684,8 @@ func (s shorts) lost(ctx context.Context, claims jetstream.KeyValue, run string,
 
 // lostAfter is how long a reader waits for a partition whose messages arrived
 // short to be served again before it says they are lost (ErrLost): longer
-// than a publish waits for its acknowledgement (stallWait), after which the
+// than a publish waits for its acknowledgement (ackWait) or for the server
+// to store what it sent before (stallWait), after which the
 // sending worker finds its publishes failed, and a claim's renewal.
 const lostAfter = stallWait + ClaimTTL/2
 

@@ -19,6 +19,16 @@ import (
 // them to elect a meta leader. It returns the servers.
 func startJSCluster(t *testing.T) []*server.Server {
 	t.Helper()
+	srvs, _ := startJSClusterOpts(t)
+	return srvs
+}
+
+// startJSClusterOpts is startJSCluster that also returns each server's
+// options, from which a server shut down can be started again on the same
+// ports and store (restartJS).
+func startJSClusterOpts(t *testing.T) ([]*server.Server, []server.Options) {
+	t.Helper()
+	var opts []server.Options
 	ports, cports := make([]int, 3), make([]int, 3)
 	var routes []string
 	for i := range ports {
@@ -36,6 +46,7 @@ func startJSCluster(t *testing.T) []*server.Server {
 			StoreDir: t.TempDir(), NoSigs: true, NoLog: true, MaxPayload: 8 << 20}
 		o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = "rdmasim", "127.0.0.1", cports[i]
 		o.Routes = server.RoutesFromStr(strings.Join(routes, ","))
+		opts = append(opts, *o)
 		s, err := server.NewServer(o)
 		if err != nil {
 			t.Fatal(err)
@@ -51,7 +62,7 @@ func startJSCluster(t *testing.T) []*server.Server {
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		for _, s := range srvs {
 			if s.JetStreamIsLeader() {
-				return srvs
+				return srvs, opts
 			}
 		}
 		if time.Now().After(deadline) {
