@@ -664,6 +664,32 @@ type short struct {
 
 func (s shorts) add(k int, inc, what string) { s[k] = short{inc: inc, what: what, since: time.Now()} }
 
+// since says whether a short incarnation has been waiting for longer than
+// d.
+func (s shorts) since(d time.Duration) bool {
+	for _, sh := range s {
+		if time.Since(sh.since) > d {
+			return true
+		}
+	}
+	return false
+}
+
+// A reader whose records have arrived short for rereadAfter reads them all
+// again, from the stream's first, with a new consumer, at most maxRereads
+// times per wait, before it waits for the short incarnation to be served
+// again (shorts.lost). On a JetStream cluster that lost a server, a
+// consumer could hand an end marker whose data messages it had not handed,
+// though the stream had acknowledged them to their sender, which went on
+// to wait for the next level: the run stopped with ErrLost after lostAfter
+// (one run of four of TestReplicaServerLost/restarted). By rereadAfter, a
+// sender whose publishes were lost has found out (ackWait) and is served
+// again.
+const (
+	rereadAfter = 2 * ackWait
+	maxRereads  = 2
+)
+
 // lost returns the ErrLost of a partition of run, among those waited for
 // (waiting), whose short incarnation has had lostAfter to be replaced and
 // still holds the partition's claim: its worker believes its messages sent,
