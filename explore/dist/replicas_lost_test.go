@@ -47,6 +47,21 @@ func replicaServerLost(t *testing.T, restart bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
+	nc, err := Connect(url, "test coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	// The buckets with three copies from the start, as a cluster that
+	// ran with --nats-replicas 3 before has them: scaling up the ones
+	// the workers make (TestReplicas3) takes seconds.
+	js, err := newJS(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := buckets(ctx, js, 3); err != nil {
+		t.Fatal(err)
+	}
 	startWorkers(t, ctx, &wg, url, 3, func(s string) { logf("%s", s) })
 
 	// About 2,400 states at 500µs each over three workers: a run of a
@@ -56,11 +71,6 @@ func replicaServerLost(t *testing.T, restart bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := Connect(url, "test coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	c, err := NewCoordinator(nc, Config{Partitions: 3, Payload: g.payload(), Replicas: 3, Log: func(s string) { logf("coordinator: %s", s) }})
 	if err != nil {
 		t.Fatal(err)
