@@ -223,7 +223,7 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 			ctx, done := checking(ctx, c.nc)
 			defer done()
 			c.checkRefusals(ctx)
-			if rereads < maxRereads && (exps.short.since(rereadAfter) || news.short.since(rereadAfter)) {
+			if rereads < maxRereads && (exps.short.older(rereadAfter) || news.short.older(rereadAfter)) {
 				reread = true
 				cancel()
 				return

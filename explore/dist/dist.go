@@ -664,9 +664,9 @@ type short struct {
 
 func (s shorts) add(k int, inc, what string) { s[k] = short{inc: inc, what: what, since: time.Now()} }
 
-// since says whether a short incarnation has been waiting for longer than
+// older says whether a short incarnation has been waiting for longer than
 // d.
-func (s shorts) since(d time.Duration) bool {
+func (s shorts) older(d time.Duration) bool {
 	for _, sh := range s {
 		if time.Since(sh.since) > d {
 			return true
