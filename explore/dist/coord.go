@@ -223,7 +223,7 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 			ctx, done := checking(ctx, c.nc)
 			defer done()
 			c.checkRefusals(ctx)
-			if rereads < maxRereads && (exps.short.older(rereadAfter) || news.short.older(rereadAfter)) {
+			if rereads < maxRereads && (exps.short.older(rereadAfter(c.lostAfter)) || news.short.older(rereadAfter(c.lostAfter))) {
 				reread = true
 				cancel()
 				return

@@ -675,20 +675,21 @@ func (s shorts) older(d time.Duration) bool {
 	return false
 }
 
-// A reader whose records have arrived short for rereadAfter reads them all
-// again, from the stream's first, with a new consumer, at most maxRereads
-// times per wait, before it waits for the short incarnation to be served
-// again (shorts.lost). On a JetStream cluster that lost a server, a
-// consumer could hand an end marker whose data messages it had not handed,
-// though the stream had acknowledged them to their sender, which went on
-// to wait for the next level: the run stopped with ErrLost after lostAfter
+// A reader whose records have arrived short for rereadAfter(lostAfter)
+// reads them all again, from the stream's first, with a new consumer, once
+// per wait, before it waits for the short incarnation to be served again
+// (shorts.lost). On a JetStream cluster that lost a server, a consumer
+// handed an end marker without the data message it counts, though the
+// stream had acknowledged that message to its sender, which went on to
+// wait for the next level: the run stopped with ErrLost after lostAfter
 // (one run of four of TestReplicaServerLost/restarted). By rereadAfter, a
 // sender whose publishes were lost has found out (ackWait) and is served
 // again.
-const (
-	rereadAfter = 2 * ackWait
-	maxRereads  = 2
-)
+const maxRereads = 1
+
+// rereadAfter is how long a reader whose records arrived short waits before
+// it reads them again: 2 ackWait, or half of lostAfter if that is shorter.
+func rereadAfter(lostAfter time.Duration) time.Duration { return min(2*ackWait, lostAfter/2) }
 
 // lost returns the ErrLost of a partition of run, among those waited for
 // (waiting), whose short incarnation has had lostAfter to be replaced and

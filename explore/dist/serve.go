@@ -318,7 +318,7 @@ func receive(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyVa
 			if len(short) == 0 || time.Since(checked) < time.Second {
 				return
 			}
-			if rereads < maxRereads && short.older(rereadAfter) {
+			if rereads < maxRereads && short.older(rereadAfter(lostAfter)) {
 				reread = true
 				cancel()
 				return
