@@ -338,6 +338,19 @@ func reconnected(ctx context.Context, js jetstream.JetStream, run string, patien
 // restarted) is noticed within half of it and made again.
 const readExpiry = 8 * time.Second
 
+// readIdle is how long a reader on a JetStream cluster waits for a message
+// before it makes its consumer again, from the message after the last it
+// handed (errIdle). After a server of the cluster restarted, a consumer
+// placed on it, alive and beating, handed nothing while its stream had the
+// messages: workers waited for ids the coordinator had published, and the
+// run hung (TestReplicaServerLost/restarted, one run in about ten). A new
+// consumer is placed afresh; one request per readIdle per reader costs
+// little.
+const readIdle = 5 * time.Second
+
+// errIdle is the failure of a consumer that handed nothing for readIdle.
+var errIdle = errors.New("no message for " + readIdle.String())
+
 // readFrom is read with one consumer, from the stream sequence *next (0:
 // the first message), which it advances past each message handed to each.
 // failed is the consumer's error when it failed (read makes another), else
@@ -399,6 +412,10 @@ func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects 
 			}()
 		}
 	}()
+	// On a JetStream cluster, a consumer idle for readIdle is made again
+	// (see readIdle).
+	clustered := cons.CachedInfo() != nil && cons.CachedInfo().Cluster != nil
+	last := time.Now()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -411,7 +428,11 @@ func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects 
 			if wait != nil {
 				wait()
 			}
+			if clustered && time.Since(last) > readIdle {
+				return errIdle, nil
+			}
 		case m := <-msgs:
+			last = time.Now()
 			if meta, err := m.Metadata(); err == nil {
 				*next = meta.Sequence.Stream + 1
 			}
