@@ -207,7 +207,12 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	for rereads := 0; ; rereads++ {
 		rctx, cancel := context.WithCancel(ctx)
 		reread := false
-		err = read(rctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
+		// A reread asks the stream's leader (readLeader).
+		readLevel := read
+		if rereads > 0 {
+			readLevel = readLeader
+		}
+		err = readLevel(rctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
 			col := news
 			if kindOf(m.Subject()) == "exp" {
 				col = exps

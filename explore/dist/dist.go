@@ -295,7 +295,11 @@ func streamReady(ctx context.Context, js jetstream.JetStream, name string) error
 // new consumer; when the server does not come back within stallWait, it
 // returns the error.
 func read(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
-	var next uint64 // the stream sequence to read on from; 0: the first
+	return readAt(ctx, js, run, subjects, 0, each, wait)
+}
+
+// readAt is read from the stream sequence next (0: the first).
+func readAt(ctx context.Context, js jetstream.JetStream, run string, subjects []string, next uint64, each func(jetstream.Msg) (done bool, err error), wait func()) error {
 	for {
 		failed, err := readFrom(ctx, js, run, subjects, &next, each, wait)
 		if failed == nil {
@@ -337,6 +341,92 @@ func reconnected(ctx context.Context, js jetstream.JetStream, run string, patien
 // heartbeats four times as often, so that a consumer the server lost (it
 // restarted) is noticed within half of it and made again.
 const readExpiry = 8 * time.Second
+
+// readLeader is read, except that the messages stored when it begins are
+// asked of the stream's leader one by one (a message get, not a consumer),
+// and only those after are read with a consumer (readAt). A reader whose
+// records arrived short reads them again so (see rereadAfter): on a
+// JetStream cluster that lost a server, consumers handed an end marker
+// without a data message it counts, though the stream had acknowledged it
+// to its sender, even a new consumer; the leader has every message it
+// acknowledged. A get left unanswered is made again, for at most
+// stallWait.
+func readLeader(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
+	var stream jetstream.Stream
+	err := retryGet(ctx, js, func(ctx context.Context) (err error) {
+		stream, err = js.Stream(ctx, streamName(run))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dist: reading %v again: %w", subjects, err)
+	}
+	last := stream.CachedInfo().State.LastSeq
+	for _, subj := range subjects {
+		for seq := uint64(1); seq <= last; {
+			var m *jetstream.RawStreamMsg
+			err := retryGet(ctx, js, func(ctx context.Context) (err error) {
+				m, err = stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+				return err
+			})
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("dist: reading %s again: %w", subj, err)
+			}
+			if m.Sequence > last {
+				break
+			}
+			if done, err := each(rawMsg{m}); err != nil || done {
+				return err
+			}
+			seq = m.Sequence + 1
+		}
+	}
+	return readAt(ctx, js, run, subjects, last+1, each, wait)
+}
+
+// retryGet makes the request op, bounded by requestWait, again while it is
+// unanswered, for at most stallWait.
+func retryGet(ctx context.Context, js jetstream.JetStream, op func(ctx context.Context) error) error {
+	deadline := time.Now().Add(stallWait)
+	for {
+		wctx, done := whileConnected(ctx, js.Conn())
+		rctx, cancel := context.WithTimeout(wctx, requestWait)
+		err := op(rctx)
+		again := err != nil && rctx.Err() != nil && ctx.Err() == nil || unanswered(err)
+		cancel()
+		done()
+		if err == nil || !again || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// A rawMsg is a message got from the stream (readLeader), as a consumer
+// would hand it: what a reader looks at (subject, headers, data, stream
+// sequence); there is nothing to acknowledge.
+type rawMsg struct{ m *jetstream.RawStreamMsg }
+
+func (r rawMsg) Metadata() (*jetstream.MsgMetadata, error) {
+	return &jetstream.MsgMetadata{Sequence: jetstream.SequencePair{Stream: r.m.Sequence}, Timestamp: r.m.Time}, nil
+}
+func (r rawMsg) Data() []byte                     { return r.m.Data }
+func (r rawMsg) Headers() nats.Header             { return r.m.Header }
+func (r rawMsg) Subject() string                  { return r.m.Subject }
+func (r rawMsg) Reply() string                    { return "" }
+func (r rawMsg) Ack() error                       { return nil }
+func (r rawMsg) DoubleAck(context.Context) error  { return nil }
+func (r rawMsg) Nak() error                       { return nil }
+func (r rawMsg) NakWithDelay(time.Duration) error { return nil }
+func (r rawMsg) InProgress() error                { return nil }
+func (r rawMsg) Term() error                      { return nil }
+func (r rawMsg) TermWithReason(string) error      { return nil }
 
 // readIdle is how long a reader on a JetStream cluster waits for a message
 // before it makes its consumer again, from the message after the last it
@@ -697,9 +787,9 @@ func (s shorts) older(d time.Duration) bool {
 }
 
 // A reader whose records have arrived short for rereadAfter(lostAfter)
-// reads them all again, from the stream's first, with a new consumer, once
-// per wait, before it waits for the short incarnation to be served again
-// (shorts.lost). On a JetStream cluster that lost a server, a consumer
+// reads them all again, from the stream's first, as the stream's leader has
+// them (readLeader), once per wait, before it waits for the short
+// incarnation to be served again (shorts.lost). On a JetStream cluster that lost a server, a consumer
 // handed an end marker without the data message it counts, though the
 // stream had acknowledged that message to its sender, which went on to
 // wait for the next level: the run stopped with ErrLost after lostAfter

@@ -288,7 +288,12 @@ func receive(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyVa
 		checked := time.Now()
 		rctx, cancel := context.WithCancel(ctx)
 		reread := false
-		err = read(rctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
+		// A reread asks the stream's leader (readLeader).
+		readLevel := read
+		if rereads > 0 {
+			readLevel = readLeader
+		}
+		err = readLevel(rctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
 			h := m.Headers()
 			from, err := strconv.Atoi(h.Get(hFrom))
 			if err != nil || from < 0 || from >= s.Partitions {
