@@ -162,12 +162,13 @@ func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, c
 		for {
 			kv, err := openBucket(ctx, js, cfg, replicas)
 			if err != nil && ctx.Err() == nil && time.Now().Before(deadline) &&
-				(unanswered(err) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists)) {
+				(unanswered(err) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) || noPeersYet(err)) {
 				// The bucket's stream has no leader for a moment
 				// (the coordinator scales it up, or its leader's
 				// server went away), or another process made it
 				// at the same moment (the workers of a cluster
-				// start together): ask again.
+				// start together), or the cluster's servers are
+				// still joining: ask again.
 				select {
 				case <-ctx.Done():
 				case <-time.After(250 * time.Millisecond):
@@ -219,6 +220,15 @@ func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyVa
 	}
 	cfg.Replicas = 1
 	return mark(js.CreateKeyValue(rctx, cfg))
+}
+
+// noPeersYet says whether err is JetStream's "no suitable peers for
+// placement" (10005), which a cluster whose servers are still joining
+// answers a stream with replicas: once a run of TestReplicaServerLost in
+// four, right after its cluster elected its meta leader.
+func noPeersYet(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == 10005
 }
 
 // errUnanswered is the error of a request to a JetStream cluster that got
