@@ -42,13 +42,15 @@ func TestReplicaServerLost(t *testing.T) {
 
 // loseNATSEnv, set, runs TestReplicaServerLost. On the final code of its
 // session (go test -race, a 2-core host at load average about 10 from other
-// work), "shutdown" failed 2 times in 19 and "restarted" 2 times in 5. The
+// work), "shutdown" failed 3 times in 12 and "restarted" once in 12. The
 // failures: a run stops with ErrLost (a worker, or the coordinator, finds
-// one data message of a partition missing, even after reading the level
-// again with a new consumer, while its sender, who had the stream's
+// one data message of a partition missing, even when asked of the stream's
+// leader after a reread, while its sender, who had the stream's
 // acknowledgement for it, waits for the next level), or a run hangs at one
 // level with nothing logged, until the test's limit. Not understood yet:
-// the stream's copies after a change of leader are the suspects.
+// whether the stream loses an acknowledged message at a change of leader,
+// or something here (the coordinator's purges of past levels, say) removes
+// it.
 const loseNATSEnv = "RDMASIM_TEST_LOSE_NATS"
 
 func replicaServerLost(t *testing.T, restart bool) {

@@ -77,9 +77,9 @@ func startJSClusterOpts(t *testing.T) ([]*server.Server, []server.Options) {
 // 35 s once and hung at level 11 of 19 until the test's limit (2 minutes)
 // once, beside the package's other tests; since, four runs of four ended
 // with it in 1-3 s. Too few to call the loss of a server survived (issue
-// 30): the case is not run by default. TestReplicaServerLost runs it, on
-// the server that leads the run's stream, since the requests a cluster
-// leaves unanswered are bounded and made again.
+// 30): the case is not run by default. TestReplicaServerLost (with
+// RDMASIM_TEST_LOSE_NATS) runs it many times over, on the server that leads
+// the run's stream.
 const killNATSEnv = "RDMASIM_TEST_KILL_NATS"
 
 // TestReplicas3 runs searches on a JetStream cluster of three servers with
