@@ -52,8 +52,16 @@ func checking(ctx context.Context, nc *nats.Conn) (context.Context, context.Canc
 	return tctx, func() { cancel(); done() }
 }
 
-// checkWait bounds a check (see checking).
-const checkWait = 10 * time.Second
+// checkWait bounds a check (see checking). A check is made again a moment
+// later, and the level that makes it waits for it: on a JetStream cluster a
+// request to a stream whose leader's server went away is not answered, and
+// a bound of 10 s held a level up that long (TestReplicaServerLost).
+const checkWait = 3 * time.Second
+
+// requestWait bounds a request that is made again when it goes unanswered
+// (a consumer's creation, see readFrom): longer than a stream takes to
+// elect a new leader.
+const requestWait = 5 * time.Second
 
 // connPoll is how often whileConnected looks at the connection.
 const connPoll = 50 * time.Millisecond

@@ -201,42 +201,60 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 		fmt.Sprintf("rdmasim.%s.new.%d.*", run, depth+1),
 	}
 	// rctx ends the wait when a worker found that the stream lost
-	// messages (lost): the level can then never be completed.
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var lost error
-	err := read(rctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
-		col := news
-		if kindOf(m.Subject()) == "exp" {
-			col = exps
+	// messages (lost): the level can then never be completed; or, for
+	// one attempt, when records arrived short for a while (reread).
+	var lost, err error
+	for rereads := 0; ; rereads++ {
+		rctx, cancel := context.WithCancel(ctx)
+		reread := false
+		// A reread asks the stream's leader (readLeader).
+		readLevel := read
+		if rereads > 0 {
+			readLevel = readLeader
 		}
-		if err := col.add(m); err != nil {
-			return false, err
-		}
-		return exps.left == 0 && news.left == 0, nil
-	}, func() {
-		// The checks are looked at again at the next tick: a request
-		// the server does not answer (it went away) must not hold the
-		// level.
-		ctx, done := checking(ctx, c.nc)
-		defer done()
-		c.checkRefusals(ctx)
-		if time.Since(checked) > lostEvery {
-			if lost = c.checkLost(ctx, depth); lost == nil {
-				lost = c.shortLost(ctx, depth, exps, news)
+		err = readLevel(rctx, c.js, run, subjects, func(m jetstream.Msg) (bool, error) {
+			col := news
+			if kindOf(m.Subject()) == "exp" {
+				col = exps
 			}
-			if lost != nil {
+			if err := col.add(m); err != nil {
+				return false, err
+			}
+			return exps.left == 0 && news.left == 0, nil
+		}, func() {
+			// The checks are looked at again at the next tick: a
+			// request the server does not answer (it went away)
+			// must not hold the level.
+			ctx, done := checking(ctx, c.nc)
+			defer done()
+			c.checkRefusals(ctx)
+			if rereads < maxRereads && (exps.short.older(rereadAfter(c.lostAfter)) || news.short.older(rereadAfter(c.lostAfter))) {
+				reread = true
 				cancel()
 				return
 			}
-			checked = time.Now()
+			if time.Since(checked) > lostEvery {
+				if lost = c.checkLost(ctx, depth); lost == nil {
+					lost = c.shortLost(ctx, depth, exps, news)
+				}
+				if lost != nil {
+					cancel()
+					return
+				}
+				checked = time.Now()
+			}
+			if time.Since(since) > unservedAfter {
+				c.checkUnserved(ctx, depth, exps, news)
+				since = time.Now()
+			}
+			wait()
+		})
+		cancel()
+		if !reread || ctx.Err() != nil {
+			break
 		}
-		if time.Since(since) > unservedAfter {
-			c.checkUnserved(ctx, depth, exps, news)
-			since = time.Now()
-		}
-		wait()
-	})
+		exps, news = newCollector(n), newCollector(n)
+	}
 	if lost != nil {
 		return lost
 	}
@@ -438,11 +456,18 @@ func coordLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, r
 				dcancel()
 				return
 			case <-t.C:
-				if r, err := claims.Update(hctx, key, value, rev); err == nil {
+				// Bounded (checking): a renewal left
+				// unanswered (the stream's leader went away
+				// with the request) must not wait 30 s, past
+				// the lease's lapse, which sends the workers
+				// away (TestReplicaServerLost).
+				cctx, done := checking(hctx, nc)
+				if r, err := claims.Update(cctx, key, value, rev); err == nil {
 					rev = r
-				} else if r, held := renew(hctx, claims, key, value); r != 0 && held {
+				} else if r, held := renew(cctx, claims, key, value); r != 0 && held {
 					rev = r
 				}
+				done()
 			}
 		}
 	}()

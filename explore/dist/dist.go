@@ -158,19 +158,21 @@ func coordKey(run string) string { return run + ".coordinator" }
 // yet, so that it never changes a coordinator's choice.
 func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, claims jetstream.KeyValue, err error) {
 	open := func(cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-		for attempt := 0; ; attempt++ {
-			if replicas == 0 {
-				if kv, err := js.KeyValue(ctx, cfg.Bucket); err == nil {
-					return kv, nil
+		deadline := time.Now().Add(stallWait)
+		for {
+			kv, err := openBucket(ctx, js, cfg, replicas)
+			if err != nil && ctx.Err() == nil && time.Now().Before(deadline) &&
+				(unanswered(err) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) || noPeersYet(err)) {
+				// The bucket's stream has no leader for a moment
+				// (the coordinator scales it up, or its leader's
+				// server went away), or another process made it
+				// at the same moment (the workers of a cluster
+				// start together), or the cluster's servers are
+				// still joining: ask again.
+				select {
+				case <-ctx.Done():
+				case <-time.After(250 * time.Millisecond):
 				}
-				cfg.Replicas = 1
-			} else {
-				cfg.Replicas = replicas
-			}
-			kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
-			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) && attempt == 0 {
-				// Another process made it at the same moment (the
-				// workers of a cluster start together): open theirs.
 				continue
 			}
 			if err != nil {
@@ -189,6 +191,59 @@ func buckets(ctx context.Context, js jetstream.JetStream, replicas int) (runs, c
 		return nil, nil, err
 	}
 	return runs, claims, nil
+}
+
+// openBucket makes one attempt at opening the bucket of cfg, as buckets
+// does, each request bounded by requestWait and by the connection
+// (whileConnected).
+func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig, replicas int) (jetstream.KeyValue, error) {
+	wctx, done := whileConnected(ctx, js.Conn())
+	defer done()
+	rctx, cancel := context.WithTimeout(wctx, requestWait)
+	defer cancel()
+	mark := func(kv jetstream.KeyValue, err error) (jetstream.KeyValue, error) {
+		if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+			// Unanswered, not abandoned: say so to buckets.
+			err = fmt.Errorf("%w (%w)", errUnanswered, err)
+		}
+		return kv, err
+	}
+	if replicas > 0 {
+		cfg.Replicas = replicas
+		return mark(js.CreateOrUpdateKeyValue(rctx, cfg))
+	}
+	// A worker makes the bucket only if it does not exist: a request
+	// that failed otherwise must not scale a coordinator's bucket down.
+	kv, err := js.KeyValue(rctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return mark(kv, err)
+	}
+	cfg.Replicas = 1
+	return mark(js.CreateKeyValue(rctx, cfg))
+}
+
+// noPeersYet says whether err is JetStream's "no suitable peers for
+// placement" (10005), which a cluster whose servers are still joining
+// answers a stream with replicas: once a run of TestReplicaServerLost in
+// four, right after its cluster elected its meta leader.
+func noPeersYet(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == 10005
+}
+
+// errUnanswered is the error of a request to a JetStream cluster that got
+// no answer within its bound, as a request to a stream without a leader
+// gets none: it may be made again.
+var errUnanswered = errors.New("no answer")
+
+// unanswered says whether err, a request's error, may be cured by making
+// the request again: it got no answer, or the connection went away, or the
+// stream had no leader to answer. (A server without JetStream, as a server
+// restarting is for a moment, fails the request at once: a worker pointed
+// at a plain nats-server should say so at once.)
+func unanswered(err error) bool {
+	return errors.Is(err, errUnanswered) || errors.Is(err, nats.ErrDisconnected) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
 // streamReady waits until the stream name of a JetStream cluster has a leader
@@ -250,7 +305,11 @@ func streamReady(ctx context.Context, js jetstream.JetStream, name string) error
 // new consumer; when the server does not come back within stallWait, it
 // returns the error.
 func read(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
-	var next uint64 // the stream sequence to read on from; 0: the first
+	return readAt(ctx, js, run, subjects, 0, each, wait)
+}
+
+// readAt is read from the stream sequence next (0: the first).
+func readAt(ctx context.Context, js jetstream.JetStream, run string, subjects []string, next uint64, each func(jetstream.Msg) (done bool, err error), wait func()) error {
 	for {
 		failed, err := readFrom(ctx, js, run, subjects, &next, each, wait)
 		if failed == nil {
@@ -293,6 +352,105 @@ func reconnected(ctx context.Context, js jetstream.JetStream, run string, patien
 // restarted) is noticed within half of it and made again.
 const readExpiry = 8 * time.Second
 
+// readLeader is read, except that the messages stored when it begins are
+// asked of the stream's leader one by one (a message get, not a consumer),
+// and only those after are read with a consumer (readAt). A reader whose
+// records arrived short reads them again so (see rereadAfter): on a
+// JetStream cluster that lost a server, consumers handed an end marker
+// without a data message it counts, though the stream had acknowledged it
+// to its sender, even a new consumer; the leader has every message it
+// acknowledged. A get left unanswered is made again, for at most
+// stallWait.
+func readLeader(ctx context.Context, js jetstream.JetStream, run string, subjects []string, each func(jetstream.Msg) (done bool, err error), wait func()) error {
+	var stream jetstream.Stream
+	err := retryGet(ctx, js, func(ctx context.Context) (err error) {
+		stream, err = js.Stream(ctx, streamName(run))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("dist: reading %v again: %w", subjects, err)
+	}
+	last := stream.CachedInfo().State.LastSeq
+	for _, subj := range subjects {
+		for seq := uint64(1); seq <= last; {
+			var m *jetstream.RawStreamMsg
+			err := retryGet(ctx, js, func(ctx context.Context) (err error) {
+				m, err = stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+				return err
+			})
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("dist: reading %s again: %w", subj, err)
+			}
+			if m.Sequence > last {
+				break
+			}
+			if done, err := each(rawMsg{m}); err != nil || done {
+				return err
+			}
+			seq = m.Sequence + 1
+		}
+	}
+	return readAt(ctx, js, run, subjects, last+1, each, wait)
+}
+
+// retryGet makes the request op, bounded by requestWait, again while it is
+// unanswered, for at most stallWait.
+func retryGet(ctx context.Context, js jetstream.JetStream, op func(ctx context.Context) error) error {
+	deadline := time.Now().Add(stallWait)
+	for {
+		wctx, done := whileConnected(ctx, js.Conn())
+		rctx, cancel := context.WithTimeout(wctx, requestWait)
+		err := op(rctx)
+		again := err != nil && rctx.Err() != nil && ctx.Err() == nil || unanswered(err)
+		cancel()
+		done()
+		if err == nil || !again || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// A rawMsg is a message got from the stream (readLeader), as a consumer
+// would hand it: what a reader looks at (subject, headers, data, stream
+// sequence); there is nothing to acknowledge.
+type rawMsg struct{ m *jetstream.RawStreamMsg }
+
+func (r rawMsg) Metadata() (*jetstream.MsgMetadata, error) {
+	return &jetstream.MsgMetadata{Sequence: jetstream.SequencePair{Stream: r.m.Sequence}, Timestamp: r.m.Time}, nil
+}
+func (r rawMsg) Data() []byte                     { return r.m.Data }
+func (r rawMsg) Headers() nats.Header             { return r.m.Header }
+func (r rawMsg) Subject() string                  { return r.m.Subject }
+func (r rawMsg) Reply() string                    { return "" }
+func (r rawMsg) Ack() error                       { return nil }
+func (r rawMsg) DoubleAck(context.Context) error  { return nil }
+func (r rawMsg) Nak() error                       { return nil }
+func (r rawMsg) NakWithDelay(time.Duration) error { return nil }
+func (r rawMsg) InProgress() error                { return nil }
+func (r rawMsg) Term() error                      { return nil }
+func (r rawMsg) TermWithReason(string) error      { return nil }
+
+// readIdle is how long a reader on a JetStream cluster waits for a message
+// before it makes its consumer again, from the message after the last it
+// handed (errIdle). After a server of the cluster restarted, a consumer
+// placed on it, alive and beating, handed nothing while its stream had the
+// messages: workers waited for ids the coordinator had published, and the
+// run hung (TestReplicaServerLost/restarted, one run in about ten). A new
+// consumer is placed afresh; one request per readIdle per reader costs
+// little.
+const readIdle = 5 * time.Second
+
+// errIdle is the failure of a consumer that handed nothing for readIdle.
+var errIdle = errors.New("no message for " + readIdle.String())
+
 // readFrom is read with one consumer, from the stream sequence *next (0:
 // the first message), which it advances past each message handed to each.
 // failed is the consumer's error when it failed (read makes another), else
@@ -302,10 +460,16 @@ func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects 
 	if *next > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, *next
 	}
-	cctx, cdone := whileConnected(ctx, js.Conn())
+	// On a JetStream cluster, a request to make a consumer that reaches
+	// a server about to go away, or a stream electing its leader, is not
+	// answered while the client stays connected to another server:
+	// bounded by requestWait, it is made again.
+	wctx, cdone := whileConnected(ctx, js.Conn())
+	cctx, ccancel := context.WithTimeout(wctx, requestWait)
 	cons, err := js.OrderedConsumer(cctx, streamName(run), cfg)
+	ccancel()
 	if err != nil {
-		lost := lostConn(cctx, err) || !js.Conn().IsConnected()
+		lost := lostConn(wctx, err) || !js.Conn().IsConnected() || (errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil)
 		cdone()
 		if ctx.Err() == nil && lost {
 			return err, nil
@@ -348,6 +512,10 @@ func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects 
 			}()
 		}
 	}()
+	// On a JetStream cluster, a consumer idle for readIdle is made again
+	// (see readIdle).
+	clustered := cons.CachedInfo() != nil && cons.CachedInfo().Cluster != nil
+	last := time.Now()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -360,7 +528,11 @@ func readFrom(ctx context.Context, js jetstream.JetStream, run string, subjects 
 			if wait != nil {
 				wait()
 			}
+			if clustered && time.Since(last) > readIdle {
+				return errIdle, nil
+			}
 		case m := <-msgs:
+			last = time.Now()
 			if meta, err := m.Metadata(); err == nil {
 				*next = meta.Sequence.Stream + 1
 			}
@@ -508,16 +680,26 @@ func (p *publisher) flush(ctx context.Context) error {
 // messages published before it (see publisher.pub): as long as a request.
 const stallWait = 30 * time.Second
 
+// ackWait is how long a published message waits for the stream's
+// acknowledgement before its publish fails (a worker's level fails and is
+// served again; the coordinator publishes it again). A stream stores a
+// message within milliseconds, or a second on a loaded machine; but on a
+// JetStream cluster, a message sent to a stream leader whose server went
+// away is lost with it while the client stays connected to another server,
+// and nothing else says so: waiting stallWait for it held the run up for
+// 30 s each time (TestReplicaServerLost).
+const ackWait = 5 * time.Second
+
 // newJS returns the JetStream context of nc, with a bound on the messages
 // published and not yet stored, and a patient timeout for requests: a
 // server on a loaded machine answers slowly, and a request that times out
 // costs a level's work.
 func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
 	// A message that the server never acknowledges (it went away with
-	// it) fails its publish after stallWait: the level that sent it
+	// it) fails its publish after ackWait: the level that sent it
 	// fails, and its partition is served again.
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64), jetstream.WithDefaultTimeout(30*time.Second),
-		jetstream.WithPublishAsyncTimeout(stallWait))
+		jetstream.WithPublishAsyncTimeout(ackWait))
 	if err != nil {
 		return nil, fmt.Errorf("dist: %w", err)
 	}
@@ -603,6 +785,33 @@ type short struct {
 
 func (s shorts) add(k int, inc, what string) { s[k] = short{inc: inc, what: what, since: time.Now()} }
 
+// older says whether a short incarnation has been waiting for longer than
+// d.
+func (s shorts) older(d time.Duration) bool {
+	for _, sh := range s {
+		if time.Since(sh.since) > d {
+			return true
+		}
+	}
+	return false
+}
+
+// A reader whose records have arrived short for rereadAfter(lostAfter)
+// reads them all again, from the stream's first, as the stream's leader has
+// them (readLeader), once per wait, before it waits for the short
+// incarnation to be served again (shorts.lost). On a JetStream cluster that lost a server, a consumer
+// handed an end marker without the data message it counts, though the
+// stream had acknowledged that message to its sender, which went on to
+// wait for the next level: the run stopped with ErrLost after lostAfter
+// (one run of four of TestReplicaServerLost/restarted). By rereadAfter, a
+// sender whose publishes were lost has found out (ackWait) and is served
+// again.
+const maxRereads = 1
+
+// rereadAfter is how long a reader whose records arrived short waits before
+// it reads them again: 2 ackWait, or half of lostAfter if that is shorter.
+func rereadAfter(lostAfter time.Duration) time.Duration { return min(2*ackWait, lostAfter/2) }
+
 // lost returns the ErrLost of a partition of run, among those waited for
 // (waiting), whose short incarnation has had lostAfter to be replaced and
 // still holds the partition's claim: its worker believes its messages sent,
@@ -623,7 +832,8 @@ func (s shorts) lost(ctx context.Context, claims jetstream.KeyValue, run string,
 
 // lostAfter is how long a reader waits for a partition whose messages arrived
 // short to be served again before it says they are lost (ErrLost): longer
-// than a publish waits for its acknowledgement (stallWait), after which the
+// than a publish waits for its acknowledgement (ackWait) or for the server
+// to store what it sent before (stallWait), after which the
 // sending worker finds its publishes failed, and a claim's renewal.
 const lostAfter = stallWait + ClaimTTL/2
 

@@ -279,48 +279,67 @@ func receive(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyVa
 	if left == 0 {
 		return nil
 	}
-	counts := map[string]int{}
-	short := shorts{}
-	checked := time.Now()
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var lost error
-	err := read(rctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
-		h := m.Headers()
-		from, err := strconv.Atoi(h.Get(hFrom))
-		if err != nil || from < 0 || from >= s.Partitions {
-			return false, fmt.Errorf("dist: successors from partition %q", h.Get(hFrom))
+	var lost, err error
+	for rereads := 0; ; rereads++ {
+		// Read again from the first (see rereadAfter): p.receive keeps
+		// a successor once, and ended partitions stay ended.
+		counts := map[string]int{}
+		short := shorts{}
+		checked := time.Now()
+		rctx, cancel := context.WithCancel(ctx)
+		reread := false
+		// A reread asks the stream's leader (readLeader).
+		readLevel := read
+		if rereads > 0 {
+			readLevel = readLeader
 		}
-		key := h.Get(hFrom) + " " + h.Get(hInc)
-		end := h.Get(hEnd)
-		if end == "" {
-			counts[key]++
-			return false, p.receive(m.Data())
-		}
-		n, err := strconv.Atoi(end)
-		if err != nil {
-			return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d: a count %q", from, p.k, end)
-		}
-		if n != counts[key] {
-			short.add(from, h.Get(hInc), fmt.Sprintf("the end marker of partition %d's successors to %d says %d messages, %d arrived", from, p.k, n, counts[key]))
-			return false, nil
-		}
-		if !ended[from] {
+		err = readLevel(rctx, js, s.Run, []string{subject(s.Run, "succ", d, p.k)}, func(m jetstream.Msg) (bool, error) {
+			h := m.Headers()
+			from, err := strconv.Atoi(h.Get(hFrom))
+			if err != nil || from < 0 || from >= s.Partitions {
+				return false, fmt.Errorf("dist: successors from partition %q", h.Get(hFrom))
+			}
+			if ended[from] {
+				return false, nil
+			}
+			key := h.Get(hFrom) + " " + h.Get(hInc)
+			end := h.Get(hEnd)
+			if end == "" {
+				counts[key]++
+				return false, p.receive(m.Data())
+			}
+			n, err := strconv.Atoi(end)
+			if err != nil {
+				return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d: a count %q", from, p.k, end)
+			}
+			if n != counts[key] {
+				short.add(from, h.Get(hInc), fmt.Sprintf("the end marker of partition %d's successors to %d says %d messages, %d arrived", from, p.k, n, counts[key]))
+				return false, nil
+			}
 			ended[from] = true
 			left--
+			return left == 0, nil
+		}, func() {
+			if len(short) == 0 || time.Since(checked) < time.Second {
+				return
+			}
+			if rereads < maxRereads && short.older(rereadAfter(lostAfter)) {
+				reread = true
+				cancel()
+				return
+			}
+			checked = time.Now()
+			cctx, done := checking(ctx, js.Conn())
+			defer done()
+			if lost = short.lost(cctx, claims, s.Run, func(k int) bool { return !ended[k] }, lostAfter); lost != nil {
+				cancel()
+			}
+		})
+		cancel()
+		if !reread || ctx.Err() != nil {
+			break
 		}
-		return left == 0, nil
-	}, func() {
-		if len(short) == 0 || time.Since(checked) < time.Second {
-			return
-		}
-		checked = time.Now()
-		cctx, done := checking(ctx, js.Conn())
-		defer done()
-		if lost = short.lost(cctx, claims, s.Run, func(k int) bool { return !ended[k] }, lostAfter); lost != nil {
-			cancel()
-		}
-	})
+	}
 	if lost != nil {
 		return lost
 	}

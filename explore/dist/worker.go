@@ -265,7 +265,10 @@ type lease struct {
 	cancel   context.CancelFunc
 	lost     chan struct{}
 	orphaned chan struct{} // closed if the run's coordinator is gone
-	done     chan struct{}
+	// coordMissing counts the renewals in a row that found the
+	// coordinator's lease missing (see renewLease).
+	coordMissing int
+	done         chan struct{}
 }
 
 func (l *lease) release() {
@@ -323,8 +326,15 @@ func (w *Worker) renewLease(ctx context.Context, nc *nats.Conn, claims jetstream
 	cctx, done := checking(ctx, nc)
 	defer done()
 	if _, err := claims.Get(cctx, coordKey(run)); errors.Is(err, jetstream.ErrKeyNotFound) {
-		close(l.orphaned)
-		return rev, true
+		// Twice in a row: one answer may come from a copy of the
+		// bucket that is catching up (its server restarted), and
+		// leaving a live run costs the level.
+		if l.coordMissing++; l.coordMissing >= 2 {
+			close(l.orphaned)
+			return rev, true
+		}
+	} else if err == nil {
+		l.coordMissing = 0
 	}
 	r, err := claims.Update(cctx, key, value, rev)
 	if err == nil {
