@@ -84,6 +84,7 @@ test: wasm vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Reduce|TestSwitchSameRuns' ./opsem/machine/
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags rdmasim_broken -run Broken ./corpus/fuzz/
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run TestAtomicsExperimental ./opsem/decide/
 
 # The edit-test loop: every package without the race detector, and with
 # -short, which leaves out the long fuzz, kill and scale tests (about a
