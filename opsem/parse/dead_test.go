@@ -7,6 +7,7 @@ import (
 
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
 
@@ -58,4 +59,40 @@ exists (y = 1)
 		}
 	}
 	t.Logf("configurations, dead/live: %v / %v", dead, live)
+}
+
+// TestRegistersLine checks the file's registers line: it chooses where
+// the lowering keeps the registers unless the caller forces a mode, and
+// "registers" stays a name elsewhere.
+func TestRegistersLine(t *testing.T) {
+	const src = `litmus regs
+%s
+node a { x = 0; registers = 0 }
+thread t on a {
+  reg r
+  r := x
+  if (r == 0) { registers := 1 }
+}
+exists (registers = 1)
+`
+	for _, tc := range []struct {
+		line    string
+		force   parse.RegisterMode
+		runtime bool
+	}{
+		{"", parse.RegistersAuto, false},
+		{"registers static", parse.RegistersAuto, false},
+		{"registers auto", parse.RegistersAuto, false},
+		{"registers runtime", parse.RegistersAuto, true},
+		{"registers runtime", parse.RegistersStatic, false},
+		{"registers static", parse.RegistersRuntime, true},
+	} {
+		p, err := parse.ParseOptions("regs.rdma", []byte(fmt.Sprintf(src, tc.line)), parse.Options{Registers: tc.force})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.line, err)
+		}
+		if got := prog.HasRegisters(p); got != tc.runtime {
+			t.Errorf("%q with mode %d: registers at run time %v, want %v", tc.line, tc.force, got, tc.runtime)
+		}
+	}
 }
