@@ -76,9 +76,6 @@ func Write(w io.Writer, p *prog.Program, opt Options) error {
 	if err := prog.CheckRanges(p, "the Promela model of the machines"); err != nil {
 		return err
 	}
-	if err := prog.CheckRegisters(p, "the Promela model of the machines"); err != nil {
-		return err
-	}
 	g, err := newGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela model of %s: %w", p.Name, err)
@@ -135,6 +132,14 @@ type gen struct {
 	// numbers them (threads in order, then instructions): buffer entries
 	// carry the number.
 	atoms []*prog.Instr
+	// initPC and initMem are the threads' pcs and the memory (registers
+	// included) of the initial configuration, after each thread's first
+	// register-only run (see initial).
+	initPC  []int
+	initMem []byte
+	// exprs[t][pc] is the expression of instruction pc of thread t in
+	// Promela (an OpEval or OpIf; nil elsewhere).
+	exprs [][]*pexpr
 }
 
 func newGen(p *prog.Program, opt Options) (*gen, error) {
@@ -153,6 +158,10 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 	g := &gen{p: p, opt: opt, sc: opt.Semantics == machine.SC, k: opt.MaxInflight}
 	g.shown = verdict.ShownLocations(p)
 	g.dead = machine.DeadLocations(p, g.shown)
+	if err := g.translate(); err != nil {
+		return nil, err
+	}
+	g.initial()
 	for t := range p.Threads {
 		for pc := range p.Threads[t].Code {
 			if p.Threads[t].Code[pc].Op.IsAtomic() {
@@ -294,7 +303,28 @@ func appendOnce(s []int, v int) []int {
 
 func (g *gen) f(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
 
-func (g *gen) loc(l int) string   { return "m_" + ident(g.p.Locs[l].Name) }
+// loc is the Promela variable of location l: a global m_NAME, or, for a
+// register (a local of its thread's proctype), r_NAME with the register's
+// own name (client[0].my: r_my).
+func (g *gen) loc(l int) string {
+	name := g.p.Locs[l].Name
+	if g.p.Locs[l].Reg {
+		return "r_" + ident(name[strings.LastIndex(name, ".")+1:])
+	}
+	return "m_" + ident(name)
+}
+
+// shownLoc is location l as the process outcome reads it: a register
+// through a remote reference to its thread's process (thread t's pid is t:
+// the threads' proctypes come first). A program without a condition shows
+// every location, its registers too (verdict.ShownLocations).
+func (g *gen) shownLoc(l int) string {
+	if loc := &g.p.Locs[l]; loc.Reg {
+		return fmt.Sprintf("thread_%s[%d]:%s", ident(g.p.Threads[loc.Owner].Name), loc.Owner, g.loc(l))
+	}
+	return g.loc(l)
+}
+
 func (g *gen) locID(l int) string { return "L_" + ident(g.p.Locs[l].Name) }
 
 // ident turns a name of the program into a Promela identifier: an element
@@ -399,7 +429,7 @@ func (g *gen) outcome() {
 	// configurations that differ only in a location nothing else reads.
 	// These always true comparisons make it keep them.
 	for _, l := range g.shown {
-		final = append(final, g.loc(l)+" <= 255")
+		final = append(final, g.shownLoc(l)+" <= 255")
 	}
 	if len(final) == 0 {
 		final = append(final, "true")
@@ -410,7 +440,7 @@ func (g *gen) outcome() {
 	g.f("active proctype outcome() {\n\tdo\n\t:: d_step {\n\t\t%s ->\n", strings.Join(final, " &&\n\t\t"))
 	g.f("\t\tprintf(\"%s\");\n", OutcomePrefix)
 	for _, l := range g.shown {
-		g.f("\t\tprintf(\" %s=%%d\", %s);\n", g.p.Locs[l].Name, g.loc(l))
+		g.f("\t\tprintf(\" %s=%%d\", %s);\n", g.p.Locs[l].Name, g.shownLoc(l))
 	}
 	g.f("\t\tprintf(\"\\n\")\n\t}\n\tod\n}\n")
 }
