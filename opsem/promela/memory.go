@@ -22,7 +22,7 @@ func (g *gen) memory() {
 	for l, loc := range g.p.Locs {
 		node := g.p.Nodes[loc.Node].Name
 		if loc.Reg {
-			continue // a local of its thread's proctype (see registers)
+			continue // declared with its thread (see registers)
 		}
 		if g.dead[l] {
 			g.f("/* %s on %s: dead (nothing reads it, no outcome shows it), not stored */\n", loc.Name, node)

@@ -140,6 +140,9 @@ type gen struct {
 	// exprs[t][pc] is the expression of instruction pc of thread t in
 	// Promela (an OpEval or OpIf; nil elsewhere).
 	exprs [][]*pexpr
+	// treeMax bounds the paths of a register-only run written as nested
+	// ifs (maxTree; tests lower it).
+	treeMax int
 }
 
 func newGen(p *prog.Program, opt Options) (*gen, error) {
@@ -155,7 +158,7 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 	if opt.Semantics != machine.RDMA && opt.Semantics != machine.SC {
 		return nil, fmt.Errorf("unknown semantics %d", opt.Semantics)
 	}
-	g := &gen{p: p, opt: opt, sc: opt.Semantics == machine.SC, k: opt.MaxInflight}
+	g := &gen{p: p, opt: opt, sc: opt.Semantics == machine.SC, k: opt.MaxInflight, treeMax: maxTree}
 	g.shown = verdict.ShownLocations(p)
 	g.dead = machine.DeadLocations(p, g.shown)
 	if err := g.translate(); err != nil {
@@ -303,34 +306,22 @@ func appendOnce(s []int, v int) []int {
 
 func (g *gen) f(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
 
-// loc is the Promela variable of location l: a global m_NAME, or, for a
-// register (a local of its thread's proctype), r_NAME with the register's
-// own name (client[0].my: r_my).
+// loc is the Promela variable of location l: m_NAME, or r_NAME for a
+// register (client[0].my: r_client__0_my).
 func (g *gen) loc(l int) string {
-	name := g.p.Locs[l].Name
 	if g.p.Locs[l].Reg {
-		return "r_" + ident(name[strings.LastIndex(name, ".")+1:])
+		return "r_" + ident(g.p.Locs[l].Name)
 	}
-	return "m_" + ident(name)
-}
-
-// shownLoc is location l as the process outcome reads it: a register
-// through a remote reference to its thread's process (thread t's pid is t:
-// the threads' proctypes come first). A program without a condition shows
-// every location, its registers too (verdict.ShownLocations).
-func (g *gen) shownLoc(l int) string {
-	if loc := &g.p.Locs[l]; loc.Reg {
-		return fmt.Sprintf("thread_%s[%d]:%s", ident(g.p.Threads[loc.Owner].Name), loc.Owner, g.loc(l))
-	}
-	return g.loc(l)
+	return "m_" + ident(g.p.Locs[l].Name)
 }
 
 func (g *gen) locID(l int) string { return "L_" + ident(g.p.Locs[l].Name) }
 
 // ident turns a name of the program into a Promela identifier: an element
-// of an array or a member of a family, buf[1], becomes buf__1.
+// of an array or a member of a family, buf[1], becomes buf__1, and a
+// register, client[0].my, client__0_my.
 func ident(name string) string {
-	return strings.NewReplacer("[", "__", "]", "").Replace(name)
+	return strings.NewReplacer("[", "__", "]", "", ".", "_").Replace(name)
 }
 
 // model writes the whole model.
@@ -429,7 +420,7 @@ func (g *gen) outcome() {
 	// configurations that differ only in a location nothing else reads.
 	// These always true comparisons make it keep them.
 	for _, l := range g.shown {
-		final = append(final, g.shownLoc(l)+" <= 255")
+		final = append(final, g.loc(l)+" <= 255")
 	}
 	if len(final) == 0 {
 		final = append(final, "true")
@@ -440,7 +431,7 @@ func (g *gen) outcome() {
 	g.f("active proctype outcome() {\n\tdo\n\t:: d_step {\n\t\t%s ->\n", strings.Join(final, " &&\n\t\t"))
 	g.f("\t\tprintf(\"%s\");\n", OutcomePrefix)
 	for _, l := range g.shown {
-		g.f("\t\tprintf(\" %s=%%d\", %s);\n", g.p.Locs[l].Name, g.shownLoc(l))
+		g.f("\t\tprintf(\" %s=%%d\", %s);\n", g.p.Locs[l].Name, g.loc(l))
 	}
 	g.f("\t\tprintf(\"\\n\")\n\t}\n\tod\n}\n")
 }

@@ -13,9 +13,12 @@ import (
 // (docs/DESIGN-PROTOCOLS.md, "Registers at run time"): locations marked
 // prog.Loc.Reg, which only their thread names and which make no events.
 //
-// Each register is a byte local of its thread's proctype, r_NAME. Nothing
-// else could name it, and SPIN stores a process's locals in its states as
-// it stores globals, so the states stay the machine's. OpLoad (r := y) is
+// Each register is a global byte r_NAME, declared with its thread's pc. Only
+// its thread's proctype names it, but a local would not do: a program
+// without a condition shows every location, its registers too
+// (verdict.ShownLocations), and the process outcome, whose d_step reads the
+// shown locations, could name another process's local only by a remote
+// reference, which SPIN forbids in a d_step. OpLoad (r := y) is
 // one step reading m_y; OpEval into an ordinary location is one step
 // writing it; OpEval into a register and OpIf are no steps of their own:
 // as machine.runLocal does, they run within the d_step that reached them,
@@ -225,8 +228,8 @@ func (g *gen) translate() error {
 // locName is a location's name in the program, for messages.
 func (g *gen) locName(l int) string { return g.p.Locs[l].Name }
 
-// registers declares the registers of thread t as locals of its proctype,
-// with their values after its initial register-only run.
+// registers declares the registers of thread t, with their values after
+// its initial register-only run.
 func (g *gen) registers(t int) {
 	for l := range g.p.Locs {
 		loc := &g.p.Locs[l]
@@ -234,10 +237,10 @@ func (g *gen) registers(t int) {
 			continue
 		}
 		if g.dead[l] {
-			g.f("\t/* register %s: dead (nothing reads it), not stored */\n", loc.Name)
+			g.f("/* register %s: dead (nothing reads it), not stored */\n", loc.Name)
 			continue
 		}
-		g.f("\tbyte %s = %d;\t/* register %s */\n", g.loc(l), g.initMem[l], loc.Name)
+		g.f("byte %s = %d;\t/* register %s */\n", g.loc(l), g.initMem[l], loc.Name)
 	}
 }
 
@@ -254,9 +257,9 @@ func (g *gen) keepRead(e prog.Expr) string {
 	return strings.Join(c, " && ")
 }
 
-// maxTree bounds the leaves of a register-only run written as nested ifs;
-// a larger run (conditions one after another, each doubling the paths) is
-// written as one guarded statement per instruction, in order.
+// maxTree bounds the leaves of a register-only run written as nested ifs
+// (gen.treeMax); a larger run (conditions one after another, each doubling
+// the paths) is written as one guarded statement per instruction, in order.
 const maxTree = 16
 
 // moveTo returns the effects of moving thread t from instruction pc to
@@ -267,7 +270,7 @@ func (g *gen) moveTo(t, pc, next, added, polled int) []string {
 	if !g.isLocal(t, next) {
 		return g.settle(t, pc, next, added, polled)
 	}
-	if g.leaves(t, next, maxTree+1) <= maxTree {
+	if g.leaves(t, next, g.treeMax+1) <= g.treeMax {
 		return []string{g.localTree(t, pc, next, added, polled)}
 	}
 	return g.localSeq(t, pc, next, added, polled)

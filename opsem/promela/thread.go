@@ -38,9 +38,8 @@ func (g *gen) thread(t int) {
 			g.f("byte ctr%d_%d;\t/* iterations of loop %d in this entry */\n", t, l, l)
 		}
 	}
-	g.f("\nactive proctype thread_%s() {\n", ident(th.Name))
 	g.registers(t)
-	g.f("\tdo\n")
+	g.f("\nactive proctype thread_%s() {\n\tdo\n", ident(th.Name))
 	for pc := range th.Code {
 		g.instr(t, pc)
 	}
