@@ -56,7 +56,10 @@ const (
 //
 // Layout: every location the machine tracks is a global byte m_NAME (the
 // locations machine.DeadLocations finds dead, which nothing reads and no
-// outcome shows, are not stored, as in rdmasim); L_NAME is its index. Each
+// outcome shows, are not stored, as in rdmasim); L_NAME is its index. A
+// register kept at run time is a global byte r_NAME, and its thread's
+// evals into registers and ifs run inside the d_step that reaches them, as
+// machine.runLocal runs them (see registers.go). Each
 // thread is a proctype looping over one d_step per transition of its
 // instruction graph, selected by its global pc (pcN, plus midN/regN between
 // the two steps of a CAS, or of a put or get under SC). Under RDMA each queue
