@@ -375,6 +375,10 @@ func (g *gen) header() {
 	} else {
 		g.f(" * Bounds that can block steps: %s.\n *\n", strings.Join(cuts, ", "))
 	}
+	if prog.HasRegisters(g.p) {
+		g.f(" * The registers kept at run time are r_NAME; a thread's evals into them and its\n")
+		g.f(" * ifs run inside the d_step that reaches them, as in rdmasim, and are no steps.\n *\n")
+	}
 	g.f(` * Each transition of rdmasim's machine is one d_step, and SPIN's states are
  * the machine's configurations. In each final configuration (every thread
  * ended, every buffer empty) the process outcome prints
