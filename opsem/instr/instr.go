@@ -278,9 +278,6 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 			return nil, err
 		}
 	}
-	if err := prog.CheckRegisters(p, "the decider"); err != nil {
-		return nil, err
-	}
 	if err := prog.CheckRanges(p, "the decider"); err != nil {
 		// robust answers on the program without them
 		// (prog.WithoutRangeChecks), and says so.
