@@ -97,6 +97,12 @@
 // and its edges go. On the paper's message-passing family (two threads, n
 // rounds of put and poll) this cuts the states 15-fold at n = 2 and
 // 50-fold at n = 4.
+//
+// Registers kept at run time (prog.Loc.Reg) are the threads' local state,
+// kept in M1 whichever part a thread's events join; a load is the
+// thread's local read, an eval into a location its local write, and the
+// register-only instructions run within the step that reached them (see
+// registers.go).
 package instr
 
 import (
