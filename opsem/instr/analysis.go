@@ -208,9 +208,11 @@ func bit(b []uint64, l int) bool { return b[l/64]&(1<<(l%64)) != 0 }
 
 // domains computes, per location, the values it can ever hold: its initial
 // value, the constants written to it, the values that flow into it by
-// CAS results, gets, puts and loads into registers, and those an OpEval
-// may compute from the registers' values (evalValues; a least fixpoint).
-func domains(p *prog.Program) [][]uint8 {
+// CAS results, gets and puts, and those an OpEval may compute from the
+// values its registers may hold there (a least fixpoint, with the
+// registers' analysis of regflow.go, which it returns). A register's
+// domain is the union of its values at every instruction.
+func domains(p *prog.Program) ([][]uint8, []*regFlow) {
 	has := make([][256]bool, len(p.Locs))
 	for l, loc := range p.Locs {
 		has[l][loc.Init] = true
@@ -225,10 +227,15 @@ func domains(p *prog.Program) [][]uint8 {
 		}
 		return changed
 	}
+	var flows []*regFlow
+	regs := usesRegisters(p)
 	for changed := true; changed; {
 		changed = false
+		if regs {
+			flows = registerFlows(p, has)
+		}
 		for t := range p.Threads {
-			for _, in := range p.Threads[t].Code {
+			for pc, in := range p.Threads[t].Code {
 				switch in.Op {
 				case prog.OpWrite:
 					if !has[in.X][in.A] {
@@ -260,15 +267,11 @@ func domains(p *prog.Program) [][]uint8 {
 						}
 					}
 					changed = flow(in.Y, in.X) || changed
-				case prog.OpLoad:
-					for v := int(in.Lo); v <= int(in.Hi); v++ {
-						if has[in.Y][v] && !has[in.X][v] {
-							has[in.X][v] = true
-							changed = true
-						}
-					}
 				case prog.OpEval:
-					vs := evalValues(&in, len(p.Locs), func(l int) []uint8 { return valueList(&has[l]) })
+					if p.Locs[in.X].Reg || flows[t].at[pc] == nil {
+						continue // a register's values are per instruction; pc is never reached
+					}
+					vs := evalValues(&in, len(p.Locs), flows[t].valuesAt(pc))
 					for v := range has[in.X] {
 						if vs.has(uint8(v)) && !has[in.X][v] {
 							has[in.X][v] = true
@@ -279,11 +282,20 @@ func domains(p *prog.Program) [][]uint8 {
 			}
 		}
 	}
+	for _, f := range flows {
+		for _, at := range f.at {
+			for i, l := range f.regs {
+				for v := range has[l] {
+					has[l][v] = has[l][v] || at != nil && at[i].has(uint8(v))
+				}
+			}
+		}
+	}
 	out := make([][]uint8, len(p.Locs))
 	for l := range has {
 		out[l] = valueList(&has[l])
 	}
-	return out
+	return out, flows
 }
 
 // valueList returns the values of has, ascending.

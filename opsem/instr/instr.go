@@ -207,6 +207,9 @@ type analysis struct {
 	qps    [][]int // qps[t]: queue pairs of thread t
 	forbid [6]uint8
 	domain [][]uint8
+	// flows: per thread, the values its registers may hold at each
+	// instruction (regflow.go); nil when the program has no registers.
+	flows []*regFlow
 	// markable[l]: accesses to l can be on an sc cycle: the program has
 	// two accesses to l (an instruction on a loop counts twice), one of
 	// which writes. Initial writes are on no cycle.
@@ -314,7 +317,7 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 			}
 		}
 	}
-	m.domain = domains(p)
+	m.domain, m.flows = domains(p)
 	m.succN = (m.nt + 7) / 8
 	m.thLen = 5 + m.succN
 	m.entBytes = (2*m.nl + 7) / 8

@@ -1,6 +1,10 @@
 package instr
 
-import "rdmasim/opsem/prog"
+import (
+	"slices"
+
+	"rdmasim/opsem/prog"
+)
 
 // Registers kept at run time (docs/DESIGN-PROTOCOLS.md, "Registers at run
 // time"): locations marked prog.Loc.Reg, each of one thread, which make no
@@ -90,18 +94,18 @@ func evalValues(in *prog.Instr, nl int, vals func(l int) []uint8) valset {
 		}
 	}
 	regs := in.E.Locs()
+	lists := make([][]uint8, len(regs))
 	n := 1
-	for _, l := range regs {
-		if n *= len(vals(l)); n == 0 || n > evalEnumLimit {
-			break
-		}
+	for i, l := range regs {
+		lists[i] = vals(l)
+		n = min(n*len(lists[i]), evalEnumLimit+1)
 	}
 	if n == 0 {
 		return out
 	}
 	if n > evalEnumLimit {
 		lo, hi, _, _ := in.E.Interval(func(l int) (int64, int64) {
-			v := vals(l)
+			v := lists[slices.Index(regs, l)]
 			return int64(v[0]), int64(v[len(v)-1])
 		})
 		for x := max(lo, int64(in.Lo)); x <= min(hi, int64(in.Hi)); x++ {
@@ -113,14 +117,14 @@ func evalValues(in *prog.Instr, nl int, vals func(l int) []uint8) valset {
 	idx := make([]int, len(regs))
 	for {
 		for i, l := range regs {
-			mem[l] = vals(l)[idx[i]]
+			mem[l] = lists[i][idx[i]]
 		}
 		if x, ok := in.E.Eval(mem); ok {
 			add(x)
 		}
 		i := 0
 		for ; i < len(regs); i++ {
-			if idx[i]++; idx[i] < len(vals(regs[i])) {
+			if idx[i]++; idx[i] < len(lists[i]) {
 				break
 			}
 			idx[i] = 0

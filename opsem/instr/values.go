@@ -91,8 +91,8 @@ func (m *Machine) valueAnalysis() {
 			case prog.OpEval:
 				// the values it may compute (registers are never
 				// guessed: only ordinary locations matter)
-				if !m.isRegister(in.X) {
-					vs := evalValues(&in, m.nl, func(l int) []uint8 { return m.domain[l] })
+				if !m.isRegister(in.X) && m.flows[t].at[pc] != nil {
+					vs := evalValues(&in, m.nl, m.flows[t].valuesAt(pc))
 					s := consts[pc][in.X]
 					s.or(&vs)
 					consts[pc][in.X] = s
