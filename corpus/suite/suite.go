@@ -223,9 +223,9 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	// "robust").
 	if _, ok := p.Expectation(prog.Robust); ok {
 		for _, col := range []string{Decide, EnumMachine, EnumAxiom} {
-			if col != Decide && verdict.HasLoops(p) || col == Decide && prog.HasAtomics(p) || col != EnumMachine && prog.HasRegisters(p) {
+			if col != Decide && verdict.HasLoops(p) || col == Decide && prog.HasAtomics(p) || col == EnumAxiom && prog.HasRegisters(p) {
 				// The decider refuses remote atomics (instr.AtomicsError),
-				// the decider and the model registers kept at run time
+				// the model registers kept at run time
 				// (prog.RegistersError).
 				row.Cells[col] = CellNA
 				continue

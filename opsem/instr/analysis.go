@@ -58,6 +58,19 @@ func accesses(p *prog.Program, marks, frozen uint64) (markable, read []bool) {
 					n[in.Y]--
 				}
 				access(pc, in.X, true)
+			case prog.OpLoad:
+				access(pc, in.Y, false) // its lR; the register makes no event
+			case prog.OpEval:
+				if !p.Locs[in.X].Reg {
+					access(pc, in.X, true) // its lW
+				}
+			}
+			// A register the thread reads: read, never markable (no
+			// event accesses it, and no other thread names it).
+			if in.Op.IsRegisterOp() && in.Op != prog.OpLoad && moves {
+				for _, l := range in.E.Locs() {
+					read[l] = true
+				}
 			}
 		}
 	}
@@ -105,6 +118,16 @@ func (m *Machine) futureAccesses() {
 				set(r[pc], in.Y)
 				set(w[pc], in.Y)
 				set(mw[pc], in.X)
+			case prog.OpLoad:
+				set(r[pc], in.Y)
+				set(w[pc], in.X)
+			case prog.OpEval, prog.OpIf:
+				if in.Op == prog.OpEval {
+					set(w[pc], in.X)
+				}
+				for _, l := range in.E.Locs() {
+					set(r[pc], l) // the registers it reads
+				}
 			}
 		}
 		or := func(dst, src []uint64) bool {
@@ -131,7 +154,7 @@ func (m *Machine) futureAccesses() {
 			}
 		}
 		for pc, in := range code {
-			if in.Op != prog.OpBranch && in.Op != prog.OpSwitch && in.Op != prog.OpEnd && in.Op != prog.OpFail {
+			if in.Op != prog.OpBranch && in.Op != prog.OpSwitch && in.Op != prog.OpEnd && in.Op != prog.OpFail && !in.Op.IsRegisterOp() {
 				or(mr[pc], r[in.Next])
 				or(mw[pc], w[in.Next])
 			}
@@ -184,9 +207,12 @@ func (m *Machine) future(s *State, t int) (r, w []uint64) {
 func bit(b []uint64, l int) bool { return b[l/64]&(1<<(l%64)) != 0 }
 
 // domains computes, per location, the values it can ever hold: its initial
-// value, the constants written to it, and the values that flow into it by
-// CAS results, gets and puts (a least fixpoint).
-func domains(p *prog.Program) [][]uint8 {
+// value, the constants written to it, the values that flow into it by
+// CAS results, gets and puts, and those an OpEval may compute from the
+// values its registers may hold there (a least fixpoint, with the
+// registers' analysis of regflow.go, which it returns). A register's
+// domain is the union of its values at every instruction.
+func domains(p *prog.Program) ([][]uint8, []*regFlow) {
 	has := make([][256]bool, len(p.Locs))
 	for l, loc := range p.Locs {
 		has[l][loc.Init] = true
@@ -201,10 +227,15 @@ func domains(p *prog.Program) [][]uint8 {
 		}
 		return changed
 	}
+	var flows []*regFlow
+	regs := usesRegisters(p)
 	for changed := true; changed; {
 		changed = false
+		if regs {
+			flows = registerFlows(p, has)
+		}
 		for t := range p.Threads {
-			for _, in := range p.Threads[t].Code {
+			for pc, in := range p.Threads[t].Code {
 				switch in.Op {
 				case prog.OpWrite:
 					if !has[in.X][in.A] {
@@ -236,16 +267,43 @@ func domains(p *prog.Program) [][]uint8 {
 						}
 					}
 					changed = flow(in.Y, in.X) || changed
+				case prog.OpEval:
+					if p.Locs[in.X].Reg || flows[t].at[pc] == nil {
+						continue // a register's values are per instruction; pc is never reached
+					}
+					vs := evalValues(&in, len(p.Locs), flows[t].valuesAt(pc))
+					for v := range has[in.X] {
+						if vs.has(uint8(v)) && !has[in.X][v] {
+							has[in.X][v] = true
+							changed = true
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, f := range flows {
+		for _, at := range f.at {
+			for i, l := range f.regs {
+				for v := range has[l] {
+					has[l][v] = has[l][v] || at != nil && at[i].has(uint8(v))
 				}
 			}
 		}
 	}
 	out := make([][]uint8, len(p.Locs))
 	for l := range has {
-		for v := range has[l] {
-			if has[l][v] {
-				out[l] = append(out[l], uint8(v))
-			}
+		out[l] = valueList(&has[l])
+	}
+	return out, flows
+}
+
+// valueList returns the values of has, ascending.
+func valueList(has *[256]bool) []uint8 {
+	var out []uint8
+	for v := range has {
+		if has[v] {
+			out = append(out, uint8(v))
 		}
 	}
 	return out

@@ -94,6 +94,12 @@ func accessSets(p *prog.Program) (rd, wr [][]bool) {
 			case prog.OpRCAS, prog.OpRFAA:
 				rd[t][in.Y], wr[t][in.Y] = true, true
 				wr[t][in.X] = true
+			case prog.OpLoad:
+				rd[t][in.Y] = true // its register is the thread's own
+			case prog.OpEval:
+				if !p.Locs[in.X].Reg {
+					wr[t][in.X] = true
+				}
 			}
 		}
 	}

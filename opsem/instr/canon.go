@@ -175,7 +175,9 @@ func (m *Machine) canonMemory(s *State) bool {
 		}
 		if !bit(rd, l) {
 			s.m2[l], s.w2[l] = 0, false
-			if !s.gset[l] {
+			// Eager guessing has yet to guess l when l >= s.guessed:
+			// the guess is checked against M1, which must stay.
+			if !s.gset[l] && !(m.opt.EagerGuess && l >= s.guessed) {
 				s.m1[l] = 0
 			}
 		}

@@ -97,6 +97,12 @@
 // and its edges go. On the paper's message-passing family (two threads, n
 // rounds of put and poll) this cuts the states 15-fold at n = 2 and
 // 50-fold at n = 4.
+//
+// Registers kept at run time (prog.Loc.Reg) are the threads' local state,
+// kept in M1 whichever part a thread's events join; a load is the
+// thread's local read, an eval into a location its local write, and the
+// register-only instructions run within the step that reached them (see
+// registers.go).
 package instr
 
 import (
@@ -201,6 +207,9 @@ type analysis struct {
 	qps    [][]int // qps[t]: queue pairs of thread t
 	forbid [6]uint8
 	domain [][]uint8
+	// flows: per thread, the values its registers may hold at each
+	// instruction (regflow.go); nil when the program has no registers.
+	flows []*regFlow
 	// markable[l]: accesses to l can be on an sc cycle: the program has
 	// two accesses to l (an instruction on a loop counts twice), one of
 	// which writes. Initial writes are on no cycle.
@@ -278,9 +287,6 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 			return nil, err
 		}
 	}
-	if err := prog.CheckRegisters(p, "the decider"); err != nil {
-		return nil, err
-	}
 	if err := prog.CheckRanges(p, "the decider"); err != nil {
 		// robust answers on the program without them
 		// (prog.WithoutRangeChecks), and says so.
@@ -311,7 +317,7 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 			}
 		}
 	}
-	m.domain = domains(p)
+	m.domain, m.flows = domains(p)
 	m.succN = (m.nt + 7) / 8
 	m.thLen = 5 + m.succN
 	m.entBytes = (2*m.nl + 7) / 8

@@ -50,6 +50,9 @@ func (m *Machine) Initial(dst []byte) []byte {
 	for i := range st.ent {
 		st.ent[i] = 0
 	}
+	for t := range st.th {
+		m.settle(st, t) // register-only instructions at its entry
+	}
 	m.canon(st)
 	return m.encode(dst, st)
 }
@@ -126,7 +129,8 @@ func (m *Machine) Decode(e []byte, s *State) {
 	}
 	s.guessed = 0
 	if m.opt.EagerGuess {
-		for s.guessed < m.nl && s.gset[s.guessed] {
+		// registers are never guessed (registers.go)
+		for s.guessed < m.nl && (s.gset[s.guessed] || m.isRegister(s.guessed)) {
 			s.guessed++
 		}
 	}

@@ -114,7 +114,9 @@ func (m *Machine) local(t int) bool {
 	switch in.Op {
 	case prog.OpSkip, prog.OpBranch, prog.OpRFence, prog.OpPoll:
 		return true
-	case prog.OpWrite:
+	case prog.OpWrite, prog.OpEval:
+		// an OpEval at pc stores into an ordinary location (settle runs
+		// those into registers), or fails silently
 		return private(in.X)
 	}
 	return false
@@ -124,6 +126,9 @@ func (m *Machine) out(l uint64) {
 	// Canonicalize a copy: performIn goes on from nx (marking the exit).
 	m.cn.copyFrom(m.nx)
 	m.generated++
+	if m.cur.Thread >= 0 {
+		m.settle(m.cn, m.cur.Thread) // its register-only instructions, in this step
+	}
 	if !m.canon(m.cn) {
 		return
 	}
@@ -202,11 +207,29 @@ func (m *Machine) threadMoves(t int) {
 		m.perform(t, in, prog.Event{Kind: prog.EvNF, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
 	case prog.OpPoll:
 		m.perform(t, in, prog.Event{Kind: prog.EvPoll, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
-	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut, prog.OpSwitch:
+	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut, prog.OpSwitch, prog.OpLoad:
+		if in.Op == prog.OpSwitch && m.isRegister(in.X) {
+			return // blocked: no alternative holds (settle)
+		}
 		m.read(t, in)
+	case prog.OpEval:
+		m.eval(t, in)
 	case prog.OpRCAS, prog.OpRFAA:
 		m.atomic(t, in)
 	}
+}
+
+// eval generates the step of an OpEval into an ordinary location (settle
+// runs those into registers): the lW of the value its expression takes on
+// the thread's registers, or a silent step to its error point, as on the
+// machines.
+func (m *Machine) eval(t int, in *prog.Instr) {
+	next, v, write := in.Local(m.st.m1)
+	if !write {
+		m.silent(t, next, 0)
+		return
+	}
+	m.perform(t, in, prog.Event{Kind: prog.EvLW, Thread: t, Loc: in.X, Val: v, Remote: -1}, false, in.Next, false, 0)
 }
 
 func (m *Machine) silent(t, pc, alt int) {
@@ -229,6 +252,8 @@ func (m *Machine) read(t int, in *prog.Instr) {
 		loc, kind, mid = in.Y, prog.EvNRR, true
 	case prog.OpPut:
 		kind, mid = prog.EvNLR, true
+	case prog.OpLoad:
+		loc = in.Y
 	}
 	last := 2
 	if in.Op == prog.OpPut && m.onlyFirst(in, prog.Event{Kind: prog.EvNLR, Thread: t, Loc: loc, Remote: in.Remote}) {
@@ -278,8 +303,19 @@ func (m *Machine) read(t int, in *prog.Instr) {
 				ev.Remote = in.Remote
 			}
 			next := in.Next
-			if mid {
+			switch {
+			case mid:
 				next = -1
+			case in.Op == prog.OpLoad && (v < in.Lo || v > in.Hi):
+				// performIn leaves the register alone. A load that
+				// cannot fail (Fail -1) reads a value outside the
+				// range of its location only in a program without
+				// range checks (prog.WithoutRangeChecks), where a NIC
+				// write brought it: the run blocks there, as the
+				// static lowering's switch over the range does.
+				if next = in.Fail; next < 0 {
+					continue
+				}
 			}
 			m.performIn(t, in, ev, part, guess, next, mid, v)
 		}
@@ -404,6 +440,9 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 		} else {
 			nx.m2[ev.Loc], nx.w2[ev.Loc] = wv, true
 		}
+	}
+	if in.Op == prog.OpLoad && ev.Val >= in.Lo && ev.Val <= in.Hi {
+		nx.m1[in.X] = ev.Val // the register, whichever part the read joins
 	}
 	// RDMA bookkeeping.
 	th := &nx.th[t]

@@ -88,6 +88,15 @@ func (m *Machine) valueAnalysis() {
 					}
 				}
 				copies[pc][copyEdge{in.X, in.Y}] = true
+			case prog.OpEval:
+				// the values it may compute (registers are never
+				// guessed: only ordinary locations matter)
+				if !m.isRegister(in.X) && m.flows[t].at[pc] != nil {
+					vs := evalValues(&in, m.nl, m.flows[t].valuesAt(pc))
+					s := consts[pc][in.X]
+					s.or(&vs)
+					consts[pc][in.X] = s
+				}
 			}
 		}
 		for changed := true; changed; {

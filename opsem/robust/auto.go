@@ -22,10 +22,6 @@ const (
 	// refuses (*instr.AtomicsError): enumeration on the machine answers
 	// alone, loops bounded as enumeration bounds them.
 	AloneAtomics = "atomics"
-	// AloneRegisters: the program keeps registers at run time, which the
-	// decider refuses (*prog.RegistersError): enumeration on the machine
-	// answers alone.
-	AloneRegisters = "registers"
 	// AloneInflight: a queue pair of the loop-free program has more
 	// operations than the machine's max-inflight lets be in flight at
 	// once (see inflightMayCut), so that enumeration may be cut by it and
@@ -47,8 +43,6 @@ func Alone(p *prog.Program, s explore.Settings) string {
 	switch {
 	case prog.HasAtomics(p):
 		return AloneAtomics
-	case prog.HasRegisters(p):
-		return AloneRegisters
 	case verdict.HasLoops(p):
 		return AloneLoops
 	case s.Checkpoint != nil:
@@ -73,10 +67,7 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	if why == AloneAtomics && opt.AtomicsExperimental && !verdict.HasLoops(p) {
 		// Opted in: a loop-free program with atomics goes the way of
 		// every loop-free program (Options.AtomicsExperimental).
-		switch why = ""; {
-		case prog.HasRegisters(p):
-			why = AloneRegisters
-		case opt.Verdict.Settings.Checkpoint != nil:
+		if why = ""; opt.Verdict.Settings.Checkpoint != nil {
 			why = AloneCheckpoint
 		}
 	}
@@ -90,7 +81,7 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	}
 	if why != "" {
 		opt.Method = Decider
-		if why == AloneAtomics || why == AloneRegisters {
+		if why == AloneAtomics {
 			opt.Method = EnumMachine
 		}
 		r, err := byMethod(ctx, p, opt)

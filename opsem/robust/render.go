@@ -127,8 +127,6 @@ func autoNote(r *Result) string {
 	switch r.Alone {
 	case AloneAtomics:
 		b.WriteString("; the decider does not cover remote atomics: answered by enumeration")
-	case AloneRegisters:
-		b.WriteString("; the decider does not cover registers kept at run time yet: answered by enumeration")
 	case AloneInflight:
 		b.WriteString("; enum-machine not tried: a queue pair has more operations than max-inflight lets be in flight")
 	}
@@ -211,8 +209,6 @@ func (r *Result) JSON(file string) JSON {
 	switch r.Alone {
 	case AloneAtomics:
 		out.Refused = "remote atomics"
-	case AloneRegisters:
-		out.Refused = "run-time registers"
 	}
 	if r.Certain() {
 		robust := r.Robust
