@@ -190,6 +190,9 @@ func (g *treeGen) walk(node, pc int) {
 			g.assumeRegister(node, in)
 			return
 		}
+		if g.vals != nil && in.Op == prog.OpAssumeEq && !g.vals[in.X].has(in.A) {
+			return // no write puts A in X (registers.go): no run goes on
+		}
 		e := base
 		e.kind, e.loc, e.cons, e.a = prog.EvLR, in.X, consEq, in.A
 		if in.Op == prog.OpAssumeNe {

@@ -28,21 +28,28 @@ import (
 // a function of the path's reads.
 //
 // The values a read of Y may return (vals) are computed, not taken from
-// Y's declared range, to keep the tries small: V_0 holds each location's
-// initial value, the tries T_i are built with V_i, and V_{i+1} adds to V_i
-// every value a write event of T_i can write (a constant, or the value
-// its instruction's read takes in V_i, plus an rfaa's addend). The rounds
-// stop at a fixpoint or at the first round R whose tries have at most R
-// non-initial writes in any choice of one path per thread (maxWrites).
-// That is sound: call the depth of a write 1 + the largest depth of the
-// writes read by the OpLoads before it in its thread and by its own
-// instruction's read (0 for an initial write); a write of depth d exists
-// in T_{d-1} (every OpLoad before it read a value of V_{d-1}) and writes
-// a value of V_d. In a run, the first read to return a value outside V_R
-// reads a write whose chain of depths goes back in time through distinct
-// writes of the run so far, whose paths lie in T_R: at most maxWrites(T_R)
-// <= R of them, so its value is in V_R after all. Values in V_R that no
-// run writes only add branches whose constrained read no trace satisfies.
+// Y's declared range, to keep the tries small. They prune the assumes too
+// (a switch's alternatives: the lowering reads memory inside expressions
+// by switches over the location's whole range): in a program with
+// registers, an assume(Y == v) with v outside them ends its path, as no
+// run reads v there. V_0 holds each location's initial value, the tries
+// T_i are built with V_i, and V_{i+1} adds to V_i every value a write
+// event of T_i can write (a constant, or the value its instruction's read
+// takes in V_i, plus an rfaa's addend). The rounds stop at a fixpoint or
+// at the first round R whose tries have at most R non-initial writes in
+// any choice of one path per thread (maxWrites).
+//
+// That is sound. Call the depth of a write 1 + the largest depth of the
+// writes read by the OpLoads and assumes before it in its thread and by
+// its own instruction's read (0 for an initial write). A write of depth d
+// exists in T_{d-1} (every OpLoad and assume before it read a value of
+// V_{d-1}) and writes a value of V_d. In a run, the first read to return
+// a value outside V_R reads a write whose chain of depths goes back in
+// time (each read executes before the writes that depend on it) through
+// distinct writes of the run so far, whose paths lie in T_R: at most
+// maxWrites(T_R) <= R of them, so its value is in V_R after all. Values
+// in V_R that no run writes only add branches whose constrained read no
+// trace satisfies.
 
 // valueSet is a set of values 0..255, one bit each.
 type valueSet [4]uint64
@@ -72,19 +79,6 @@ func (s *valueSet) each(fn func(v uint8)) {
 // values holds, per location, the values a read of it may return.
 type values []valueSet
 
-// hasLoads reports whether some thread of p has an OpLoad, the only
-// instruction whose label sequences depend on the values of memory.
-func hasLoads(p *prog.Program) bool {
-	for t := range p.Threads {
-		for _, in := range p.Threads[t].Code {
-			if in.Op == prog.OpLoad {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // checkRegisterUse returns an error when an instruction of p other than
 // the register instructions (and an assume on a register, a switch's
 // alternative) names a register location: its events would be a register's,
@@ -111,13 +105,13 @@ func checkRegisterUse(p *prog.Program) error {
 }
 
 // buildTrees returns the trie of every thread of p (buildTree) and whether
-// the loop bound cut a path. For a program with OpLoads it computes the
-// values each load branches over by rounds of tries (see the top of this
-// file); vals are those of the last round built, which eventLimit needs to
-// measure tries that were too long.
+// the loop bound cut a path. For a program with registers it computes the
+// values each load branches over (and each assume may expect) by rounds of
+// tries (see the top of this file); vals are those of the last round
+// built, which eventLimit needs to measure tries that were too long.
 func buildTrees(p *prog.Program, unroll, maxLen int) (trees []*threadTree, bounded bool, vals values, err error) {
-	loads := prog.HasRegisters(p) && hasLoads(p)
-	if loads {
+	regs := prog.HasRegisters(p)
+	if regs {
 		vals = initialValues(p)
 	}
 	for round := 0; ; round++ {
@@ -130,7 +124,7 @@ func buildTrees(p *prog.Program, unroll, maxLen int) (trees []*threadTree, bound
 			trees = append(trees, tr)
 			bounded = bounded || b
 		}
-		if !loads {
+		if !regs {
 			return trees, bounded, nil, nil
 		}
 		next, grew := vals.written(trees)

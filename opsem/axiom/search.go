@@ -88,7 +88,7 @@ func (tr *threadTree) longest() int {
 // longer than usual does not matter.
 func eventLimit(p *prog.Program, unroll, maxEv int, vals values) error {
 	e := &LimitError{Program: p.Name, What: LimitEvents, N: len(p.Locs), Limit: maxEv, Unroll: unroll}
-	if vals == nil && prog.HasRegisters(p) && hasLoads(p) {
+	if vals == nil && prog.HasRegisters(p) {
 		vals = initialValues(p) // too many locations to build the tries
 	}
 	for t := range p.Threads {

@@ -1,0 +1,181 @@
+package axiom_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"rdmasim/corpus/surface"
+	"rdmasim/explore"
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/check"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+var (
+	regsN    = flag.Int("axiom.regs.n", 150, "programs TestRegistersAgree draws")
+	regsSeed = flag.Uint64("axiom.regs.seed", 2027, "seed of TestRegistersAgree's programs")
+	regsCost = flag.Float64("axiom.regs.cost", 4000, "largest product of the threads' trie sizes (axiom.PrefixProduct) TestRegistersAgree compares")
+)
+
+// regsTally counts what TestRegistersAgree did with the programs it drew.
+type regsTally struct {
+	drawn, kept, costly                  int
+	compared, cut, limited, disagreed    int
+	staticCompared, staticSkipped, stDis int
+}
+
+// TestRegistersAgree draws protocol programs (corpus/surface), lowers them
+// with their registers kept at run time (parse.RegistersRuntime), keeps
+// those that keep one, and compares the declarative model with the
+// machines as `rdmasim check --semantics both` does (outcome sets, reach
+// answers, error points, under RDMA and SC), and the model of the program
+// with the model of the same program lowered with its registers
+// specialised (parse.RegistersStatic), on the locations both have, when
+// neither bound cut. Count-boxed (-axiom.regs.n programs from
+// -axiom.regs.seed); programs whose model searches too many event sets
+// (axiom.PrefixProduct past -axiom.regs.cost, for either lowering) are left
+// out, by a count, never by time. No disagreement is allowed, and a
+// real share of the programs must be compared.
+func TestRegistersAgree(t *testing.T) {
+	n := *regsN
+	if testing.Short() {
+		n = min(n, 40)
+	}
+	var c regsTally
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		seed := surface.ProgramSeed(*regsSeed, i)
+		src := surface.Generate(seed)
+		c.drawn++
+		p, err := parse.ParseOptions("gen.rdma", []byte(src), parse.Options{Registers: parse.RegistersRuntime})
+		if err != nil || !prog.HasRegisters(p) {
+			continue
+		}
+		c.kept++
+		if n, err := axiom.PrefixProduct(p, verdict.LoopBound(p, 0)); err == nil && n > *regsCost {
+			c.costly++
+			continue
+		}
+		if why := agreeWithMachines(ctx, p, &c); why != "" {
+			t.Errorf("program %d (seed %#x): %s\n%s", i, seed, why, src)
+		}
+		if why := agreeWithStatic(ctx, p, src, &c); why != "" {
+			t.Errorf("program %d (seed %#x): %s\n%s", i, seed, why, src)
+		}
+	}
+	t.Logf("%d programs drawn, %d keep registers at run time, %d left out by cost; machines: %d compared, %d cut, %d over the model's limits, %d disagree; static lowering: %d compared, %d skipped, %d disagree",
+		c.drawn, c.kept, c.costly, c.compared, c.cut, c.limited, c.disagreed, c.staticCompared, c.staticSkipped, c.stDis)
+	if c.compared < c.kept/3 || c.staticCompared < c.kept/5 {
+		t.Errorf("only %d (machines) and %d (static lowering) of %d programs with registers compared: the test compares little", c.compared, c.staticCompared, c.kept)
+	}
+}
+
+// agreeWithMachines answers p's query as `rdmasim check --semantics both`
+// does and returns why the model and the machines disagree, or "".
+func agreeWithMachines(ctx context.Context, p *prog.Program, c *regsTally) string {
+	vopt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{MaxStates: 200000}}
+	r, err := check.Answer(ctx, p, check.Options{Semantics: check.Both, Verdict: vopt})
+	if err != nil {
+		return fmt.Sprintf("check --semantics both: %v", err)
+	}
+	switch {
+	case r.Disagree:
+		c.disagreed++
+		return "the model disagrees with the machines: " + strings.Join(r.Agreement, "; ")
+	case r.Limited:
+		c.limited++
+	case len(r.Agreement) == 2 && strings.Contains(r.Agreement[0], "agrees") && strings.Contains(r.Agreement[1], "agrees"):
+		c.compared++
+	default:
+		c.cut++
+	}
+	return ""
+}
+
+// agreeWithStatic compares the model's outcomes of p (registers at run
+// time) with those of src lowered with its registers specialised, on the
+// ordinary locations, and returns why they differ, or "".
+func agreeWithStatic(ctx context.Context, p *prog.Program, src string, c *regsTally) string {
+	s, err := parse.ParseOptions("gen.rdma", []byte(src), parse.Options{Registers: parse.RegistersStatic})
+	if err != nil || prog.HasRegisters(s) {
+		c.staticSkipped++
+		return ""
+	}
+	if n, err := axiom.PrefixProduct(s, verdict.LoopBound(s, 0)); err == nil && n > *regsCost {
+		c.staticSkipped++
+		return ""
+	}
+	opt := verdict.Options{Machine: machine.DefaultOptions()}
+	rr, rs, err := verdict.ComputeModel(ctx, p, opt)
+	if errors.Is(err, axiom.ErrTooLarge) {
+		c.staticSkipped++
+		return ""
+	}
+	if err != nil {
+		return fmt.Sprintf("model: %v", err)
+	}
+	sr, ss, err := verdict.ComputeModel(ctx, s, opt)
+	if errors.Is(err, axiom.ErrTooLarge) || err == nil && (!rr.Complete || !sr.Complete) {
+		c.staticSkipped++
+		return ""
+	}
+	if err != nil {
+		return fmt.Sprintf("model of the static lowering: %v", err)
+	}
+	if !slices.Equal(ordinaryNames(p, rr.Locs), ordinaryNames(s, sr.Locs)) {
+		// The lowerings chose different queries: the static one found an
+		// error point unreachable, which the other keeps.
+		c.staticSkipped++
+		return ""
+	}
+	c.staticCompared++
+	for i, pair := range [][2]*verdict.Result{{rr, sr}, {rs, ss}} {
+		a, b := ordinaryOutcomes(p, pair[0]), ordinaryOutcomes(s, pair[1])
+		if !slices.Equal(a, b) {
+			c.stDis++
+			return fmt.Sprintf("%s: the model's outcomes are %q with registers at run time, %q specialised", []string{"rdma", "sc"}[i], a, b)
+		}
+		if p.Query.Kind == s.Query.Kind && pair[0].Allowed != pair[1].Allowed {
+			c.stDis++
+			return fmt.Sprintf("%s: the model's query answer is %v with registers at run time, %v specialised", []string{"rdma", "sc"}[i], pair[0].Allowed, pair[1].Allowed)
+		}
+	}
+	return ""
+}
+
+// ordinaryOutcomes returns r's outcomes over the locations that are no
+// registers, each "name=value ...", sorted and without duplicates.
+func ordinaryOutcomes(p *prog.Program, r *verdict.Result) []string {
+	var out []string
+	for _, o := range r.Outcomes {
+		var b strings.Builder
+		for i, l := range r.Locs {
+			if !p.Locs[l].Reg {
+				fmt.Fprintf(&b, "%s=%d ", p.Locs[l].Name, o.Values[i])
+			}
+		}
+		out = append(out, b.String())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ordinaryNames returns the names of the locations of locs that are no
+// registers, in order.
+func ordinaryNames(p *prog.Program, locs []int) []string {
+	var out []string
+	for _, l := range locs {
+		if !p.Locs[l].Reg {
+			out = append(out, p.Locs[l].Name)
+		}
+	}
+	return out
+}
