@@ -22,7 +22,7 @@ import (
 var (
 	regsN    = flag.Int("axiom.regs.n", 150, "programs TestRegistersAgree draws")
 	regsSeed = flag.Uint64("axiom.regs.seed", 2027, "seed of TestRegistersAgree's programs")
-	regsCost = flag.Float64("axiom.regs.cost", 4000, "largest product of the threads' trie sizes (axiom.PrefixProduct) TestRegistersAgree compares")
+	regsCost = flag.Float64("axiom.regs.cost", 1500, "largest product of the threads' trie sizes (axiom.PrefixProduct) TestRegistersAgree compares")
 )
 
 // regsTally counts what TestRegistersAgree did with the programs it drew.
@@ -60,7 +60,14 @@ func TestRegistersAgree(t *testing.T) {
 			continue
 		}
 		c.kept++
-		if n, err := axiom.PrefixProduct(p, verdict.LoopBound(p, 0)); err == nil && n > *regsCost {
+		switch n, err := axiom.PrefixProduct(p, verdict.LoopBound(p, 0)); {
+		case errors.Is(err, axiom.ErrTooLarge):
+			c.limited++
+			continue
+		case err != nil:
+			t.Errorf("program %d (seed %#x): the model: %v\n%s", i, seed, err, src)
+			continue
+		case n > *regsCost:
 			c.costly++
 			continue
 		}
@@ -73,7 +80,7 @@ func TestRegistersAgree(t *testing.T) {
 	}
 	t.Logf("%d programs drawn, %d keep registers at run time, %d left out by cost; machines: %d compared, %d cut, %d over the model's limits, %d disagree; static lowering: %d compared, %d skipped, %d disagree",
 		c.drawn, c.kept, c.costly, c.compared, c.cut, c.limited, c.disagreed, c.staticCompared, c.staticSkipped, c.stDis)
-	if c.compared < c.kept/3 || c.staticCompared < c.kept/5 {
+	if c.compared < c.kept/3 || c.staticCompared < c.kept/10 {
 		t.Errorf("only %d (machines) and %d (static lowering) of %d programs with registers compared: the test compares little", c.compared, c.staticCompared, c.kept)
 	}
 }
