@@ -186,3 +186,60 @@ func ordinaryNames(p *prog.Program, locs []int) []string {
 	}
 	return out
 }
+
+// TestRegistersFinalValues: a program with no condition shows every
+// location in its outcomes, registers included, which make no events: the
+// model takes their final values from the valuations each thread's label
+// sequence ends with, as the machines keep them in memory. Here U's
+// register ends with the value its load read, 0 or 2, and V's with a value
+// computed from it.
+func TestRegistersFinalValues(t *testing.T) {
+	src := `node A { x = 0; y = 0 }
+thread T on A { x := 2 }
+thread U on A {
+  reg r
+  r := x
+  y := 1
+}
+thread V on A {
+  reg s
+  reg u
+  s := x
+  u := s == 2
+}
+`
+	p, err := parse.ParseOptions("final.rdma", []byte(src), parse.Options{Registers: parse.RegistersRuntime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prog.HasRegisters(p) {
+		t.Fatal("the lowering kept no register at run time")
+	}
+	vopt := verdict.Options{Machine: machine.DefaultOptions()}
+	r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
+		t.Fatalf("the model and the machines: %q", r.Agreement)
+	}
+	mr, _, err := verdict.ComputeModel(context.Background(), p, vopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range mr.Outcomes {
+		got = append(got, p.Outcome(mr.Locs, func(i int) uint8 { return o.Values[slices.Index(mr.Locs, i)] }))
+	}
+	if len(got) != 4 {
+		t.Errorf("the model's outcomes %q, want 4 (r and s each 0 or 2, u = (s == 2))", got)
+	}
+	for _, o := range got {
+		if !strings.Contains(o, "x=2;") || !strings.Contains(o, "y=1;") {
+			t.Errorf("outcome %q", o)
+		}
+		if strings.Contains(o, "V.s=2;") != strings.Contains(o, "V.u=1;") {
+			t.Errorf("outcome %q: u is not (s == 2)", o)
+		}
+	}
+}
