@@ -231,39 +231,7 @@ func (g *treeGen) walk(node, pc int) {
 		g.walk(n2, in.Next)
 		g.nic[l]--
 	case prog.OpRCAS, prog.OpRFAA:
-		q := in.QP
-		l := g.p.QPs[q].Local
-		mk := func(k prog.EventKind, loc int) skel {
-			s := base
-			s.kind, s.loc, s.remote, s.qp = k, loc, in.Remote, q
-			return s
-		}
-		g.nic[l]++
-		if in.Op == prog.OpRCAS {
-			// success: naR(y,a) · naW(y,b) · nlW(x,a,m)
-			r := mk(prog.EvNAR, in.Y)
-			r.cons, r.a = consEq, in.A
-			w := mk(prog.EvNAW, in.Y)
-			w.val = in.B
-			x := mk(prog.EvNLW, in.X)
-			x.val = in.A
-			g.walk(g.emit(g.emit(g.emit(node, r), w), x), in.Next)
-			// failure: naR(y,v) · nlW(x,v,m), v != a
-			r.cons = consNe
-			n1 := g.emit(node, r)
-			x = mk(prog.EvNLW, in.X)
-			x.dep = depth(n1) - 1
-			g.walk(g.emit(n1, x), in.Next)
-		} else {
-			// naR(y,v) · naW(y,v+d) · nlW(x,v,m)
-			n1 := g.emit(node, mk(prog.EvNAR, in.Y))
-			w := mk(prog.EvNAW, in.Y)
-			w.dep, w.add = depth(n1)-1, in.A
-			x := mk(prog.EvNLW, in.X)
-			x.dep = depth(n1) - 1
-			g.walk(g.emit(g.emit(n1, w), x), in.Next)
-		}
-		g.nic[l]--
+		g.walkAtomic(node, in, base)
 	case prog.OpRFence:
 		e := base
 		e.kind, e.remote, e.qp = prog.EvNF, in.Remote, in.QP
@@ -316,4 +284,44 @@ func (g *treeGen) walk(node, pc int) {
 			g.err = fmt.Errorf("thread %s: unknown instruction %v at %d", th.Name, in.Op, pc)
 		}
 	}
+}
+
+// walkAtomic extends the trie from node with the sequences of the remote
+// atomic in (rcas or rfaa) and what follows it; base is the skeleton of its
+// events.
+func (g *treeGen) walkAtomic(node int, in *prog.Instr, base skel) {
+	depth := func(n int) int { return g.tree.nodes[n].depth }
+	q := in.QP
+	l := g.p.QPs[q].Local
+	mk := func(k prog.EventKind, loc int) skel {
+		s := base
+		s.kind, s.loc, s.remote, s.qp = k, loc, in.Remote, q
+		return s
+	}
+	g.nic[l]++
+	if in.Op == prog.OpRCAS {
+		// success: naR(y,a) · naW(y,b) · nlW(x,a,m)
+		r := mk(prog.EvNAR, in.Y)
+		r.cons, r.a = consEq, in.A
+		w := mk(prog.EvNAW, in.Y)
+		w.val = in.B
+		x := mk(prog.EvNLW, in.X)
+		x.val = in.A
+		g.walk(g.emit(g.emit(g.emit(node, r), w), x), in.Next)
+		// failure: naR(y,v) · nlW(x,v,m), v != a
+		r.cons = consNe
+		n1 := g.emit(node, r)
+		x = mk(prog.EvNLW, in.X)
+		x.dep = depth(n1) - 1
+		g.walk(g.emit(n1, x), in.Next)
+	} else {
+		// naR(y,v) · naW(y,v+d) · nlW(x,v,m)
+		n1 := g.emit(node, mk(prog.EvNAR, in.Y))
+		w := mk(prog.EvNAW, in.Y)
+		w.dep, w.add = depth(n1)-1, in.A
+		x := mk(prog.EvNLW, in.X)
+		x.dep = depth(n1) - 1
+		g.walk(g.emit(g.emit(n1, w), x), in.Next)
+	}
+	g.nic[l]--
 }
