@@ -38,6 +38,7 @@ package differ
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -461,6 +462,10 @@ func (r *Report) outcomes(ctx context.Context, vopt verdict.Options) error {
 		return nil
 	}
 	ar, as, err := verdict.ComputeModel(ctx, r.Program, vopt)
+	if why, ok := verdict.ModelRefused(err); ok {
+		r.Skipped = append(r.Skipped, Skip{string(OutcomesRDMA), "model refuses: " + why}, Skip{string(OutcomesSC), "model refuses: " + why})
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("differ: %w", err)
 	}
@@ -562,6 +567,11 @@ func (r *Report) robustEnum(ctx context.Context, vopt verdict.Options) error {
 	// A program beyond the model's size limit gets an uncertain answer,
 	// not compared.
 	ra, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.EnumAxiom, Verdict: vopt})
+	if why, ok := verdict.ModelRefused(err); ok {
+		r.RobustMachine = rm
+		r.Skipped = append(r.Skipped, Skip{string(RobustEnum), "model refuses: " + why})
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("differ: %w", err)
 	}
@@ -608,6 +618,11 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 		return nil
 	}
 	rd, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.Decider, Verdict: verdict.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}}, AtomicsExperimental: atomics})
+	if re := (*prog.RegistersError)(nil); errors.As(err, &re) {
+		// A refusal by name, never an answer: nothing to compare.
+		r.Skipped = append(r.Skipped, Skip{"decider", re.Error()})
+		return nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

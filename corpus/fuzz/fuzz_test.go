@@ -181,6 +181,9 @@ func TestStats(t *testing.T) {
 		{"cpu and a loop", "node A { x }\nnode B { y }\nthread T on A { loop { x := 1; rfence(B) }; assume(x == 1); x := cas(x, 1, 2) }\n",
 			map[int]int{gen.KWrite: 1, gen.KRFence: 1, gen.KAssumeEq: 1, gen.KCAS: 1},
 			[]cell{{axiom.ClassCPU, axiom.ClassCPU, 1, 0}, {axiom.ClassCPU, axiom.ClassNF, 1, 0}, {axiom.ClassNF, axiom.ClassCPU, 1, 0}, {axiom.ClassNF, axiom.ClassNF, 1, 0}}},
+		{"a protocol's lowered code", "litmus s\nnode A { x = 0 }\nnode B { y = 0 }\nthread T on A {\n  reg r\n  r := 1\n  x := r\n  y := x\n}\n",
+			map[int]int{gen.KWrite: 1, gen.KPut: 1},
+			[]cell{{axiom.ClassCPU, axiom.ClassNLR, 1, 0}, {axiom.ClassCPU, axiom.ClassNRW, 1, 0}, {axiom.ClassNLR, axiom.ClassNRW, 1, 0}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

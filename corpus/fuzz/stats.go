@@ -90,8 +90,28 @@ func (s *Stats) Add(p *prog.Program) {
 	}
 	var same, other [NumClasses][NumClasses]bool
 	for t := range p.Threads {
-		walk(p.Threads[t].Body)
-		ppoPairs(&p.Threads[t], &same, &other)
+		th := &p.Threads[t]
+		if th.Lowered {
+			// A protocol's thread has code, not a statement tree:
+			// each instruction is counted by its statement's kind.
+			for pc := range th.Code {
+				in := &th.Code[pc]
+				switch {
+				case in.Op == prog.OpBranch && in.Loop >= 0:
+					s.Loop++
+					loops = true
+				case in.Op == prog.OpBranch && in.Stmt != nil && in.Stmt.Kind == prog.SChoose:
+					s.Choose++
+					choose = true
+				case in.Stmt != nil && in.Op != prog.OpFail:
+					if k := instrKind(in.Stmt); k >= 0 {
+						s.Instr[k]++
+					}
+				}
+			}
+		}
+		walk(th.Body)
+		ppoPairs(th, &same, &other)
 	}
 	if loops {
 		s.WithLoops++

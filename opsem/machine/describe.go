@@ -110,16 +110,16 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 // ExplainChain describes transition l taken from configuration s and, under
 // Options.Reduce, the invisible steps (and, under Options.ControlHidden, the
 // submissions) taken after it to settle the configuration it reaches (see
-// chained): the last Transition's Post is the configuration Successors
+// reducer.emit): the last Transition's Post is the configuration Successors
 // emitted under l. Without the reduction it is Explain's one Transition.
 func (m *Machine) ExplainChain(s []byte, l uint64) []Transition {
 	tr := m.Explain(s, l)
 	run := []Transition{tr}
-	if m.chain == nil {
+	if m.red == nil {
 		return run
 	}
-	for cur := tr.Post; m.chain.invisible(cur); cur = tr.Post {
-		tr = m.Explain(cur, m.chain.stepLabel)
+	for cur := tr.Post; m.red.invisible(cur); cur = tr.Post {
+		tr = m.Explain(cur, m.red.stepLabel)
 		run = append(run, tr)
 	}
 	return run

@@ -88,30 +88,20 @@ func (m *Machine) pcOf(s []byte, t int) (int, bool) {
 
 // successorsFast is Successors for machines without event graphs.
 func (m *Machine) successorsFast(s []byte, emit func(l uint64, next []byte)) uint32 {
-	if m.chain != nil {
-		m.chainOut, emit = emit, m.chainFn
-	}
-	m.parent = append(m.parent[:0], s...) // s may change under emit
-	s = m.parent
-	m.scan(s)
-	if m.opt.Reduce && !m.sc {
-		// Options.Reduce: the first enabled invisible, independent NIC
-		// rule is the only successor.
-		m.settled = false
-		for qi := range m.p.QPs {
-			if m.invisibleStep(s, qi, emit) {
-				return 0
-			}
-		}
-		if m.opt.ControlHidden {
-			for t := range m.p.Threads {
-				if m.submitStep(s, t, emit) {
-					return 0
-				}
-			}
-		}
-		m.settled = true
-	}
+	return m.expand(m.load(s), emit)
+}
+
+// load copies s into m.parent, since s may change under emit, and scans
+// it; it returns the copy.
+func (m *Machine) load(s []byte) []byte {
+	m.parent = append(m.parent[:0], s...)
+	m.scan(m.parent)
+	return m.parent
+}
+
+// expand emits every successor of s, a configuration load made, by every
+// thread's CPU step and every queue pair's NIC rules.
+func (m *Machine) expand(s []byte, emit func(l uint64, next []byte)) uint32 {
 	var pruned uint32
 	for t := range m.p.Threads {
 		pruned |= m.fastCPU(s, t, emit)

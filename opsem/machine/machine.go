@@ -65,22 +65,12 @@ type Machine struct {
 	edit, canon segEdit // successorsFast's edits of the current transition
 	pre         []byte  // scratch: the prefix of a CPU step's successor
 
-	// Options.Reduce on the RDMA machine: chain settles each successor
-	// by its invisible steps (see settle), with scratch space of its own;
-	// chainFn is m.chained and chainOut the emit it passes settled
-	// successors to.
-	chain    *Machine
-	chainFn  func(l uint64, next []byte)
-	chainOut func(l uint64, next []byte)
-	// In chain: captureFn is c.capture, which records in stepLabel the
-	// label of the invisible step or submission just taken.
-	captureFn func(l uint64, next []byte)
-	stepLabel uint64
-	// settled: no invisible step (nor, under Options.ControlHidden, any
-	// submission) is enabled in the configuration successorsFast expands; touched: the queue pair whose buffers the
-	// successor being emitted changed, or -1 for none; mover: the thread
-	// that took the step, or that owns the queue pair of a NIC step.
-	settled bool
+	// red is Options.Reduce on the RDMA machine (reduce.go): a layer over
+	// this machine's next-state function; nil without the reduction.
+	red *reducer
+	// touched: the queue pair whose buffers the successor being emitted
+	// changed, or -1 for none; mover: the thread that took the step, or
+	// that owns the queue pair of a NIC step. The reduction reads both.
 	touched int
 	mover   int
 
@@ -190,12 +180,7 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 	m.base = m.newState()
 	m.work = m.newState()
 	if opt.Reduce && !m.sc && !m.graph {
-		c := *m
-		c.chain, c.qoff, c.lay.boff = nil, make([]int, len(m.qoff)), make([]int, len(m.lay.boff))
-		c.base, c.work = nil, nil
-		c.captureFn = c.capture
-		m.chain = &c
-		m.chainFn = m.chained
+		m.red = newReducer(m)
 	}
 	return m, nil
 }
@@ -275,14 +260,17 @@ func (m *Machine) Final(st *State) bool {
 // loop counters and, under Options.Graph, its slots and the graph) and the
 // queue pairs of one thread (a CPU step may re-rank all of them, see
 // canonPolls) or a single queue pair (NIC rules). Without Options.Graph the
-// successor is written on the parent's bytes directly (successorsFast, with
-// Options.Reduce's ample sets). Under Options.Graph it is produced from a
+// successor is written on the parent's bytes directly (successorsFast; under
+// Options.Reduce the layer of reduce.go over it). Under Options.Graph it is produced from a
 // working copy of the parent by applying the transition, encoding it as the
 // parent's bytes with only those parts re-encoded, and restoring from the
 // parent only what the transition may have changed.
 func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 {
 	if m.outOfRange(s) {
 		return 0 // an error point of the whole run (prog.Range)
+	}
+	if m.red != nil {
+		return m.red.successors(s, emit)
 	}
 	if !m.graph {
 		return m.successorsFast(s, emit)

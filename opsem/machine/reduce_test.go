@@ -24,7 +24,7 @@ func reach(t *testing.T, m *Machine, explain bool) (proj, finals map[string]bool
 	seen := map[string]bool{}
 	queue := [][]byte{m.Initial(nil)}
 	seen[string(queue[0])] = true
-	chk := m.Clone() // Successors uses m's chain
+	chk := m.Clone() // Successors uses m's reducer
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -37,7 +37,7 @@ func reach(t *testing.T, m *Machine, explain bool) (proj, finals map[string]bool
 			finals[string(s[:len(m.p.Locs)])] = true
 		}
 		pruned |= m.Successors(s, func(l uint64, next []byte) {
-			if chk.chain != nil {
+			if chk.red != nil {
 				checkSettled(t, chk, s, l, next, explain)
 			}
 			if !seen[string(next)] {
@@ -71,9 +71,9 @@ func project(proj map[string]bool, nloc int, hidden bool) map[string]bool {
 // ExplainChain leads to it.
 func checkSettled(t *testing.T, chk *Machine, s []byte, l uint64, next []byte, explain bool) {
 	t.Helper()
-	if chk.chain.invisible(next) {
+	if chk.red.invisible(next) {
 		t.Fatalf("%s: successor %s of %s under %s is not settled: %s is enabled in it",
-			chk.p.Name, chk.Format(next), chk.Format(s), chk.Explain(s, l).Rule, chk.Explain(next, chk.chain.stepLabel).Rule)
+			chk.p.Name, chk.Format(next), chk.Format(s), chk.Explain(s, l).Rule, chk.Explain(next, chk.red.stepLabel).Rule)
 	}
 	if !explain {
 		return

@@ -2,25 +2,10 @@ package machine
 
 import "rdmasim/opsem/prog"
 
-// Under Options.Reduce, a configuration in which an invisible step is
-// enabled has that step as its only successor, so the search need not store
-// it: each successor is settled, that is, invisible steps are taken from it
-// as long as one is enabled, and the configuration reached is emitted in its
-// place, under the label of the step that led to it (ExplainChain recovers
-// the steps in between). The invisible steps are N2, N3, N5, N7, N8 when no
-// put is pending on its queue pair (see invisibleStep) and, under
-// Options.ControlHidden, submissions and polls (see Options). They
-// commute with each other and with every other transition, none disables
-// another, and each moves an entry down a queue pair's pipeline or out of
-// it, or a thread past a put, get, rfence or poll (every cycle of a thread
-// passes a branch, which is not invisible), so settling ends, and where it
-// ends does not depend on the order of the steps. None writes memory, so
-// every configuration skipped has the memory of the one emitted for it (and
-// its program counters, but for submissions and polls), and no final
-// configuration is ever skipped (its buffers are empty and its threads at
-// their ends). The configurations stored are those of the reduced machine in
-// which no invisible step is enabled: on the bench programs a tenth to a
-// twentieth as many as the reduction stored without settling.
+// The invisible steps of the RDMA machine, which the partial-order
+// reduction (reduce.go) takes alone and at once: the NIC rules that touch
+// no memory and commute with everything, and, under Options.ControlHidden,
+// the submissions and polls.
 
 // invisibleStep emits, if one is enabled on queue pair qi, the successor by
 // a NIC rule that is invisible and independent of every other transition
@@ -157,71 +142,6 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN7, qi, 0), -1, 0, emit)
 }
 
-// chained is the emit of successorsFast under Options.Reduce: it passes the
-// settled successor on to m.chainOut.
-func (m *Machine) chained(l uint64, next []byte) {
-	c := m.chain
-	var moved bool
-	if !m.settled || m.passedPut(m.parent, next, m.mover) {
-		// A thread that went past its last put on a queue pair makes
-		// N8 invisible there (see invisibleStep), on a queue pair the
-		// step need not have touched: settle it whole.
-		moved = c.settle(next)
-	} else {
-		// No invisible step is enabled in the parent, and the step
-		// changed the buffers of queue pair m.touched alone and moved
-		// thread m.mover or one of its queue pairs: only there can one
-		// be enabled now.
-		off := 0
-		if m.touched >= 0 {
-			off = m.qoff[m.touched]
-		}
-		moved = c.settleAt(next, m.mover, m.touched, off)
-	}
-	if !moved {
-		m.chainOut(l, next)
-		return
-	}
-	m.chainOut(l, c.parent)
-}
-
-// settleAt is settle for a configuration s in which an invisible step can
-// be enabled only on queue pair qi (none if qi is -1) and, under
-// Options.ControlHidden, a submission only by thread t, the owner of qi. The
-// steps it takes keep it so: a NIC step on qi changes no other queue pair,
-// and t's submission changes only the queue pair it is on.
-//
-// Until it takes a submission it needs only qi's segment, which begins at off
-// as in the parent (NIC steps on qi leave the segments before it alone), and
-// a full scan only when t is at a submission; after one it scans s whole.
-func (c *Machine) settleAt(s []byte, t, qi, off int) bool {
-	moved, whole := false, false
-	for {
-		switch {
-		case whole:
-			c.scan(s)
-		case qi >= 0:
-			c.qoff[qi] = off
-			c.qoff[qi+1] = c.scanSeg(s, qi, off)
-			c.qoff[len(c.p.QPs)] = len(s)
-		}
-		if qi < 0 || !c.invisibleStep(s, qi, c.captureFn) {
-			if !c.opt.ControlHidden || !c.atSubmission(s, t) {
-				return moved
-			}
-			if !whole {
-				c.scan(s)
-			}
-			if !c.submitStep(s, t, c.captureFn) {
-				return moved
-			}
-			qi, whole = c.touched, true
-		}
-		c.parent, c.out = c.out, c.parent
-		s, moved = c.parent, true
-	}
-}
-
 // atSubmission reports whether thread t is at a put, get, rfence or poll in
 // s, not in the middle of one: at a step settleAt may take.
 func (m *Machine) atSubmission(s []byte, t int) bool {
@@ -229,43 +149,6 @@ func (m *Machine) atSubmission(s []byte, t int) bool {
 	switch m.p.Threads[t].Code[pc].Op {
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpPoll:
 		return !mid
-	}
-	return false
-}
-
-// settle takes invisible steps from s as long as one is enabled, the one on
-// the first queue pair each time, and reports whether it took any; if it
-// did, the configuration reached is in c.parent. c is a machine's chain.
-func (c *Machine) settle(s []byte) bool {
-	moved := false
-	for {
-		if !c.invisible(s) {
-			return moved
-		}
-		// c.out holds the successor: it becomes the configuration to
-		// settle, and the old one's buffer scratch.
-		c.parent, c.out = c.out, c.parent
-		s, moved = c.parent, true
-	}
-}
-
-// invisible writes to c.out the successor of s by the first invisible step
-// enabled on any queue pair or, under Options.ControlHidden, by the first
-// thread's submission, recording its label in c.stepLabel, and reports
-// whether there was one.
-func (c *Machine) invisible(s []byte) bool {
-	c.scan(s)
-	for qi := range c.p.QPs {
-		if c.invisibleStep(s, qi, c.captureFn) {
-			return true
-		}
-	}
-	if c.opt.ControlHidden {
-		for t := range c.p.Threads {
-			if c.submitStep(s, t, c.captureFn) {
-				return true
-			}
-		}
 	}
 	return false
 }
@@ -289,11 +172,6 @@ func (m *Machine) submitStep(s []byte, t int, emit func(l uint64, next []byte)) 
 	// fastCPU emits the submission or reports the bound that disables
 	// it.
 	return m.fastCPU(s, t, emit) == 0
-}
-
-// capture is the emit of settling's steps: it records the step's label.
-func (c *Machine) capture(l uint64, _ []byte) {
-	c.stepLabel = l
 }
 
 // putsAhead returns, for each instruction of code, whether a put on queue

@@ -92,7 +92,7 @@ type Options struct {
 	// configuration in which such a step is enabled is never emitted:
 	// each successor is settled first, by taking these steps until none
 	// is enabled, and the configuration reached is emitted under the
-	// label of the step that led to it (see chained; ExplainChain lists
+	// label of the step that led to it (see reduce.go; ExplainChain lists
 	// the steps in between). The reduction keeps every reachable outcome
 	// and every reachable value of a condition over memory and program
 	// counters, and every run it finds is a run of the machine; it

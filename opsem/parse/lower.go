@@ -292,6 +292,10 @@ func (e *InterruptedError) Unwrap() error { return e.Err }
 // lower expands and lowers f, checking ctx as it goes: once ctx is done it
 // returns an *InterruptedError.
 func lowerFile(ctx context.Context, file string, f *syntax.File, opt Options) (*prog.Program, ErrorList, *InterruptedError) {
+	if opt.Registers == RegistersAuto && f.Registers != nil {
+		// The file's registers line, unless the caller forces a mode.
+		opt.Registers = map[string]RegisterMode{"auto": RegistersAuto, "static": RegistersStatic, "runtime": RegistersRuntime}[f.Registers.Text]
+	}
 	mode := opt.Registers
 	if mode == RegistersAuto {
 		mode = RegistersStatic

@@ -347,3 +347,90 @@ func (sp *specialiser) guarded(e *evalCtx, next int) int {
 	}
 	return next
 }
+
+// Dead registers kept at run time are reset to their initial values where
+// they die, so that a value no path will read again never splits
+// configurations (the machines store a register's value as a location's).
+// A register dies on the edges into a statement where it is dead (live.go)
+// from one where it was live or assigned: there, and only there, may it
+// hold a value other than its initial one while dead. Each such edge goes
+// through one OpEval R := init per dying register, a register-only step
+// every semantics runs within the step before it, never a configuration of
+// its own. Specialised registers need no such step: forget drops their
+// dead values from the valuation that keys the code.
+
+// deadRuntimeRegisters returns, for each surface statement of the thread,
+// the locations of the run-time registers that die on the edges into it.
+func (sp *specialiser) deadRuntimeRegisters() [][]int {
+	t := sp.t
+	n := len(t.code)
+	var regs []int // the registers kept at run time
+	for r := range t.Regs {
+		if sp.regLoc(r) >= 0 {
+			regs = append(regs, r)
+		}
+	}
+	if len(regs) == 0 || sp.live == nil {
+		return nil
+	}
+	// set[i][r]: register r may hold a value other than its initial one,
+	// dead or not, right after statement i (live before it, or assigned
+	// by it).
+	set := make([][]bool, n)
+	for i := range t.code {
+		set[i] = slices.Clone(sp.live[i])
+		if s := t.code[i].s; s != nil && t.code[i].kind != iJump {
+			if d := stmtUses(s, sp.regIdx, make([]bool, len(t.Regs))); d >= 0 {
+				set[i][d] = true
+			}
+		}
+	}
+	reset := make([][]int, n)
+	seen := make([][]bool, n)
+	for i, in := range t.code {
+		succs := append([]int{in.next}, in.alts...)
+		for _, j := range succs {
+			if j < 0 || j >= n {
+				continue
+			}
+			if seen[j] == nil {
+				seen[j] = make([]bool, len(t.Regs))
+			}
+			for _, r := range regs {
+				if set[i][r] && !sp.live[j][r] && !seen[j][r] {
+					seen[j][r] = true
+					reset[j] = append(reset[j], r)
+				}
+			}
+		}
+	}
+	for j := range reset {
+		slices.Sort(reset[j])
+	}
+	return reset
+}
+
+// resetBefore returns the code that resets the run-time registers dying
+// on the edges into surface statement ir, then goes on at pc; pc itself
+// when none dies there.
+func (sp *specialiser) resetBefore(ir, pc int) int {
+	if ir >= len(sp.resetAt) || len(sp.resetAt[ir]) == 0 {
+		return pc
+	}
+	key := [2]int{ir, pc}
+	if c, ok := sp.resets[key]; ok {
+		return c
+	}
+	next := pc
+	for k := len(sp.resetAt[ir]) - 1; k >= 0; k-- {
+		r := sp.resetAt[ir][k]
+		d := sp.t.Regs[r]
+		l := sp.regLoc(r)
+		st := &prog.Stmt{Kind: prog.SWrite, X: l, Pos: d.pos,
+			Src: &prog.Source{Text: fmt.Sprintf("%s := %d (dead from here)", d.Name, d.Init)}}
+		next = sp.emit(prog.Instr{Op: prog.OpEval, X: l, E: prog.Expr{{Kind: prog.TConst, Val: int64(d.Init)}},
+			Lo: uint8(d.Rng.Lo), Hi: uint8(d.Rng.Hi), Fail: -1, Next: next, QP: -1, Loop: -1, Remote: -1, Stmt: st})
+	}
+	sp.resets[key] = next
+	return next
+}

@@ -172,7 +172,7 @@ func (lw *Lowerer) specialiseAll(ts []*IRThread, f *syntax.File) {
 			if lw.stop() {
 				return
 			}
-			sp := &specialiser{lw: lw, t: t, ti: ti, dom: dom, keys: map[string]int{}, fails: map[string]int{},
+			sp := &specialiser{lw: lw, t: t, ti: ti, dom: dom, keys: map[string]int{}, fails: map[string]int{}, resets: map[[2]int]int{},
 				regIdx: map[string]int{}}
 			th := sp.run()
 			if lw.Errs != nil || lw.interrupted != nil {
@@ -240,6 +240,11 @@ type specialiser struct {
 	dom    *domains
 	regIdx map[string]int
 	live   liveness // the registers live at each surface statement
+	// resetAt lists, for each surface statement, the run-time registers
+	// reset to their initial values on every edge into it (runtime.go);
+	// resets caches the chains of resets built, by target.
+	resetAt [][]int
+	resets  map[[2]int]int
 
 	code   []prog.Instr
 	jump   []bool      // code[i] is a jump of the lowering, compiled away
@@ -281,17 +286,17 @@ func (sp *specialiser) jumpTo(pc int) int {
 // regs, queueing it if it is new.
 func (sp *specialiser) core(ir int, regs []uint8) int {
 	if sp.t.code[ir].kind == iEnd {
-		return sp.end
+		return sp.resetBefore(ir, sp.end)
 	}
 	regs = sp.forget(ir, regs)
 	key := fmt.Sprintf("%d:%s", ir, regs)
 	if pc, ok := sp.keys[key]; ok {
-		return pc
+		return sp.resetBefore(ir, pc)
 	}
 	pc := sp.jumpTo(-1) // a placeholder, filled when the item is specialised
 	sp.keys[key] = pc
 	sp.work = append(sp.work, item{ir: ir, regs: string(regs), pc: pc})
-	return pc
+	return sp.resetBefore(ir, pc)
 }
 
 // stmt returns the core statement of an instruction at the current surface
@@ -319,6 +324,7 @@ func (sp *specialiser) run() prog.Thread {
 		sp.regIdx[r.Name] = i
 	}
 	sp.live = liveRegisters(t, sp.regIdx)
+	sp.resetAt = sp.deadRuntimeRegisters()
 	sp.end = sp.emit(prog.Instr{Op: prog.OpEnd, Loop: -1, QP: -1, Remote: -1})
 	sp.heads = map[int]int{}
 	init := make([]uint8, len(t.Regs))

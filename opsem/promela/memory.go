@@ -14,11 +14,16 @@ func (g *gen) memory() {
 	} else {
 		g.f("/* Locations: m_NAME is the value of NAME, L_NAME its index in buffer entries. */\n")
 		for l := range g.p.Locs {
-			g.f("#define %s %d\n", g.locID(l), l)
+			if !g.p.Locs[l].Reg { // no buffer entry names a register
+				g.f("#define %s %d\n", g.locID(l), l)
+			}
 		}
 	}
 	for l, loc := range g.p.Locs {
 		node := g.p.Nodes[loc.Node].Name
+		if loc.Reg {
+			continue // declared with its thread (see registers)
+		}
 		if g.dead[l] {
 			g.f("/* %s on %s: dead (nothing reads it, no outcome shows it), not stored */\n", loc.Name, node)
 			continue

@@ -56,7 +56,10 @@ const (
 //
 // Layout: every location the machine tracks is a global byte m_NAME (the
 // locations machine.DeadLocations finds dead, which nothing reads and no
-// outcome shows, are not stored, as in rdmasim); L_NAME is its index. Each
+// outcome shows, are not stored, as in rdmasim); L_NAME is its index. A
+// register kept at run time is a global byte r_NAME, and its thread's
+// evals into registers and ifs run inside the d_step that reaches them, as
+// machine.runLocal runs them (see registers.go). Each
 // thread is a proctype looping over one d_step per transition of its
 // instruction graph, selected by its global pc (pcN, plus midN/regN between
 // the two steps of a CAS, or of a put or get under SC). Under RDMA each queue
@@ -74,9 +77,6 @@ const (
 // steps that change nothing.
 func Write(w io.Writer, p *prog.Program, opt Options) error {
 	if err := prog.CheckRanges(p, "the Promela model of the machines"); err != nil {
-		return err
-	}
-	if err := prog.CheckRegisters(p, "the Promela model of the machines"); err != nil {
 		return err
 	}
 	g, err := newGen(p, opt)
@@ -135,6 +135,17 @@ type gen struct {
 	// numbers them (threads in order, then instructions): buffer entries
 	// carry the number.
 	atoms []*prog.Instr
+	// initPC and initMem are the threads' pcs and the memory (registers
+	// included) of the initial configuration, after each thread's first
+	// register-only run (see initial).
+	initPC  []int
+	initMem []byte
+	// exprs[t][pc] is the expression of instruction pc of thread t in
+	// Promela (an OpEval or OpIf; nil elsewhere).
+	exprs [][]*pexpr
+	// treeMax bounds the paths of a register-only run written as nested
+	// ifs (maxTree; tests lower it).
+	treeMax int
 }
 
 func newGen(p *prog.Program, opt Options) (*gen, error) {
@@ -150,9 +161,13 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 	if opt.Semantics != machine.RDMA && opt.Semantics != machine.SC {
 		return nil, fmt.Errorf("unknown semantics %d", opt.Semantics)
 	}
-	g := &gen{p: p, opt: opt, sc: opt.Semantics == machine.SC, k: opt.MaxInflight}
+	g := &gen{p: p, opt: opt, sc: opt.Semantics == machine.SC, k: opt.MaxInflight, treeMax: maxTree}
 	g.shown = verdict.ShownLocations(p)
 	g.dead = machine.DeadLocations(p, g.shown)
+	if err := g.translate(); err != nil {
+		return nil, err
+	}
+	g.initial()
 	for t := range p.Threads {
 		for pc := range p.Threads[t].Code {
 			if p.Threads[t].Code[pc].Op.IsAtomic() {
@@ -294,13 +309,22 @@ func appendOnce(s []int, v int) []int {
 
 func (g *gen) f(format string, args ...any) { fmt.Fprintf(&g.b, format, args...) }
 
-func (g *gen) loc(l int) string   { return "m_" + ident(g.p.Locs[l].Name) }
+// loc is the Promela variable of location l: m_NAME, or r_NAME for a
+// register (client[0].my: r_client__0_my).
+func (g *gen) loc(l int) string {
+	if g.p.Locs[l].Reg {
+		return "r_" + ident(g.p.Locs[l].Name)
+	}
+	return "m_" + ident(g.p.Locs[l].Name)
+}
+
 func (g *gen) locID(l int) string { return "L_" + ident(g.p.Locs[l].Name) }
 
 // ident turns a name of the program into a Promela identifier: an element
-// of an array or a member of a family, buf[1], becomes buf__1.
+// of an array or a member of a family, buf[1], becomes buf__1, and a
+// register, client[0].my, client__0_my.
 func ident(name string) string {
-	return strings.NewReplacer("[", "__", "]", "").Replace(name)
+	return strings.NewReplacer("[", "__", "]", "", ".", "_").Replace(name)
 }
 
 // model writes the whole model.
@@ -350,6 +374,10 @@ func (g *gen) header() {
 		g.f(" * No bound can block a step: the search is complete.\n *\n")
 	} else {
 		g.f(" * Bounds that can block steps: %s.\n *\n", strings.Join(cuts, ", "))
+	}
+	if prog.HasRegisters(g.p) {
+		g.f(" * The registers kept at run time are r_NAME; a thread's evals into them and its\n")
+		g.f(" * ifs run inside the d_step that reaches them, as in rdmasim, and are no steps.\n *\n")
 	}
 	g.f(` * Each transition of rdmasim's machine is one d_step, and SPIN's states are
  * the machine's configurations. In each final configuration (every thread

@@ -155,12 +155,20 @@ func compare(t *testing.T, p *prog.Program, sem machine.Semantics, k, unroll int
 	if k == 0 {
 		k = machine.DefaultOptions().MaxInflight
 	}
+	compareModel(t, p, sem, k, unroll, model(t, p, Options{Semantics: sem, MaxInflight: k, Unroll: unroll}))
+}
+
+// compareModel is compare on the model m of p (under sem, k and unroll).
+func compareModel(t *testing.T, p *prog.Program, sem machine.Semantics, k, unroll int, m []byte) {
+	t.Helper()
+	if k == 0 {
+		k = machine.DefaultOptions().MaxInflight
+	}
 	want, err := verdict.Compute(context.Background(), p, sem, verdict.Options{Machine: machine.Options{MaxInflight: k, Unroll: unroll}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Run(context.Background(), model(t, p, Options{Semantics: sem, MaxInflight: k, Unroll: unroll}),
-		RunOptions{CFlags: []string{"-O0"}, MaxDepth: 1000, HashBits: 18})
+	got, err := Run(context.Background(), m, RunOptions{CFlags: []string{"-O0"}, MaxDepth: 1000, HashBits: 18})
 	if err != nil {
 		t.Fatal(err)
 	}

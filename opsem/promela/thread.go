@@ -28,7 +28,7 @@ func (g *gen) thread(t int) {
 	th := &g.p.Threads[t]
 	mid, pcType := g.threadVars(t)
 	g.f("/* Thread %s on %s. */\n", th.Name, g.p.Nodes[th.Node].Name)
-	g.f("%s pc%d = %d;\t/* next instruction; %d = end */\n", pcType, t, th.Entry, th.End())
+	g.f("%s pc%d = %d;\t/* next instruction; %d = end */\n", pcType, t, g.initPC[t], th.End())
 	if mid {
 		g.f("bit mid%d;\t/* between the two steps of an instruction */\n", t)
 		g.f("byte reg%d;\t/* the value carried between them */\n", t)
@@ -38,13 +38,14 @@ func (g *gen) thread(t int) {
 			g.f("byte ctr%d_%d;\t/* iterations of loop %d in this entry */\n", t, l, l)
 		}
 	}
+	g.registers(t)
 	g.f("\nactive proctype thread_%s() {\n\tdo\n", ident(th.Name))
 	for pc := range th.Code {
 		g.instr(t, pc)
 	}
 	steps := false // an instruction with a step (not the end, not an error point)
 	for _, in := range th.Code {
-		steps = steps || in.Op != prog.OpEnd && in.Op != prog.OpFail
+		steps = steps || in.Op != prog.OpEnd && in.Op != prog.OpFail && in.Op != prog.OpIf && !(in.Op == prog.OpEval && g.p.Locs[in.X].Reg)
 	}
 	if !steps {
 		g.f("\t:: false\t/* no instructions */\n")
@@ -66,15 +67,16 @@ func (g *gen) cut(guard, bound string) {
 	g.f("\t:: d_step { %s -> printf(\"%s %s\\n\") }\n", guard, CutPrefix, bound)
 }
 
-// moveTo returns the effects of moving thread t from instruction pc to
-// next: the assignment and machine.canonPolls where it can change anything.
+// settle returns the effects of moving thread t from instruction pc to
+// next, where it stops (moveTo runs the register-only instructions before):
+// the assignment and machine.canonPolls where it can change anything.
 // After each step, on each queue pair of t, the unpolled operations number
 // at most the polls left and ranks are below it; a step breaks that only
 // where the polls left drop (other than by the poll the step did on queue
 // pair polled) or where it counts a new operation on queue pair added
 // (-1: none), and only when more operations than the polls left may have
 // been submitted.
-func (g *gen) moveTo(t, pc, next, added, polled int) []string {
+func (g *gen) settle(t, pc, next, added, polled int) []string {
 	th := &g.p.Threads[t]
 	var out []string
 	if next != pc {
@@ -190,6 +192,8 @@ func (g *gen) instr(t, pc int) {
 		} else {
 			g.submit(t, pc, text)
 		}
+	case prog.OpLoad, prog.OpEval, prog.OpIf:
+		g.registerStep(t, pc, at)
 	case prog.OpPoll:
 		q := &g.qps[in.QP]
 		guard := fmt.Sprintf("%s && %s_npend > 0", at, q.name)

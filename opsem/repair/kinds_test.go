@@ -99,7 +99,7 @@ func TestRepairHitting(t *testing.T) {
 		{[][]int{{0, 3}, {3}}, nil, []int{3}, true},
 	}
 	for i, tc := range tests {
-		got, exact, ok := minHitting(tc.clauses, tc.nogoods, cost, 1000)
+		got, exact, ok := minHitting(tc.clauses, tc.nogoods, nil, cost, 1000)
 		if ok != tc.ok || !exact || len(got) != len(tc.want) {
 			t.Errorf("%d: got %v (exact %v, ok %v), want %v (ok %v)", i, got, exact, ok, tc.want, tc.ok)
 			continue

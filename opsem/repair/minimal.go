@@ -16,7 +16,7 @@ package repair
 //     contains a candidate outside M: U \ M is a core, a clause every
 //     repair meets.
 //   - Choose H, a minimum-cost set meeting every core, by the exact branch
-//     and bound (minHittingExcept). Its cost is a lower bound on the cost
+//     and bound (minHitting with the refuted sets excepted). Its cost is a lower bound on the cost
 //     of every repair drawn from U. When it reaches the answer's cost, no
 //     cheaper repair exists: the answer is cost-minimal.
 //   - Else decide H. When H reaches the goal it is a cheaper repair and
@@ -67,62 +67,9 @@ type proof struct {
 // established. At most budget decisions are made; past it, or when a
 // decision is cut, no claim is made.
 func (s *search) proveMinimal(ctx context.Context, res *Result, decide judge, answer []int, refuted [][]int, budget int) ([]int, proof, error) {
-	// U: one single-insertion candidate per insertion met; pos maps a
-	// candidate index to its place in U. U is rebuilt when the proof's
-	// own decisions meet new insertions, so that the claim is over every
-	// insertion the table offered for every violation met.
-	var univ []int
-	var cost []int
-	pos := map[int]int{}
-	built := 0 // len(s.cands) when U was built
-	rebuild := func() {
-		for i := built; i < len(s.cands); i++ {
-			for _, in := range s.cands[i].parts {
-				j := s.single(in)
-				if _, ok := pos[j]; !ok {
-					pos[j] = len(univ)
-					univ = append(univ, j)
-					cost = append(cost, s.cands[j].cost)
-				}
-			}
-		}
-		built = len(s.cands)
-	}
-	rebuild()
-	// inU is a set of candidates as a set of U's members (their
-	// insertions), sorted; insertions met after U was last built are not
-	// in it.
-	inU := func(set []int) []int {
-		seen := map[int]bool{}
-		var out []int
-		for _, i := range set {
-			for _, in := range s.cands[i].parts {
-				j, met := s.byKey[in.key]
-				k, inUniv := pos[j]
-				if met && inUniv && !seen[k] {
-					seen[k] = true
-					out = append(out, k)
-				}
-			}
-		}
-		sort.Ints(out)
-		return out
-	}
-	// cands is a set of U's members as candidate indices, for decide.
-	cands := func(set []int) []int {
-		out := make([]int, len(set))
-		for i, k := range set {
-			out[i] = univ[k]
-		}
-		return out
-	}
-	sum := func(set []int) int {
-		c := 0
-		for _, k := range set {
-			c += cost[k]
-		}
-		return c
-	}
+	u := &universe{s: s, pos: map[int]int{}}
+	u.rebuild()
+	inU, cands, sum := u.inU, u.cands, u.sum
 	best := sum(inU(answer))
 	// fails are the refuted sets, as candidates (U may grow after they
 	// are refuted); except the sets that deadlock, as members of U.
@@ -159,7 +106,7 @@ func (s *search) proveMinimal(ctx context.Context, res *Result, decide judge, an
 				inM[k] = true
 			}
 			var next []int
-			for k := range univ {
+			for k := range u.univ {
 				if inM[k] || !ordering[k] {
 					next = append(next, k)
 				}
@@ -181,23 +128,9 @@ func (s *search) proveMinimal(ctx context.Context, res *Result, decide judge, an
 		return m, nil
 	}
 	for {
-		rebuild()
-		n := len(univ)
-		var cores [][]int
-		for _, m := range fails {
-			in := map[int]bool{}
-			for _, k := range inU(m) {
-				in[k] = true
-			}
-			var c []int
-			for k := 0; k < n; k++ {
-				if !in[k] {
-					c = append(c, k)
-				}
-			}
-			cores = append(cores, c)
-		}
-		h, exact, ok := minHittingExcept(cores, except, cost, 1_000_000)
+		u.rebuild()
+		n := len(u.univ)
+		h, exact, ok := minHitting(u.cores(fails), nil, except, u.cost, 1_000_000)
 		switch {
 		case !exact:
 			return answer, proof{why: "the branch and bound over the refuted sets was cut"}, nil
@@ -229,6 +162,94 @@ func (s *search) proveMinimal(ctx context.Context, res *Result, decide judge, an
 	}
 }
 
+// A universe is U of proveMinimal: one single-insertion candidate per
+// insertion met (univ, with their costs), pos mapping a candidate index to
+// its place in U. It is rebuilt when the proof's own decisions meet new
+// insertions, so that the claim is over every insertion the table offered
+// for every violation met.
+type universe struct {
+	s     *search
+	univ  []int
+	cost  []int
+	pos   map[int]int
+	built int // len(s.cands) when U was built
+}
+
+// rebuild adds to U the insertions of the candidates met since it was
+// last built.
+func (u *universe) rebuild() {
+	s := u.s
+	for i := u.built; i < len(s.cands); i++ {
+		for _, in := range s.cands[i].parts {
+			j := s.single(in)
+			if _, ok := u.pos[j]; !ok {
+				u.pos[j] = len(u.univ)
+				u.univ = append(u.univ, j)
+				u.cost = append(u.cost, s.cands[j].cost)
+			}
+		}
+	}
+	u.built = len(s.cands)
+}
+
+// inU returns a set of candidates as a set of U's members (their
+// insertions), sorted; insertions met after U was last built are not in
+// it.
+func (u *universe) inU(set []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, i := range set {
+		for _, in := range u.s.cands[i].parts {
+			j, met := u.s.byKey[in.key]
+			k, inUniv := u.pos[j]
+			if met && inUniv && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// cands returns a set of U's members as candidate indices, for decide.
+func (u *universe) cands(set []int) []int {
+	out := make([]int, len(set))
+	for i, k := range set {
+		out[i] = u.univ[k]
+	}
+	return out
+}
+
+// sum is the cost of a set of U's members.
+func (u *universe) sum(set []int) int {
+	c := 0
+	for _, k := range set {
+		c += u.cost[k]
+	}
+	return c
+}
+
+// cores returns, for each refuted set of candidates, its core: the
+// members of U outside it, one of which every repair contains.
+func (u *universe) cores(fails [][]int) [][]int {
+	var cores [][]int
+	for _, m := range fails {
+		in := map[int]bool{}
+		for _, k := range u.inU(m) {
+			in[k] = true
+		}
+		var c []int
+		for k := range u.univ {
+			if !in[k] {
+				c = append(c, k)
+			}
+		}
+		cores = append(cores, c)
+	}
+	return cores
+}
+
 // single is the index of the candidate made of insertion in alone, added
 // to s.cands when the loop met in only as part of a larger candidate.
 func (s *search) single(in Insertion) int {
@@ -255,69 +276,4 @@ func (r *Result) proofState() proofState {
 
 func (r *Result) setProofState(p proofState) {
 	r.Verified, r.Checked, r.Claims, r.own = p.verified, p.checked, p.claims, p.own
-}
-
-// minHittingExcept is minHitting for the proof: a minimum-cost set meeting
-// every clause that is none of except (sets excluded one by one, not with
-// their supersets). A set equal to one of except is extended by each
-// candidate not in it. exact is false when maxNodes branches were not
-// enough; ok is false when no such set exists.
-func minHittingExcept(clauses, except [][]int, cost []int, maxNodes int) (set []int, exact, ok bool) {
-	excluded := map[string]bool{}
-	for _, e := range except {
-		e = append([]int(nil), e...)
-		sort.Ints(e)
-		excluded[setKey(e)] = true
-	}
-	best, bestCost := []int(nil), -1
-	nodes := 0
-	chosen := map[int]bool{}
-	var rec func(c int)
-	rec = func(c int) {
-		nodes++
-		if nodes > maxNodes || (bestCost >= 0 && c >= bestCost) {
-			return
-		}
-		var open []int
-		for _, cl := range clauses {
-			hit := false
-			for _, x := range cl {
-				if chosen[x] {
-					hit = true
-					break
-				}
-			}
-			if !hit {
-				open = cl
-				break
-			}
-		}
-		if open == nil {
-			cur := make([]int, 0, len(chosen))
-			for x := range chosen {
-				cur = append(cur, x)
-			}
-			sort.Ints(cur)
-			if !excluded[setKey(cur)] {
-				best, bestCost = cur, c
-				return
-			}
-			// An excluded set: extend it by any other member.
-			for x := range cost {
-				open = append(open, x)
-			}
-		}
-		alts := append([]int(nil), open...)
-		sort.SliceStable(alts, func(i, j int) bool { return cost[alts[i]] < cost[alts[j]] })
-		for _, x := range alts {
-			if chosen[x] {
-				continue
-			}
-			chosen[x] = true
-			rec(c + cost[x])
-			delete(chosen, x)
-		}
-	}
-	rec(0)
-	return best, nodes <= maxNodes, bestCost >= 0
 }

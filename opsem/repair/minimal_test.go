@@ -161,7 +161,7 @@ func TestRepairHittingExcept(t *testing.T) {
 		{[][]int{{0}}, [][]int{{0}, {0, 1}, {0, 2}, {0, 3}, {0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {0, 1, 2, 3}}, nil, false},
 	}
 	for i, tc := range tests {
-		got, exact, ok := minHittingExcept(tc.clauses, tc.except, cost, 1000)
+		got, exact, ok := minHitting(tc.clauses, nil, tc.except, cost, 1000)
 		if ok != tc.ok || !exact || fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%d: got %v (exact %v, ok %v), want %v (ok %v)", i, got, exact, ok, tc.want, tc.ok)
 		}

@@ -289,7 +289,7 @@ func (s *search) loop(ctx context.Context, res *Result, decide judge) error {
 		for i, c := range s.cands {
 			costs[i] = c.cost
 		}
-		set, exact, ok := minHitting(clauses, nogoods, costs, 1_000_000)
+		set, exact, ok := minHitting(clauses, nogoods, nil, costs, 1_000_000)
 		if !ok {
 			res.Why = "every set of insertions that orders the cycles seen makes the program deadlock (a poll with nothing to wait for)" + nogoodMore[s.opt.Goal]
 			return nil

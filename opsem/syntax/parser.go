@@ -182,8 +182,23 @@ func (p *parser) parseFile() *File {
 			pr.Val = p.parseExpr()
 			f.Params = append(f.Params, pr)
 			p.endOfDecl("the parameter " + pr.Name.Text)
+		case t.Kind == TokIdent && t.Text == "registers":
+			// Not a keyword: "registers" stays a name everywhere else.
+			p.next()
+			w := p.tok
+			if w.Kind != TokIdent || (w.Text != "runtime" && w.Text != "static" && w.Text != "auto") {
+				p.errorf(w.Pos, "expected runtime, static or auto after registers, found %s", w.describe())
+				break
+			}
+			if f.Registers != nil {
+				p.errorf(t.Pos, "registers given twice (first at %s)", f.Registers.Pos)
+				break
+			}
+			f.Registers = &w
+			p.next()
+			p.endOfDecl("the registers line")
 		default:
-			p.errorf(t.Pos, "expected node, thread, param, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
+			p.errorf(t.Pos, "expected node, thread, param, registers, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
 		}
 	}
 	f.End = p.tok.Pos

@@ -20,6 +20,10 @@ type File struct {
 	Threads   []*Thread
 	Query     *Query
 	Expects   []*Expect
+	// Registers is the word of `registers runtime` (or static, auto):
+	// where the lowering keeps the threads' registers; nil when the file
+	// does not say.
+	Registers *Token
 	End       prog.Pos // where the file ends
 }
 
