@@ -187,59 +187,92 @@ func ordinaryNames(p *prog.Program, locs []int) []string {
 	return out
 }
 
-// TestRegistersFinalValues: a program with no condition shows every
-// location in its outcomes, registers included, which make no events: the
-// model takes their final values from the valuations each thread's label
-// sequence ends with, as the machines keep them in memory. Here U's
-// register ends with the value its load read, 0 or 2, and V's with a value
-// computed from it.
+// registerProgram is a thread W that writes x := 1 and a thread T with a
+// run-time register r (as opsem/machine's test of the same name):
+//
+//	r := x; r := r * m; if (r == 2) { y := r + 1 }
+//
+// with r declared 0..hi, built in code so that r keeps its value at the
+// end (the lowering resets dead registers).
+func registerProgram(t *testing.T, m int64, hi uint8) *prog.Program {
+	t.Helper()
+	const x, y, r = 0, 1, 2
+	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
+	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
+	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
+	in := func(i prog.Instr) prog.Instr {
+		i.Loop, i.QP, i.Remote = -1, -1, -1
+		return i
+	}
+	stmt := &prog.Stmt{Kind: prog.SSkip}
+	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
+	p := &prog.Program{
+		Name:  "registers",
+		Nodes: []prog.Node{{Name: "A"}, {Name: "B"}},
+		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
+		Threads: []prog.Thread{
+			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
+				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEnd}),
+			}},
+			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
+				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: hi, Next: 1, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: hi, Next: 2, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpIf, E: prog.Expr{loc(r), num(2), op(prog.TEq)}, Alts: []int{3, 5}, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 5, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpFail, Next: 4, Stmt: fail}),
+				in(prog.Instr{Op: prog.OpEnd}),
+			}},
+		},
+	}
+	if err := prog.Compile(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRegistersFinalValues: registers make no events, yet a program with
+// no condition shows them in its final memories; the model takes their
+// values from the valuations each thread's label sequence ends with
+// (tnode.finals), as the machines keep them in memory. The final memories
+// (x, y, r) and the error points of registerProgram are those worked out
+// by hand, under RDMA and SC, and the machines agree.
 func TestRegistersFinalValues(t *testing.T) {
-	src := `node A { x = 0; y = 0 }
-thread T on A { x := 2 }
-thread U on A {
-  reg r
-  r := x
-  y := 1
-}
-thread V on A {
-  reg s
-  reg u
-  s := x
-  u := s == 2
-}
-`
-	p, err := parse.ParseOptions("final.rdma", []byte(src), parse.Options{Registers: parse.RegistersRuntime})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !prog.HasRegisters(p) {
-		t.Fatal("the lowering kept no register at run time")
-	}
-	vopt := verdict.Options{Machine: machine.DefaultOptions()}
-	r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
-		t.Fatalf("the model and the machines: %q", r.Agreement)
-	}
-	mr, _, err := verdict.ComputeModel(context.Background(), p, vopt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, o := range mr.Outcomes {
-		got = append(got, p.Outcome(mr.Locs, func(i int) uint8 { return o.Values[slices.Index(mr.Locs, i)] }))
-	}
-	if len(got) != 4 {
-		t.Errorf("the model's outcomes %q, want 4 (r and s each 0 or 2, u = (s == 2))", got)
-	}
-	for _, o := range got {
-		if !strings.Contains(o, "x=2;") || !strings.Contains(o, "y=1;") {
-			t.Errorf("outcome %q", o)
+	for _, tc := range []struct {
+		name   string
+		m      int64
+		hi     uint8
+		finals [][]byte // x, y, r
+		fails  int      // error points reached
+	}{
+		{"not taken", 1, 3, [][]byte{{1, 0, 0}, {1, 0, 1}}, 0},
+		{"taken", 2, 3, [][]byte{{1, 0, 0}, {1, 3, 2}}, 0},
+		{"out of range", 2, 1, [][]byte{{1, 0, 0}}, 1},
+	} {
+		p := registerProgram(t, tc.m, tc.hi)
+		rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if strings.Contains(o, "V.s=2;") != strings.Contains(o, "V.u=1;") {
-			t.Errorf("outcome %q: u is not (s == 2)", o)
+		for i, got := range [][][]byte{rdma, sc} {
+			if !slices.EqualFunc(got, tc.finals, slices.Equal) {
+				t.Errorf("%s (%s): final memories %v, want %v", tc.name, []string{"rdma", "sc"}[i], got, tc.finals)
+			}
+		}
+		ra, rs, _, err := axiom.Reach(context.Background(), p, axiom.Options{}, axiom.ReachQuery{Errors: true})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(ra.Errors) != tc.fails || len(rs.Errors) != tc.fails {
+			t.Errorf("%s: error points %v (rdma), %v (sc), want %d", tc.name, ra.Errors, rs.Errors, tc.fails)
+		}
+		vopt := verdict.Options{Machine: machine.DefaultOptions()}
+		r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
+			t.Errorf("%s: the model and the machines: %q", tc.name, r.Agreement)
 		}
 	}
 }
