@@ -101,7 +101,14 @@ func Outcomes(ctx context.Context, p *prog.Program, opt Options) (rdma, sc [][]u
 		// a memory already found prunes the branch, and a new one needs a
 		// single consistent completion (the leaf cuts back to that point).
 		e.lastFirst = true
-		e.onMemory = func(e *engine, s *state) bool { return !mems[string(e.memory(s))] }
+		e.onMemory = func(e *engine, s *state) bool {
+			for _, m := range e.finalMemories(s) {
+				if !mems[m] {
+					return true
+				}
+			}
+			return false
+		}
 		e.leaf = func(e *engine, s *state) bool {
 			st.Candidates++
 			r, c := e.flags(s)
@@ -119,7 +126,9 @@ func Outcomes(ctx context.Context, p *prog.Program, opt Options) (rdma, sc [][]u
 			if mode == PruneSC && c {
 				st.SC++
 			}
-			mems[string(e.memory(s))] = true
+			for _, m := range e.finalMemories(s) {
+				mems[m] = true
+			}
 			e.cut = true
 			return true
 		}

@@ -55,6 +55,11 @@ type tnode struct {
 	// from, where the machines' thread waits for ever (a deadlock when
 	// every other thread has ended or waits likewise).
 	deadPoll bool
+	// finals lists, at a complete sequence (end) of a thread with
+	// registers kept at run time, the valuations its registers may end
+	// with (their values in the order of treeGen.regs, one string each):
+	// they make no events, so the final memory takes them from here.
+	finals []string
 }
 
 // threadTree is the trie of one thread's label sequences; nodes[0] is the
@@ -92,6 +97,15 @@ type treeGen struct {
 	bounded bool
 	err     error
 	skipAt  int // an instruction walk must not record as a control point (a switch's alternative)
+
+	// Registers kept at run time (registers.go): mem holds the path's
+	// register valuation at the register locations (the other entries
+	// unused), regs lists the thread's register locations, and vals the
+	// values a read of each location may return, which an OpLoad branches
+	// over. All nil for a program without registers.
+	mem  []byte
+	regs []int
+	vals values
 }
 
 // buildTree returns the trie of thread t's label sequences with loops
@@ -100,11 +114,14 @@ type treeGen struct {
 // programs are read alike); a loop's counter counts the iterations of its
 // current entry and is reset when the loop is left. Sequences stop before a
 // poll that has no unpolled NIC write to poll from (such a sequence never
-// completes), and at an error point (OpFail), where the thread stops.
-func buildTree(p *prog.Program, t, unroll, maxLen int) (*threadTree, bool, error) {
+// completes), and at an error point (OpFail), where the thread stops. A
+// program with registers kept at run time needs vals, the values each
+// location may hold (see registers.go); nil otherwise.
+func buildTree(p *prog.Program, t, unroll, maxLen int, vals values) (*threadTree, bool, error) {
 	th := &p.Threads[t]
 	g := &treeGen{p: p, t: t, unroll: unroll, maxLen: maxLen,
 		tree: &threadTree{nodes: []tnode{{parent: -1}}}, iters: make([]int, th.Loops), skipAt: -1}
+	g.initRegisters(vals)
 	nq := 0
 	for _, q := range p.QPs {
 		if q.Thread == t {
@@ -148,7 +165,7 @@ func (g *treeGen) walk(node, pc int) {
 	in := &th.Code[pc]
 	if pc == g.skipAt {
 		g.skipAt = -1
-	} else if n := &g.tree.nodes[node]; !slices.Contains(n.at, pc) {
+	} else if n := &g.tree.nodes[node]; !g.runsThrough(in) && !slices.Contains(n.at, pc) {
 		n.at = append(n.at, pc)
 	}
 	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1}
@@ -156,6 +173,7 @@ func (g *treeGen) walk(node, pc int) {
 	switch in.Op {
 	case prog.OpEnd:
 		g.tree.nodes[node].end = true
+		g.recordFinal(node)
 	case prog.OpFail:
 		// The thread stops at an error point: no complete sequence.
 		if n := &g.tree.nodes[node]; !slices.Contains(n.fails, pc) {
@@ -168,6 +186,13 @@ func (g *treeGen) walk(node, pc int) {
 		e.kind, e.loc, e.val = prog.EvLW, in.X, in.A
 		g.walk(g.emit(node, e), in.Next)
 	case prog.OpAssumeEq, prog.OpAssumeNe:
+		if g.mem != nil && g.p.Locs[in.X].Reg {
+			g.assumeRegister(node, in)
+			return
+		}
+		if g.vals != nil && in.Op == prog.OpAssumeEq && !g.vals[in.X].has(in.A) {
+			return // no write puts A in X (registers.go): no run goes on
+		}
 		e := base
 		e.kind, e.loc, e.cons, e.a = prog.EvLR, in.X, consEq, in.A
 		if in.Op == prog.OpAssumeNe {
@@ -206,39 +231,7 @@ func (g *treeGen) walk(node, pc int) {
 		g.walk(n2, in.Next)
 		g.nic[l]--
 	case prog.OpRCAS, prog.OpRFAA:
-		q := in.QP
-		l := g.p.QPs[q].Local
-		mk := func(k prog.EventKind, loc int) skel {
-			s := base
-			s.kind, s.loc, s.remote, s.qp = k, loc, in.Remote, q
-			return s
-		}
-		g.nic[l]++
-		if in.Op == prog.OpRCAS {
-			// success: naR(y,a) · naW(y,b) · nlW(x,a,m)
-			r := mk(prog.EvNAR, in.Y)
-			r.cons, r.a = consEq, in.A
-			w := mk(prog.EvNAW, in.Y)
-			w.val = in.B
-			x := mk(prog.EvNLW, in.X)
-			x.val = in.A
-			g.walk(g.emit(g.emit(g.emit(node, r), w), x), in.Next)
-			// failure: naR(y,v) · nlW(x,v,m), v != a
-			r.cons = consNe
-			n1 := g.emit(node, r)
-			x = mk(prog.EvNLW, in.X)
-			x.dep = depth(n1) - 1
-			g.walk(g.emit(n1, x), in.Next)
-		} else {
-			// naR(y,v) · naW(y,v+d) · nlW(x,v,m)
-			n1 := g.emit(node, mk(prog.EvNAR, in.Y))
-			w := mk(prog.EvNAW, in.Y)
-			w.dep, w.add = depth(n1)-1, in.A
-			x := mk(prog.EvNLW, in.X)
-			x.dep = depth(n1) - 1
-			g.walk(g.emit(g.emit(n1, w), x), in.Next)
-		}
-		g.nic[l]--
+		g.walkAtomic(node, in, base)
 	case prog.OpRFence:
 		e := base
 		e.kind, e.remote, e.qp = prog.EvNF, in.Remote, in.QP
@@ -263,6 +256,8 @@ func (g *treeGen) walk(node, pc int) {
 			g.skipAt = a
 			g.walk(node, a)
 		}
+	case prog.OpLoad, prog.OpEval, prog.OpIf:
+		g.walkRegister(node, in, base)
 	case prog.OpBranch:
 		if in.Loop < 0 {
 			for _, a := range in.Alts {
@@ -289,4 +284,44 @@ func (g *treeGen) walk(node, pc int) {
 			g.err = fmt.Errorf("thread %s: unknown instruction %v at %d", th.Name, in.Op, pc)
 		}
 	}
+}
+
+// walkAtomic extends the trie from node with the sequences of the remote
+// atomic in (rcas or rfaa) and what follows it; base is the skeleton of its
+// events.
+func (g *treeGen) walkAtomic(node int, in *prog.Instr, base skel) {
+	depth := func(n int) int { return g.tree.nodes[n].depth }
+	q := in.QP
+	l := g.p.QPs[q].Local
+	mk := func(k prog.EventKind, loc int) skel {
+		s := base
+		s.kind, s.loc, s.remote, s.qp = k, loc, in.Remote, q
+		return s
+	}
+	g.nic[l]++
+	if in.Op == prog.OpRCAS {
+		// success: naR(y,a) · naW(y,b) · nlW(x,a,m)
+		r := mk(prog.EvNAR, in.Y)
+		r.cons, r.a = consEq, in.A
+		w := mk(prog.EvNAW, in.Y)
+		w.val = in.B
+		x := mk(prog.EvNLW, in.X)
+		x.val = in.A
+		g.walk(g.emit(g.emit(g.emit(node, r), w), x), in.Next)
+		// failure: naR(y,v) · nlW(x,v,m), v != a
+		r.cons = consNe
+		n1 := g.emit(node, r)
+		x = mk(prog.EvNLW, in.X)
+		x.dep = depth(n1) - 1
+		g.walk(g.emit(n1, x), in.Next)
+	} else {
+		// naR(y,v) · naW(y,v+d) · nlW(x,v,m)
+		n1 := g.emit(node, mk(prog.EvNAR, in.Y))
+		w := mk(prog.EvNAW, in.Y)
+		w.dep, w.add = depth(n1)-1, in.A
+		x := mk(prog.EvNLW, in.X)
+		x.dep = depth(n1) - 1
+		g.walk(g.emit(g.emit(n1, w), x), in.Next)
+	}
+	g.nic[l]--
 }

@@ -18,11 +18,15 @@ type problem struct {
 	maxEv   int
 	trees   []*threadTree
 	bounded bool
+	// regs lists, per thread, its registers kept at run time (their
+	// locations, in order): the values of a complete sequence's
+	// tnode.finals.
+	regs [][]int
 }
 
 func newProblem(p *prog.Program, opt Options) (*problem, error) {
-	if err := prog.CheckRegisters(p, "the declarative model"); err != nil {
-		return nil, err
+	if err := checkRegisterUse(p); err != nil {
+		return nil, fmt.Errorf("axiom: %w", err)
 	}
 	maxEv := opt.MaxEvents
 	if maxEv == 0 {
@@ -36,24 +40,28 @@ func newProblem(p *prog.Program, opt Options) (*problem, error) {
 	}
 	nlocs := len(p.Locs)
 	if nlocs > maxEv {
-		return nil, eventLimit(p, opt.Unroll, maxEv)
+		return nil, eventLimit(p, opt.Unroll, maxEv, nil)
 	}
-	pr := &problem{p: p, opt: opt, maxEv: maxEv}
+	pr := &problem{p: p, opt: opt, maxEv: maxEv, regs: make([][]int, len(p.Threads))}
+	for l := range p.Locs {
+		if p.Locs[l].Reg {
+			pr.regs[p.Locs[l].Owner] = append(pr.regs[p.Locs[l].Owner], l)
+		}
+	}
+	trees, bounded, vals, err := buildTrees(p, opt.Unroll, maxEv-nlocs)
+	if err == errTooLong {
+		return nil, eventLimit(p, opt.Unroll, maxEv, vals)
+	}
+	var limit *LimitError
+	if errors.As(err, &limit) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("axiom: %w", err)
+	}
+	pr.trees, pr.bounded = trees, bounded
 	total := nlocs
-	for t := range p.Threads {
-		tr, b, err := buildTree(p, t, opt.Unroll, maxEv-nlocs)
-		if err == errTooLong {
-			return nil, eventLimit(p, opt.Unroll, maxEv)
-		}
-		var limit *LimitError
-		if errors.As(err, &limit) {
-			return nil, err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("axiom: %w", err)
-		}
-		pr.trees = append(pr.trees, tr)
-		pr.bounded = pr.bounded || b
+	for _, tr := range trees {
 		total += tr.longest()
 	}
 	if total > maxEv {
@@ -75,12 +83,16 @@ func (tr *threadTree) longest() int {
 // than maxEv events, with their number measured: the locations (one
 // initial write each) plus each thread's longest label sequence, its trie
 // now built without a length limit (only the limit of its size, past which
-// the number is reported as a lower bound). It runs only on the way to an
-// error, so the cost of a trie longer than usual does not matter.
-func eventLimit(p *prog.Program, unroll, maxEv int) error {
+// the number is reported as a lower bound), its loads branching over vals
+// (buildTrees). It runs only on the way to an error, so the cost of a trie
+// longer than usual does not matter.
+func eventLimit(p *prog.Program, unroll, maxEv int, vals values) error {
 	e := &LimitError{Program: p.Name, What: LimitEvents, N: len(p.Locs), Limit: maxEv, Unroll: unroll}
+	if vals == nil && prog.HasRegisters(p) {
+		vals = initialValues(p) // too many locations to build the tries
+	}
 	for t := range p.Threads {
-		tr, _, err := buildTree(p, t, unroll, math.MaxInt)
+		tr, _, err := buildTree(p, t, unroll, math.MaxInt, vals)
 		if err != nil {
 			e.N, e.AtLeast = max(e.N, maxEv+1), true
 			return e
@@ -209,6 +221,7 @@ type engine struct {
 
 	n        int
 	complete bool
+	sel      []int // the event set: one trie node per thread
 	ev       []Event
 	cons     []consKind
 	consA    []uint8
@@ -336,6 +349,7 @@ func (e *engine) layOut(sel []int) {
 	e.wadd = e.wadd[:0]
 	e.wconst = e.wconst[:0]
 	e.complete = true
+	e.sel = sel
 	e.stack[0] = state{}
 	for l := range p.Locs {
 		e.ev = append(e.ev, Event{Event: prog.Event{Kind: prog.EvLW, Thread: -1, Loc: l, Val: p.Locs[l].Init, Remote: -1},

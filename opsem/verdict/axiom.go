@@ -132,17 +132,12 @@ func ComputeModel(ctx context.Context, p *prog.Program, opt Options) (rdma, sc *
 }
 
 // ModelRefused reports whether err, from ComputeModel, says that the model
-// does not answer the program's query (an *axiom.RefusedError) or does not
-// run the program (a *prog.RegistersError: registers kept at run time),
-// and why.
+// does not answer the program's query (an *axiom.RefusedError), and why.
+// (It runs every program, registers kept at run time included.)
 func ModelRefused(err error) (why string, ok bool) {
 	var r *axiom.RefusedError
 	if errors.As(err, &r) {
 		return r.Why, true
-	}
-	var re *prog.RegistersError
-	if errors.As(err, &re) {
-		return re.Error(), true
 	}
 	return "", false
 }

@@ -1,0 +1,278 @@
+package axiom_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"rdmasim/corpus/surface"
+	"rdmasim/explore"
+	"rdmasim/opsem/axiom"
+	"rdmasim/opsem/check"
+	"rdmasim/opsem/machine"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
+)
+
+var (
+	regsN    = flag.Int("axiom.regs.n", 150, "programs TestRegistersAgree draws")
+	regsSeed = flag.Uint64("axiom.regs.seed", 2027, "seed of TestRegistersAgree's programs")
+	regsCost = flag.Float64("axiom.regs.cost", 1500, "largest product of the threads' trie sizes (axiom.PrefixProduct) TestRegistersAgree compares")
+)
+
+// regsTally counts what TestRegistersAgree did with the programs it drew.
+type regsTally struct {
+	drawn, kept, costly                  int
+	compared, cut, limited, disagreed    int
+	staticCompared, staticSkipped, stDis int
+}
+
+// TestRegistersAgree draws protocol programs (corpus/surface), lowers them
+// with their registers kept at run time (parse.RegistersRuntime), keeps
+// those that keep one, and compares the declarative model with the
+// machines as `rdmasim check --semantics both` does (outcome sets, reach
+// answers, error points, under RDMA and SC), and the model of the program
+// with the model of the same program lowered with its registers
+// specialised (parse.RegistersStatic), on the locations both have, when
+// neither bound cut. Count-boxed (-axiom.regs.n programs from
+// -axiom.regs.seed); programs whose model searches too many event sets
+// (axiom.PrefixProduct past -axiom.regs.cost, for either lowering) are left
+// out, by a count, never by time. No disagreement is allowed, and a
+// real share of the programs must be compared.
+func TestRegistersAgree(t *testing.T) {
+	n := *regsN
+	if testing.Short() {
+		n = min(n, 40)
+	}
+	var c regsTally
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		seed := surface.ProgramSeed(*regsSeed, i)
+		src := surface.Generate(seed)
+		c.drawn++
+		p, err := parse.ParseOptions("gen.rdma", []byte(src), parse.Options{Registers: parse.RegistersRuntime})
+		if err != nil || !prog.HasRegisters(p) {
+			continue
+		}
+		c.kept++
+		switch n, err := axiom.PrefixProduct(p, verdict.LoopBound(p, 0)); {
+		case errors.Is(err, axiom.ErrTooLarge):
+			c.limited++
+			continue
+		case err != nil:
+			t.Errorf("program %d (seed %#x): the model: %v\n%s", i, seed, err, src)
+			continue
+		case n > *regsCost:
+			c.costly++
+			continue
+		}
+		if why := agreeWithMachines(ctx, p, &c); why != "" {
+			t.Errorf("program %d (seed %#x): %s\n%s", i, seed, why, src)
+		}
+		if why := agreeWithStatic(ctx, p, src, &c); why != "" {
+			t.Errorf("program %d (seed %#x): %s\n%s", i, seed, why, src)
+		}
+	}
+	t.Logf("%d programs drawn, %d keep registers at run time, %d left out by cost; machines: %d compared, %d cut, %d over the model's limits, %d disagree; static lowering: %d compared, %d skipped, %d disagree",
+		c.drawn, c.kept, c.costly, c.compared, c.cut, c.limited, c.disagreed, c.staticCompared, c.staticSkipped, c.stDis)
+	if c.compared < c.kept/3 || c.staticCompared < c.kept/10 {
+		t.Errorf("only %d (machines) and %d (static lowering) of %d programs with registers compared: the test compares little", c.compared, c.staticCompared, c.kept)
+	}
+}
+
+// agreeWithMachines answers p's query as `rdmasim check --semantics both`
+// does and returns why the model and the machines disagree, or "".
+func agreeWithMachines(ctx context.Context, p *prog.Program, c *regsTally) string {
+	vopt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{MaxStates: 200000}}
+	r, err := check.Answer(ctx, p, check.Options{Semantics: check.Both, Verdict: vopt})
+	if err != nil {
+		return fmt.Sprintf("check --semantics both: %v", err)
+	}
+	switch {
+	case r.Disagree:
+		c.disagreed++
+		return "the model disagrees with the machines: " + strings.Join(r.Agreement, "; ")
+	case r.Limited:
+		c.limited++
+	case len(r.Agreement) == 2 && strings.Contains(r.Agreement[0], "agrees") && strings.Contains(r.Agreement[1], "agrees"):
+		c.compared++
+	default:
+		c.cut++
+	}
+	return ""
+}
+
+// agreeWithStatic compares the model's outcomes of p (registers at run
+// time) with those of src lowered with its registers specialised, on the
+// ordinary locations, and returns why they differ, or "".
+func agreeWithStatic(ctx context.Context, p *prog.Program, src string, c *regsTally) string {
+	s, err := parse.ParseOptions("gen.rdma", []byte(src), parse.Options{Registers: parse.RegistersStatic})
+	if err != nil || prog.HasRegisters(s) {
+		c.staticSkipped++
+		return ""
+	}
+	if n, err := axiom.PrefixProduct(s, verdict.LoopBound(s, 0)); err == nil && n > *regsCost {
+		c.staticSkipped++
+		return ""
+	}
+	opt := verdict.Options{Machine: machine.DefaultOptions()}
+	rr, rs, err := verdict.ComputeModel(ctx, p, opt)
+	if errors.Is(err, axiom.ErrTooLarge) {
+		c.staticSkipped++
+		return ""
+	}
+	if err != nil {
+		return fmt.Sprintf("model: %v", err)
+	}
+	sr, ss, err := verdict.ComputeModel(ctx, s, opt)
+	if errors.Is(err, axiom.ErrTooLarge) || err == nil && (!rr.Complete || !sr.Complete) {
+		c.staticSkipped++
+		return ""
+	}
+	if err != nil {
+		return fmt.Sprintf("model of the static lowering: %v", err)
+	}
+	if !slices.Equal(ordinaryNames(p, rr.Locs), ordinaryNames(s, sr.Locs)) {
+		// The lowerings chose different queries: the static one found an
+		// error point unreachable, which the other keeps.
+		c.staticSkipped++
+		return ""
+	}
+	c.staticCompared++
+	for i, pair := range [][2]*verdict.Result{{rr, sr}, {rs, ss}} {
+		a, b := ordinaryOutcomes(p, pair[0]), ordinaryOutcomes(s, pair[1])
+		if !slices.Equal(a, b) {
+			c.stDis++
+			return fmt.Sprintf("%s: the model's outcomes are %q with registers at run time, %q specialised", []string{"rdma", "sc"}[i], a, b)
+		}
+		if p.Query.Kind == s.Query.Kind && pair[0].Allowed != pair[1].Allowed {
+			c.stDis++
+			return fmt.Sprintf("%s: the model's query answer is %v with registers at run time, %v specialised", []string{"rdma", "sc"}[i], pair[0].Allowed, pair[1].Allowed)
+		}
+	}
+	return ""
+}
+
+// ordinaryOutcomes returns r's outcomes over the locations that are no
+// registers, each "name=value ...", sorted and without duplicates.
+func ordinaryOutcomes(p *prog.Program, r *verdict.Result) []string {
+	var out []string
+	for _, o := range r.Outcomes {
+		var b strings.Builder
+		for i, l := range r.Locs {
+			if !p.Locs[l].Reg {
+				fmt.Fprintf(&b, "%s=%d ", p.Locs[l].Name, o.Values[i])
+			}
+		}
+		out = append(out, b.String())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ordinaryNames returns the names of the locations of locs that are no
+// registers, in order.
+func ordinaryNames(p *prog.Program, locs []int) []string {
+	var out []string
+	for _, l := range locs {
+		if !p.Locs[l].Reg {
+			out = append(out, p.Locs[l].Name)
+		}
+	}
+	return out
+}
+
+// registerProgram is a thread W that writes x := 1 and a thread T with a
+// run-time register r (as opsem/machine's test of the same name):
+//
+//	r := x; r := r * m; if (r == 2) { y := r + 1 }
+//
+// with r declared 0..hi, built in code so that r keeps its value at the
+// end (the lowering resets dead registers).
+func registerProgram(t *testing.T, m int64, hi uint8) *prog.Program {
+	t.Helper()
+	const x, y, r = 0, 1, 2
+	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
+	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
+	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
+	in := func(i prog.Instr) prog.Instr {
+		i.Loop, i.QP, i.Remote = -1, -1, -1
+		return i
+	}
+	stmt := &prog.Stmt{Kind: prog.SSkip}
+	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
+	p := &prog.Program{
+		Name:  "registers",
+		Nodes: []prog.Node{{Name: "A"}, {Name: "B"}},
+		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
+		Threads: []prog.Thread{
+			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
+				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEnd}),
+			}},
+			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
+				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: hi, Next: 1, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: hi, Next: 2, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpIf, E: prog.Expr{loc(r), num(2), op(prog.TEq)}, Alts: []int{3, 5}, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 5, Fail: 4, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpFail, Next: 4, Stmt: fail}),
+				in(prog.Instr{Op: prog.OpEnd}),
+			}},
+		},
+	}
+	if err := prog.Compile(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRegistersFinalValues: registers make no events, yet a program with
+// no condition shows them in its final memories; the model takes their
+// values from the valuations each thread's label sequence ends with
+// (tnode.finals), as the machines keep them in memory. The final memories
+// (x, y, r) and the error points of registerProgram are those worked out
+// by hand, under RDMA and SC, and the machines agree.
+func TestRegistersFinalValues(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		m      int64
+		hi     uint8
+		finals [][]byte // x, y, r
+		fails  int      // error points reached
+	}{
+		{"not taken", 1, 3, [][]byte{{1, 0, 0}, {1, 0, 1}}, 0},
+		{"taken", 2, 3, [][]byte{{1, 0, 0}, {1, 3, 2}}, 0},
+		{"out of range", 2, 1, [][]byte{{1, 0, 0}}, 1},
+	} {
+		p := registerProgram(t, tc.m, tc.hi)
+		rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i, got := range [][][]byte{rdma, sc} {
+			if !slices.EqualFunc(got, tc.finals, slices.Equal) {
+				t.Errorf("%s (%s): final memories %v, want %v", tc.name, []string{"rdma", "sc"}[i], got, tc.finals)
+			}
+		}
+		ra, rs, _, err := axiom.Reach(context.Background(), p, axiom.Options{}, axiom.ReachQuery{Errors: true})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(ra.Errors) != tc.fails || len(rs.Errors) != tc.fails {
+			t.Errorf("%s: error points %v (rdma), %v (sc), want %d", tc.name, ra.Errors, rs.Errors, tc.fails)
+		}
+		vopt := verdict.Options{Machine: machine.DefaultOptions()}
+		r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
+			t.Errorf("%s: the model and the machines: %q", tc.name, r.Agreement)
+		}
+	}
+}
