@@ -218,19 +218,6 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 			if err != nil {
 				t.Fatalf("lowering: %v", err)
 			}
-			// The rooms that do not run registers kept at run time yet
-			// (the decider, the Promela export) refuse them, by name.
-			var re *prog.RegistersError
-			refused := func(room string, err error) bool {
-				t.Helper()
-				if !tc.runtime {
-					return false
-				}
-				if !errors.As(err, &re) {
-					t.Errorf("%s: %v, want its refusal of registers kept at run time (*prog.RegistersError)", room, err)
-				}
-				return true
-			}
 			uses := false
 			for _, th := range p.Threads {
 				for _, in := range th.Code {
