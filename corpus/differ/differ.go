@@ -38,7 +38,6 @@ package differ
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -618,11 +617,6 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 		return nil
 	}
 	rd, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.Decider, Verdict: verdict.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}}, AtomicsExperimental: atomics})
-	if re := (*prog.RegistersError)(nil); errors.As(err, &re) {
-		// A refusal by name, never an answer: nothing to compare.
-		r.Skipped = append(r.Skipped, Skip{"decider", re.Error()})
-		return nil
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -223,10 +223,8 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	// "robust").
 	if _, ok := p.Expectation(prog.Robust); ok {
 		for _, col := range []string{Decide, EnumMachine, EnumAxiom} {
-			if col != Decide && verdict.HasLoops(p) || col == Decide && prog.HasAtomics(p) || col == EnumAxiom && prog.HasRegisters(p) {
-				// The decider refuses remote atomics (instr.AtomicsError),
-				// the model registers kept at run time
-				// (prog.RegistersError).
+			if col != Decide && verdict.HasLoops(p) || col == Decide && prog.HasAtomics(p) {
+				// The decider refuses remote atomics (instr.AtomicsError).
 				row.Cells[col] = CellNA
 				continue
 			}

@@ -184,6 +184,10 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 		}
 		m.cpuStep(s, t, in, mid, i, emit)
 		return 0
+	case prog.OpLoad:
+		if in.Blocked(s) {
+			return 0
+		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if !mid {
 			unboundedPolls := in.Op != prog.OpRFence && in.PollsLeft[m.p.QPs[in.QP].Local] == prog.Unbounded

@@ -416,6 +416,10 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 		if i := in.SwitchAlt(st.mem[in.X]); i >= 0 {
 			dst = append(dst, label(t, RuleStep, 0, i))
 		}
+	case prog.OpLoad:
+		if !in.Blocked(st.mem) {
+			dst = append(dst, step)
+		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if st.mid[t] {
 			return append(dst, step), 0

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 )
 
@@ -96,6 +97,78 @@ func TestRegisterOps(t *testing.T) {
 			if fails != tc.fails {
 				t.Errorf("%s on %v: %d configurations at the error point, want %d", tc.name, sem, fails, tc.fails)
 			}
+		}
+	}
+}
+
+// TestLoadBlocked: a load without an error point (Fail -1) whose location
+// holds a value outside its Lo..Hi, which a NIC write brings once the
+// range checks are dropped (prog.WithoutRangeChecks, as robustness does),
+// blocks: the run is filtered out there, as at the specialised lowering's
+// switch with no alternative for the value. Every machine (the byte-level
+// step, the structured one under event graphs, the reduced one) takes no
+// step there, and StuckEncoded says Filtered, not Deadlock.
+func TestLoadBlocked(t *testing.T) {
+	const src = `litmus blocked
+registers runtime
+node a { x : 0..1 = 0 }
+node b { y = 5 }
+thread t on a {
+  reg r
+  x := y
+  poll(b)
+  r := x
+  assert(r < 2)
+}
+`
+	p, err := parse.Parse("blocked.rdma", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, dropped := prog.WithoutRangeChecks(p)
+	if dropped == "" {
+		t.Fatal("the program has no range check to drop")
+	}
+	load := -1
+	for pc, in := range q.Threads[0].Code {
+		if in.Op == prog.OpLoad {
+			load = pc
+			if in.Fail >= 0 || in.Hi != 1 {
+				t.Fatalf("load %v: want Fail -1 and Hi 1", in)
+			}
+		}
+	}
+	if load < 0 {
+		t.Fatal("no load in the lowering")
+	}
+	for _, tc := range []struct {
+		sem Semantics
+		opt Options
+	}{
+		{SC, Options{MaxInflight: 2}},
+		{RDMA, Options{MaxInflight: 2}},
+		{RDMA, Options{MaxInflight: 2, Reduce: true}},
+		{RDMA, Options{MaxInflight: 2, Graph: true, Unroll: 1}},
+	} {
+		m, err := New(q, tc.sem, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, complete := exploreAll(m, 1000)
+		if !complete || len(e.finals) != 0 || len(e.deadlocks) != 0 {
+			t.Errorf("%v %+v: complete %v, %d final, %d deadlocked configurations; want none (the load blocks)", tc.sem, tc.opt, complete, len(e.finals), len(e.deadlocks))
+		}
+		blocked := 0
+		for s := range e.states {
+			if pc, _ := m.pcOf([]byte(s), 0); pc == load {
+				blocked++
+				if k := m.StuckEncoded([]byte(s)); k != Filtered {
+					t.Errorf("%v %+v: at the load, StuckEncoded %v, want Filtered", tc.sem, tc.opt, k)
+				}
+			}
+		}
+		if blocked == 0 {
+			t.Errorf("%v %+v: no configuration at the load", tc.sem, tc.opt)
 		}
 	}
 }

@@ -93,6 +93,11 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 				return NotStuck
 			}
 			waiting = true
+		case prog.OpLoad:
+			if !in.Blocked(s) {
+				return NotStuck
+			}
+			waiting = true
 		case prog.OpPoll:
 			waiting = true
 		default:
@@ -142,7 +147,7 @@ func (m *Machine) StuckEncoded(s []byte) Stuck {
 		switch in := &m.p.Threads[t].Code[st.pc[t]]; in.Op {
 		case prog.OpFail:
 			return Failed
-		case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpSwitch:
+		case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpSwitch, prog.OpLoad:
 			kind = Filtered
 		}
 	}

@@ -241,6 +241,8 @@ func precedence(k TermKind) int {
 // write, the value v it stores at in.X. The machines share it, so that the
 // byte-level step and the structured one cannot differ.
 func (in *Instr) Local(mem []byte) (next int, v uint8, write bool) {
+	// (An OpLoad that Blocked reports on returns next -1: its caller
+	// must not take it.)
 	switch in.Op {
 	case OpLoad:
 		x := mem[in.Y]
@@ -265,6 +267,22 @@ func (in *Instr) Local(mem []byte) (next int, v uint8, write bool) {
 		return in.Alts[1], 0, false
 	}
 	panic(fmt.Sprintf("prog: Local of %v", in.Op))
+}
+
+// Blocked reports whether in, an OpLoad without an error point (Fail -1),
+// cannot step in mem: the value of its location lies outside its Lo..Hi.
+// The lowering gives a load no error point when no run can bring such a
+// value, which holds as long as the program's range checks stop a run at
+// a write out of a location's range; robustness drops them
+// (WithoutRangeChecks), and a NIC write may then bring one. The load then
+// blocks, as the specialised lowering's switch over the location's range
+// has no alternative for the value: the run is filtered out there.
+func (in *Instr) Blocked(mem []byte) bool {
+	if in.Op != OpLoad || in.Fail >= 0 {
+		return false
+	}
+	x := mem[in.Y]
+	return x < in.Lo || x > in.Hi
 }
 
 // Interval returns bounds lo..hi of the values e can take when each

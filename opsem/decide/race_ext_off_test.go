@@ -1,0 +1,6 @@
+//go:build !race
+
+package decide_test
+
+// underRace: the tests run under the race detector, about ten times slower.
+const underRace = false
