@@ -123,39 +123,8 @@ func buildWitness(m *instr.Machine, path []explore.Step) (*Witness, error) {
 			tr.MO[ev.Loc] = append(tr.MO[ev.Loc], e)
 		}
 	}
-	// nfo: per queue pair, each (nlR, nlW) and (nrR, nrW) pair in τ order;
-	// pf: the k-th poll of a queue pair polls its k-th NIC write.
-	nw, np := map[int][]int{}, map[int][]int{}
-	for a := range tr.Events {
-		ea := &tr.Events[a]
-		if ea.QP < 0 {
-			continue
-		}
-		switch ea.Kind {
-		case prog.EvNLW, prog.EvNRW:
-			nw[ea.QP] = append(nw[ea.QP], a)
-		case prog.EvPoll:
-			np[ea.QP] = append(np[ea.QP], a)
-		}
-		for b := range tr.Events {
-			eb := &tr.Events[b]
-			if eb.QP != ea.QP || !(ea.Kind == prog.EvNLR && eb.Kind == prog.EvNLW || (ea.Kind == prog.EvNRR || ea.Kind == prog.EvNAR) && eb.Kind == prog.EvNRW) {
-				continue
-			}
-			if pos[a] < pos[b] {
-				tr.NFO = append(tr.NFO, [2]int{a, b})
-			} else {
-				tr.NFO = append(tr.NFO, [2]int{b, a})
-			}
-		}
-	}
-	for q := range p.QPs {
-		for k, poll := range np[q] {
-			if k >= len(nw[q]) || tr.Events[nw[q][k]].Index > tr.Events[poll].Index {
-				return nil, fmt.Errorf("decider bug: %s polls no earlier NIC write", tr.EventString(p, poll))
-			}
-			tr.PF = append(tr.PF, [2]int{nw[q][k], poll})
-		}
+	if err := queueRelations(p, tr, pos); err != nil {
+		return nil, err
 	}
 	w.Trace = tr
 	if len(tr.Events) > axiom.MaxEvents {
@@ -183,6 +152,46 @@ func buildWitness(m *instr.Machine, path []explore.Step) (*Witness, error) {
 	}
 	w.Replay = rp
 	return w, nil
+}
+
+// queueRelations adds to tr the relations of its queue pairs, given the
+// place pos of each event in τ: nfo, per queue pair, each (nlR, nlW) and
+// (nrR, nrW) pair in τ order; pf, the k-th poll of a queue pair polling its
+// k-th NIC write.
+func queueRelations(p *prog.Program, tr *axiom.Trace, pos []int) error {
+	nw, np := map[int][]int{}, map[int][]int{}
+	for a := range tr.Events {
+		ea := &tr.Events[a]
+		if ea.QP < 0 {
+			continue
+		}
+		switch ea.Kind {
+		case prog.EvNLW, prog.EvNRW:
+			nw[ea.QP] = append(nw[ea.QP], a)
+		case prog.EvPoll:
+			np[ea.QP] = append(np[ea.QP], a)
+		}
+		for b := range tr.Events {
+			eb := &tr.Events[b]
+			if eb.QP != ea.QP || !(ea.Kind == prog.EvNLR && eb.Kind == prog.EvNLW || (ea.Kind == prog.EvNRR || ea.Kind == prog.EvNAR) && eb.Kind == prog.EvNRW) {
+				continue
+			}
+			if pos[a] < pos[b] {
+				tr.NFO = append(tr.NFO, [2]int{a, b})
+			} else {
+				tr.NFO = append(tr.NFO, [2]int{b, a})
+			}
+		}
+	}
+	for q := range p.QPs {
+		for k, poll := range np[q] {
+			if k >= len(nw[q]) || tr.Events[nw[q][k]].Index > tr.Events[poll].Index {
+				return fmt.Errorf("decider bug: %s polls no earlier NIC write", tr.EventString(p, poll))
+			}
+			tr.PF = append(tr.PF, [2]int{nw[q][k], poll})
+		}
+	}
+	return nil
 }
 
 // Format prints τ1 and τ2, one line each.

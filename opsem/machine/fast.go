@@ -310,7 +310,15 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		hi |= 0x80
 	}
 	out[o], out[o+1], out[o+2] = uint8(pc), hi, reg
+	m.cpuQueues(s, out, t, pc, touched, arg, emit)
+}
 
+// cpuQueues completes out, the successor of s by thread t's step (branch
+// arg) up to its queue pairs, the thread now at pc: it writes the queue
+// pairs, the one the step edited (touched, by m.edit) and those canonPolls
+// caps at pc, and emits it.
+func (m *Machine) cpuQueues(s, out []byte, t, pc, touched, arg int, emit func(l uint64, next []byte)) {
+	e := &m.edit
 	// The queue pairs of thread t: the one the instruction edits, and
 	// those canonPolls caps at the new pc. Ranks are below the count of
 	// unpolled operations, so canonPolls changes a queue pair only when
