@@ -123,17 +123,22 @@ func Answer(ctx context.Context, p *prog.Program, opt Options) (*Result, error) 
 	if opt.Semantics == Both {
 		mopt.Machine.Unroll = verdict.LoopBound(p, mopt.Machine.Unroll)
 	}
-	for i, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
-		compute := verdict.Compute
-		if sem == machine.RDMA && mopt.FirstWitness && opt.Deepen {
-			compute = deepen
+	compute := verdict.Compute
+	if mopt.FirstWitness && opt.Deepen {
+		compute = func(ctx context.Context, p *prog.Program, sem machine.Semantics, o verdict.Options) (*verdict.Result, error) {
+			if sem == machine.RDMA {
+				return deepen(ctx, p, sem, o)
+			}
+			return verdict.Compute(ctx, p, sem, o)
 		}
-		res, err := compute(ctx, p, sem, mopt)
+	}
+	res, errs := verdict.ComputeMachinesWith(ctx, p, mopt, compute)
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		r.Results[i] = res
 	}
+	r.Results = res
 	if opt.Semantics == Both {
 		r.compare(ctx, mopt)
 	}

@@ -278,8 +278,17 @@ func Compute(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Op
 // are indexed as the pairs of results elsewhere (prog.RDMA, prog.SC), and
 // errs[i] is the error of machine i, whose result is then nil.
 func ComputeMachines(ctx context.Context, p *prog.Program, opt Options) (res [2]*Result, errs [2]error) {
+	return ComputeMachinesWith(ctx, p, opt, Compute)
+}
+
+// A ComputeFunc answers p's query under one semantics, as Compute does.
+type ComputeFunc func(ctx context.Context, p *prog.Program, sem machine.Semantics, opt Options) (*Result, error)
+
+// ComputeMachinesWith is ComputeMachines with compute in Compute's place
+// (check raises max-inflight step by step with one).
+func ComputeMachinesWith(ctx context.Context, p *prog.Program, opt Options, compute ComputeFunc) (res [2]*Result, errs [2]error) {
 	for i, sem := range [2]machine.Semantics{machine.RDMA, machine.SC} {
-		res[i], errs[i] = Compute(ctx, p, sem, opt)
+		res[i], errs[i] = compute(ctx, p, sem, opt)
 		if errs[i] != nil {
 			res[i] = nil
 		}
