@@ -211,6 +211,7 @@ func (m *Machine) ended(s *State, t int) bool {
 // more events in τ1 (cpu2) or has ended, c1 of a cpu2 thread, and counter
 // values beyond the number of polls still possible.
 func (m *Machine) canon(s *State) bool {
+	m.retired(s)
 	if !m.canonMemory(s) {
 		return false
 	}

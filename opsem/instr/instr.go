@@ -225,6 +225,15 @@ type analysis struct {
 	entBytes int
 	thLen    int
 	onCycle  [][]bool
+	// switches[t][pc]: the OpSwitch a loop branch runs as (spin.go); nil
+	// under Options.NoReduction. skips: skips are settled (spin.go).
+	switches [][]*prog.Instr
+	skips    bool
+	// retire[t][pc] and retireMid[t][pc]: thread t, at pc or in its
+	// middle, can no longer matter to a target and is taken to its end,
+	// ends[t] (spin.go); nil under Options.NoReduction.
+	retire, retireMid [][]bool
+	ends              []int
 
 	// futR[t][pc] and futW[t][pc]: the locations thread t may still read
 	// / write from instruction pc on (both events of pc
@@ -330,7 +339,13 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	for t := range p.Threads {
 		m.onCycle = append(m.onCycle, prog.OnCycle(p.Threads[t].Code))
 	}
+	if !opt.NoReduction {
+		m.switches, m.skips = loopSwitches(p), true
+	}
 	m.futureAccesses()
+	if !opt.NoReduction {
+		m.retirements()
+	}
 	m.valueAnalysis()
 	m.scratch = m.newScratch()
 	return m, nil

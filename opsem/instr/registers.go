@@ -40,11 +40,13 @@ import (
 
 // settle runs thread t of s from its pc through the instructions that
 // touch its registers only (OpEval into a register, OpIf, a switch on a
-// register) and leaves it at the first that another thread could see, or
-// at an error point, or at a switch on a register no alternative of which
-// its value satisfies (the thread is blocked there, as at an assume that
-// fails). Every cycle of a lowered thread passes a loop head, an OpBranch,
-// so settle ends.
+// register), and through skips and one-way branches unless
+// Options.NoReduction (spin.go), and
+// leaves it at the first that another thread could see, or at an error
+// point, or at a switch on a register no alternative of which its value
+// satisfies (the thread is blocked there, as at an assume that fails).
+// Every cycle of a lowered thread passes a loop head, an OpBranch, so
+// settle ends; a hand-written cycle of skips is run round once.
 func (m *Machine) settle(s *State, t int) {
 	th := &s.th[t]
 	if th.mid || th.pend {
@@ -52,9 +54,13 @@ func (m *Machine) settle(s *State, t int) {
 	}
 	code := m.p.Threads[t].Code
 	pc := int(th.pc)
-	for {
+	for n := 0; ; n++ {
 		in := &code[pc]
 		switch {
+		case in.Op == prog.OpSkip && m.skips && n < len(code):
+			pc = in.Next // spin.go; a cycle of skips stops after one round
+		case in.Op == prog.OpBranch && len(in.Alts) == 1 && m.skips && n < len(code):
+			pc = in.Alts[0] // a loop's head whose exit the lowering decided
 		case in.Op == prog.OpIf || in.Op == prog.OpEval && m.p.Locs[in.X].Reg:
 			next, v, write := in.Local(s.m1)
 			if write {

@@ -94,7 +94,7 @@ func (m *Machine) Successors(s []byte, emit func(l uint64, next []byte)) uint32 
 // cycle), so no thread is ignored for ever.
 func (m *Machine) local(t int) bool {
 	th := &m.st.th[t]
-	if m.onCycle[t][th.pc] {
+	if m.onCycle[t][th.pc] || m.loopSwitch(t, int(th.pc)) != nil {
 		return false
 	}
 	in := &m.p.Threads[t].Code[th.pc]
@@ -128,6 +128,9 @@ func (m *Machine) out(l uint64) {
 	m.generated++
 	if m.cur.Thread >= 0 {
 		m.settle(m.cn, m.cur.Thread) // its register-only instructions, in this step
+	}
+	if m.stutter() {
+		return // spin.go
 	}
 	if !m.canon(m.cn) {
 		return
@@ -198,6 +201,10 @@ func (m *Machine) threadMoves(t int) {
 	case prog.OpSkip:
 		m.silent(t, in.Next, 0)
 	case prog.OpBranch:
+		if sw := m.loopSwitch(t, int(th.pc)); sw != nil {
+			m.read(t, sw) // spin.go
+			return
+		}
 		for i, a := range in.Alts {
 			m.silent(t, a, i)
 		}

@@ -48,40 +48,51 @@ func switches(t *Thread) {
 	}
 	for pc := range t.Code {
 		in := &t.Code[pc]
-		if in.Op != OpBranch || in.Loop >= 0 || len(in.Alts) == 0 {
+		if in.Op != OpBranch || in.Loop >= 0 {
 			continue
 		}
-		x := -1
-		ok := true
-		for _, a := range in.Alts {
-			alt := &t.Code[a]
-			if alt.Op != OpAssumeEq && alt.Op != OpAssumeNe || labelled[a] || x >= 0 && alt.X != x {
-				ok = false
-				break
-			}
-			x = alt.X
+		if x, cases, ok := SwitchCases(t, pc, labelled); ok {
+			in.Op, in.X, in.Case = OpSwitch, x, cases
 		}
-		if !ok {
-			continue
-		}
-		cases := make([]int16, MaxValue+1)
-		for v := range cases {
-			cases[v] = -1
-			for i, a := range in.Alts {
-				alt := &t.Code[a]
-				if (alt.A == uint8(v)) == (alt.Op == OpAssumeEq) {
-					if cases[v] >= 0 {
-						ok = false // overlapping tests
-					}
-					cases[v] = int16(i)
-				}
-			}
-		}
-		if !ok {
-			continue
-		}
-		in.Op, in.X, in.Case = OpSwitch, x, cases
 	}
+}
+
+// SwitchCases reports whether the OpBranch at pc of thread t is a read by
+// assumes: every alternative an assume on one location x, none of them at
+// a labelled instruction, no two of them passing the same value. It
+// returns x and the alternative each value takes (-1: none), the Case
+// table of the OpSwitch the branch can run as. The branch of a loop
+// (Loop >= 0, the body first, the exit second) qualifies as a choose does;
+// Compile rewrites only chooses, since the machines count a loop's
+// iterations at its branch, and the decider runs a loop's as a switch
+// itself (package instr).
+func SwitchCases(t *Thread, pc int, labelled map[int]bool) (x int, cases []int16, ok bool) {
+	in := &t.Code[pc]
+	if in.Op != OpBranch || len(in.Alts) == 0 {
+		return 0, nil, false
+	}
+	x = -1
+	for _, a := range in.Alts {
+		alt := &t.Code[a]
+		if alt.Op != OpAssumeEq && alt.Op != OpAssumeNe || labelled[a] || x >= 0 && alt.X != x {
+			return 0, nil, false
+		}
+		x = alt.X
+	}
+	cases = make([]int16, MaxValue+1)
+	for v := range cases {
+		cases[v] = -1
+		for i, a := range in.Alts {
+			alt := &t.Code[a]
+			if (alt.A == uint8(v)) == (alt.Op == OpAssumeEq) {
+				if cases[v] >= 0 {
+					return 0, nil, false // overlapping tests
+				}
+				cases[v] = int16(i)
+			}
+		}
+	}
+	return x, cases, true
 }
 
 // Unswitch turns every OpSwitch of p back into the choose it was compiled
