@@ -98,6 +98,12 @@
 // rounds of put and poll) this cuts the states 15-fold at n = 2 and
 // 50-fold at n = 4.
 //
+// Spin loops (spin.go). A loop branch on one read runs as a switch, skips
+// run within the step that reached them, a failed iteration of a spin
+// loop that changes no SC-cycle bookkeeping is not taken, and a thread
+// outside the cycle's block whose writes no thread can read any more is
+// taken to its end; none of it under Options.NoReduction.
+//
 // Registers kept at run time (prog.Loc.Reg) are the threads' local state,
 // kept in M1 whichever part a thread's events join; a load is the
 // thread's local read, an eval into a location its local write, and the
