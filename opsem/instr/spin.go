@@ -13,9 +13,10 @@ import (
 // instrumented machine (branch, read, skip), each interleaved with every
 // other thread's, and the read joins τ1 or τ2, fixing a guess and setting
 // cpu2 on the way: the states multiply by the positions and modes of every
-// spinning thread. Three reductions, all off under Options.NoReduction
+// spinning thread. Four reductions, all off under Options.NoReduction
 // (the Promela robustness model follows that machine transition for
-// transition), take the cost back to what the loop's real events need.
+// transition), take the cost back to what the loop's real events need:
+// loop switches, settled skips, stutter reads and retired threads.
 //
 // Loop switches. A loop branch whose alternatives are assumes on one
 // location that no value passes twice (prog.SwitchCases) runs as the
