@@ -59,9 +59,6 @@ func WriteRobustness(w io.Writer, p *prog.Program, opt RobustOptions) error {
 	if err := prog.CheckRanges(p, "the Promela robustness model"); err != nil {
 		return err
 	}
-	if err := prog.CheckRegisters(p, "the Promela robustness model"); err != nil {
-		return err
-	}
 	g, err := newRobustGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela robustness model of %s: %w", p.Name, err)
@@ -95,6 +92,13 @@ type robustGen struct {
 	edge    [][]bool       // edge[u][t]: an SC-cycle edge u -> t is possible
 	b       strings.Builder
 	options int // d_step options written so far
+	// exprs[t][pc] is the expression of instruction pc of thread t in
+	// Promela (an OpEval or OpIf; nil elsewhere); initPC and initMem the
+	// threads' first pcs and the registers' first values, after each
+	// thread's initial register-only run (robust_registers.go).
+	exprs   [][]*pexpr
+	initPC  []int
+	initMem []byte
 }
 
 func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
@@ -112,6 +116,9 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 		return nil, err
 	}
 	g := &robustGen{p: p, k: opt.MaxCounter, m: m}
+	if err := g.robustRegisters(); err != nil {
+		return nil, err
+	}
 	g.forbid = m.Forbid()
 	g.counted = make([]bool, len(p.QPs))
 	g.qpsOf = make([][]int, len(p.Threads))
@@ -125,7 +132,7 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 			if in.Op == prog.OpPoll {
 				g.counted[in.QP] = true
 			}
-			for _, a := range instrAccesses(in) {
+			for _, a := range instrAccesses(p, in) {
 				if g.m.Markable(a.loc) && !containsAccess(g.acc[t], a) {
 					g.acc[t] = append(g.acc[t], a)
 				}
@@ -159,10 +166,17 @@ func containsAccess(s []access, a access) bool {
 }
 
 // instrAccesses returns the classes of the memory events an instruction
-// can generate (a CAS: the CAS or the read of z that fails, and the write of
-// x).
-func instrAccesses(in *prog.Instr) []access {
+// of p can generate (a CAS: the CAS or the read of z that fails, and the
+// write of x; a load: the read of y; an eval into an ordinary location:
+// its write).
+func instrAccesses(p *prog.Program, in *prog.Instr) []access {
 	switch in.Op {
+	case prog.OpLoad:
+		return []access{{in.Y, true, false}}
+	case prog.OpEval:
+		if !p.Locs[in.X].Reg {
+			return []access{{in.X, false, true}}
+		}
 	case prog.OpWrite:
 		return []access{{in.X, false, true}}
 	case prog.OpAssumeEq, prog.OpAssumeNe:
@@ -338,6 +352,9 @@ func (g *robustGen) declarations() {
 
 	g.f("/* Memories of the locations something reads: tau1's, tau2's, the guessed boundary. */\n")
 	for l, loc := range g.p.Locs {
+		if loc.Reg {
+			continue // declared with its thread
+		}
 		if !g.m.IsRead(l) {
 			g.f("/* %s: nothing reads it, not stored */\n", loc.Name)
 			continue
@@ -371,7 +388,8 @@ func (g *robustGen) declarations() {
 			pcType = "short"
 		}
 		g.f("/* Thread %s on %s. */\n", th.Name, g.p.Nodes[th.Node].Name)
-		g.f("%s pc%d = %d;\t/* next instruction; %d = end */\n", pcType, t, th.Entry, th.End())
+		g.f("%s pc%d = %d;\t/* next instruction; %d = end */\n", pcType, t, g.initPC[t], th.End())
+		g.declareRegisters(t)
 		if g.hasMid(t) {
 			g.f("bit mid%d; byte val%d;\t/* between the two events of an instruction; the value read */\n", t, t)
 		}
@@ -469,7 +487,7 @@ func (g *robustGen) target() {
 	}
 	guard := []string{"(" + strings.Join(edges, " || ") + ")"}
 	for l := range g.p.Locs {
-		if g.m.IsRead(l) {
+		if g.m.IsRead(l) && !g.p.Locs[l].Reg {
 			guard = append(guard, fmt.Sprintf("(!%s || %s == %s)", g.v("gs", l), g.v("g", l), g.v("m1", l)))
 		}
 	}

@@ -203,3 +203,221 @@ func TestRobustModelText(t *testing.T) {
 		t.Errorf("poll-free model mentions a cut:\n%s", s)
 	}
 }
+
+// robustStatesOf runs SPIN on p's robustness model counting every state
+// (spin -a -o2, pan -c0) and explores opsem/instr's machine of p without
+// reduction: SPIN's verdict, its states, and the machine's states and
+// whether a target (a violation) is among them.
+func robustStatesOf(t *testing.T, p *prog.Program) (spin *RobustResult, states int, violation bool) {
+	t.Helper()
+	ctx := context.Background()
+	var b bytes.Buffer
+	if err := WriteRobustness(&b, p, RobustOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := RunRobustness(ctx, b.Bytes(), RobustRunOptions{
+		RunOptions: RunOptions{CFlags: []string{"-O0"}, MaxDepth: 10000, HashBits: 20},
+		AllStates:  true, KeepWriteOnly: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := instr.New(p, instr.Options{NoReduction: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := m.Clone() // Target decodes into its machine's scratch
+	r, err := explore.New(m, explore.Options{Visit: func(_ uint64, s []byte, _ int) bool {
+		violation = violation || tm.Target(s)
+		return true
+	}}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stop != explore.Complete {
+		t.Fatalf("instr's machine: the search stopped (%s)", r.Stop)
+	}
+	return got, int(r.States), violation
+}
+
+
+// robustRegisterPrograms keep registers at run time (a file's "registers
+// runtime" line): loads, evals into registers and into locations, ifs,
+// register-only loops, error points of a division by zero and of a load
+// out of its register's range, robust or not.
+var robustRegisterPrograms = []struct {
+	name, src string
+	robust    bool
+}{
+	{"load-eval", "registers runtime\nnode A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  y := r + 1\n}\nexists (y = 3)\n", true},
+	{"if", "registers runtime\nnode A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  if (r == 2) { y := 1 } else { y := 2 }\n}\nexists (y = 1)\n", true},
+	{"sb-regs", `registers runtime
+node A { x : 0..1 = 0; one : 0..1 = 1; a : 0..1 = 0 }
+node B { z : 0..1 = 0; two : 0..1 = 1; b : 0..1 = 0 }
+thread T0 on A {
+  reg r : 0..1
+  z := one
+  r := x
+  a := r
+}
+thread T1 on B {
+  reg s : 0..1
+  x := two
+  s := z
+  if (s == 0) { b := 1 } else { b := 0 }
+}
+exists (a = 0 /\ b = 1)
+`, false},
+	{"put-regs", `registers runtime
+node n1 { x : 0..3 = 1; y : 0..3 = 0 }
+node n2 { z : 0..3 = 0; w : 0..3 = 1 }
+thread p on n1 {
+  reg r : 0..3
+  y := w
+  z := x
+  r := x
+  x := r + 1
+}
+exists (z = 2)
+`, false},
+	{"div-fail", `registers runtime
+node A { x : 0..3 = 0; y : 0..7 = 0 }
+thread T on A { x := 2 }
+thread U on A {
+  reg r : 0..3
+  r := x
+  y := 6 / r
+}
+exists (y = 3)
+`, true},
+	{"load-out-of-range", `registers runtime
+node A { x : 0..3 = 0; y : 0..3 = 0 }
+thread T on A { x := 2; y := 1 }
+thread U on A {
+  reg r : 0..1
+  reg s : 0..3
+  s := y
+  r := x
+  x := s
+}
+exists (x = 1)
+`, true},
+	{"register-loop", `registers runtime
+node A { x : 0..3 = 0; y : 0..3 = 0 }
+thread T on A { x := 1; y := 1 }
+thread U on A {
+  reg c : 0..3
+  reg v : 0..3
+  c := 0
+  while (c < 2) {
+    v := y
+    c := c + 1
+  }
+  x := v + c - 2
+}
+exists (x = 1)
+`, true},
+}
+
+// TestRobustRegisters: on programs that keep registers at run time, SPIN's
+// verdict on the robustness model equals the decider's, the table's and
+// that of opsem/instr's machine without reduction (a target among its
+// states), SPIN's search is complete, and SPIN (spin -o2, pan -c0) stores
+// at least the states of that machine (robustStatesOf): the model is the
+// machine transition for transition, without the machine's
+// canonicalisation of dead bookkeeping, which only merges states.
+func TestRobustRegisters(t *testing.T) {
+	needSpin(t)
+	type program struct {
+		p      *prog.Program
+		robust bool
+	}
+	var programs []program
+	for _, tc := range robustRegisterPrograms {
+		p, err := parse.ParseOptions(tc.name+".rdma", []byte(tc.src), parse.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		programs = append(programs, program{p, tc.robust})
+	}
+	for _, m := range []int64{1, 2} {
+		programs = append(programs, program{switchRegisterProgram(t, m), true})
+	}
+	for _, pr := range programs {
+		t.Run(pr.p.Name, func(t *testing.T) {
+			t.Parallel()
+			if !prog.HasRegisters(pr.p) {
+				t.Fatalf("the program keeps no register at run time")
+			}
+			q, _ := prog.WithoutRangeChecks(pr.p) // as robust.Decide answers
+			spin, states, violation := robustStatesOf(t, q)
+			d, err := decide.Decide(context.Background(), q, decide.Options{NoWitness: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("spin: violation %v, %d states; instr without reduction: violation %v, %d states; decider: robust %v", spin.Violation, spin.States, violation, states, d.Robust)
+			switch {
+			case !spin.Complete():
+				t.Errorf("SPIN's search was cut (%q)", spin.Cut)
+			case spin.Violation != violation:
+				t.Errorf("SPIN finds a violation %v, instr's machine without reduction a target %v", spin.Violation, violation)
+			case spin.Violation == d.Robust || !d.Certain():
+				t.Errorf("SPIN finds a violation %v, the decider robust %v (certain %v)", spin.Violation, d.Robust, d.Certain())
+			case spin.Violation == pr.robust:
+				t.Errorf("SPIN finds a violation %v, want robust %v", spin.Violation, pr.robust)
+			case spin.States < uint64(states):
+				t.Errorf("SPIN stores %d states, fewer than instr's machine without reduction (%d)", spin.States, states)
+			}
+		})
+	}
+}
+
+// switchRegisterProgram is a thread W that writes x := 1 and a thread T
+// with a run-time register r, r := x; r := r * m; switch r { 2: y := r + 1
+// | else: skip }, the switch on the register an OpSwitch that makes no
+// event (as opsem/instr's registers_test builds it; the lowering makes
+// ifs).
+func switchRegisterProgram(t *testing.T, m int64) *prog.Program {
+	t.Helper()
+	const x, y, r = 0, 1, 2
+	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
+	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
+	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
+	in := func(i prog.Instr) prog.Instr {
+		i.Loop, i.QP, i.Remote = -1, -1, -1
+		return i
+	}
+	cases := make([]int16, prog.MaxValue+1)
+	for v := range cases {
+		cases[v] = 1
+	}
+	cases[2] = 0
+	stmt := &prog.Stmt{Kind: prog.SSkip}
+	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
+	p := &prog.Program{
+		Name:  fmt.Sprintf("switch-register-m%d", m),
+		Nodes: []prog.Node{{Name: "A"}},
+		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
+		Threads: []prog.Thread{
+			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
+				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEnd}),
+			}},
+			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
+				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: 3, Next: 1, Fail: 6, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: 3, Next: 2, Fail: 6, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpSwitch, X: r, Alts: []int{3, 4}, Case: cases, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpAssumeEq, X: r, A: 2, Next: 5, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpAssumeNe, X: r, A: 2, Next: 7, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 7, Fail: 6, Stmt: stmt}),
+				in(prog.Instr{Op: prog.OpFail, Next: 6, Stmt: fail}),
+				in(prog.Instr{Op: prog.OpEnd}),
+			}},
+		},
+	}
+	if err := prog.Compile(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
