@@ -3,6 +3,7 @@ package promela
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	rgen "rdmasim/corpus/gen"
+	"rdmasim/corpus/surface"
 	"rdmasim/explore"
 	"rdmasim/opsem/decide"
 	"rdmasim/opsem/instr"
@@ -30,6 +32,7 @@ var (
 	// that canonicalisation (commit f6c935e) the counts were equal on every
 	// corpus program. Counting every state is slow on larger programs: the
 	// check runs on request.
+	robustRegs   = flag.Int("promela.robust.regs", 40, "seeds of generated programs with registers kept at run time that TestRobustRegistersGenerated draws")
 	robustStates = flag.Bool("promela.robust.states", false, "also check that SPIN (spin -a -o2, pan -c0) stores at least the states of opsem/instr's machine without reduction")
 )
 
@@ -204,16 +207,27 @@ func TestRobustModelText(t *testing.T) {
 	}
 }
 
+// maxModelBytes bounds the robustness models TestRobustRegistersGenerated
+// runs SPIN on.
+const maxModelBytes = 400 << 10
+
 // robustStatesOf runs SPIN on p's robustness model counting every state
 // (spin -a -o2, pan -c0) and explores opsem/instr's machine of p without
 // reduction: SPIN's verdict, its states, and the machine's states and
 // whether a target (a violation) is among them.
-func robustStatesOf(t *testing.T, p *prog.Program) (spin *RobustResult, states int, violation bool) {
+//
+// With small, a model over maxModelBytes is skipped: one guess option per
+// value of a location's domain, and the domains of locations an eval
+// writes can span 0..255 (SPIN's parser runs out of memory on some).
+func robustStatesOf(t *testing.T, p *prog.Program, small bool) (spin *RobustResult, states int, violation bool) {
 	t.Helper()
 	ctx := context.Background()
 	var b bytes.Buffer
 	if err := WriteRobustness(&b, p, RobustOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if small && b.Len() > maxModelBytes {
+		t.Skipf("the model has %d bytes, more than %d", b.Len(), maxModelBytes)
 	}
 	got, err := RunRobustness(ctx, b.Bytes(), RobustRunOptions{
 		RunOptions: RunOptions{CFlags: []string{"-O0"}, MaxDepth: 10000, HashBits: 20},
@@ -239,7 +253,6 @@ func robustStatesOf(t *testing.T, p *prog.Program) (spin *RobustResult, states i
 	}
 	return got, int(r.States), violation
 }
-
 
 // robustRegisterPrograms keep registers at run time (a file's "registers
 // runtime" line): loads, evals into registers and into locations, ifs,
@@ -343,32 +356,129 @@ func TestRobustRegisters(t *testing.T) {
 	for _, m := range []int64{1, 2} {
 		programs = append(programs, program{switchRegisterProgram(t, m), true})
 	}
+	if *robustStates {
+		// SPIN stores 25,882,099 states (a minute and a half, 2.8 GB)
+		// where instr's machine without reduction has 32,681: on request.
+		p, err := parse.File("testdata/ticket-lock-regs-getput.rdma")
+		if err != nil {
+			t.Fatal(err)
+		}
+		programs = append(programs, program{p, true})
+	}
 	for _, pr := range programs {
 		t.Run(pr.p.Name, func(t *testing.T) {
 			t.Parallel()
 			if !prog.HasRegisters(pr.p) {
 				t.Fatalf("the program keeps no register at run time")
 			}
-			q, _ := prog.WithoutRangeChecks(pr.p) // as robust.Decide answers
-			spin, states, violation := robustStatesOf(t, q)
-			d, err := decide.Decide(context.Background(), q, decide.Options{NoWitness: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("spin: violation %v, %d states; instr without reduction: violation %v, %d states; decider: robust %v", spin.Violation, spin.States, violation, states, d.Robust)
-			switch {
-			case !spin.Complete():
-				t.Errorf("SPIN's search was cut (%q)", spin.Cut)
-			case spin.Violation != violation:
-				t.Errorf("SPIN finds a violation %v, instr's machine without reduction a target %v", spin.Violation, violation)
-			case spin.Violation == d.Robust || !d.Certain():
-				t.Errorf("SPIN finds a violation %v, the decider robust %v (certain %v)", spin.Violation, d.Robust, d.Certain())
-			case spin.Violation == pr.robust:
-				t.Errorf("SPIN finds a violation %v, want robust %v", spin.Violation, pr.robust)
-			case spin.States < uint64(states):
-				t.Errorf("SPIN stores %d states, fewer than instr's machine without reduction (%d)", spin.States, states)
+			if robust := compareRegisters(t, pr.p, 0); robust != pr.robust {
+				t.Errorf("robust %v, want %v", robust, pr.robust)
 			}
 		})
+	}
+}
+
+// compareRegisters compares SPIN on p's robustness model with the decider
+// and with opsem/instr's machine without reduction, as
+// TestRobustRegisters says, and returns SPIN's verdict. With maxStates > 0
+// it first explores instr's machine up to maxStates states and skips p
+// when it has more (SPIN's search, without the machine's
+// canonicalisation, would store far more).
+func compareRegisters(t *testing.T, p *prog.Program, maxStates uint64) (robust bool) {
+	t.Helper()
+	q, _ := prog.WithoutRangeChecks(p) // as robust.Decide answers
+	if maxStates > 0 {
+		m, err := instr.New(q, instr.Options{NoReduction: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := explore.New(m, explore.Options{MaxStates: maxStates}).Run(context.Background()); err != nil {
+			t.Fatal(err)
+		} else if r.Stop != explore.Complete {
+			t.Skipf("instr's machine without reduction has more than %d states", maxStates)
+		}
+	}
+	spin, states, violation := robustStatesOf(t, q, maxStates > 0)
+	d, err := decide.Decide(context.Background(), q, decide.Options{NoWitness: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("spin: violation %v, %d states; instr without reduction: violation %v, %d states; decider: robust %v", spin.Violation, spin.States, violation, states, d.Robust)
+	switch {
+	case !spin.Complete():
+		t.Errorf("SPIN's search was cut (%q)", spin.Cut)
+	case spin.Violation != violation:
+		t.Errorf("SPIN finds a violation %v, instr's machine without reduction a target %v", spin.Violation, violation)
+	case spin.Violation == d.Robust || !d.Certain():
+		t.Errorf("SPIN finds a violation %v, the decider robust %v (certain %v)", spin.Violation, d.Robust, d.Certain())
+	case spin.States < uint64(states):
+		t.Errorf("SPIN stores %d states, fewer than instr's machine without reduction (%d)", spin.States, states)
+	}
+	return !spin.Violation
+}
+
+// TestRobustRegistersRefused: ticket-lock-regs (N = 2) keeps registers at
+// run time and takes its tickets with a remote fetch-and-add: the
+// robustness model runs its registers and refuses it for the atomic (as
+// the decider does), naming the statement; and an assume on a register
+// outside a switch, which the lowering never makes, is refused by name.
+func TestRobustRegistersRefused(t *testing.T) {
+	p, err := parse.File("../../corpus/protocols/ticket-lock-regs.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prog.HasRegisters(p) {
+		t.Fatalf("ticket-lock-regs keeps no register at run time")
+	}
+	q, _ := prog.WithoutRangeChecks(p)
+	var ae *AtomicsError
+	if err := WriteRobustness(&bytes.Buffer{}, q, RobustOptions{}); !errors.As(err, &ae) || !strings.Contains(err.Error(), "rfaa(next, 1)") {
+		t.Errorf("ticket-lock-regs: %v, want the refusal of its rfaa (*AtomicsError)", err)
+	}
+	// T's switch on its register, its first alternative taken alone.
+	p = switchRegisterProgram(t, 2)
+	code := p.Threads[1].Code
+	code[2] = code[3]
+	var re *prog.RegistersError
+	if err := WriteRobustness(&bytes.Buffer{}, p, RobustOptions{}); !errors.As(err, &re) || re.Construct == "" || re.Register != "T.r" {
+		t.Errorf("an assume on a register: %v, want a *prog.RegistersError naming it", err)
+	} else {
+		t.Log(err)
+	}
+}
+
+// TestRobustRegistersGenerated compares, as TestRobustRegisters, SPIN on
+// the robustness model of generated protocol programs lowered with their
+// registers kept at run time (corpus/surface, as opsem/decide's
+// TestRegistersAgreement draws them) with the decider and instr's machine
+// without reduction. Count-boxed: the programs of the first
+// -promela.robust.regs seeds that keep registers, have no remote atomics,
+// whose instr machine without reduction has at most 3,000 states and
+// whose model at most maxModelBytes.
+func TestRobustRegistersGenerated(t *testing.T) {
+	needSpin(t)
+	compared := 0
+	for i := 0; i < *robustRegs; i++ {
+		seed := surface.ProgramSeed(27, i)
+		src := surface.Generate(seed)
+		p, err := parse.ParseOptions("gen.rdma", []byte(src), parse.Options{Registers: parse.RegistersRuntime})
+		if err != nil || !prog.HasRegisters(p) || prog.HasAtomics(p) {
+			continue // over a lowering limit, nothing kept at run time, or atomics (refused)
+		}
+		p.Name = fmt.Sprintf("gen-%d", i)
+		t.Run(p.Name, func(t *testing.T) {
+			compareRegisters(t, p, 3000)
+			if !t.Skipped() {
+				compared++
+			}
+			if t.Failed() {
+				t.Logf("program (seed %#x):\n%s", seed, src)
+			}
+		})
+	}
+	t.Logf("%d of %d generated programs compared", compared, *robustRegs)
+	if compared < *robustRegs/10 {
+		t.Errorf("only %d of %d programs compared: the test tests little", compared, *robustRegs)
 	}
 }
 
@@ -420,4 +530,3 @@ func switchRegisterProgram(t *testing.T, m int64) *prog.Program {
 	}
 	return p
 }
-
