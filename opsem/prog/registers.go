@@ -3,7 +3,7 @@ package prog
 import "fmt"
 
 // HasRegisters reports whether p keeps registers at run time: locations
-// marked Reg, which only the machines run so far (OpLoad, OpEval, OpIf).
+// marked Reg, set and tested by OpLoad, OpEval and OpIf.
 func HasRegisters(p *Program) bool { return firstRegister(p) >= 0 }
 
 func firstRegister(p *Program) int {

@@ -52,9 +52,25 @@ var MaxCounterBound = machine.Bound{Name: CutMaxCounter, Lo: 1, Hi: 254}
 // robust. Poll counters are bounded as RobustOptions.MaxCounter says; a
 // "CUT max-counter" line means that the bound blocked a step, and a search
 // that finds no violation is then complete only up to the bound (a
-// violation is always real). With spin -o2 (keep write-only variables) the
-// states pan stores are exactly the states opsem/explore finds in instr's
-// machine.
+// violation is always real).
+//
+// Registers kept at run time are run as instr runs them
+// (robust_registers.go): each a global byte beside its thread's pc, a load
+// the options of the thread's read storing into it, an eval into a
+// location those of a write of the expression's value, and the
+// register-only instructions (evals into registers, ifs, switches on
+// registers) inside the d_step that reached them. What of them the model
+// does not cover it refuses with a *prog.RegistersError naming it (an
+// expression reading an ordinary location, an assume on a register outside
+// a switch: the lowering makes neither).
+//
+// Each pan state is one of instr's states before instr's canonicalisation
+// forgets the bookkeeping no future step consults (instr's canon: dead
+// memory, guesses, exit and entry classes; the model forgets only the
+// queue-pair bookkeeping and caps the counters as instr does): with spin
+// -o2 (keep write-only variables) pan stores at least the states
+// opsem/explore finds in instr's machine with NoReduction, often many
+// times more, and the same states up to that canonicalisation.
 func WriteRobustness(w io.Writer, p *prog.Program, opt RobustOptions) error {
 	if err := prog.CheckRanges(p, "the Promela robustness model"); err != nil {
 		return err
@@ -265,6 +281,14 @@ func (g *robustGen) header() {
 	if len(cut) > 0 {
 		bound = fmt.Sprintf("Counters bounded by max-counter %d (a NIC write that would exceed it\n * is blocked and prints \"%s %s\") on: %s.", g.k, CutPrefix, CutMaxCounter, strings.Join(cut, ", "))
 	}
+	regs := ""
+	if prog.HasRegisters(g.p) {
+		regs = `
+ * A register kept at run time (r_R) is its thread's local state, in no
+ * part: a load R := Y is the thread's lR of Y storing into r_R, an eval
+ * X := E into a location the lW of E's value; evals into registers, ifs
+ * and switches on registers run inside the d_step that reached them.`
+	}
 	g.f(`/*
  * %s: the instrumented program of the seed paper's section 6 (the machine of
  * rdmasim's opsem/instr, lazy guessing, no partial-order reduction) as a
@@ -276,7 +300,7 @@ func (g *robustGen) header() {
  * and each event joins tau1 or tau2 (one d_step option each). tau1 runs on
  * memory m1_X (from the initial values); tau2 on m2_X, written in tau2 when
  * w2_X, else the boundary memory g_X, guessed (gs_X) when tau2 first reads
- * X. Only locations that something reads are stored.
+ * X. Only locations that something reads are stored.%s
  *
  * RDMA consistency (appendix "Detailed RDMA-Consistency Checks"):
  *   oppo: cpu2_T is set once a CPU event of T is in tau2 (then all of T
@@ -307,7 +331,7 @@ func (g *robustGen) header() {
  * not report "max search depth too small".
  */
 
-`, g.p.Name, bound, CutPrefix, CutMaxCounter)
+`, g.p.Name, regs, bound, CutPrefix, CutMaxCounter)
 }
 
 func (g *robustGen) qpString(q int) string {

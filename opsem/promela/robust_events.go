@@ -386,7 +386,8 @@ func (g *robustGen) bookkeeping(s *step, cls axiom.Class, q string, guard, eff [
 }
 
 // move appends to eff the move of event s's thread: into the middle of
-// its instruction, or out of it to the next, in canonical form (canon).
+// its instruction, or out of it to the next, through the register-only
+// instructions from there, in canonical form where it stops (moveTo).
 func (g *robustGen) move(s *step, cls axiom.Class, modified int, eff []string) []string {
 	t := s.t
 	if s.toMid {
