@@ -55,7 +55,7 @@ func (g *robustGen) robustRegisters() error {
 			case in.Op == prog.OpEval || in.Op == prog.OpIf:
 				for _, l := range in.E.Locs() {
 					if !p.Locs[l].Reg {
-						return g.refuse(t, in, "an expression that reads an ordinary location ("+p.Locs[l].Name+")")
+						return g.refuse(t, l, "an expression that reads an ordinary location")
 					}
 				}
 				x, err := translateExpr(in.E, g.reg, func(l int) string { return p.Locs[l].Name })
@@ -64,7 +64,7 @@ func (g *robustGen) robustRegisters() error {
 				}
 				g.exprs[t][pc] = x
 			case (in.Op == prog.OpAssumeEq || in.Op == prog.OpAssumeNe) && p.Locs[in.X].Reg && !alt[pc]:
-				return g.refuse(t, in, "an assume on a register outside a switch")
+				return g.refuse(t, in.X, "an assume on a register outside a switch")
 			}
 		}
 	}
@@ -72,20 +72,10 @@ func (g *robustGen) robustRegisters() error {
 	return nil
 }
 
-// refuse returns the model's refusal of construct, at instruction in of
-// thread t.
-func (g *robustGen) refuse(t int, in *prog.Instr, construct string) error {
-	reg := ""
-	for _, l := range append(in.E.Locs(), in.X) {
-		if l >= 0 && l < len(g.p.Locs) && g.p.Locs[l].Reg {
-			reg = g.p.Locs[l].Name
-			break
-		}
-	}
-	if reg == "" {
-		reg = "no register"
-	}
-	return &prog.RegistersError{What: "the Promela robustness model", Thread: g.p.Threads[t].Name, Register: reg, Construct: construct}
+// refuse returns the model's refusal of construct, in thread t, on
+// register reg.
+func (g *robustGen) refuse(t, reg int, construct string) error {
+	return &prog.RegistersError{What: "the Promela robustness model", Thread: g.p.Threads[t].Name, Register: g.p.Locs[reg].Name, Construct: construct}
 }
 
 // reg is the model's variable of register l.
