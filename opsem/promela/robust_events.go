@@ -120,7 +120,7 @@ func (g *robustGen) instr(t, pc int) {
 			g.read(t, a, pc, at, fmt.Sprintf("%s: %s (line %d)", th.Name, g.p.StmtString(alt.Stmt), alt.Stmt.Pos.Line))
 		}
 	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut:
-		if g.p.Locs[in.X].Reg {
+		if (in.Op == prog.OpAssumeEq || in.Op == prog.OpAssumeNe) && g.p.Locs[in.X].Reg {
 			return // an alternative of a switch on a register, which moveTo runs
 		}
 		g.read(t, pc, pc, at, text)
