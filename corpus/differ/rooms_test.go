@@ -182,8 +182,8 @@ func outcomeSet(p *prog.Program, r *verdict.Result) []string {
 // RDMA machine (with and without its partial-order reduction), the SC
 // machine, the declarative model, the decider (which answers, or refuses
 // remote atomics with its typed error), robustness by enumeration, the
-// Promela export (run by SPIN where it is installed), a random walk (stress), the model's cost estimate, the
-// operation's name and the lowering (the program really uses the op).
+// Promela export (run by SPIN where it is installed), the Promela robustness model (robustnessModel), a random
+// walk (stress), the model's cost estimate, the operation's name and the lowering (the program really uses the op).
 func TestEveryOpInEveryRoom(t *testing.T) {
 	// SPIN runs the Promela export where it is installed, and must be
 	// under CI (make tools installs it).
@@ -344,6 +344,7 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 					t.Errorf("Promela export run by SPIN: outcomes %q, the RDMA machine's %q", res.Outcomes, promela.VerdictOutcomes(p, rdma))
 				}
 			}
+			robustnessModel(t, ctx, op, q, tc.src, popt, spin)
 			run, err := stress.Walk(ctx, p, stress.WalkOptions{Semantics: machine.RDMA, Machine: machine.DefaultOptions(), Seed: 1, MaxSteps: 1000})
 			if err != nil {
 				t.Errorf("random walk: %v", err)
@@ -358,6 +359,60 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 				t.Errorf("model cost %g, want a finite estimate, positive for an operation that reads", c)
 			}
 		})
+	}
+}
+
+// robustnessModel is TestEveryOpInEveryRoom's room of the Promela robustness model (the instrumented
+// program of opsem/instr as Promela) on q, the program of op's entry without range checks (src, lowered
+// under popt): it refuses remote atomics with its typed error, as the decider does; otherwise it writes
+// an option for each event op makes, and where SPIN is installed SPIN's complete search finds the
+// program with a store-buffering pair after the operation (racing) robust or not as the decider does.
+func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Program, src string, popt parse.Options, spin bool) {
+	t.Helper()
+	var buf bytes.Buffer
+	err := promela.WriteRobustness(&buf, q, promela.RobustOptions{})
+	var ae *promela.AtomicsError
+	switch {
+	case op.IsAtomic():
+		if !errors.As(err, &ae) {
+			t.Errorf("Promela robustness model: %v, want its refusal of remote atomics (*promela.AtomicsError)", err)
+		}
+		return
+	case err != nil:
+		t.Errorf("Promela robustness model: %v", err)
+		return
+	}
+	for _, k := range opEvents[op] {
+		if !strings.Contains(buf.String(), ": "+kindNames[k]) {
+			t.Errorf("Promela robustness model: no option makes a %s event", kindNames[k])
+		}
+	}
+	if !spin {
+		return
+	}
+	th := "T"
+	if op == prog.OpAssumeEq || op == prog.OpAssumeNe || op == prog.OpSwitch {
+		th = "U"
+	}
+	rp, err := parse.ParseOptions("racing.rdma", []byte(racing(src, th)), popt)
+	if err != nil {
+		t.Fatalf("Promela robustness model: the racing program: %v", err)
+	}
+	rq, _ := prog.WithoutRangeChecks(rp)
+	d, err := decide.Decide(ctx, rq, decide.Options{NoWitness: true})
+	if err != nil {
+		t.Fatalf("Promela robustness model: the decider on the racing program: %v", err)
+	}
+	buf.Reset()
+	if err := promela.WriteRobustness(&buf, rq, promela.RobustOptions{}); err != nil {
+		t.Fatalf("Promela robustness model of the racing program: %v", err)
+	}
+	res, err := promela.RunRobustness(ctx, buf.Bytes(), promela.RobustRunOptions{RunOptions: promela.RunOptions{HashBits: 16, CFlags: []string{"-O0"}}})
+	switch {
+	case err != nil:
+		t.Errorf("Promela robustness model of the racing program run by SPIN: %v", err)
+	case res.Robust() != d.Robust || !res.Complete():
+		t.Errorf("Promela robustness model of the racing program run by SPIN: robust %v complete %v, the decider's robust %v", res.Robust(), res.Complete(), d.Robust)
 	}
 }
 

@@ -3,7 +3,7 @@ package prog
 import "fmt"
 
 // HasRegisters reports whether p keeps registers at run time: locations
-// marked Reg, which only the machines run so far (OpLoad, OpEval, OpIf).
+// marked Reg, set and tested by OpLoad, OpEval and OpIf.
 func HasRegisters(p *Program) bool { return firstRegister(p) >= 0 }
 
 func firstRegister(p *Program) int {
@@ -15,17 +15,24 @@ func firstRegister(p *Program) int {
 	return -1
 }
 
-// A RegistersError is the refusal, by a semantics that does not run them
-// yet (the declarative model, the decider, the Promela models), of a
-// program that keeps registers at run time: it never answers for a
-// program it does not cover. The machines run it (rdmasim check).
+// A RegistersError is the refusal, by a semantics that does not run them,
+// of a program that keeps registers at run time, or of the part of them it
+// does not cover (Construct): it never answers for a program it does not
+// cover. The machines run every such program (rdmasim check).
 type RegistersError struct {
 	What     string // the semantics that refuses
 	Thread   string
 	Register string
+	// Construct, when set, is what of the registers What does not cover,
+	// in words ("an assume on a register outside a switch"); empty: What
+	// covers no register kept at run time.
+	Construct string
 }
 
 func (e *RegistersError) Error() string {
+	if e.Construct != "" {
+		return fmt.Sprintf("%s does not cover %s (%s of thread %s): the RDMA and SC machines run it (rdmasim check, robust --method enum-machine)", e.What, e.Construct, e.Register, e.Thread)
+	}
 	return fmt.Sprintf("%s does not cover registers kept at run time yet (%s of thread %s; the lowering keeps them there when specialising them would pass the instruction limit): the RDMA and SC machines run it (rdmasim check, robust --method enum-machine)", e.What, e.Register, e.Thread)
 }
 

@@ -46,7 +46,11 @@ const mulLimit = 1 << 20
 // expression some intermediate value of which may pass 32 bits is refused,
 // rather than written with a different meaning. (The lowering's
 // expressions compute over bytes and small constants; none comes near.)
-func (g *gen) expr(e prog.Expr) (*pexpr, error) {
+func (g *gen) expr(e prog.Expr) (*pexpr, error) { return translateExpr(e, g.loc, g.locName) }
+
+// translateExpr translates e into Promela, each location l it reads a byte
+// variable named v(l); name(l) is l's name in the program, for errors.
+func translateExpr(e prog.Expr, v, name func(l int) string) (*pexpr, error) {
 	type part struct {
 		s      string
 		lo, hi int64
@@ -62,7 +66,7 @@ func (g *gen) expr(e prog.Expr) (*pexpr, error) {
 				r.s = "(" + r.s + ")"
 			}
 		case prog.TLoc:
-			r = part{g.loc(int(term.Val)), 0, 255}
+			r = part{v(int(term.Val)), 0, 255}
 		case prog.TNeg:
 			a := st[len(st)-1]
 			st = st[:len(st)-1]
@@ -76,18 +80,18 @@ func (g *gen) expr(e prog.Expr) (*pexpr, error) {
 			st = st[:len(st)-2]
 			op, lo, hi, f := binary(term.Kind, a.s, a.lo, a.hi, b.s, b.lo, b.hi)
 			if op == "" {
-				return nil, fmt.Errorf("unknown operator %d in %s", term.Kind, e.Format(g.locName))
+				return nil, fmt.Errorf("unknown operator %d in %s", term.Kind, e.Format(name))
 			}
 			fails = append(fails, f...)
 			r = part{"(" + a.s + " " + op + " " + b.s + ")", lo, hi}
 		}
 		if r.lo < math.MinInt32 || r.hi > math.MaxInt32 {
-			return nil, fmt.Errorf("%s: a value may pass 32 bits, Promela's int", e.Format(g.locName))
+			return nil, fmt.Errorf("%s: a value may pass 32 bits, Promela's int", e.Format(name))
 		}
 		st = append(st, r)
 	}
 	if len(st) != 1 {
-		return nil, fmt.Errorf("malformed expression %s", e.Format(g.locName))
+		return nil, fmt.Errorf("malformed expression %s", e.Format(name))
 	}
 	return &pexpr{val: st[0].s, fails: fails, lo: st[0].lo, hi: st[0].hi}, nil
 }
@@ -267,54 +271,200 @@ const maxTree = 16
 // machine.runLocal does, with the polls canonicalised where the thread
 // stops (settle).
 func (g *gen) moveTo(t, pc, next, added, polled int) []string {
-	if !g.isLocal(t, next) {
-		return g.settle(t, pc, next, added, polled)
+	r := &localRun{
+		code:  g.p.Threads[t].Code,
+		pcv:   fmt.Sprintf("pc%d", t),
+		exprs: g.exprs[t],
+		local: func(at int) bool { return g.isLocal(t, at) },
+		store: g.evalEffects,
+		reg:   g.loc,
+		stop:  func(at int) []string { return g.settle(t, pc, at, added, polled) },
+		max:   g.treeMax,
 	}
-	if g.leaves(t, next, g.treeMax+1) <= g.treeMax {
-		return []string{g.localTree(t, pc, next, added, polled)}
+	return r.moveTo(next)
+}
+
+// A localRun writes, in Promela, the register-only run of one thread from
+// the instruction a step reached to the instruction where the thread
+// stops, as the step's last effects: the machines' runLocal in the
+// Promela export of the machines (gen.moveTo), the instrumented machine's
+// settle in the robustness model (robustGen.moveTo). The run is acyclic
+// (every cycle of a lowered thread passes a loop head, where a thread
+// stops).
+type localRun struct {
+	code  []prog.Instr
+	pcv   string   // the thread's pc variable
+	exprs []*pexpr // per instruction, its expression in Promela (OpEval, OpIf)
+	// local reports whether instruction at runs within the step that
+	// reached it: an OpIf, an OpEval into a register, and in the
+	// robustness model a switch on a register (which stops at itself when
+	// no alternative holds).
+	local func(at int) bool
+	// store returns the effects of an OpEval into a register that does
+	// not fail.
+	store func(in *prog.Instr, x *pexpr) []string
+	// reg names a register's variable (a switch's).
+	reg func(l int) string
+	// stop returns the effects of the thread stopping at instruction at:
+	// its pc and the canonicalisation there.
+	stop func(at int) []string
+	// max bounds the leaves of a run written as nested ifs (tree); a
+	// larger one is written in sequence (seq).
+	max int
+}
+
+// moveTo returns the effects of moving the thread to next and running its
+// register-only instructions from there.
+func (r *localRun) moveTo(next int) []string {
+	if !r.local(next) {
+		return r.stop(next)
 	}
-	return g.localSeq(t, pc, next, added, polled)
+	if r.leaves(next, r.max+1) <= r.max {
+		return []string{r.tree(next)}
+	}
+	return r.seq(next)
 }
 
 // leaves counts the paths of the register-only run from instruction at
 // (a register-only one), up to limit.
-func (g *gen) leaves(t, at, limit int) int {
-	if !g.isLocal(t, at) {
+func (r *localRun) leaves(at, limit int) int {
+	if !r.local(at) {
 		return 1
 	}
-	in := &g.p.Threads[t].Code[at]
+	in := &r.code[at]
 	n := 0
-	if failsOf(in, g.exprs[t][at]) != "" {
-		n++
-	}
-	next := []int{in.Next}
-	if in.Op == prog.OpIf {
+	var next []int
+	switch in.Op {
+	case prog.OpSwitch:
+		n++ // no alternative holds: it stops there
+		for _, a := range in.Alts {
+			next = append(next, r.code[a].Next)
+		}
+	case prog.OpIf:
 		next = in.Alts
+	default:
+		next = []int{in.Next}
+	}
+	if in.Op != prog.OpSwitch && failsOf(in, r.exprs[at]) != "" {
+		n++
 	}
 	for _, s := range next {
 		if n > limit {
 			break
 		}
-		n += g.leaves(t, s, limit-n)
+		n += r.leaves(s, limit-n)
 	}
 	return n
 }
 
-// localTree writes the register-only run from instruction at of thread t,
-// reached by a step from pc, as nested ifs whose leaves settle the thread.
-func (g *gen) localTree(t, pc, at, added, polled int) string {
-	in := &g.p.Threads[t].Code[at]
-	x := g.exprs[t][at]
+// switchCond returns the condition under which the switch on a register
+// in takes its alternative a (an assume on the register).
+func switchCond(alt *prog.Instr, reg string) string {
+	op := "=="
+	if alt.Op == prog.OpAssumeNe {
+		op = "!="
+	}
+	return fmt.Sprintf("%s %s %d", reg, op, alt.A)
+}
+
+// tree writes the register-only run from instruction at as nested ifs
+// whose leaves stop the thread.
+func (r *localRun) tree(at int) string {
+	in := &r.code[at]
+	if in.Op == prog.OpSwitch {
+		var opts []string
+		for _, a := range in.Alts {
+			alt := &r.code[a]
+			opts = append(opts, fmt.Sprintf(":: %s -> %s", switchCond(alt, r.reg(in.X)), effects(r.moveTo(alt.Next))))
+		}
+		return fmt.Sprintf("if %s :: else -> %s fi", strings.Join(opts, " "), effects(r.stop(at)))
+	}
+	x := r.exprs[at]
 	var body string
 	if in.Op == prog.OpIf {
-		body = fmt.Sprintf("if :: %s -> %s :: else -> %s fi", x.cond(),
-			effects(g.moveTo(t, pc, in.Alts[0], added, polled)), effects(g.moveTo(t, pc, in.Alts[1], added, polled)))
+		body = fmt.Sprintf("if :: %s -> %s :: else -> %s fi", x.cond(), effects(r.moveTo(in.Alts[0])), effects(r.moveTo(in.Alts[1])))
 	} else {
-		eff := g.evalEffects(in, x)
-		body = effects(append(eff, g.moveTo(t, pc, in.Next, added, polled)...))
+		body = effects(append(r.store(in, x), r.moveTo(in.Next)...))
 	}
 	if f := failsOf(in, x); f != "" {
-		return fmt.Sprintf("if :: %s -> %s :: else -> %s fi", f, effects(g.moveTo(t, pc, in.Fail, added, polled)), body)
+		return fmt.Sprintf("if :: %s -> %s :: else -> %s fi", f, effects(r.moveTo(in.Fail)), body)
+	}
+	return body
+}
+
+// seq writes the register-only run from instruction next as one statement
+// per register-only instruction it can reach, in an order where each comes
+// after those that lead to it (the run is acyclic), each acting when the
+// thread is there; then stops the thread where it stopped.
+func (r *localRun) seq(next int) []string {
+	var order, ends []int
+	seen := map[int]bool{}
+	var visit func(at int)
+	visit = func(at int) { // depth first, postorder: reversed, a topological order
+		if seen[at] {
+			return
+		}
+		seen[at] = true
+		if !r.local(at) {
+			ends = append(ends, at)
+			return
+		}
+		in := &r.code[at]
+		var succ []int
+		switch in.Op {
+		case prog.OpSwitch:
+			ends = append(ends, at) // no alternative holds
+			for _, a := range in.Alts {
+				succ = append(succ, r.code[a].Next)
+			}
+		case prog.OpIf:
+			succ = slices.Clone(in.Alts)
+		default:
+			succ = []int{in.Next}
+		}
+		if in.Fail >= 0 {
+			succ = append(succ, in.Fail)
+		}
+		for _, s := range succ {
+			visit(s)
+		}
+		order = append(order, at)
+	}
+	visit(next)
+	slices.Reverse(order)
+	slices.Sort(ends)
+	out := []string{fmt.Sprintf("%s = %d", r.pcv, next)}
+	for _, at := range order {
+		out = append(out, fmt.Sprintf("if :: %s == %d -> %s :: else fi", r.pcv, at, r.seqStep(at)))
+	}
+	var opts []string
+	for _, e := range ends {
+		opts = append(opts, fmt.Sprintf(":: %s == %d -> %s", r.pcv, e, effects(r.stop(e))))
+	}
+	return append(out, "if "+strings.Join(opts, " ")+" fi")
+}
+
+// seqStep returns the statement of seq for the register-only instruction
+// at: its effect and the thread's move to the instruction after it.
+func (r *localRun) seqStep(at int) string {
+	in := &r.code[at]
+	x := r.exprs[at]
+	if in.Op == prog.OpSwitch {
+		var opts []string
+		for _, a := range in.Alts {
+			alt := &r.code[a]
+			opts = append(opts, fmt.Sprintf(":: %s -> %s = %d", switchCond(alt, r.reg(in.X)), r.pcv, alt.Next))
+		}
+		return fmt.Sprintf("if %s :: else fi", strings.Join(opts, " "))
+	}
+	var body string
+	if in.Op == prog.OpIf {
+		body = fmt.Sprintf("if :: %s -> %s = %d :: else -> %s = %d fi", x.cond(), r.pcv, in.Alts[0], r.pcv, in.Alts[1])
+	} else {
+		body = effects(append(r.store(in, x), fmt.Sprintf("%s = %d", r.pcv, in.Next)))
+	}
+	if f := failsOf(in, x); f != "" {
+		body = fmt.Sprintf("if :: %s -> %s = %d :: else -> %s fi", f, r.pcv, in.Fail, body)
 	}
 	return body
 }
@@ -330,65 +480,6 @@ func (g *gen) evalEffects(in *prog.Instr, x *pexpr) []string {
 		return []string{"(" + k + ")"}
 	}
 	return nil
-}
-
-// localSeq writes the register-only run from instruction next of thread t,
-// reached by a step from pc, as one statement per register-only
-// instruction it can reach, in an order where each comes after those that
-// lead to it (the run is acyclic: every cycle passes a loop head), each
-// acting when the thread is there; then settles the thread where it
-// stopped.
-func (g *gen) localSeq(t, pc, next, added, polled int) []string {
-	code := g.p.Threads[t].Code
-	pcv := fmt.Sprintf("pc%d", t)
-	var order, ends []int
-	seen := map[int]bool{}
-	var visit func(at int)
-	visit = func(at int) { // depth first, postorder: reversed, a topological order
-		if seen[at] {
-			return
-		}
-		seen[at] = true
-		if !g.isLocal(t, at) {
-			ends = append(ends, at)
-			return
-		}
-		in := &code[at]
-		succ := []int{in.Next}
-		if in.Op == prog.OpIf {
-			succ = slices.Clone(in.Alts)
-		}
-		if in.Fail >= 0 {
-			succ = append(succ, in.Fail)
-		}
-		for _, s := range succ {
-			visit(s)
-		}
-		order = append(order, at)
-	}
-	visit(next)
-	slices.Reverse(order)
-	slices.Sort(ends)
-	out := []string{fmt.Sprintf("%s = %d", pcv, next)}
-	for _, at := range order {
-		in := &code[at]
-		x := g.exprs[t][at]
-		var body string
-		if in.Op == prog.OpIf {
-			body = fmt.Sprintf("if :: %s -> %s = %d :: else -> %s = %d fi", x.cond(), pcv, in.Alts[0], pcv, in.Alts[1])
-		} else {
-			body = effects(append(g.evalEffects(in, x), fmt.Sprintf("%s = %d", pcv, in.Next)))
-		}
-		if f := failsOf(in, x); f != "" {
-			body = fmt.Sprintf("if :: %s -> %s = %d :: else -> %s fi", f, pcv, in.Fail, body)
-		}
-		out = append(out, fmt.Sprintf("if :: %s == %d -> %s :: else fi", pcv, at, body))
-	}
-	var opts []string
-	for _, e := range ends {
-		opts = append(opts, fmt.Sprintf(":: %s == %d -> %s", pcv, e, effects(g.settle(t, pc, e, added, polled))))
-	}
-	return append(out, "if "+strings.Join(opts, " ")+" fi")
 }
 
 // effects joins statements into a sequence ("skip" when there are none).

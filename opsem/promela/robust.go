@@ -52,14 +52,27 @@ var MaxCounterBound = machine.Bound{Name: CutMaxCounter, Lo: 1, Hi: 254}
 // robust. Poll counters are bounded as RobustOptions.MaxCounter says; a
 // "CUT max-counter" line means that the bound blocked a step, and a search
 // that finds no violation is then complete only up to the bound (a
-// violation is always real). With spin -o2 (keep write-only variables) the
-// states pan stores are exactly the states opsem/explore finds in instr's
-// machine.
+// violation is always real).
+//
+// Registers kept at run time are run as instr runs them
+// (robust_registers.go): each a global byte beside its thread's pc, a load
+// the options of the thread's read storing into it, an eval into a
+// location those of a write of the expression's value, and the
+// register-only instructions (evals into registers, ifs, switches on
+// registers) inside the d_step that reached them. What of them the model
+// does not cover it refuses with a *prog.RegistersError naming it (an
+// expression reading an ordinary location, an assume on a register outside
+// a switch: the lowering makes neither).
+//
+// Each pan state is one of instr's states before instr's canonicalisation
+// forgets the bookkeeping no future step consults (instr's canon: dead
+// memory, guesses, exit and entry classes; the model forgets only the
+// queue-pair bookkeeping and caps the counters as instr does): with spin
+// -o2 (keep write-only variables) pan stores at least the states
+// opsem/explore finds in instr's machine with NoReduction, often many
+// times more, and the same states up to that canonicalisation.
 func WriteRobustness(w io.Writer, p *prog.Program, opt RobustOptions) error {
 	if err := prog.CheckRanges(p, "the Promela robustness model"); err != nil {
-		return err
-	}
-	if err := prog.CheckRegisters(p, "the Promela robustness model"); err != nil {
 		return err
 	}
 	g, err := newRobustGen(p, opt)
@@ -95,6 +108,13 @@ type robustGen struct {
 	edge    [][]bool       // edge[u][t]: an SC-cycle edge u -> t is possible
 	b       strings.Builder
 	options int // d_step options written so far
+	// exprs[t][pc] is the expression of instruction pc of thread t in
+	// Promela (an OpEval or OpIf; nil elsewhere); initPC and initMem the
+	// threads' first pcs and the registers' first values, after each
+	// thread's initial register-only run (robust_registers.go).
+	exprs   [][]*pexpr
+	initPC  []int
+	initMem []byte
 }
 
 func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
@@ -112,6 +132,9 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 		return nil, err
 	}
 	g := &robustGen{p: p, k: opt.MaxCounter, m: m}
+	if err := g.robustRegisters(); err != nil {
+		return nil, err
+	}
 	g.forbid = m.Forbid()
 	g.counted = make([]bool, len(p.QPs))
 	g.qpsOf = make([][]int, len(p.Threads))
@@ -125,7 +148,7 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 			if in.Op == prog.OpPoll {
 				g.counted[in.QP] = true
 			}
-			for _, a := range instrAccesses(in) {
+			for _, a := range instrAccesses(p, in) {
 				if g.m.Markable(a.loc) && !containsAccess(g.acc[t], a) {
 					g.acc[t] = append(g.acc[t], a)
 				}
@@ -159,10 +182,17 @@ func containsAccess(s []access, a access) bool {
 }
 
 // instrAccesses returns the classes of the memory events an instruction
-// can generate (a CAS: the CAS or the read of z that fails, and the write of
-// x).
-func instrAccesses(in *prog.Instr) []access {
+// of p can generate (a CAS: the CAS or the read of z that fails, and the
+// write of x; a load: the read of y; an eval into an ordinary location:
+// its write).
+func instrAccesses(p *prog.Program, in *prog.Instr) []access {
 	switch in.Op {
+	case prog.OpLoad:
+		return []access{{in.Y, true, false}}
+	case prog.OpEval:
+		if !p.Locs[in.X].Reg {
+			return []access{{in.X, false, true}}
+		}
 	case prog.OpWrite:
 		return []access{{in.X, false, true}}
 	case prog.OpAssumeEq, prog.OpAssumeNe:
@@ -251,6 +281,14 @@ func (g *robustGen) header() {
 	if len(cut) > 0 {
 		bound = fmt.Sprintf("Counters bounded by max-counter %d (a NIC write that would exceed it\n * is blocked and prints \"%s %s\") on: %s.", g.k, CutPrefix, CutMaxCounter, strings.Join(cut, ", "))
 	}
+	regs := ""
+	if prog.HasRegisters(g.p) {
+		regs = `
+ * A register kept at run time (r_R) is its thread's local state, in no
+ * part: a load R := Y is the thread's lR of Y storing into r_R, an eval
+ * X := E into a location the lW of E's value; evals into registers, ifs
+ * and switches on registers run inside the d_step that reached them.`
+	}
 	g.f(`/*
  * %s: the instrumented program of the seed paper's section 6 (the machine of
  * rdmasim's opsem/instr, lazy guessing, no partial-order reduction) as a
@@ -262,7 +300,7 @@ func (g *robustGen) header() {
  * and each event joins tau1 or tau2 (one d_step option each). tau1 runs on
  * memory m1_X (from the initial values); tau2 on m2_X, written in tau2 when
  * w2_X, else the boundary memory g_X, guessed (gs_X) when tau2 first reads
- * X. Only locations that something reads are stored.
+ * X. Only locations that something reads are stored.%s
  *
  * RDMA consistency (appendix "Detailed RDMA-Consistency Checks"):
  *   oppo: cpu2_T is set once a CPU event of T is in tau2 (then all of T
@@ -293,7 +331,7 @@ func (g *robustGen) header() {
  * not report "max search depth too small".
  */
 
-`, g.p.Name, bound, CutPrefix, CutMaxCounter)
+`, g.p.Name, regs, bound, CutPrefix, CutMaxCounter)
 }
 
 func (g *robustGen) qpString(q int) string {
@@ -338,6 +376,9 @@ func (g *robustGen) declarations() {
 
 	g.f("/* Memories of the locations something reads: tau1's, tau2's, the guessed boundary. */\n")
 	for l, loc := range g.p.Locs {
+		if loc.Reg {
+			continue // declared with its thread
+		}
 		if !g.m.IsRead(l) {
 			g.f("/* %s: nothing reads it, not stored */\n", loc.Name)
 			continue
@@ -371,7 +412,8 @@ func (g *robustGen) declarations() {
 			pcType = "short"
 		}
 		g.f("/* Thread %s on %s. */\n", th.Name, g.p.Nodes[th.Node].Name)
-		g.f("%s pc%d = %d;\t/* next instruction; %d = end */\n", pcType, t, th.Entry, th.End())
+		g.f("%s pc%d = %d;\t/* next instruction; %d = end */\n", pcType, t, g.initPC[t], th.End())
+		g.declareRegisters(t)
 		if g.hasMid(t) {
 			g.f("bit mid%d; byte val%d;\t/* between the two events of an instruction; the value read */\n", t, t)
 		}
@@ -469,7 +511,7 @@ func (g *robustGen) target() {
 	}
 	guard := []string{"(" + strings.Join(edges, " || ") + ")"}
 	for l := range g.p.Locs {
-		if g.m.IsRead(l) {
+		if g.m.IsRead(l) && !g.p.Locs[l].Reg {
 			guard = append(guard, fmt.Sprintf("(!%s || %s == %s)", g.v("gs", l), g.v("g", l), g.v("m1", l)))
 		}
 	}

@@ -78,13 +78,13 @@ func (g *robustGen) instr(t, pc int) {
 	at := fmt.Sprintf("pc%d == %d", t, pc)
 	text := ""
 	if in.Stmt != nil {
-		text = fmt.Sprintf("%s: %s (line %d)", th.Name, g.p.StmtString(in.Stmt), in.Stmt.Pos.Line)
+		text = fmt.Sprintf("%s: %s (line %d)", th.Name, g.p.RegisterOpString(in), in.Stmt.Pos.Line)
 	}
 	switch in.Op {
 	case prog.OpEnd:
 		return
 	case prog.OpSkip:
-		g.option([]string{at}, text, g.canon(t, pc, in.Next, false, -1))
+		g.option([]string{at}, text, g.moveTo(t, pc, in.Next, false, -1))
 	case prog.OpBranch:
 		for i, alt := range in.Alts {
 			what := fmt.Sprintf("choose branch %d", i+1)
@@ -94,7 +94,7 @@ func (g *robustGen) instr(t, pc int) {
 					what = "loop: exit"
 				}
 			}
-			g.option([]string{at}, fmt.Sprintf("%s: %s (line %d)", th.Name, what, in.Stmt.Pos.Line), g.canon(t, pc, alt, false, -1))
+			g.option([]string{at}, fmt.Sprintf("%s: %s (line %d)", th.Name, what, in.Stmt.Pos.Line), g.moveTo(t, pc, alt, false, -1))
 		}
 	case prog.OpWrite:
 		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvLW, loc: in.X, qp: -1, wval: fmt.Sprint(in.A), next: in.Next, what: text})
@@ -102,13 +102,27 @@ func (g *robustGen) instr(t, pc int) {
 		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvNF, loc: -1, qp: in.QP, next: in.Next, what: text})
 	case prog.OpPoll:
 		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvPoll, loc: -1, qp: in.QP, next: in.Next, what: text})
+	case prog.OpIf:
+		// runs within the step that reached it (moveTo)
+	case prog.OpEval:
+		if !g.p.Locs[in.X].Reg { // else it runs within the step that reached it
+			g.eval(t, pc, at, text)
+		}
+	case prog.OpLoad:
+		g.read(t, pc, pc, at, text)
 	case prog.OpSwitch:
+		if g.p.Locs[in.X].Reg {
+			return // it runs within the step that reached it; a thread stopped here is blocked
+		}
 		// One read of X: the assume of each alternative, taken from here.
 		for _, a := range in.Alts {
 			alt := &th.Code[a]
 			g.read(t, a, pc, at, fmt.Sprintf("%s: %s (line %d)", th.Name, g.p.StmtString(alt.Stmt), alt.Stmt.Pos.Line))
 		}
 	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut:
+		if (in.Op == prog.OpAssumeEq || in.Op == prog.OpAssumeNe) && g.p.Locs[in.X].Reg {
+			return // an alternative of a switch on a register, which moveTo runs
+		}
 		g.read(t, pc, pc, at, text)
 		if in.Op != prog.OpAssumeEq && in.Op != prog.OpAssumeNe {
 			// The second event writes the value read.
@@ -150,6 +164,8 @@ func (g *robustGen) read(t, pc, from int, at, text string) {
 		l, kind, mid, qp = in.Y, prog.EvNRR, true, in.QP
 	case prog.OpPut:
 		kind, mid, qp = prog.EvNLR, true, in.QP
+	case prog.OpLoad:
+		l = in.Y
 	}
 	type source struct {
 		guard string
@@ -187,6 +203,9 @@ func (g *robustGen) read(t, pc, from int, at, text string) {
 				s.pre = append(append([]string(nil), src.pre...), fmt.Sprintf("val%d = %s", t, src.val))
 			}
 			switch in.Op {
+			case prog.OpLoad:
+				s.what = fmt.Sprintf("%s: lR(%s) %s", text, g.lname(l), src.what)
+				g.loadOptions(s, in, base, src.val, src.konst)
 			case prog.OpAssumeEq, prog.OpAssumeNe:
 				op := "=="
 				if in.Op == prog.OpAssumeNe {
@@ -367,7 +386,8 @@ func (g *robustGen) bookkeeping(s *step, cls axiom.Class, q string, guard, eff [
 }
 
 // move appends to eff the move of event s's thread: into the middle of
-// its instruction, or out of it to the next, in canonical form (canon).
+// its instruction, or out of it to the next, through the register-only
+// instructions from there, in canonical form where it stops (moveTo).
 func (g *robustGen) move(s *step, cls axiom.Class, modified int, eff []string) []string {
 	t := s.t
 	if s.toMid {
@@ -377,7 +397,7 @@ func (g *robustGen) move(s *step, cls axiom.Class, modified int, eff []string) [
 	if s.fromMid {
 		eff = append(eff, fmt.Sprintf("mid%d = 0", t), fmt.Sprintf("val%d = 0", t))
 	}
-	return append(eff, g.canon(t, s.pc, s.next, s.part == 2 && cls == axiom.ClassCPU, modified)...)
+	return append(eff, g.moveTo(t, s.pc, s.next, s.part == 2 && cls == axiom.ClassCPU, modified)...)
 }
 
 // cycleChoices writes the options of event s, an access to a location an
