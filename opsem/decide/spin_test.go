@@ -49,9 +49,11 @@ func TestSpinReductionsAgree(t *testing.T) {
 		}
 		ps, srcs = append(ps, p), append(srcs, "")
 	}
-	n := *spinN
+	n, limit := *spinN, uint64(spinStates)
 	if underRace {
-		n = min(n, 10)
+		// ten times slower: 6 programs of each generator, small searches;
+		// the race-free pass does the rest
+		n, limit = min(n, 6), spinStates/10
 	}
 	for i := 0; len(ps) < len(files)+n/2 && i < 20*n; i++ {
 		seed := surface.ProgramSeed(97, i)
@@ -89,12 +91,12 @@ func TestSpinReductionsAgree(t *testing.T) {
 		}
 		for _, b := range blocks {
 			o := job.Decider{Block: b}.InstrOptions(p)
-			r, err := spinSearch(ctx, p, o)
+			r, err := spinSearchMax(ctx, p, o, limit)
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name, err)
 			}
 			o.NoReduction = true
-			u, err := spinSearch(ctx, p, o)
+			u, err := spinSearchMax(ctx, p, o, limit)
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name, err)
 			}
@@ -120,16 +122,12 @@ func TestSpinReductionsAgree(t *testing.T) {
 	}
 	t.Logf("%d searches compared (%d with threads outside the block, %d violations), %d cut; robust blocks: %d states reduced, %d unreduced",
 		compared, partial, violations, cut, reduced, unreduced)
-	if compared < len(files) || partial < 5 || violations < 5 {
+	if compared < len(files)/2 || partial < 3 || violations < 5 {
 		t.Errorf("too few comparisons: %d (%d partial blocks, %d violations)", compared, partial, violations)
 	}
 	if reduced >= unreduced {
 		t.Errorf("the reductions stored %d states, no fewer than the %d without", reduced, unreduced)
 	}
-}
-
-func spinSearch(ctx context.Context, p *prog.Program, o instr.Options) (cover.Result, error) {
-	return spinSearchMax(ctx, p, o, spinStates)
 }
 
 // spinSearchMax searches the instrumented machine of p under o for a
@@ -152,23 +150,29 @@ func TestSpinLoopCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, b := range instr.Blocks(p) {
+	blocks := instr.Blocks(p)
+	if underRace {
+		blocks = blocks[:1] // the other is its mirror image; the race-free pass checks both
+	}
+	for _, b := range blocks {
 		o := job.Decider{Block: b}.InstrOptions(p)
 		r, err := spinSearchMax(ctx, p, o, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if r.Stop != explore.Complete || r.Found >= 0 {
+			t.Fatalf("block %b: %v, found %d: want a complete search without a violation", b, r.Stop, r.Found)
+		}
+		// The unreduced search needs only to pass ten times as many
+		// states (619,409 and 629,291 when run to the end).
 		o.NoReduction = true
-		u, err := spinSearchMax(ctx, p, o, 0)
+		u, err := spinSearchMax(ctx, p, o, 10*r.States)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Stop != explore.Complete || u.Stop != explore.Complete || r.Found >= 0 || u.Found >= 0 {
-			t.Fatalf("block %b: %v/%v, found %d/%d: want two complete searches without a violation", b, r.Stop, u.Stop, r.Found, u.Found)
-		}
-		t.Logf("block %b: %d states reduced, %d unreduced", b, r.States, u.States)
-		if r.States*10 > u.States {
-			t.Errorf("block %b: %d states with the reductions, more than a tenth of %d", b, r.States, u.States)
+		t.Logf("block %b: %d states reduced; unreduced: %d, %v", b, r.States, u.States, u.Stop)
+		if u.Found >= 0 || u.Stop == explore.Complete && u.States < 10*r.States {
+			t.Errorf("block %b: %d states with the reductions, more than a tenth of the %d without (found %d)", b, r.States, u.States, u.Found)
 		}
 	}
 }
