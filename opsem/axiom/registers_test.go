@@ -16,6 +16,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/prog/progtest"
 	"rdmasim/opsem/verdict"
 )
 
@@ -187,55 +188,11 @@ func ordinaryNames(p *prog.Program, locs []int) []string {
 	return out
 }
 
-// registerProgram is a thread W that writes x := 1 and a thread T with a
-// run-time register r (as opsem/machine's test of the same name):
-//
-//	r := x; r := r * m; if (r == 2) { y := r + 1 }
-//
-// with r declared 0..hi, built in code so that r keeps its value at the
-// end (the lowering resets dead registers).
-func registerProgram(t *testing.T, m int64, hi uint8) *prog.Program {
-	t.Helper()
-	const x, y, r = 0, 1, 2
-	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
-	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
-	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
-	in := func(i prog.Instr) prog.Instr {
-		i.Loop, i.QP, i.Remote = -1, -1, -1
-		return i
-	}
-	stmt := &prog.Stmt{Kind: prog.SSkip}
-	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
-	p := &prog.Program{
-		Name:  "registers",
-		Nodes: []prog.Node{{Name: "A"}, {Name: "B"}},
-		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
-		Threads: []prog.Thread{
-			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: hi, Next: 1, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: hi, Next: 2, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpIf, E: prog.Expr{loc(r), num(2), op(prog.TEq)}, Alts: []int{3, 5}, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 5, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpFail, Next: 4, Stmt: fail}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-		},
-	}
-	if err := prog.Compile(p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestRegistersFinalValues: registers make no events, yet a program with
 // no condition shows them in its final memories; the model takes their
 // values from the valuations each thread's label sequence ends with
 // (tnode.finals), as the machines keep them in memory. The final memories
-// (x, y, r) and the error points of registerProgram are those worked out
+// (x, y, r) and the error points of progtest.Registers are those worked out
 // by hand, under RDMA and SC, and the machines agree.
 func TestRegistersFinalValues(t *testing.T) {
 	for _, tc := range []struct {
@@ -249,7 +206,7 @@ func TestRegistersFinalValues(t *testing.T) {
 		{"taken", 2, 3, [][]byte{{1, 0, 0}, {1, 3, 2}}, 0},
 		{"out of range", 2, 1, [][]byte{{1, 0, 0}}, 1},
 	} {
-		p := registerProgram(t, tc.m, tc.hi)
+		p := progtest.Registers(t, tc.m, tc.hi)
 		rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

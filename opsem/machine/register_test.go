@@ -6,55 +6,11 @@ import (
 
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/prog/progtest"
 )
 
-// registerProgram is a thread W that writes x := 1 and a thread T with a
-// run-time register r (a location of its node that makes no events):
-//
-//	r := x; r := r * m; if (r == 2) { y := r + 1 }
-//
-// with r declared 0..hi. With m = 1 the test is never true; with m = 2 and
-// hi = 3, T ends with y = 0 or y = 3; with m = 2 and hi = 1, r := r * 2
-// leaves r's range when T read 1: an error point.
-func registerProgram(t *testing.T, m int64, hi uint8) *prog.Program {
-	t.Helper()
-	const x, y, r = 0, 1, 2
-	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
-	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
-	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
-	in := func(i prog.Instr) prog.Instr {
-		i.Loop, i.QP, i.Remote = -1, -1, -1
-		return i
-	}
-	stmt := &prog.Stmt{Kind: prog.SSkip}
-	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
-	p := &prog.Program{
-		Name:  "registers",
-		Nodes: []prog.Node{{Name: "A"}, {Name: "B"}},
-		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
-		Threads: []prog.Thread{
-			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: hi, Next: 1, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: hi, Next: 2, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpIf, E: prog.Expr{loc(r), num(2), op(prog.TEq)}, Alts: []int{3, 5}, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 5, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpFail, Next: 4, Stmt: fail}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-		},
-	}
-	if err := prog.Compile(p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestRegisterOps runs the run-time register instructions on the SC and
-// RDMA machines and compares the final memories (x, y, r) and the error
+// RDMA machines (progtest.Registers) and compares the final memories (x, y, r) and the error
 // points reached with what the program does by hand.
 func TestRegisterOps(t *testing.T) {
 	for _, tc := range []struct {
@@ -69,7 +25,7 @@ func TestRegisterOps(t *testing.T) {
 		{"out of range", 2, 1, [][3]byte{{1, 0, 0}}, 1},
 	} {
 		for _, sem := range []Semantics{SC, RDMA} {
-			m, err := New(registerProgram(t, tc.m, tc.hi), sem, Options{MaxInflight: 2})
+			m, err := New(progtest.Registers(t, tc.m, tc.hi), sem, Options{MaxInflight: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
