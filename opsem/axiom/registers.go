@@ -13,6 +13,8 @@ import (
 // no events: the machines keep its value in memory and run prog.OpLoad
 // (R := Y, one lR of Y), prog.OpEval (X := E: no event for a register X,
 // one lW for a location) and prog.OpIf (no event) on it.
+// It is thread state, not memory: it has no initial write either
+// (initialWrites), so registers cost a trace no event at all.
 //
 // The model runs them by specialising each path of a thread's trie on its
 // register valuation, as the lowering's static registers specialise the

@@ -233,3 +233,120 @@ func TestRegistersFinalValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistersNoInitialWrites: a register kept at run time is thread
+// state, not memory: it has no initial write (nor any other event), so a
+// trace's events are one initial write per memory location and the
+// threads' label sequences. ticket-lock-regs (13 memory locations, 6
+// registers; 21 events a client at unroll 1, 25 at unroll 2) fits the model's 64 events
+// with them left out (63), not with them counted (69). Each program is
+// then run under a MaxEvents of exactly its count: every trace is well
+// formed with one initial write per memory location, the outcomes are
+// those of the default limit, and the model agrees with the machines as
+// `rdmasim check --semantics both` compares them.
+func TestRegistersNoInitialWrites(t *testing.T) {
+	ticket, err := parse.File("../../corpus/protocols/ticket-lock-regs.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		p       *prog.Program
+		unroll  int
+		events  int  // the most events of a trace
+		compare bool // run the model at that limit and against the machines
+		traces  bool // check the enumerated traces (too slow on ticket-lock-regs)
+	}{
+		{"registers", progtest.Registers(t, 2, 3), 0, 5, true, true},    // lW(x), lR(x), lW(y) and x's and y's initial writes
+		{"out of range", progtest.Registers(t, 2, 1), 0, 4, true, true}, // T stops at its error point after lR(x)
+		{"switch", progtest.SwitchRegister(t, 2), 0, 5, true, true},
+		{"ticket-lock-regs unroll 1", ticket, 1, 13 + 2*21, true, false},
+		{"ticket-lock-regs unroll 2", ticket, 2, 13 + 2*25, false, false}, // the machines take 40 s
+	} {
+		n, err := axiom.TraceEvents(tc.p, tc.unroll)
+		if err != nil || n != tc.events {
+			t.Errorf("%s: %d events (%v), want %d", tc.name, n, err, tc.events)
+			continue
+		}
+		if !tc.compare {
+			continue
+		}
+		if why := modelAtLimit(tc.p, tc.unroll, tc.events, tc.traces); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
+		}
+		vopt := verdict.Options{Machine: machine.DefaultOptions()}
+		vopt.Machine.Unroll = tc.unroll
+		r, err := check.Answer(context.Background(), tc.p, check.Options{Semantics: check.Both, Verdict: vopt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
+			t.Errorf("%s: the model and the machines: %q", tc.name, r.Agreement)
+		}
+	}
+}
+
+// modelAtLimit runs the model of p with MaxEvents max and returns why it
+// is not as with the default limit, or "": with traces, a trace that is
+// not well formed or whose initial writes are not one per memory location
+// (checkTraces); outcomes that differ.
+func modelAtLimit(p *prog.Program, unroll, max int, traces bool) string {
+	ctx := context.Background()
+	opt := axiom.Options{Unroll: unroll, MaxEvents: max}
+	if traces {
+		if why := checkTraces(p, opt); why != "" {
+			return why
+		}
+	}
+	rt, st, _, err := axiom.Outcomes(ctx, p, opt)
+	if err != nil {
+		return fmt.Sprintf("outcomes at MaxEvents %d: %v", max, err)
+	}
+	opt.MaxEvents = 0
+	r0, s0, _, err := axiom.Outcomes(ctx, p, opt)
+	if err != nil {
+		return fmt.Sprintf("outcomes: %v", err)
+	}
+	if !slices.EqualFunc(rt, r0, slices.Equal) || !slices.EqualFunc(st, s0, slices.Equal) {
+		return fmt.Sprintf("outcomes at MaxEvents %d %v, %v; at the default %v, %v", max, rt, st, r0, s0)
+	}
+	return ""
+}
+
+// checkTraces enumerates the traces of p (the first 200) and returns why
+// one is not well formed or has initial writes other than one per memory
+// location, in location order, or "".
+func checkTraces(p *prog.Program, opt axiom.Options) string {
+	var mem []int
+	for l := range p.Locs {
+		if !p.Locs[l].Reg {
+			mem = append(mem, l)
+		}
+	}
+	const maxTraces = 200
+	var bad string
+	seen := 0
+	_, err := axiom.Enumerate(context.Background(), p, opt, false, func(tr *axiom.Trace, _, _ bool) bool {
+		var inits []int
+		for _, e := range tr.Events {
+			if e.Thread < 0 {
+				inits = append(inits, e.Loc)
+			}
+		}
+		switch err := tr.WellFormed(); {
+		case err != nil:
+			bad = fmt.Sprintf("a trace is not well formed: %v", err)
+		case !slices.Equal(inits, mem):
+			bad = fmt.Sprintf("a trace has initial writes of %v, want the memory locations %v", inits, mem)
+		}
+		seen++
+		return bad == "" && seen < maxTraces
+	})
+	if err != nil {
+		return fmt.Sprintf("enumeration at MaxEvents %d: %v", opt.MaxEvents, err)
+	}
+	if seen == 0 {
+		return "no trace"
+	}
+	return bad
+}
