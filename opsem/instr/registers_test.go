@@ -19,7 +19,7 @@ func TestRegistersSettled(t *testing.T) {
 		writes bool  // the lW(y, 3) happens
 		domY   []int // y's domain
 	}{{2, true, []int{0, 3}}, {1, false, []int{0}}} {
-		p := progtest.SwitchRegister(t, tc.m)
+		p := progtest.SwitchRegister(t, tc.m, true)
 		m, err := New(p, Options{NoReduction: true})
 		if err != nil {
 			t.Fatal(err)

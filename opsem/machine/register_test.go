@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // TestRegisterOps runs the run-time register instructions on the SC and
-// RDMA machines (progtest.Registers) and compares the final memories (x, y, r) and the error
-// points reached with what the program does by hand.
+// RDMA machines (progtest.Registers) and compares the final memories (x,
+// y, r) and the error points reached with what the program does by hand.
 func TestRegisterOps(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -127,4 +128,92 @@ thread t on a {
 			t.Errorf("%v %+v: no configuration at the load", tc.sem, tc.opt)
 		}
 	}
+}
+
+// TestSwitchOnRegister: a switch on a run-time register
+// (progtest.SwitchRegister, which the lowering never emits) is a register
+// step, as an OpIf is and as the decider's settle and the model's trie
+// paths run it: no event and no read of memory. Every machine (the
+// byte-level step, the structured one under event graphs, the reduced one)
+// runs it within the step that reached it, so that no configuration has T
+// at the eval into r, the switch or its alternatives (instructions 1 to
+// 4), except at a switch with no alternative for r's value, where T waits
+// for ever (StuckEncoded: Filtered); no transition makes an event on r;
+// and the final memories (x, y, r) are those worked out by hand.
+func TestSwitchOnRegister(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		m       int64
+		orElse  bool
+		finals  [][3]byte // x, y, r
+		waiting bool      // some configuration has T waiting at the switch
+	}{
+		{"taken", 2, true, [][3]byte{{1, 0, 0}, {1, 3, 2}}, false},
+		{"not taken", 1, true, [][3]byte{{1, 0, 0}, {1, 0, 1}}, false},
+		{"no else, taken", 2, false, [][3]byte{{1, 3, 2}}, true}, // T read 0: r = 0 has no alternative
+		{"no else, never taken", 1, false, nil, true},
+	} {
+		p := progtest.SwitchRegister(t, tc.m, tc.orElse)
+		for _, mc := range []struct {
+			sem Semantics
+			opt Options
+		}{
+			{SC, Options{MaxInflight: 2}},
+			{RDMA, Options{MaxInflight: 2}},
+			{RDMA, Options{MaxInflight: 2, Reduce: true}},
+			{RDMA, Options{MaxInflight: 2, Graph: true, Unroll: 1}},
+		} {
+			m, err := New(p, mc.sem, mc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if why := switchOnRegister(m, tc.finals, tc.waiting); why != "" {
+				t.Errorf("%s on %v %+v: %s", tc.name, mc.sem, mc.opt, why)
+			}
+		}
+	}
+}
+
+// switchOnRegister explores m, a machine of progtest.SwitchRegister, and
+// returns why it does not run the switch on r as a register step, or "".
+func switchOnRegister(m *Machine, finals [][3]byte, waiting bool) string {
+	e, complete := exploreAll(m, 1000)
+	if !complete {
+		return "more than 1000 configurations"
+	}
+	var got [][3]byte
+	for s := range e.finals {
+		if f := [3]byte{s[progtest.X], s[progtest.Y], s[progtest.R]}; !slices.Contains(got, f) {
+			got = append(got, f)
+		}
+	}
+	slices.SortFunc(got, func(a, b [3]byte) int { return slices.Compare(a[:], b[:]) })
+	if !slices.Equal(got, finals) {
+		return fmt.Sprintf("final (x, y, r) %v, want %v", got, finals)
+	}
+	waits := false
+	for s := range e.states {
+		pc, _ := m.pcOf([]byte(s), 1)
+		if pc >= 1 && pc <= 4 {
+			in := &m.p.Threads[1].Code[pc]
+			if in.Op != prog.OpSwitch || in.SwitchAlt(s[progtest.R]) >= 0 {
+				return fmt.Sprintf("a configuration has T at instruction %d, a register step", pc)
+			}
+			waits = true
+			if m.StuckEncoded([]byte(s)) == Deadlock {
+				return "T waiting at the switch is a deadlock, want a run filtered out"
+			}
+		}
+		var labels []uint64
+		m.Successors([]byte(s), func(l uint64, _ []byte) { labels = append(labels, l) })
+		for _, l := range labels {
+			if ev := m.Explain([]byte(s), l).Step.Event; ev.Kind != prog.EvNone && ev.Loc == progtest.R {
+				return fmt.Sprintf("an event on the register: %+v", ev)
+			}
+		}
+	}
+	if waits != waiting {
+		return fmt.Sprintf("T waits at the switch: %v, want %v", waits, waiting)
+	}
+	return ""
 }

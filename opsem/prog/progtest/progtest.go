@@ -78,11 +78,20 @@ func Registers(tb testing.TB, m int64, hi uint8) *prog.Program {
 // T's code: 0 the load, 1 the eval into r, 2 the switch, 3 and 4 its
 // alternatives (assume r == 2, assume r != 2), 5 the eval into y, 6 the
 // error point, 7 the end. Instructions 1 to 4 touch the register only.
-func SwitchRegister(tb testing.TB, m int64) *prog.Program {
+// Without orElse the switch has no else (its one alternative is 3, and 4
+// is never reached): T waits at the switch for ever when r != 2, as at an
+// assume that fails.
+func SwitchRegister(tb testing.TB, m int64, orElse bool) *prog.Program {
 	tb.Helper()
-	cases := make([]int16, prog.MaxValue+1)
+	alts, cases := []int{3, 4}, make([]int16, prog.MaxValue+1)
 	for v := range cases {
 		cases[v] = 1
+	}
+	if !orElse {
+		alts = alts[:1]
+		for v := range cases {
+			cases[v] = -1
+		}
 	}
 	cases[2] = 0
 	stmt := &prog.Stmt{Kind: prog.SSkip}
@@ -93,7 +102,7 @@ func SwitchRegister(tb testing.TB, m int64) *prog.Program {
 		Threads: []prog.Thread{writer(stmt), {Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
 			In(prog.Instr{Op: prog.OpLoad, X: R, Y: X, Lo: 0, Hi: 3, Next: 1, Fail: 6, Stmt: stmt}),
 			In(prog.Instr{Op: prog.OpEval, X: R, E: prog.Expr{Loc(R), Num(m), Op(prog.TMul)}, Lo: 0, Hi: 3, Next: 2, Fail: 6, Stmt: stmt}),
-			In(prog.Instr{Op: prog.OpSwitch, X: R, Alts: []int{3, 4}, Case: cases, Stmt: stmt}),
+			In(prog.Instr{Op: prog.OpSwitch, X: R, Alts: alts, Case: cases, Stmt: stmt}),
 			In(prog.Instr{Op: prog.OpAssumeEq, X: R, A: 2, Next: 5, Stmt: stmt}),
 			In(prog.Instr{Op: prog.OpAssumeNe, X: R, A: 2, Next: 7, Stmt: stmt}),
 			evalY(7, 6, stmt),
