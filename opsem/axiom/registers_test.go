@@ -207,14 +207,8 @@ func TestRegistersFinalValues(t *testing.T) {
 		{"out of range", 2, 1, [][]byte{{1, 0, 0}}, 1},
 	} {
 		p := progtest.Registers(t, tc.m, tc.hi)
-		rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		for i, got := range [][][]byte{rdma, sc} {
-			if !slices.EqualFunc(got, tc.finals, slices.Equal) {
-				t.Errorf("%s (%s): final memories %v, want %v", tc.name, []string{"rdma", "sc"}[i], got, tc.finals)
-			}
+		if why := modelFinals(p, tc.finals); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
 		}
 		ra, rs, _, err := axiom.Reach(context.Background(), p, axiom.Options{}, axiom.ReachQuery{Errors: true})
 		if err != nil {
@@ -223,15 +217,41 @@ func TestRegistersFinalValues(t *testing.T) {
 		if len(ra.Errors) != tc.fails || len(rs.Errors) != tc.fails {
 			t.Errorf("%s: error points %v (rdma), %v (sc), want %d", tc.name, ra.Errors, rs.Errors, tc.fails)
 		}
-		vopt := verdict.Options{Machine: machine.DefaultOptions()}
-		r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
-			t.Errorf("%s: the model and the machines: %q", tc.name, r.Agreement)
+		if _, why := bothAgree(p, 0); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
 		}
 	}
+}
+
+// modelFinals returns why the model's final memories of p, under RDMA and
+// under SC, are not finals, or "".
+func modelFinals(p *prog.Program, finals [][]byte) string {
+	rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
+	if err != nil {
+		return err.Error()
+	}
+	for i, got := range [][][]byte{rdma, sc} {
+		if !slices.EqualFunc(got, finals, slices.Equal) {
+			return fmt.Sprintf("%s: final memories %v, want %v", []string{"rdma", "sc"}[i], got, finals)
+		}
+	}
+	return ""
+}
+
+// bothAgree answers p's query as `rdmasim check --semantics both
+// --unroll unroll` does and returns the answer and why the model and the
+// machines do not agree on it, or "".
+func bothAgree(p *prog.Program, unroll int) (*check.Result, string) {
+	vopt := verdict.Options{Machine: machine.DefaultOptions()}
+	vopt.Machine.Unroll = unroll
+	r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
+	if err != nil {
+		return nil, fmt.Sprintf("check --semantics both: %v", err)
+	}
+	if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
+		return r, fmt.Sprintf("the model and the machines: %q", r.Agreement)
+	}
+	return r, ""
 }
 
 // TestRegistersNoInitialWrites: a register kept at run time is thread
@@ -274,14 +294,8 @@ func TestRegistersNoInitialWrites(t *testing.T) {
 		if why := modelAtLimit(tc.p, tc.unroll, tc.events, tc.traces); why != "" {
 			t.Errorf("%s: %s", tc.name, why)
 		}
-		vopt := verdict.Options{Machine: machine.DefaultOptions()}
-		vopt.Machine.Unroll = tc.unroll
-		r, err := check.Answer(context.Background(), tc.p, check.Options{Semantics: check.Both, Verdict: vopt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
-			t.Errorf("%s: the model and the machines: %q", tc.name, r.Agreement)
+		if _, why := bothAgree(tc.p, tc.unroll); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
 		}
 	}
 }
@@ -375,25 +389,18 @@ func TestSwitchOnRegister(t *testing.T) {
 		{"no else, never taken", 1, false, nil, true},
 	} {
 		p := progtest.SwitchRegister(t, tc.m, tc.orElse)
-		rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		for i, got := range [][][]byte{rdma, sc} {
-			if !slices.EqualFunc(got, tc.finals, slices.Equal) {
-				t.Errorf("%s (%s): final memories %v, want %v", tc.name, []string{"rdma", "sc"}[i], got, tc.finals)
-			}
+		if why := modelFinals(p, tc.finals); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
 		}
 		at := &prog.Cond{Op: prog.CAt, Thread: 1, Label: "switch", PCs: []int{2}}
 		for _, q := range []prog.Query{{}, {Kind: prog.QReach, Cond: at}} {
 			p.Query = q
-			vopt := verdict.Options{Machine: machine.DefaultOptions()}
-			r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
-				t.Errorf("%s, query %v: the model and the machines: %q", tc.name, q.Kind, r.Agreement)
+			r, why := bothAgree(p, 0)
+			switch {
+			case r == nil:
+				t.Fatalf("%s: %s", tc.name, why)
+			case why != "":
+				t.Errorf("%s, query %v: %s", tc.name, q.Kind, why)
 			}
 			if q.Cond != nil && (r.Results[0].Allowed != tc.waits || r.Results[1].Allowed != tc.waits) {
 				t.Errorf("%s: reach T@switch: %v (rdma), %v (sc), want %v", tc.name, r.Results[0].Allowed, r.Results[1].Allowed, tc.waits)

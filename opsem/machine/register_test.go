@@ -58,6 +58,24 @@ func TestRegisterOps(t *testing.T) {
 	}
 }
 
+// machineConfig is a machine a test builds: its semantics and options.
+type machineConfig struct {
+	sem Semantics
+	opt Options
+}
+
+// everyMachine returns the machines a register test runs: the SC machine,
+// the RDMA machine's byte-level step, the reduced one, and the structured
+// one under event graphs.
+func everyMachine() []machineConfig {
+	return []machineConfig{
+		{SC, Options{MaxInflight: 2}},
+		{RDMA, Options{MaxInflight: 2}},
+		{RDMA, Options{MaxInflight: 2, Reduce: true}},
+		{RDMA, Options{MaxInflight: 2, Graph: true, Unroll: 1}},
+	}
+}
+
 // TestLoadBlocked: a load without an error point (Fail -1) whose location
 // holds a value outside its Lo..Hi, which a NIC write brings once the
 // range checks are dropped (prog.WithoutRangeChecks, as robustness does),
@@ -98,15 +116,7 @@ thread t on a {
 	if load < 0 {
 		t.Fatal("no load in the lowering")
 	}
-	for _, tc := range []struct {
-		sem Semantics
-		opt Options
-	}{
-		{SC, Options{MaxInflight: 2}},
-		{RDMA, Options{MaxInflight: 2}},
-		{RDMA, Options{MaxInflight: 2, Reduce: true}},
-		{RDMA, Options{MaxInflight: 2, Graph: true, Unroll: 1}},
-	} {
+	for _, tc := range everyMachine() {
 		m, err := New(q, tc.sem, tc.opt)
 		if err != nil {
 			t.Fatal(err)
@@ -154,15 +164,7 @@ func TestSwitchOnRegister(t *testing.T) {
 		{"no else, never taken", 1, false, nil, true},
 	} {
 		p := progtest.SwitchRegister(t, tc.m, tc.orElse)
-		for _, mc := range []struct {
-			sem Semantics
-			opt Options
-		}{
-			{SC, Options{MaxInflight: 2}},
-			{RDMA, Options{MaxInflight: 2}},
-			{RDMA, Options{MaxInflight: 2, Reduce: true}},
-			{RDMA, Options{MaxInflight: 2, Graph: true, Unroll: 1}},
-		} {
+		for _, mc := range everyMachine() {
 			m, err := New(p, mc.sem, mc.opt)
 			if err != nil {
 				t.Fatal(err)
