@@ -128,7 +128,9 @@ func (e *engine) atomicFlags(st *state, rdma, sc bool) (bool, bool) {
 	if rdma {
 		pos := make([]int, n)
 		for l, rev := range e.moRev {
-			pos[l] = -1 // the initial write, first
+			if init := e.pr.initW[l]; init >= 0 {
+				pos[init] = -1 // the initial write, first
+			}
 			for k, w := range rev {
 				pos[w] = len(rev) - k // mo-last has the largest position
 			}

@@ -42,7 +42,8 @@ import (
 )
 
 // MaxEvents is the largest number of events (initial writes included) a trace
-// may have: relations are rows of one 64-bit word.
+// may have: relations are rows of one 64-bit word. Registers kept at run
+// time are thread state: they have no initial write and make no event.
 const MaxEvents = 64
 
 // Prune selects which candidates Enumerate reports.
@@ -128,9 +129,9 @@ func isWrite(k prog.EventKind) bool {
 // Trace is a trace ⟨E, po, pf, rf, mo, nfo⟩ with its events' values. po is
 // implicit: events of one thread are ordered by Index.
 type Trace struct {
-	Events   []Event  // initial writes first (one per location, in location order), then each thread's events in po order
+	Events   []Event  // initial writes first (one per memory location, in location order; none for a register kept at run time), then each thread's events in po order
 	RF       []int    // RF[e] = the write event read by e, -1 when e is not a read
-	MO       [][]int  // MO[loc] = write events of loc in modification order, initial write first
+	MO       [][]int  // MO[loc] = write events of loc in modification order, initial write first; empty for a register
 	NFO      [][2]int // (a, b) means a ->nfo b
 	PF       [][2]int // (nic write, poll)
 	Complete bool     // every thread's events form a complete label sequence (not a proper prefix)

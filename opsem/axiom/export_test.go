@@ -19,3 +19,19 @@ func PrefixProduct(p *prog.Program, unroll int) (float64, error) {
 	}
 	return n, nil
 }
+
+// TraceEvents returns the most events a trace of p has with loops unrolled
+// unroll times: its initial writes (one per memory location, none for a
+// register) and each thread's longest label sequence. It fails as the
+// model does on a program too large.
+func TraceEvents(p *prog.Program, unroll int) (int, error) {
+	pr, err := newProblem(p, Options{Unroll: unroll})
+	if err != nil {
+		return 0, err
+	}
+	n := pr.nInit
+	for _, tr := range pr.trees {
+		n += tr.longest()
+	}
+	return n, nil
+}

@@ -27,7 +27,8 @@ const (
 
 // LimitError reports a program whose traces exceed a limit of the model.
 // For LimitEvents, N is the number of events of the largest trace (initial
-// writes included, loops unrolled Unroll times): the sum of the locations
+// writes included, loops unrolled Unroll times): the sum of the memory
+// locations (one initial write each; a register kept at run time has none)
 // and of each thread's longest label sequence. When that sum could not be
 // measured (a thread's trie outgrew its own limit on the way), N is a
 // lower bound and AtLeast is set.

@@ -445,12 +445,16 @@ func (e *engine) memories(mode Prune, s *state, g *closure, bad uint64, sel []in
 			}
 		}
 		for l := range cfg.mem {
-			last := l
+			last := e.pr.initW[l]
 			for _, w := range e.moRev[l] { // mo-last first
 				if d>>uint(w)&1 != 0 {
 					last = w
 					break
 				}
+			}
+			if last < 0 {
+				cfg.mem[l] = e.pr.p.Locs[l].Init // a register: no write
+				continue
 			}
 			cfg.mem[l] = uint8(s.wv[last])
 		}

@@ -12,7 +12,9 @@ import (
 // time"). A register is a location of its thread's node whose accesses make
 // no events: the machines keep its value in memory and run prog.OpLoad
 // (R := Y, one lR of Y), prog.OpEval (X := E: no event for a register X,
-// one lW for a location) and prog.OpIf (no event) on it.
+// one lW for a location), prog.OpIf and a prog.OpSwitch on it (no event).
+// It is thread state, not memory: it has no initial write either
+// (initialWrites), so registers cost a trace no event at all.
 //
 // The model runs them by specialising each path of a thread's trie on its
 // register valuation, as the lowering's static registers specialise the
@@ -214,10 +216,23 @@ func (g *treeGen) initRegisters(vals values) {
 }
 
 // runsThrough reports whether the thread runs through in within the step
-// that reached it, so that it is never a control point: an OpIf, or an
-// OpEval of a register (the machines' runLocal, SPIN's d_step).
+// that reached it, so that it is never a control point: an OpIf, an OpEval
+// of a register, or a switch on a register with an alternative for its
+// value (the machines' runLocal, the decider's settle, SPIN's d_step). A
+// switch on a register with none is where the thread waits for ever.
 func (g *treeGen) runsThrough(in *prog.Instr) bool {
-	return g.mem != nil && (in.Op == prog.OpIf || in.Op == prog.OpEval && g.p.Locs[in.X].Reg)
+	if g.mem == nil {
+		return false
+	}
+	switch in.Op {
+	case prog.OpIf:
+		return true
+	case prog.OpEval:
+		return g.p.Locs[in.X].Reg
+	case prog.OpSwitch:
+		return g.p.Locs[in.X].Reg && in.SwitchAlt(g.mem[in.X]) >= 0
+	}
+	return false
 }
 
 // recordFinal adds the path's register valuation to the finals of node, a

@@ -16,6 +16,7 @@ import (
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/prog/progtest"
 	"rdmasim/opsem/verdict"
 )
 
@@ -187,55 +188,11 @@ func ordinaryNames(p *prog.Program, locs []int) []string {
 	return out
 }
 
-// registerProgram is a thread W that writes x := 1 and a thread T with a
-// run-time register r (as opsem/machine's test of the same name):
-//
-//	r := x; r := r * m; if (r == 2) { y := r + 1 }
-//
-// with r declared 0..hi, built in code so that r keeps its value at the
-// end (the lowering resets dead registers).
-func registerProgram(t *testing.T, m int64, hi uint8) *prog.Program {
-	t.Helper()
-	const x, y, r = 0, 1, 2
-	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
-	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
-	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
-	in := func(i prog.Instr) prog.Instr {
-		i.Loop, i.QP, i.Remote = -1, -1, -1
-		return i
-	}
-	stmt := &prog.Stmt{Kind: prog.SSkip}
-	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
-	p := &prog.Program{
-		Name:  "registers",
-		Nodes: []prog.Node{{Name: "A"}, {Name: "B"}},
-		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
-		Threads: []prog.Thread{
-			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: hi, Next: 1, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: hi, Next: 2, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpIf, E: prog.Expr{loc(r), num(2), op(prog.TEq)}, Alts: []int{3, 5}, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 5, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpFail, Next: 4, Stmt: fail}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-		},
-	}
-	if err := prog.Compile(p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestRegistersFinalValues: registers make no events, yet a program with
 // no condition shows them in its final memories; the model takes their
 // values from the valuations each thread's label sequence ends with
 // (tnode.finals), as the machines keep them in memory. The final memories
-// (x, y, r) and the error points of registerProgram are those worked out
+// (x, y, r) and the error points of progtest.Registers are those worked out
 // by hand, under RDMA and SC, and the machines agree.
 func TestRegistersFinalValues(t *testing.T) {
 	for _, tc := range []struct {
@@ -249,15 +206,9 @@ func TestRegistersFinalValues(t *testing.T) {
 		{"taken", 2, 3, [][]byte{{1, 0, 0}, {1, 3, 2}}, 0},
 		{"out of range", 2, 1, [][]byte{{1, 0, 0}}, 1},
 	} {
-		p := registerProgram(t, tc.m, tc.hi)
-		rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		for i, got := range [][][]byte{rdma, sc} {
-			if !slices.EqualFunc(got, tc.finals, slices.Equal) {
-				t.Errorf("%s (%s): final memories %v, want %v", tc.name, []string{"rdma", "sc"}[i], got, tc.finals)
-			}
+		p := progtest.Registers(t, tc.m, tc.hi)
+		if why := modelFinals(p, tc.finals); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
 		}
 		ra, rs, _, err := axiom.Reach(context.Background(), p, axiom.Options{}, axiom.ReachQuery{Errors: true})
 		if err != nil {
@@ -266,13 +217,194 @@ func TestRegistersFinalValues(t *testing.T) {
 		if len(ra.Errors) != tc.fails || len(rs.Errors) != tc.fails {
 			t.Errorf("%s: error points %v (rdma), %v (sc), want %d", tc.name, ra.Errors, rs.Errors, tc.fails)
 		}
-		vopt := verdict.Options{Machine: machine.DefaultOptions()}
-		r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
-		if err != nil {
-			t.Fatal(err)
+		if _, why := bothAgree(p, 0); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
 		}
-		if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
-			t.Errorf("%s: the model and the machines: %q", tc.name, r.Agreement)
+	}
+}
+
+// modelFinals returns why the model's final memories of p, under RDMA and
+// under SC, are not finals, or "".
+func modelFinals(p *prog.Program, finals [][]byte) string {
+	rdma, sc, _, err := axiom.Outcomes(context.Background(), p, axiom.Options{})
+	if err != nil {
+		return err.Error()
+	}
+	for i, got := range [][][]byte{rdma, sc} {
+		if !slices.EqualFunc(got, finals, slices.Equal) {
+			return fmt.Sprintf("%s: final memories %v, want %v", []string{"rdma", "sc"}[i], got, finals)
+		}
+	}
+	return ""
+}
+
+// bothAgree answers p's query as `rdmasim check --semantics both
+// --unroll unroll` does and returns the answer and why the model and the
+// machines do not agree on it, or "".
+func bothAgree(p *prog.Program, unroll int) (*check.Result, string) {
+	vopt := verdict.Options{Machine: machine.DefaultOptions()}
+	vopt.Machine.Unroll = unroll
+	r, err := check.Answer(context.Background(), p, check.Options{Semantics: check.Both, Verdict: vopt})
+	if err != nil {
+		return nil, fmt.Sprintf("check --semantics both: %v", err)
+	}
+	if r.Disagree || len(r.Agreement) != 2 || !strings.Contains(r.Agreement[0], "agrees") || !strings.Contains(r.Agreement[1], "agrees") {
+		return r, fmt.Sprintf("the model and the machines: %q", r.Agreement)
+	}
+	return r, ""
+}
+
+// TestRegistersNoInitialWrites: a register kept at run time is thread
+// state, not memory: it has no initial write (nor any other event), so a
+// trace's events are one initial write per memory location and the
+// threads' label sequences. ticket-lock-regs (13 memory locations, 6
+// registers; 21 events a client at unroll 1, 25 at unroll 2) fits the model's 64 events
+// with them left out (63), not with them counted (69). Each program is
+// then run under a MaxEvents of exactly its count: every trace is well
+// formed with one initial write per memory location, the outcomes are
+// those of the default limit, and the model agrees with the machines as
+// `rdmasim check --semantics both` compares them.
+func TestRegistersNoInitialWrites(t *testing.T) {
+	ticket, err := parse.File("../../corpus/protocols/ticket-lock-regs.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		p       *prog.Program
+		unroll  int
+		events  int  // the most events of a trace
+		compare bool // run the model at that limit and against the machines
+		traces  bool // check the enumerated traces (too slow on ticket-lock-regs)
+	}{
+		{"registers", progtest.Registers(t, 2, 3), 0, 5, true, true},    // lW(x), lR(x), lW(y) and x's and y's initial writes
+		{"out of range", progtest.Registers(t, 2, 1), 0, 4, true, true}, // T stops at its error point after lR(x)
+		{"switch", progtest.SwitchRegister(t, 2, true), 0, 5, true, true},
+		{"ticket-lock-regs unroll 1", ticket, 1, 13 + 2*21, true, false},
+		{"ticket-lock-regs unroll 2", ticket, 2, 13 + 2*25, false, false}, // the machines take 40 s
+	} {
+		n, err := axiom.TraceEvents(tc.p, tc.unroll)
+		if err != nil || n != tc.events {
+			t.Errorf("%s: %d events (%v), want %d", tc.name, n, err, tc.events)
+			continue
+		}
+		if !tc.compare {
+			continue
+		}
+		if why := modelAtLimit(tc.p, tc.unroll, tc.events, tc.traces); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
+		}
+		if _, why := bothAgree(tc.p, tc.unroll); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
+		}
+	}
+}
+
+// modelAtLimit runs the model of p with MaxEvents max and returns why it
+// is not as with the default limit, or "": with traces, a trace that is
+// not well formed or whose initial writes are not one per memory location
+// (checkTraces); outcomes that differ.
+func modelAtLimit(p *prog.Program, unroll, max int, traces bool) string {
+	ctx := context.Background()
+	opt := axiom.Options{Unroll: unroll, MaxEvents: max}
+	if traces {
+		if why := checkTraces(p, opt); why != "" {
+			return why
+		}
+	}
+	rt, st, _, err := axiom.Outcomes(ctx, p, opt)
+	if err != nil {
+		return fmt.Sprintf("outcomes at MaxEvents %d: %v", max, err)
+	}
+	opt.MaxEvents = 0
+	r0, s0, _, err := axiom.Outcomes(ctx, p, opt)
+	if err != nil {
+		return fmt.Sprintf("outcomes: %v", err)
+	}
+	if !slices.EqualFunc(rt, r0, slices.Equal) || !slices.EqualFunc(st, s0, slices.Equal) {
+		return fmt.Sprintf("outcomes at MaxEvents %d %v, %v; at the default %v, %v", max, rt, st, r0, s0)
+	}
+	return ""
+}
+
+// checkTraces enumerates the traces of p (the first 200) and returns why
+// one is not well formed or has initial writes other than one per memory
+// location, in location order, or "".
+func checkTraces(p *prog.Program, opt axiom.Options) string {
+	var mem []int
+	for l := range p.Locs {
+		if !p.Locs[l].Reg {
+			mem = append(mem, l)
+		}
+	}
+	const maxTraces = 200
+	var bad string
+	seen := 0
+	_, err := axiom.Enumerate(context.Background(), p, opt, false, func(tr *axiom.Trace, _, _ bool) bool {
+		var inits []int
+		for _, e := range tr.Events {
+			if e.Thread < 0 {
+				inits = append(inits, e.Loc)
+			}
+		}
+		switch err := tr.WellFormed(); {
+		case err != nil:
+			bad = fmt.Sprintf("a trace is not well formed: %v", err)
+		case !slices.Equal(inits, mem):
+			bad = fmt.Sprintf("a trace has initial writes of %v, want the memory locations %v", inits, mem)
+		}
+		seen++
+		return bad == "" && seen < maxTraces
+	})
+	if err != nil {
+		return fmt.Sprintf("enumeration at MaxEvents %d: %v", opt.MaxEvents, err)
+	}
+	if seen == 0 {
+		return "no trace"
+	}
+	return bad
+}
+
+// TestSwitchOnRegister: a switch on a run-time register
+// (progtest.SwitchRegister, which the lowering never emits) makes no
+// event and reads no memory in the model, as in the machines and the
+// decider: its trie paths evaluate it on the register valuation, and it
+// is a control point of the thread only where no alternative holds for
+// the register's value (the thread waits there for ever); elsewhere the
+// thread runs through it within the step that reached it. The final
+// memories are those worked out by hand, and the model agrees with the
+// machines (`rdmasim check --semantics both`) on them and on the reach
+// query "T is at the switch", with and without an else alternative.
+func TestSwitchOnRegister(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		m      int64
+		orElse bool
+		finals [][]byte // x, y, r
+		waits  bool     // T may be at the switch (reach T@switch)
+	}{
+		{"taken", 2, true, [][]byte{{1, 0, 0}, {1, 3, 2}}, false},
+		{"not taken", 1, true, [][]byte{{1, 0, 0}, {1, 0, 1}}, false},
+		{"no else, taken", 2, false, [][]byte{{1, 3, 2}}, true}, // T read 0: r = 0 has no alternative
+		{"no else, never taken", 1, false, nil, true},
+	} {
+		p := progtest.SwitchRegister(t, tc.m, tc.orElse)
+		if why := modelFinals(p, tc.finals); why != "" {
+			t.Errorf("%s: %s", tc.name, why)
+		}
+		at := &prog.Cond{Op: prog.CAt, Thread: 1, Label: "switch", PCs: []int{2}}
+		for _, q := range []prog.Query{{}, {Kind: prog.QReach, Cond: at}} {
+			p.Query = q
+			r, why := bothAgree(p, 0)
+			switch {
+			case r == nil:
+				t.Fatalf("%s: %s", tc.name, why)
+			case why != "":
+				t.Errorf("%s, query %v: %s", tc.name, q.Kind, why)
+			}
+			if q.Cond != nil && (r.Results[0].Allowed != tc.waits || r.Results[1].Allowed != tc.waits) {
+				t.Errorf("%s: reach T@switch: %v (rdma), %v (sc), want %v", tc.name, r.Results[0].Allowed, r.Results[1].Allowed, tc.waits)
+			}
 		}
 	}
 }

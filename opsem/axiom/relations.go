@@ -171,14 +171,23 @@ func (t *Trace) SCCycle() []int {
 }
 
 // Memory returns the final memory of t: per location, the value of its
-// mo-last write (the initial value when t has no order for it).
+// mo-last write (the initial value when t has no order for it, 0 for a
+// location with no write at all: a register kept at run time, whose
+// values the trace does not carry).
 func (t *Trace) Memory(nlocs int) []uint8 {
 	mem := make([]uint8, nlocs)
 	for l := 0; l < nlocs; l++ {
 		if l < len(t.MO) && len(t.MO[l]) > 0 {
 			mem[l] = t.Events[t.MO[l][len(t.MO[l])-1]].WriteVal()
-		} else if l < len(t.Events) && t.Events[l].Thread < 0 && t.Events[l].Loc == l {
-			mem[l] = t.Events[l].Val
+		}
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Thread >= 0 {
+			break
+		}
+		if e.Loc < nlocs && (e.Loc >= len(t.MO) || len(t.MO[e.Loc]) == 0) {
+			mem[e.Loc] = e.Val
 		}
 	}
 	return mem
@@ -266,10 +275,13 @@ func (t *Trace) Format(p *prog.Program) string {
 
 // WellFormed checks the structure of t against the definition of a trace
 // (without the program: labels are not checked against Seq(P)): initial
-// writes first, consecutive program order, rf from a write of the same
-// location and value, mo a total order per location with the initial write
-// first, nfo exactly one direction per queue-pair pair, pf the k-th NIC write
-// for the k-th poll of each queue pair.
+// writes first, at most one per location in increasing location order (a
+// register kept at run time has none, and no event of a thread names it),
+// consecutive program order, rf from a write of the same location and
+// value, mo a total order per location with the initial write first and
+// empty for a location without one, nfo exactly one direction per
+// queue-pair pair, pf the k-th NIC write for the k-th poll of each queue
+// pair.
 func (t *Trace) WellFormed() error {
 	n := len(t.Events)
 	if n > MaxEvents {
@@ -278,7 +290,7 @@ func (t *Trace) WellFormed() error {
 	if len(t.RF) != n {
 		return fmt.Errorf("RF has %d entries for %d events", len(t.RF), n)
 	}
-	nlocs := 0
+	ninit, hasInit := 0, map[int]bool{}
 	next := map[int]int{}
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -286,11 +298,15 @@ func (t *Trace) WellFormed() error {
 			return fmt.Errorf("event %d has ID %d", i, e.ID)
 		}
 		if e.Thread < 0 {
-			if i != nlocs || e.Kind != prog.EvLW || e.Loc != i || e.Index != -1 {
+			if i != ninit || e.Kind != prog.EvLW || e.Loc < 0 || i > 0 && e.Loc <= t.Events[i-1].Loc || e.Index != -1 {
 				return fmt.Errorf("event %d: initial writes must come first, one lW per location in order", i)
 			}
-			nlocs++
+			ninit++
+			hasInit[e.Loc] = true
 			continue
+		}
+		if e.Loc >= 0 && !hasInit[e.Loc] {
+			return fmt.Errorf("event %d: location %d has no initial write", i, e.Loc)
 		}
 		if e.Index != next[e.Thread] {
 			return fmt.Errorf("event %d: index %d, expected %d", i, e.Index, next[e.Thread])
@@ -312,10 +328,16 @@ func (t *Trace) WellFormed() error {
 			return fmt.Errorf("read %d (loc %d, value %d) reads from write %d (loc %d, value %d)", e, ev.Loc, ev.Val, w, t.Events[w].Loc, t.Events[w].WriteVal())
 		}
 	}
-	if len(t.MO) != nlocs {
-		return fmt.Errorf("MO has %d locations, the trace %d initial writes", len(t.MO), nlocs)
+	if ninit > 0 && len(t.MO) <= t.Events[ninit-1].Loc {
+		return fmt.Errorf("MO has %d locations, the trace's initial writes %d", len(t.MO), t.Events[ninit-1].Loc+1)
 	}
 	for l, ord := range t.MO {
+		if !hasInit[l] {
+			if len(ord) > 0 {
+				return fmt.Errorf("mo of location %d, which has no initial write, is not empty", l)
+			}
+			continue
+		}
 		seen := map[int]bool{}
 		for i, w := range ord {
 			if w < 0 || w >= n || !t.Events[w].IsWrite() || t.Events[w].Loc != l || seen[w] {

@@ -22,6 +22,29 @@ type problem struct {
 	// locations, in order): the values of a complete sequence's
 	// tnode.finals.
 	regs [][]int
+	// initW is, per location, the id of its initial write (initialWrites),
+	// -1 for a register kept at run time, which has none.
+	initW []int
+	// nInit counts the initial writes: the first events of every trace.
+	nInit int
+}
+
+// initialWrites returns, per location of p, the id of its initial write
+// in every trace, and their number. Initial writes come first, one per
+// memory location in location order; a register kept at run time has
+// none (-1): it is thread state, not memory, and makes no event, so a
+// write or a read of it never orders against one (its initial value is
+// the start of the valuation the trie carries, registers.go).
+func initialWrites(p *prog.Program) (initW []int, n int) {
+	initW = make([]int, len(p.Locs))
+	for l := range p.Locs {
+		initW[l] = -1
+		if !p.Locs[l].Reg {
+			initW[l] = n
+			n++
+		}
+	}
+	return initW, n
 }
 
 func newProblem(p *prog.Program, opt Options) (*problem, error) {
@@ -38,17 +61,17 @@ func newProblem(p *prog.Program, opt Options) (*problem, error) {
 	if opt.Unroll < 0 {
 		return nil, fmt.Errorf("axiom: negative Unroll %d", opt.Unroll)
 	}
-	nlocs := len(p.Locs)
-	if nlocs > maxEv {
+	initW, nInit := initialWrites(p)
+	if nInit > maxEv {
 		return nil, eventLimit(p, opt.Unroll, maxEv, nil)
 	}
-	pr := &problem{p: p, opt: opt, maxEv: maxEv, regs: make([][]int, len(p.Threads))}
+	pr := &problem{p: p, opt: opt, maxEv: maxEv, regs: make([][]int, len(p.Threads)), initW: initW, nInit: nInit}
 	for l := range p.Locs {
 		if p.Locs[l].Reg {
 			pr.regs[p.Locs[l].Owner] = append(pr.regs[p.Locs[l].Owner], l)
 		}
 	}
-	trees, bounded, vals, err := buildTrees(p, opt.Unroll, maxEv-nlocs)
+	trees, bounded, vals, err := buildTrees(p, opt.Unroll, maxEv-nInit)
 	if err == errTooLong {
 		return nil, eventLimit(p, opt.Unroll, maxEv, vals)
 	}
@@ -60,7 +83,7 @@ func newProblem(p *prog.Program, opt Options) (*problem, error) {
 		return nil, fmt.Errorf("axiom: %w", err)
 	}
 	pr.trees, pr.bounded = trees, bounded
-	total := nlocs
+	total := nInit
 	for _, tr := range trees {
 		total += tr.longest()
 	}
@@ -80,14 +103,15 @@ func (tr *threadTree) longest() int {
 }
 
 // eventLimit returns the LimitError of a program whose traces have more
-// than maxEv events, with their number measured: the locations (one
-// initial write each) plus each thread's longest label sequence, its trie
+// than maxEv events, with their number measured: the memory locations (one
+// initial write each, initialWrites) plus each thread's longest label sequence, its trie
 // now built without a length limit (only the limit of its size, past which
 // the number is reported as a lower bound), its loads branching over vals
 // (buildTrees). It runs only on the way to an error, so the cost of a trie
 // longer than usual does not matter.
 func eventLimit(p *prog.Program, unroll, maxEv int, vals values) error {
-	e := &LimitError{Program: p.Name, What: LimitEvents, N: len(p.Locs), Limit: maxEv, Unroll: unroll}
+	_, nInit := initialWrites(p)
+	e := &LimitError{Program: p.Name, What: LimitEvents, N: nInit, Limit: maxEv, Unroll: unroll}
 	if vals == nil && prog.HasRegisters(p) {
 		vals = initialValues(p) // too many locations to build the tries
 	}
@@ -235,7 +259,7 @@ type engine struct {
 	moLocs   []int    // locations with more than one write
 	inst     uint64
 	pairs    [][2]int // nfo pairs (a po-before b)
-	nInit    int      // initial writes (the first events)
+	nInit    int      // initial writes (the first events; problem.nInit)
 	poRow    []uint64 // po successors of each event
 	nicW     [][]int  // per queue pair, its NIC writes (for pf)
 	polls    []int    // per queue pair, polls seen (for pf)
@@ -333,8 +357,8 @@ func (e *engine) run(sel []int) {
 	e.cut = false
 }
 
-// layOut sets the events of sel: an initial write per location (its id
-// the location), then each thread's events up to its trie node, with what
+// layOut sets the events of sel: an initial write per memory location
+// (its id problem.initW's; none for a register), then each thread's events up to its trie node, with what
 // the trie knows of their values (a constant written, a CAS's or an
 // atomic's operands, the event a read's value flows to); e.n is their
 // number, e.complete whether every thread ends. The search's first state
@@ -351,9 +375,13 @@ func (e *engine) layOut(sel []int) {
 	e.complete = true
 	e.sel = sel
 	e.stack[0] = state{}
-	for l := range p.Locs {
+	e.nInit = e.pr.nInit
+	for l, id := range e.pr.initW {
+		if id < 0 {
+			continue // a register: thread state, no event
+		}
 		e.ev = append(e.ev, Event{Event: prog.Event{Kind: prog.EvLW, Thread: -1, Loc: l, Val: p.Locs[l].Init, Remote: -1},
-			ID: l, Index: -1, QP: -1, PC: -1})
+			ID: id, Index: -1, QP: -1, PC: -1})
 		e.cons = append(e.cons, consNone)
 		e.consA = append(e.consA, 0)
 		e.depW = append(e.depW, -1)
@@ -424,12 +452,12 @@ func (e *engine) index(st *state) {
 // from its k-th NIC write), and the pairs whose nfo the search chooses:
 // nlR/nlW, nrR/nrW and naR/nrW of one queue pair.
 func (e *engine) nicOrders() {
-	p, nlocs, n := e.pr.p, len(e.pr.p.Locs), e.n
+	p, nInit, n := e.pr.p, e.nInit, e.n
 	e.pf = e.pf[:0]
 	e.pairs = e.pairs[:0]
 	e.nicW = resize(e.nicW, len(p.QPs))
 	e.polls = zeroed(e.polls, len(p.QPs))
-	for i := nlocs; i < n; i++ {
+	for i := nInit; i < n; i++ {
 		ev := &e.ev[i]
 		switch {
 		case ev.IsNICWrite():
@@ -440,7 +468,7 @@ func (e *engine) nicOrders() {
 			e.pf = append(e.pf, [2]int{e.nicW[ev.QP][k], i})
 		}
 	}
-	for a := nlocs; a < n; a++ {
+	for a := nInit; a < n; a++ {
 		for b := a + 1; b < n; b++ {
 			ea, eb := &e.ev[a], &e.ev[b]
 			if ea.Thread != eb.Thread || ea.QP != eb.QP || ea.QP < 0 {
@@ -461,10 +489,9 @@ func (e *engine) nicOrders() {
 // ippo ∪ pf, ob ⊇ oppo ∪ [nlW];pf ∪ [Inst];ib, sc ⊇ po (and po itself,
 // e.poRow), closed, and whether each is already cyclic.
 func (e *engine) staticRelations(st *state) {
-	nlocs, n := len(e.pr.p.Locs), e.n
-	e.nInit = nlocs
+	n := e.n
 	e.poRow = zeroed(e.poRow, n)
-	for a := nlocs; a < n; a++ {
+	for a := e.nInit; a < n; a++ {
 		for b := a + 1; b < n && e.ev[b].Thread == e.ev[a].Thread; b++ {
 			i, o := PPO(&e.ev[a], &e.ev[b])
 			if i {
@@ -494,7 +521,8 @@ func (e *engine) staticRelations(st *state) {
 
 // moBookkeeping sets what the search of mo needs per location: the writes
 // still to place (moRem), all its writes with the initial one (locW), and
-// the locations with a write to order (moLocs).
+// the locations with a write to order (moLocs). A register has no write
+// at all.
 func (e *engine) moBookkeeping() {
 	nlocs := len(e.pr.p.Locs)
 	e.moLocs = e.moLocs[:0]
@@ -502,12 +530,18 @@ func (e *engine) moBookkeeping() {
 	e.locW = e.locW[:0]
 	e.moRem = e.moRem[:0]
 	for l := 0; l < nlocs; l++ {
+		init := e.pr.initW[l]
+		if init < 0 {
+			e.moRem = append(e.moRem, 0)
+			e.locW = append(e.locW, 0)
+			continue
+		}
 		var rem uint64
 		for _, w := range e.writesOf[l][1:] {
 			rem |= 1 << uint(w)
 		}
 		e.moRem = append(e.moRem, rem)
-		e.locW = append(e.locW, rem|1<<uint(l))
+		e.locW = append(e.locW, rem|1<<uint(init))
 		if len(e.writesOf[l]) > 1 {
 			e.moLocs = append(e.moLocs, l)
 		}

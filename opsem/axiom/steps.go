@@ -104,9 +104,9 @@ func (e *engine) rfStep(i, d int) {
 		// follows the initial write; with lastFirst, the chosen mo-last
 		// write follows every other.
 		var after uint64
-		switch {
-		case w == l:
-			after = e.locW[l] &^ (1 << uint(l))
+		switch init := e.pr.initW[l]; {
+		case w == init:
+			after = e.locW[l] &^ (1 << uint(init))
 		case e.lastFirst && len(e.moRev[l]) > 0 && e.moRev[l][0] != w:
 			after = 1 << uint(e.moRev[l][0])
 		}
@@ -141,11 +141,11 @@ func (e *engine) memKnown(st *state) bool {
 		return false
 	}
 	for l, rev := range e.moRev {
-		last := l
+		last := e.pr.initW[l]
 		if len(rev) > 0 {
 			last = rev[0]
 		}
-		if st.wv[last] < 0 {
+		if last >= 0 && st.wv[last] < 0 { // a register (-1) keeps its initial value
 			return false
 		}
 	}
@@ -318,7 +318,7 @@ func (e *engine) readersOf(st *state, ws uint64) uint64 {
 // write of l, for every other write w of l.
 func (e *engine) initEdges(st *state, l int) {
 	N := e.moRem[l]
-	X := uint64(1) << uint(l)
+	X := uint64(1) << uint(e.pr.initW[l])
 	rd := e.readersOf(st, X)
 	for m := rd & N; m != 0; m &= m - 1 { // a CAS reading init: no rb to itself
 		r := bits.TrailingZeros64(m)
@@ -423,13 +423,18 @@ func (e *engine) leafStep(st *state) {
 func (e *engine) writeVal(st *state, w int) uint8 { return uint8(st.wv[w]) }
 
 // memory returns the final memory of the leaf: the value of each location's
-// mo-last write.
+// mo-last write; a register, which has no write, holds its initial value
+// (finalMemories sets the values the thread's sequence ends with).
 func (e *engine) memory(st *state) []uint8 {
 	mem := make([]uint8, len(e.moRev))
 	for l, rev := range e.moRev {
-		last := l // the initial write
+		last := e.pr.initW[l]
 		if len(rev) > 0 {
 			last = rev[0]
+		}
+		if last < 0 {
+			mem[l] = e.pr.p.Locs[l].Init
+			continue
 		}
 		mem[l] = e.writeVal(st, last)
 	}
@@ -458,8 +463,12 @@ func (e *engine) trace(st *state) *Trace {
 	}
 	t.MO = make([][]int, len(e.moRev))
 	for l, rev := range e.moRev {
+		init := e.pr.initW[l]
+		if init < 0 {
+			continue // a register: no write
+		}
 		o := make([]int, 0, len(rev)+1)
-		o = append(o, l)
+		o = append(o, init)
 		for i := len(rev) - 1; i >= 0; i-- {
 			o = append(o, rev[i])
 		}

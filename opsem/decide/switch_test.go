@@ -9,11 +9,21 @@ import (
 	"rdmasim/opsem/prog"
 )
 
+// raceSwitchStates bounds each search of TestSwitchesAgree under the race
+// detector. The protocols whose searches store more (user-2pc's 955,775
+// states, bakery's, user-herd-rpc's, paper-appendix-a's and
+// farm-ring-readback's took 234 of its 242 s there; peterson-alock and
+// user-mu-log too) are left out: 7 of 58 programs, 47 s.
+const raceSwitchStates = 30_000
+
 // TestSwitchesAgree: on every corpus program with a switch that the decider
 // covers, it answers the same with the switches and with the chooses of
 // assumes they were compiled from (prog.Unswitch), with a checked and
 // replayed witness for each violation; on a robust program the switches'
-// search stores no more states.
+// search stores no more states. Under the race detector (CI), about ten
+// times slower, each search stops at raceSwitchStates states and a
+// program either of whose searches it cuts is left out (skipped, by a
+// count, never by time); make test's race-free pass compares every one.
 func TestSwitchesAgree(t *testing.T) {
 	var files []string
 	for _, dir := range []string{"litmus", "protocols"} {
@@ -24,7 +34,11 @@ func TestSwitchesAgree(t *testing.T) {
 		files = append(files, fs...)
 	}
 	ctx := context.Background()
-	n := 0
+	opt := Options{}
+	if raceOn {
+		opt.Settings.MaxStates = raceSwitchStates
+	}
+	n, compared := 0, 0
 	for _, f := range files {
 		sw, err := parse.File(f)
 		if err != nil {
@@ -39,14 +53,18 @@ func TestSwitchesAgree(t *testing.T) {
 		}
 		prog.Unswitch(ch)
 		t.Run(sw.Name, func(t *testing.T) {
-			rs, err := Decide(ctx, sw, Options{})
+			rs, err := Decide(ctx, sw, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc, err := Decide(ctx, ch, Options{})
+			rc, err := Decide(ctx, ch, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
+			if opt.MaxStates > 0 && (rs.Bound != "" || rc.Bound != "") {
+				t.Skipf("a search cut under the race detector (%q, %q)", rs.Bound, rc.Bound)
+			}
+			compared++
 			if rs.Robust != rc.Robust || rs.Complete != rc.Complete {
 				t.Fatalf("with switches robust=%v complete=%v, with chooses robust=%v complete=%v",
 					rs.Robust, rs.Complete, rc.Robust, rc.Complete)
@@ -60,8 +78,8 @@ func TestSwitchesAgree(t *testing.T) {
 		})
 		n++
 	}
-	if n == 0 {
-		t.Fatal("no program with a switch")
+	if n == 0 || compared < n/2 {
+		t.Fatalf("%d programs with a switch, %d compared", n, compared)
 	}
 }
 

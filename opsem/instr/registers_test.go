@@ -4,61 +4,11 @@ import (
 	"testing"
 
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/prog/progtest"
 )
 
-// switchRegisterProgram is a thread W that writes x := 1 and a thread T
-// with a run-time register r:
-//
-//	r := x; r := r * m; switch r { 2: y := r + 1 | else: skip }
-//
-// the switch on the register (an OpSwitch of r, making no event) as the
-// lowering could emit one.
-func switchRegisterProgram(t *testing.T, m int64) *prog.Program {
-	t.Helper()
-	const x, y, r = 0, 1, 2
-	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
-	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
-	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
-	in := func(i prog.Instr) prog.Instr {
-		i.Loop, i.QP, i.Remote = -1, -1, -1
-		return i
-	}
-	cases := make([]int16, prog.MaxValue+1)
-	for v := range cases {
-		cases[v] = 1
-	}
-	cases[2] = 0
-	stmt := &prog.Stmt{Kind: prog.SSkip}
-	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
-	p := &prog.Program{
-		Name:  "switch-register",
-		Nodes: []prog.Node{{Name: "A"}},
-		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
-		Threads: []prog.Thread{
-			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: 3, Next: 1, Fail: 6, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: 3, Next: 2, Fail: 6, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpSwitch, X: r, Alts: []int{3, 4}, Case: cases, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpAssumeEq, X: r, A: 2, Next: 5, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpAssumeNe, X: r, A: 2, Next: 7, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 7, Fail: 6, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpFail, Next: 6, Stmt: fail}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-		},
-	}
-	if err := prog.Compile(p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestRegistersSettled explores the instrumented machine of
-// switchRegisterProgram: a load is T's lR of x, the eval into y its lW of
+// progtest.SwitchRegister: a load is T's lR of x, the eval into y its lW of
 // the value computed, and no state has T at an instruction of registers
 // only (an eval into r, the switch on r or its alternatives): they run
 // within the step that reached them. With m = 2, y := r + 1 writes 3 (T
@@ -69,7 +19,7 @@ func TestRegistersSettled(t *testing.T) {
 		writes bool  // the lW(y, 3) happens
 		domY   []int // y's domain
 	}{{2, true, []int{0, 3}}, {1, false, []int{0}}} {
-		p := switchRegisterProgram(t, tc.m)
+		p := progtest.SwitchRegister(t, tc.m, true)
 		m, err := New(p, Options{NoReduction: true})
 		if err != nil {
 			t.Fatal(err)

@@ -627,23 +627,36 @@ func (m *Machine) Clone() *Machine {
 }
 
 // runLocal runs thread t from pc, in memory mem, through the instructions
-// that touch its registers only (prog.OpEval of a register, prog.OpIf) and
-// returns where it stops: at an instruction another thread could see, or
-// at an error point. They are part of the step that reached pc (SPIN's
-// d_step): no other thread can tell, and a register's arithmetic costs no
-// configuration of its own, as when the lowering specialises it. A cycle
-// passes a loop head, an OpBranch, so the run ends.
+// that touch its registers only (prog.OpEval of a register, prog.OpIf, a
+// prog.OpSwitch on a register) and returns where it stops: at an
+// instruction another thread could see, at an error point, or at a switch
+// on a register no alternative of which its value satisfies (the thread
+// waits there for ever, as at an assume that fails: enabledCPU offers no
+// step). They are part of the step that reached pc (SPIN's d_step): no
+// other thread can tell, and a register's arithmetic costs no
+// configuration of its own, as when the lowering specialises it. A switch
+// on a register reads the register, as an OpIf does: no event, no memory
+// read (the decider's settle and the model's trie paths run it so too). A
+// cycle passes a loop head, an OpBranch, so the run ends.
 func (m *Machine) runLocal(mem []byte, t, pc int) int {
 	code := m.p.Threads[t].Code
 	for {
 		in := &code[pc]
-		if !(in.Op == prog.OpIf || in.Op == prog.OpEval && m.p.Locs[in.X].Reg) {
+		switch {
+		case in.Op == prog.OpIf || in.Op == prog.OpEval && m.p.Locs[in.X].Reg:
+			next, v, write := in.Local(mem)
+			if write && !m.dead[in.X] {
+				mem[in.X] = v
+			}
+			pc = next
+		case in.Op == prog.OpSwitch && m.p.Locs[in.X].Reg:
+			i := in.SwitchAlt(mem[in.X])
+			if i < 0 {
+				return pc
+			}
+			pc = code[in.Alts[i]].Next
+		default:
 			return pc
 		}
-		next, v, write := in.Local(mem)
-		if write && !m.dead[in.X] {
-			mem[in.X] = v
-		}
-		pc = next
 	}
 }

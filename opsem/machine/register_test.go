@@ -1,61 +1,18 @@
 package machine
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/prog/progtest"
 )
 
-// registerProgram is a thread W that writes x := 1 and a thread T with a
-// run-time register r (a location of its node that makes no events):
-//
-//	r := x; r := r * m; if (r == 2) { y := r + 1 }
-//
-// with r declared 0..hi. With m = 1 the test is never true; with m = 2 and
-// hi = 3, T ends with y = 0 or y = 3; with m = 2 and hi = 1, r := r * 2
-// leaves r's range when T read 1: an error point.
-func registerProgram(t *testing.T, m int64, hi uint8) *prog.Program {
-	t.Helper()
-	const x, y, r = 0, 1, 2
-	loc := func(l int64) prog.Term { return prog.Term{Kind: prog.TLoc, Val: l} }
-	num := func(v int64) prog.Term { return prog.Term{Kind: prog.TConst, Val: v} }
-	op := func(k prog.TermKind) prog.Term { return prog.Term{Kind: k} }
-	in := func(i prog.Instr) prog.Instr {
-		i.Loop, i.QP, i.Remote = -1, -1, -1
-		return i
-	}
-	stmt := &prog.Stmt{Kind: prog.SSkip}
-	fail := &prog.Stmt{Kind: prog.SFail, Src: &prog.Source{Text: "r left its range"}}
-	p := &prog.Program{
-		Name:  "registers",
-		Nodes: []prog.Node{{Name: "A"}, {Name: "B"}},
-		Locs:  []prog.Loc{{Name: "x", Node: 0}, {Name: "y", Node: 0}, {Name: "T.r", Node: 0, Reg: true, Owner: 1}},
-		Threads: []prog.Thread{
-			{Name: "W", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpWrite, X: x, A: 1, Next: 1, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-			{Name: "T", Node: 0, Lowered: true, Code: []prog.Instr{
-				in(prog.Instr{Op: prog.OpLoad, X: r, Y: x, Lo: 0, Hi: hi, Next: 1, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: r, E: prog.Expr{loc(r), num(m), op(prog.TMul)}, Lo: 0, Hi: hi, Next: 2, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpIf, E: prog.Expr{loc(r), num(2), op(prog.TEq)}, Alts: []int{3, 5}, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpEval, X: y, E: prog.Expr{loc(r), num(1), op(prog.TAdd)}, Lo: 0, Hi: prog.MaxValue, Next: 5, Fail: 4, Stmt: stmt}),
-				in(prog.Instr{Op: prog.OpFail, Next: 4, Stmt: fail}),
-				in(prog.Instr{Op: prog.OpEnd}),
-			}},
-		},
-	}
-	if err := prog.Compile(p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestRegisterOps runs the run-time register instructions on the SC and
-// RDMA machines and compares the final memories (x, y, r) and the error
-// points reached with what the program does by hand.
+// RDMA machines (progtest.Registers) and compares the final memories (x,
+// y, r) and the error points reached with what the program does by hand.
 func TestRegisterOps(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -69,7 +26,7 @@ func TestRegisterOps(t *testing.T) {
 		{"out of range", 2, 1, [][3]byte{{1, 0, 0}}, 1},
 	} {
 		for _, sem := range []Semantics{SC, RDMA} {
-			m, err := New(registerProgram(t, tc.m, tc.hi), sem, Options{MaxInflight: 2})
+			m, err := New(progtest.Registers(t, tc.m, tc.hi), sem, Options{MaxInflight: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,6 +55,24 @@ func TestRegisterOps(t *testing.T) {
 				t.Errorf("%s on %v: %d configurations at the error point, want %d", tc.name, sem, fails, tc.fails)
 			}
 		}
+	}
+}
+
+// machineConfig is a machine a test builds: its semantics and options.
+type machineConfig struct {
+	sem Semantics
+	opt Options
+}
+
+// everyMachine returns the machines a register test runs: the SC machine,
+// the RDMA machine's byte-level step, the reduced one, and the structured
+// one under event graphs.
+func everyMachine() []machineConfig {
+	return []machineConfig{
+		{SC, Options{MaxInflight: 2}},
+		{RDMA, Options{MaxInflight: 2}},
+		{RDMA, Options{MaxInflight: 2, Reduce: true}},
+		{RDMA, Options{MaxInflight: 2, Graph: true, Unroll: 1}},
 	}
 }
 
@@ -141,15 +116,7 @@ thread t on a {
 	if load < 0 {
 		t.Fatal("no load in the lowering")
 	}
-	for _, tc := range []struct {
-		sem Semantics
-		opt Options
-	}{
-		{SC, Options{MaxInflight: 2}},
-		{RDMA, Options{MaxInflight: 2}},
-		{RDMA, Options{MaxInflight: 2, Reduce: true}},
-		{RDMA, Options{MaxInflight: 2, Graph: true, Unroll: 1}},
-	} {
+	for _, tc := range everyMachine() {
 		m, err := New(q, tc.sem, tc.opt)
 		if err != nil {
 			t.Fatal(err)
@@ -171,4 +138,84 @@ thread t on a {
 			t.Errorf("%v %+v: no configuration at the load", tc.sem, tc.opt)
 		}
 	}
+}
+
+// TestSwitchOnRegister: a switch on a run-time register
+// (progtest.SwitchRegister, which the lowering never emits) is a register
+// step, as an OpIf is and as the decider's settle and the model's trie
+// paths run it: no event and no read of memory. Every machine (the
+// byte-level step, the structured one under event graphs, the reduced one)
+// runs it within the step that reached it, so that no configuration has T
+// at the eval into r, the switch or its alternatives (instructions 1 to
+// 4), except at a switch with no alternative for r's value, where T waits
+// for ever (StuckEncoded: Filtered); no transition makes an event on r;
+// and the final memories (x, y, r) are those worked out by hand.
+func TestSwitchOnRegister(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		m       int64
+		orElse  bool
+		finals  [][3]byte // x, y, r
+		waiting bool      // some configuration has T waiting at the switch
+	}{
+		{"taken", 2, true, [][3]byte{{1, 0, 0}, {1, 3, 2}}, false},
+		{"not taken", 1, true, [][3]byte{{1, 0, 0}, {1, 0, 1}}, false},
+		{"no else, taken", 2, false, [][3]byte{{1, 3, 2}}, true}, // T read 0: r = 0 has no alternative
+		{"no else, never taken", 1, false, nil, true},
+	} {
+		p := progtest.SwitchRegister(t, tc.m, tc.orElse)
+		for _, mc := range everyMachine() {
+			m, err := New(p, mc.sem, mc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if why := switchOnRegister(m, tc.finals, tc.waiting); why != "" {
+				t.Errorf("%s on %v %+v: %s", tc.name, mc.sem, mc.opt, why)
+			}
+		}
+	}
+}
+
+// switchOnRegister explores m, a machine of progtest.SwitchRegister, and
+// returns why it does not run the switch on r as a register step, or "".
+func switchOnRegister(m *Machine, finals [][3]byte, waiting bool) string {
+	e, complete := exploreAll(m, 1000)
+	if !complete {
+		return "more than 1000 configurations"
+	}
+	var got [][3]byte
+	for s := range e.finals {
+		if f := [3]byte{s[progtest.X], s[progtest.Y], s[progtest.R]}; !slices.Contains(got, f) {
+			got = append(got, f)
+		}
+	}
+	slices.SortFunc(got, func(a, b [3]byte) int { return slices.Compare(a[:], b[:]) })
+	if !slices.Equal(got, finals) {
+		return fmt.Sprintf("final (x, y, r) %v, want %v", got, finals)
+	}
+	waits := false
+	for s := range e.states {
+		pc, _ := m.pcOf([]byte(s), 1)
+		if pc >= 1 && pc <= 4 {
+			in := &m.p.Threads[1].Code[pc]
+			if in.Op != prog.OpSwitch || in.SwitchAlt(s[progtest.R]) >= 0 {
+				return fmt.Sprintf("a configuration has T at instruction %d, a register step", pc)
+			}
+			waits = true
+			if m.StuckEncoded([]byte(s)) == Deadlock {
+				return "T waiting at the switch is a deadlock, want a run filtered out"
+			}
+		}
+		var labels []uint64
+		m.Successors([]byte(s), func(l uint64, _ []byte) { labels = append(labels, l) })
+		for _, l := range labels {
+			if ev := m.Explain([]byte(s), l).Step.Event; ev.Kind != prog.EvNone && ev.Loc == progtest.R {
+				return fmt.Sprintf("an event on the register: %+v", ev)
+			}
+		}
+	}
+	if waits != waiting {
+		return fmt.Sprintf("T waits at the switch: %v, want %v", waits, waiting)
+	}
+	return ""
 }
