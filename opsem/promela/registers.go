@@ -189,24 +189,43 @@ func (g *gen) isLocal(t, pc int) bool {
 // instructions in the initial memory, as machine.Initial does: the
 // threads' first pcs and the registers' first values.
 func (g *gen) initial() {
-	mem := make([]byte, len(g.p.Locs))
-	for l := range g.p.Locs {
-		mem[l] = g.p.Locs[l].Init
+	g.initPC, g.initMem = settleInitial(g.p, g.isLocal, g.dead)
+}
+
+// settleInitial runs every thread of p from its entry through the
+// instructions local says a step runs within itself (register-only ones),
+// in the initial memory, and returns the threads' first pcs and that
+// memory. A switch on a register goes on past the alternative its value
+// takes, or leaves the thread there (blocked) when none does; a write to a
+// location dead says is dead is not kept (dead may be nil).
+func settleInitial(p *prog.Program, local func(t, pc int) bool, dead []bool) (pcs []int, mem []byte) {
+	mem = make([]byte, len(p.Locs))
+	for l := range p.Locs {
+		mem[l] = p.Locs[l].Init
 	}
-	g.initPC = make([]int, len(g.p.Threads))
-	for t := range g.p.Threads {
-		pc := g.p.Threads[t].Entry
-		for g.isLocal(t, pc) {
-			in := &g.p.Threads[t].Code[pc]
+	pcs = make([]int, len(p.Threads))
+	for t := range p.Threads {
+		code := p.Threads[t].Code
+		pc := p.Threads[t].Entry
+		for local(t, pc) {
+			in := &code[pc]
+			if in.Op == prog.OpSwitch {
+				i := in.SwitchAlt(mem[in.X])
+				if i < 0 {
+					break // blocked there
+				}
+				pc = code[in.Alts[i]].Next
+				continue
+			}
 			next, v, write := in.Local(mem)
-			if write && !g.dead[in.X] {
+			if write && (dead == nil || !dead[in.X]) {
 				mem[in.X] = v
 			}
 			pc = next
 		}
-		g.initPC[t] = pc
+		pcs[t] = pc
 	}
-	g.initMem = mem
+	return pcs, mem
 }
 
 // translate writes the expression of every OpEval and OpIf of the program

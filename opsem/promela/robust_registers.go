@@ -103,33 +103,7 @@ func (g *robustGen) isLocal(t, pc int) bool {
 // instructions in the initial memory, as instr's Initial settles it: the
 // threads' first pcs (initPC) and the registers' first values (initMem).
 func (g *robustGen) initial() {
-	mem := make([]byte, len(g.p.Locs))
-	for l := range g.p.Locs {
-		mem[l] = g.p.Locs[l].Init
-	}
-	g.initPC = make([]int, len(g.p.Threads))
-	for t := range g.p.Threads {
-		code := g.p.Threads[t].Code
-		pc := g.p.Threads[t].Entry
-		for g.isLocal(t, pc) {
-			in := &code[pc]
-			if in.Op == prog.OpSwitch {
-				i := in.SwitchAlt(mem[in.X])
-				if i < 0 {
-					break // blocked there
-				}
-				pc = code[in.Alts[i]].Next
-				continue
-			}
-			next, v, write := in.Local(mem)
-			if write {
-				mem[in.X] = v
-			}
-			pc = next
-		}
-		g.initPC[t] = pc
-	}
-	g.initMem = mem
+	g.initPC, g.initMem = settleInitial(g.p, g.isLocal, nil)
 }
 
 // declareRegisters declares the registers of thread t that the model
