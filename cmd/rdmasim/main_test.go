@@ -196,6 +196,10 @@ func TestGoldenRobust(t *testing.T) {
 		{"robust-atomics-auto-json", []string{"robust", "--json", litmus + "ATOM-FAA-FAA.rdma"}, exitOK},
 		{"robust-atomics-decide", []string{"robust", "--method", "decide", litmus + "ATOM-FAA-FAA.rdma"}, exitUsage},
 		{"check-atomics-witness", []string{"check", "-w", litmus + "ATOM-THEN-PUT-SAMEQP.rdma"}, exitOK},
+		// Enumeration cut by the unroll bound: auto hunts with the decider's
+		// experimental instrumentation of atomics.
+		{"robust-atomics-hunt", []string{"robust", "--unroll", "1", "testdata/atomics-hunt.rdma", "testdata/atomics-hunt-robust.rdma"}, exitOK},
+		{"robust-atomics-hunt-json", []string{"robust", "--json", "testdata/atomics-hunt-robust.rdma"}, exitOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

@@ -60,7 +60,8 @@ func Alone(p *prog.Program, s explore.Settings) string {
 const EnumBudget = 500_000
 
 // auto answers for method Auto: with remote atomics, by enumeration on the
-// machine alone; with loops, checkpoints or a symmetry group, by the
+// machine and, when that is not certain, the decider's experimental
+// instrumentation hunting for violations (autoAtomics); with loops, checkpoints or a symmetry group, by the
 // decider alone; otherwise by the two in turn (staged, with EnumBudget).
 func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	why := Alone(p, opt.Verdict.Settings)
@@ -79,11 +80,11 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	if why == "" && inflightMayCut(p, opt.Verdict.Machine.MaxInflight) {
 		why = AloneInflight
 	}
+	if why == AloneAtomics {
+		return autoAtomics(ctx, p, opt)
+	}
 	if why != "" {
 		opt.Method = Decider
-		if why == AloneAtomics {
-			opt.Method = EnumMachine
-		}
 		r, err := byMethod(ctx, p, opt)
 		if err != nil {
 			return nil, err

@@ -130,8 +130,13 @@ func autoNote(r *Result) string {
 	case AloneInflight:
 		b.WriteString("; enum-machine not tried: a queue pair has more operations than max-inflight lets be in flight")
 	}
-	if r.AtomicsExperimental && r.Method == Decider {
+	switch {
+	case r.AtomicsExperimental && r.Method == Decider && !r.Robust:
+		b.WriteString("; found by the decider's experimental instrumentation of remote atomics, and certain: its witness is an RDMA-consistent trace with an sc cycle, replayed on the RDMA machine")
+	case r.AtomicsExperimental && r.Method == Decider:
 		b.WriteString("; EXPERIMENTAL: the decider's instrumentation of remote atomics, whose normal form is not proved (SEMANTICS-ATOMICS.md section 5)")
+	case r.Hunt != nil:
+		b.WriteString("; " + r.Hunt.String())
 	}
 	return b.String()
 }
@@ -181,6 +186,10 @@ type JSON struct {
 	// AtomicsExperimental: the decider answered on remote atomics with its
 	// experimental instrumentation (robust --atomics-experimental).
 	AtomicsExperimental bool `json:"atomics_experimental,omitempty"`
+	// AtomicsHunt (method auto, enumeration on remote atomics): what the
+	// decider's experimental instrumentation said after enumeration gave no
+	// certain answer, when it found no violation (Result.Hunt).
+	AtomicsHunt *Hunt `json:"atomics_decider,omitempty"`
 	// Workers, for a search on a cluster, is the number of worker
 	// processes that took part (explore.Result.Workers); absent
 	// otherwise. It is the one field in which a cluster's report differs
@@ -205,7 +214,7 @@ func (r *Result) JSON(file string) JSON {
 	p := r.Program
 	out := JSON{File: file, Name: p.Name, Complete: r.Certain(), Coverage: r.Coverage(), Bound: r.Bound,
 		Method: r.Method, Stopped: r.Stopped, Alone: r.Alone, States: r.Search.States, Expect: r.Expect, Symmetry: r.Symmetry,
-		Blocks: r.Blocks, Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked, AtomicsExperimental: r.AtomicsExperimental && r.Method == Decider}
+		Blocks: r.Blocks, Asymmetric: r.Asymmetric, RangesUnchecked: r.Unchecked, AtomicsExperimental: r.AtomicsExperimental && r.Method == Decider, AtomicsHunt: r.Hunt}
 	switch r.Alone {
 	case AloneAtomics:
 		out.Refused = "remote atomics"

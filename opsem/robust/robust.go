@@ -29,7 +29,9 @@
 //     when the program has a symmetry group, which reduces the decider's
 //     search and not enumeration's, or a queue pair with more operations
 //     than max-inflight lets be in flight (enumeration could be cut by it). The decider refuses remote atomics:
-//     enumeration then answers alone.
+//     enumeration then answers, and when it is not certain the decider's
+//     experimental instrumentation of atomics hunts for a violation with
+//     a checked witness (autoAtomics).
 //
 // DecideAll runs several methods on one program and says whether their
 // certain answers agree. WriteText and Result.JSON render an answer as the
@@ -158,6 +160,11 @@ type Result struct {
 	// atomics with its experimental instrumentation of them
 	// (Options.AtomicsExperimental); the headline says so.
 	AtomicsExperimental bool
+	// Hunt (Auto, EnumMachine on remote atomics) is what the decider's
+	// experimental instrumentation of atomics said after enumeration gave
+	// no certain answer, when it found no violation (see autoAtomics); nil
+	// when it did not run.
+	Hunt *Hunt
 
 	// The violation, when not robust. Cycle is an sc cycle of it, each
 	// event with the relation to the next.

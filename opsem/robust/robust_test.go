@@ -319,3 +319,67 @@ func TestInflightMayCut(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoAtomicsHunt: on a program with remote atomics whose enumeration
+// is cut (a loop beyond the unroll bound), Auto runs the decider's
+// experimental instrumentation: a violation it finds is the answer, with
+// its checked witness; a complete search without one leaves enumeration's
+// answer, with the hunt, unless the user opted in.
+func TestAutoAtomicsHunt(t *testing.T) {
+	const loop = `
+node n1 { x = 0; n = 0 }
+node n2 { y = 0; r = 0 }
+thread p on n1 {
+  while (n != 2) {
+    n := n + 1
+  }
+  x := rfaa(y, 1)
+}
+`
+	tests := []struct {
+		name, src  string
+		optIn      bool
+		method     Method
+		robust     bool
+		certain    bool
+		huntFinish bool // a Hunt that searched to the end
+	}{
+		// The violation (a CPU write between the fetch-and-add's read and
+		// write) lies after two iterations: unroll=1 hides it.
+		{"violation", "litmus hunt-no" + loop + "thread c on n2 { y := 5 }\n", false, Decider, false, true, false},
+		{"violation-opted-in", "litmus hunt-no" + loop + "thread c on n2 { y := 5 }\n", true, Decider, false, true, false},
+		{"robust", "litmus hunt-yes" + loop + "thread c on n2 { r := y }\n", false, EnumMachine, true, false, true},
+		{"robust-opted-in", "litmus hunt-yes" + loop + "thread c on n2 { r := y }\n", true, Decider, true, true, false},
+	}
+	opt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{Workers: 2}}
+	opt.Machine.Unroll = 1
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := parse.Parse(tt.name+".rdma", []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Decide(context.Background(), p, Options{Method: Auto, Verdict: opt, AtomicsExperimental: tt.optIn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Method != tt.method || r.Robust != tt.robust || r.Certain() != tt.certain {
+				t.Fatalf("method %s robust %v certain %v; want %s %v %v", r.Method, r.Robust, r.Certain(), tt.method, tt.robust, tt.certain)
+			}
+			if r.Method == Decider && (len(r.Stopped) != 1 || r.Stopped[0].Method != EnumMachine || r.Stopped[0].Bound != "unroll=1") {
+				t.Errorf("stopped %v, want enum-machine by unroll=1", r.Stopped)
+			}
+			if !r.Robust && (r.Trace == nil || r.Run == nil) {
+				t.Errorf("a violation without its checked witness")
+			}
+			if got := r.Hunt != nil && r.Hunt.Complete; got != tt.huntFinish {
+				t.Errorf("hunt %+v, want complete=%v", r.Hunt, tt.huntFinish)
+			}
+			var out strings.Builder
+			WriteText(&out, r)
+			if tt.huntFinish && !strings.Contains(out.String(), "finds no violation") {
+				t.Errorf("the headline does not report the hunt:\n%s", out.String())
+			}
+		})
+	}
+}
