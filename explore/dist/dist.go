@@ -49,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -108,6 +109,7 @@ const (
 	hEnd   = "Rdm-End"   // an end marker: the count of data messages it ends
 	hBytes = "Rdm-Bytes" // on an expansion end marker: the visited set's bytes
 	hOf    = "Rdm-Of"    // on an ids end marker: the incarnation whose new states they number
+	hSeq   = "Rdm-Seq"   // on a data message: its place among its sender's data messages on the subject, from 0
 )
 
 // Version returns the version of this build, as a run records it: the
@@ -327,11 +329,17 @@ func newJS(nc *nats.Conn) (jetstream.JetStream, error) {
 
 // A collector gathers the messages of one subject per partition, as several
 // incarnations of a worker may have sent them, and keeps, per partition, the
-// data of the first incarnation whose end marker arrives with the count of
-// data messages that arrived. An incarnation whose end marker counts more
-// (the stream lacks some of its messages) is short: its data are dropped,
-// and the collector waits for another incarnation of the partition, which
-// comes if the short one's worker found its publishes failed (see shorts).
+// data of the first incarnation that is complete: its end marker has arrived,
+// and as many data messages as it counts. The stream may hold an
+// incarnation's messages out of the order they were sent in (a message sent
+// through a server of a JetStream cluster that was going away was stored
+// after later ones sent through another, and a resending publisher's copy
+// comes after the end marker), so a message may arrive after its end marker,
+// and bodies are kept in their sender's order (hSeq), not the stream's. An
+// incarnation whose end marker counts more data messages than have arrived is
+// short until they do; the collector meanwhile waits for it, or for another
+// incarnation of the partition, which comes if the short one's worker found
+// its publishes failed (see shorts).
 type collector struct {
 	n     int
 	parts []map[string]*incData // per partition, per incarnation
@@ -342,7 +350,10 @@ type collector struct {
 
 type incData struct {
 	inc    string
-	bodies [][]byte
+	bodies [][]byte // in the sender's order, once complete
+	seqs   []int    // the hSeq of each body, while they arrive
+	seen   map[int]bool
+	want   int         // the end marker's count; -1 before it arrives
 	hdr    nats.Header // of the end marker
 }
 
@@ -355,7 +366,8 @@ func newCollector(n int) *collector {
 }
 
 // add takes a message; it fails on a malformed one. An end marker that
-// counts more data messages than arrived makes its incarnation short.
+// counts more data messages than have arrived makes its incarnation short
+// until the rest arrives.
 func (c *collector) add(m jetstream.Msg) error {
 	h := m.Headers()
 	from, err := strconv.Atoi(h.Get(hFrom))
@@ -368,28 +380,108 @@ func (c *collector) add(m jetstream.Msg) error {
 	inc := h.Get(hInc)
 	d := c.parts[from][inc]
 	if d == nil {
-		d = &incData{inc: inc}
+		d = &incData{inc: inc, seen: map[int]bool{}, want: -1}
 		c.parts[from][inc] = d
 	}
 	end := h.Get(hEnd)
 	if end == "" {
-		d.bodies = append(d.bodies, m.Data())
+		seq, err := dataSeq(h, len(d.seqs))
+		if err != nil {
+			return fmt.Errorf("dist: a data message on %s of %s: %w", m.Subject(), inc, err)
+		}
+		if d.seen[seq] {
+			return nil // a copy
+		}
+		d.seen[seq] = true
+		d.bodies, d.seqs = append(d.bodies, m.Data()), append(d.seqs, seq)
+	} else {
+		n, err := strconv.Atoi(end)
+		if err != nil || n < 0 {
+			return fmt.Errorf("dist: the end marker on %s of %s: a count %q", m.Subject(), inc, end)
+		}
+		d.want, d.hdr = n, h
+	}
+	switch {
+	case d.want < 0:
 		return nil
-	}
-	n, err := strconv.Atoi(end)
-	if err != nil {
-		return fmt.Errorf("dist: the end marker on %s of %s: a count %q", m.Subject(), inc, end)
-	}
-	if n != len(d.bodies) {
-		c.short.add(from, inc, fmt.Sprintf("the end marker on %s of %s says %d messages, %d arrived", m.Subject(), inc, n, len(d.bodies)))
-		delete(c.parts[from], inc)
+	case len(d.bodies) < d.want:
+		c.short.add(from, inc, fmt.Sprintf("the end marker on %s of %s says %d messages, %d arrived", m.Subject(), inc, d.want, len(d.bodies)))
 		return nil
+	case len(d.bodies) > d.want:
+		return fmt.Errorf("dist: the end marker on %s of %s says %d messages, %d arrived", m.Subject(), inc, d.want, len(d.bodies))
 	}
-	d.hdr = h
+	d.inOrder()
+	delete(c.short, from) // the partition is complete, whichever incarnation was short
+
 	c.done[from] = d
 	c.parts[from] = nil
 	c.left--
 	return nil
+}
+
+// inOrder puts the bodies into their sender's order.
+func (d *incData) inOrder() {
+	d.bodies, d.seqs, d.seen = inOrder(d.bodies, d.seqs), nil, nil
+}
+
+// inOrder returns bodies sorted by their places seqs (hSeq).
+func inOrder(bodies [][]byte, seqs []int) [][]byte {
+	idx := make([]int, len(bodies))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return seqs[idx[a]] < seqs[idx[b]] })
+	out := make([][]byte, len(idx))
+	for i, j := range idx {
+		out[i] = bodies[j]
+	}
+	return out
+}
+
+// A tally counts, per sender incarnation, the data messages that arrived
+// (each place hSeq once) and what its end marker says (want, -1 before it),
+// for a reader that takes the data as they come (receive).
+type tally struct {
+	seen map[string]map[int]bool
+	want map[string]int
+}
+
+func newTally() *tally { return &tally{seen: map[string]map[int]bool{}, want: map[string]int{}} }
+
+// data records the data message at place seq of key; false for a copy.
+func (t *tally) data(key string, seq int) bool {
+	if t.seen[key] == nil {
+		t.seen[key] = map[int]bool{}
+		if _, ok := t.want[key]; !ok {
+			t.want[key] = -1
+		}
+	}
+	if t.seen[key][seq] {
+		return false
+	}
+	t.seen[key][seq] = true
+	return true
+}
+
+// end records key's end marker, which counts n data messages.
+func (t *tally) end(key string, n int) { t.want[key] = n }
+
+// arrived is how many data messages of key arrived.
+func (t *tally) arrived(key string) int { return len(t.seen[key]) }
+
+// dataSeq returns a data message's place among its sender's on its subject
+// (hSeq); arrived, the count of its incarnation's data messages that came
+// before it, stands in for a message without one.
+func dataSeq(h nats.Header, arrived int) (int, error) {
+	v := h.Get(hSeq)
+	if v == "" {
+		return arrived, nil
+	}
+	seq, err := strconv.Atoi(v)
+	if err != nil || seq < 0 {
+		return 0, fmt.Errorf("a place %q", v)
+	}
+	return seq, nil
 }
 
 // shorts are the short incarnations of the partitions whose messages a

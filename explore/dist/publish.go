@@ -51,8 +51,9 @@ func (p *publisher) resending(run string) *publisher {
 
 // data publishes a message of records on subj.
 func (p *publisher) data(subj string, body []byte) error {
+	seq := p.count[subj]
 	p.count[subj]++
-	return p.pub(subj, body, nil)
+	return p.pub(subj, body, map[string]string{hSeq: strconv.Itoa(seq)})
 }
 
 // end publishes the end marker of subj, with the extra headers hs.

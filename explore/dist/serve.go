@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -118,7 +119,8 @@ func recoverPartition(ctx context.Context, js jetstream.JetStream, s *Spec, p *p
 	if err != nil {
 		return err
 	}
-	var states []byte
+	var states [][]byte // the level's, with their places (hSeq)
+	var seqs []int
 	prefix := fmt.Sprintf("rdmasim.%s.new.", s.Run)
 	err = read(ctx, js, s.Run, []string{fmt.Sprintf("%s*.%d", prefix, p.k)}, func(m jetstream.Msg) (bool, error) {
 		meta, err := m.Metadata()
@@ -133,7 +135,11 @@ func recoverPartition(ctx context.Context, js jetstream.JetStream, s *Spec, p *p
 				return false, err
 			}
 			if d == level && h.Get(hInc) == of {
-				states = append(states, m.Data()...)
+				seq, err := dataSeq(h, len(seqs))
+				if err != nil {
+					return false, fmt.Errorf("dist: partition %d's new states of level %d: %w", p.k, d, err)
+				}
+				states, seqs = append(states, m.Data()), append(seqs, seq)
 			}
 		}
 		return meta.NumPending == 0, nil
@@ -141,7 +147,7 @@ func recoverPartition(ctx context.Context, js jetstream.JetStream, s *Spec, p *p
 	if err != nil {
 		return err
 	}
-	return p.setLevel(states, ids)
+	return p.setLevel(bytes.Join(inOrder(states, seqs), nil), ids)
 }
 
 // readIDs reads the ids of partition k's states of depth level, and the
@@ -283,7 +289,7 @@ func receive(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyVa
 	for rereads := 0; ; rereads++ {
 		// Read again from the first (see rereadAfter): p.receive keeps
 		// a successor once, and ended partitions stay ended.
-		counts := map[string]int{}
+		tally := newTally()
 		short := shorts{}
 		checked := time.Now()
 		rctx, cancel := context.WithCancel(ctx)
@@ -303,19 +309,34 @@ func receive(ctx context.Context, js jetstream.JetStream, claims jetstream.KeyVa
 				return false, nil
 			}
 			key := h.Get(hFrom) + " " + h.Get(hInc)
-			end := h.Get(hEnd)
-			if end == "" {
-				counts[key]++
-				return false, p.receive(m.Data())
-			}
-			n, err := strconv.Atoi(end)
-			if err != nil {
+			if end := h.Get(hEnd); end == "" {
+				seq, err := dataSeq(h, tally.arrived(key))
+				if err != nil {
+					return false, fmt.Errorf("dist: partition %d's successors to %d: %w", from, p.k, err)
+				}
+				if !tally.data(key, seq) {
+					return false, nil // a copy
+				}
+				if err := p.receive(m.Data()); err != nil {
+					return false, err
+				}
+			} else if n, err := strconv.Atoi(end); err != nil || n < 0 {
 				return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d: a count %q", from, p.k, end)
+			} else {
+				tally.end(key, n)
 			}
-			if n != counts[key] {
-				short.add(from, h.Get(hInc), fmt.Sprintf("the end marker of partition %d's successors to %d says %d messages, %d arrived", from, p.k, n, counts[key]))
+			// The end marker may come before some of the data it counts
+			// (see collector).
+			switch want, got := tally.want[key], tally.arrived(key); {
+			case want < 0 || got < want:
+				if want >= 0 {
+					short.add(from, h.Get(hInc), fmt.Sprintf("the end marker of partition %d's successors to %d says %d messages, %d arrived", from, p.k, want, got))
+				}
 				return false, nil
+			case got > want:
+				return false, fmt.Errorf("dist: the end marker of partition %d's successors to %d says %d messages, %d arrived", from, p.k, want, got)
 			}
+			delete(short, from) // the partition has ended, whichever incarnation was short
 			ended[from] = true
 			left--
 			return left == 0, nil
