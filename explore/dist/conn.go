@@ -77,9 +77,13 @@ func lostConn(rctx context.Context, err error) bool {
 
 // retry calls op, an idempotent JetStream request about run (a key-value
 // put, a purge), until it succeeds, fails otherwise than by losing the
-// connection, or the server does not serve the run's stream again within
-// stallWait.
+// connection, the server does not serve the run's stream again within
+// stallWait, or retryFor has passed since the first loss: on a JetStream
+// cluster that lost a server, a request to a bucket whose stream had no
+// leader went on finding no responders while the run's stream was served,
+// and the run hung (TestReplicaServerLost); it now fails, with the error.
 func retry(ctx context.Context, js jetstream.JetStream, run string, op func(ctx context.Context) error) error {
+	var since time.Time
 	for {
 		rctx, cancel := whileConnected(ctx, js.Conn())
 		err := op(rctx)
@@ -88,8 +92,18 @@ func retry(ctx context.Context, js jetstream.JetStream, run string, op func(ctx 
 		if err == nil || !lost || ctx.Err() != nil {
 			return err
 		}
+		if since.IsZero() {
+			since = time.Now()
+		} else if time.Since(since) > retryFor {
+			return fmt.Errorf("%w, for %v", err, retryFor)
+		}
 		if rerr := reconnected(ctx, js, run, stallWait); rerr != nil {
 			return fmt.Errorf("%w, and then %w", err, rerr)
 		}
 	}
 }
+
+// retryFor bounds how long retry makes a request again that keeps being
+// lost: longer than a stream of a JetStream cluster takes to elect a leader
+// after losing a server, or a single server to restart (stallWait).
+const retryFor = 2 * stallWait

@@ -299,18 +299,25 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 		return err
 	}
 	// No worker needs the level's successors and expansions any more:
-	// they go while the next level runs.
-	if err := c.purged(); err != nil {
-		return err
+	// they go while the next level runs. A purge only saves the stream's
+	// space (a later level's readers filter by level), so one that fails
+	// is told, not fatal, and each is bounded by purgeWait: on a JetStream
+	// cluster that lost the server leading the stream, a purge request
+	// made again and again went unanswered, and the run, waiting for it
+	// before the next level's ids, hung (TestReplicaServerLost).
+	if err := c.purged(); err != nil && c.log != nil {
+		c.log(fmt.Sprintf("level %d: %v (those messages stay in the run's stream until it ends)", depth-1, err))
 	}
 	c.purge = make(chan error, 1)
 	go func(purge chan<- error) {
 		var err error
 		for _, kind := range []string{"succ", "exp"} {
 			subj := fmt.Sprintf("rdmasim.%s.%s.%d.*", run, kind, depth)
-			perr := retry(ctx, c.js, run, func(ctx context.Context) error {
+			pctx, cancel := context.WithTimeout(ctx, purgeWait)
+			perr := retry(pctx, c.js, run, func(ctx context.Context) error {
 				return c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj))
 			})
+			cancel()
 			if perr != nil && err == nil {
 				err = fmt.Errorf("dist: purging %s: %w", subj, perr)
 			}
@@ -319,6 +326,10 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	}(c.purge)
 	return nil
 }
+
+// purgeWait bounds the purge of one kind of a past level's messages, made
+// again while unanswered (see Expand).
+const purgeWait = 2 * requestWait
 
 // purged waits for the last purge and returns its error.
 func (c *Coordinator) purged() error {

@@ -2,13 +2,16 @@ package dist
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"rdmasim/explore"
 )
@@ -136,6 +139,13 @@ func replicaServerLost(t *testing.T, restart bool) {
 	rctx, rcancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer rcancel()
 	start := time.Now()
+	// A run that hangs shows where it waits: the goroutines of this
+	// package (not the servers'), once, a minute in.
+	dump := time.AfterFunc(time.Minute, func() {
+		logf("a minute in, the streams: %s", streamsState(js, streamName(c.Run()), "KV_"+RunsBucket, "KV_"+ClaimsBucket))
+		logf("a minute in, the run's goroutines:\n%s", distStacks())
+	})
+	defer dump.Stop()
 	progress := func(st explore.Stats) { logf("progress: depth %d, %d states", st.MaxDepth, st.States) }
 	got, err := explore.New(g, explore.Options{Remote: c, Progress: progress}).Run(rctx)
 	<-lost
@@ -161,4 +171,43 @@ func streamLeader(ctx context.Context, c *Coordinator) int {
 		return int(cl.Leader[1] - '0')
 	}
 	return -1
+}
+
+// distStacks returns the stacks of the goroutines that run this package's
+// code (the coordinator's, the workers'), without the NATS servers' own.
+func distStacks() string {
+	buf := make([]byte, 16<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "rdmasim/explore/dist.") && !strings.Contains(g, "nats-server/v2/server.") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// streamsState says, for each stream, its replicas, its leader and its
+// replicas' state, as the server the test is connected to sees them.
+func streamsState(js jetstream.JetStream, names ...string) string {
+	var out []string
+	for _, name := range names {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s, err := js.Stream(ctx, name)
+		cancel()
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		info := s.CachedInfo()
+		desc := fmt.Sprintf("%s: R%d", name, info.Config.Replicas)
+		if cl := info.Cluster; cl != nil {
+			desc += fmt.Sprintf(" leader %q", cl.Leader)
+			for _, r := range cl.Replicas {
+				desc += fmt.Sprintf(" [%s current=%v offline=%v lag=%d]", r.Name, r.Current, r.Offline, r.Lag)
+			}
+		}
+		out = append(out, desc)
+	}
+	return strings.Join(out, "; ")
 }
