@@ -28,11 +28,10 @@ import (
 // is one shut down); in "restarted" it comes back half a second later on
 // the same ports and store, and rejoins the cluster.
 //
-// Both fail now and then (see loseNATSEnv): the test runs only with
-// loseNATSEnv set, so that CI stays green while issue 30 is open.
+// It runs only with loseNATSEnv set (see there for its record).
 func TestReplicaServerLost(t *testing.T) {
 	if os.Getenv(loseNATSEnv) == "" {
-		t.Skipf("set %s=1 to run it: it fails now and then (issue 30)", loseNATSEnv)
+		t.Skipf("set %s=1 to run it (it loses a NATS server of three; opt-in until more runs say it is reliable)", loseNATSEnv)
 	}
 	for _, restart := range []bool{false, true} {
 		name := "shutdown"
@@ -43,17 +42,17 @@ func TestReplicaServerLost(t *testing.T) {
 	}
 }
 
-// loseNATSEnv, set, runs TestReplicaServerLost. On the final code of its
-// session (go test -race, a 2-core host at load average about 10 from other
-// work), "shutdown" failed 3 times in 12 and "restarted" once in 12. The
-// failures: a run stops with ErrLost (a worker, or the coordinator, finds
-// one data message of a partition missing, even when asked of the stream's
-// leader after a reread, while its sender, who had the stream's
-// acknowledgement for it, waits for the next level), or a run hangs at one
-// level with nothing logged, until the test's limit. Not understood yet:
-// whether the stream loses an acknowledged message at a change of leader,
-// or something here (the coordinator's purges of past levels, say) removes
-// it.
+// loseNATSEnv, set, runs TestReplicaServerLost. It used to fail about one
+// run in four (go test -race, a 2-core host at load average about 10): a
+// run stopped with ErrLost, or hung at one level with nothing logged. The
+// causes, found with the goroutine dump and the streams' state it logs a
+// minute into a run: the stream can hold a sender's messages out of the
+// order they were sent in, and readers counted an incarnation whose end
+// marker came first short for good (see collector); and a purge of a past
+// level, or a key-value put, went unanswered again and again while the run
+// waited for it (see Coordinator.Expand, retry). Since those fixes it
+// passed 32 runs in 32 (22 "shutdown", 10 "restarted"); it stays opt-in
+// until more runs say it is reliable.
 const loseNATSEnv = "RDMASIM_TEST_LOSE_NATS"
 
 func replicaServerLost(t *testing.T, restart bool) {
