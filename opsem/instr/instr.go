@@ -240,6 +240,15 @@ type analysis struct {
 	// ends[t] (spin.go); nil under Options.NoReduction.
 	retire, retireMid [][]bool
 	ends              []int
+	// futA[t][pc] and midA[t][pc]: the locations of the remote atomics
+	// thread t may still perform (atomcanon.go); nil without atomics and
+	// under Options.NoReduction.
+	futA, midA [][][]uint64
+	// solo: valuesLeft interprets the code of a thread that alone may
+	// still put events in τ1 (solo.go); false under Options.NoReduction,
+	// without atomics and with registers kept at run time.
+	solo     bool
+	soloPriv [][]bool // solo.go: soloPrivate
 
 	// futR[t][pc] and futW[t][pc]: the locations thread t may still read
 	// / write from instruction pc on (both events of pc
@@ -279,6 +288,15 @@ type scratch struct {
 	liveR, liveW []uint64
 	scr          []uint64
 	entKeep      []byte // entBytes of scratch for canonCycle
+	// soloValues' scratch and cache (solo.go).
+	soloIn    []valset
+	soloPCs   []int
+	soloWork  []int
+	soloKey   []byte
+	soloTs    []int
+	soloRd    []uint64
+	soloIndex map[uint64]int
+	soloCache map[string][]valset
 }
 
 // newScratch returns the scratch of a machine with analysis a.
@@ -286,6 +304,7 @@ func (m *Machine) newScratch() scratch {
 	return scratch{
 		st: m.NewState(), nx: m.NewState(), cn: m.NewState(), readPC: -1,
 		liveR: make([]uint64, m.words), liveW: make([]uint64, m.words), entKeep: make([]byte, m.entBytes),
+		soloCache: map[string][]valset{}, soloRd: make([]uint64, m.words),
 	}
 }
 
@@ -351,8 +370,13 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	m.futureAccesses()
 	if !opt.NoReduction {
 		m.retirements()
+		m.atomicFutures()
 	}
 	m.valueAnalysis()
+	m.solo = !opt.NoReduction && prog.HasAtomics(p) && m.flows == nil
+	if m.solo {
+		m.soloPrivate()
+	}
 	m.scratch = m.newScratch()
 	return m, nil
 }
