@@ -289,14 +289,15 @@ type scratch struct {
 	scr          []uint64
 	entKeep      []byte // entBytes of scratch for canonCycle
 	// soloValues' scratch and cache (solo.go).
-	soloIn    []valset
-	soloPCs   []int
-	soloWork  []int
-	soloKey   []byte
-	soloTs    []int
-	soloRd    []uint64
-	soloIndex map[uint64]int
-	soloCache map[string][]valset
+	soloIn     []valset
+	soloPCs    []int
+	soloWork   []int
+	soloQueued []bool
+	soloKey    []byte
+	soloTs     []int
+	soloRd     []uint64
+	soloIndex  map[uint64]int
+	soloCache  map[string][]valset
 }
 
 // newScratch returns the scratch of a machine with analysis a.

@@ -101,8 +101,11 @@ func (m *Machine) soloRun(s *State, ts []int, vals []valset) bool {
 	}
 	index := m.soloIndex
 	clear(index)
-	pcs, stores, work := m.soloPCs[:0], m.soloIn[:0], m.soloWork[:0]
-	defer func() { m.soloPCs, m.soloIn, m.soloWork = pcs, stores, work }()
+	// work is a queue (breadth first: a node's store grows from all its
+	// predecessors before it is expanded, fewer expansions); queued[n]
+	// keeps n in it once.
+	pcs, stores, work, queued := m.soloPCs[:0], m.soloIn[:0], m.soloWork[:0], m.soloQueued[:0]
+	defer func() { m.soloPCs, m.soloIn, m.soloWork, m.soloQueued = pcs, stores, work, queued }()
 	join := func(at []int, st []valset) bool {
 		var key uint64
 		for _, pc := range at {
@@ -119,7 +122,7 @@ func (m *Machine) soloRun(s *State, ts []int, vals []valset) bool {
 			for l := 0; l < nl; l++ {
 				stores = append(stores, st[l])
 			}
-			work = append(work, n)
+			work, queued = append(work, n), append(queued, true)
 			return true
 		}
 		grew := false
@@ -128,8 +131,8 @@ func (m *Machine) soloRun(s *State, ts []int, vals []valset) bool {
 				grew = true
 			}
 		}
-		if grew {
-			work = append(work, n)
+		if grew && !queued[n] {
+			work, queued[n] = append(work, n), true
 		}
 		return true
 	}
@@ -160,9 +163,9 @@ func (m *Machine) soloRun(s *State, ts []int, vals []valset) bool {
 	if !join(at, st) {
 		return false
 	}
-	for len(work) > 0 {
-		n := work[len(work)-1]
-		work = work[:len(work)-1]
+	for head := 0; head < len(work); head++ {
+		n := work[head]
+		queued[n] = false
 		// A private step (see soloPrivate) alone, when some thread has one.
 		only := -1
 		for i, t := range ts {
