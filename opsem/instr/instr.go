@@ -104,6 +104,14 @@
 // outside the cycle's block whose writes no thread can read any more is
 // taken to its end; none of it under Options.NoReduction.
 //
+// Remote atomics (atomic.go, experimental) add three reductions, also off
+// under Options.NoReduction: the lock state of a location no step can
+// consult is forgotten (atomcanon.go), the values the last τ1 writers may
+// still write come from interpreting their code (solo.go), which kills
+// most boundary guesses of a shared counter, and the decider reduces by
+// the program's symmetry group, which prog.FindSymmetry refuses for
+// atomics (AtomicsSymmetry, symmetry.go).
+//
 // Registers kept at run time (prog.Loc.Reg) are the threads' local state,
 // kept in M1 whichever part a thread's events join; a load is the
 // thread's local read, an eval into a location its local write, and the

@@ -6,36 +6,44 @@ import (
 	"rdmasim/opsem/prog"
 )
 
-// One writer left in τ1. valuesLeft over-approximates the values the
-// threads may still write in τ1 flow-insensitively: every constant of
-// every instruction from a thread's pc on. On a program specialised by
-// its values (a protocol's v := d + 1 becomes a switch on d with one
-// constant write per value) that is every value of the domain, so a
-// boundary guess of a shared counter stays alive, whatever its value,
-// until the last τ1 writer has passed its increment: on the spin locks of
-// corpus/bench and corpus/protocols nearly every state holds such a
-// guess.
+// The last writers of τ1 interpreted. valuesLeft over-approximates the
+// values the threads may still write in τ1 flow-insensitively: every
+// constant of every instruction from a thread's pc on, and every copy
+// closed over all threads at once. On a program specialised by its
+// values (a protocol's v := d + 1 becomes a switch on d with one constant
+// write per value) that is every value of the domain, so a boundary guess
+// of a shared counter stays alive, whatever its value, until the last τ1
+// writer has passed its increment: on the spin locks of corpus/bench and
+// corpus/protocols nearly every state held such a guess.
 //
-// When one thread alone can still put events in τ1 (every other is ended,
-// frozen, or has a CPU event in τ2), M1 changes only by its τ1 writes,
-// and a τ1 read of it returns M1's current value or a value it wrote in
-// τ1 itself, earlier in program order. (A value read in τ2 reaches a τ1
-// write of the thread only through M1 or not at all: a CPU read in τ2 sets
-// cpu2, after which nothing of the thread joins τ1, and the second event
-// of a get or remote atomic whose first joined τ2 is kept out of τ1 by
-// the queue pair's oppo, which valuesLeft's copies assume already.) So
-// soloValues runs the thread's remaining code abstractly: a set of values
-// per location and instruction, from M1 now, every write a weak update
-// (it may join τ2 and leave M1 as it is), an assume or a switch
-// alternative followed only where the location may hold its value in τ1
-// (where it holds another, the read joins τ2, and the thread writes
-// nothing more in τ1). The writes it meets are the values the thread may
-// still write in τ1: fewer than valuesLeft's, and a guess outside them is
-// dead. Programs with registers kept at run time (a load in τ2 stores its
-// value in M1) keep valuesLeft, and so does every program under
+// Let W be the threads that can still put events in τ1 (every other is
+// ended, frozen, or has a CPU event in τ2, after which none of its events
+// joins τ1: allowed). M1 changes only by τ1 writes of W's threads, and a
+// τ1 read returns M1's value at its place in the generation order. (A
+// value read in τ2 reaches a τ1 write only through M1 or not at all: a CPU
+// read in τ2 sets cpu2, and the second event of a get or remote atomic
+// whose first joined τ2 is kept out of τ1 by the queue pair's oppo, which
+// valuesLeft's copies assume already.) So soloValues runs W's remaining
+// code abstractly over the product of their positions (soloRun): per node
+// a set of values per location, from M1 now; each node steps each thread
+// of W; every write a weak update (the event may join τ2 and leave M1 as it
+// is); an assume or a switch alternative followed only where the location
+// may hold its value (if M1 holds another, the read joins τ2 and the thread
+// writes nothing more in τ1: it stays at its position, the others go on).
+// Every τ1 run from the state is a path of the product (up to the
+// commuting private steps of soloPrivate) whose sets hold M1's values
+// along it, so the writes met are every value W may still write in τ1: a
+// guess outside them is dead, as one outside valuesLeft's is
+// (guessesAlive). Unlike valuesLeft, a thread's own later writes never
+// feed its earlier reads, which is what stops the counter's values from
+// climbing through the domain.
+//
+// Programs with registers kept at run time (a load in τ2 stores its value
+// in M1) keep valuesLeft, and so does every program under
 // Options.NoReduction (solo is false) and, so that the pinned reports of
 // programs without atomics keep their counts, every program without
-// remote atomics.
+// remote atomics. TestSoloValuesCover checks soloValues against the τ1
+// writes of the runs of the NoReduction machine.
 
 // soloLimit bounds the product soloValues explores (its nodes: one per
 // tuple of the writers' positions), and 4*soloLimit the expansions of its
@@ -51,7 +59,9 @@ const soloLimit = 1024
 // soloValues fills vals (zeroed, m.nl entries) with the values the threads
 // of s that may still put events in τ1, ws (bit t), may still write in τ1
 // (see above); false when it cannot tell (an instruction it does not
-// interpret, or more than soloLimit nodes), and then vals is garbage.
+// interpret, more than three writers, or past soloLimit), and then vals
+// is garbage. Its answers are cached per writers' positions and M1 where
+// they may still read.
 func (m *Machine) soloValues(s *State, ws uint64, vals []valset) bool {
 	ts := m.soloTs[:0]
 	key := m.soloKey[:0]
