@@ -40,6 +40,11 @@ func TestSpinReductionsAgree(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no protocols: %v", err)
 	}
+	// The litmus tests with remote atomics: decided with AllowAtomics,
+	// whose reductions (instr/atomcanon.go, instr/solo.go) are off under
+	// NoReduction too.
+	atoms, _ := filepath.Glob("../../corpus/litmus/ATOM-*.rdma")
+	files = append(files, atoms...)
 	var ps []*prog.Program
 	var srcs []string // a generated program's text, "" for a file
 	for _, f := range files {
@@ -77,20 +82,30 @@ func TestSpinReductionsAgree(t *testing.T) {
 		p := gen.Program(rng, cfg, fmt.Sprintf("gen-%d", i))
 		ps, srcs = append(ps, p), append(srcs, p.String())
 	}
+	// The same with remote atomics (rcas, rfaa), half of them in the
+	// contention shape, which the decider answers with AllowAtomics.
+	acfg := cfg
+	acfg.Threads, acfg.Atomics = [2]int{2, 4}, true
+	for i := 0; i < 2*n; i++ {
+		c := acfg
+		if i%2 == 1 {
+			c = acfg.Contended()
+			c.Loops = true
+		}
+		p := gen.Program(rng, c, fmt.Sprintf("gen-atomics-%d", i))
+		ps, srcs = append(ps, p), append(srcs, p.String())
+	}
 	ctx := context.Background()
-	var compared, partial, violations, cut int
+	var compared, partial, violations, cut, atomics int
 	var reduced, unreduced uint64
 	for i, p := range ps {
-		if prog.HasAtomics(p) {
-			continue // the decider refuses them by default
-		}
 		p, _ = prog.WithoutRangeChecks(p) // as robust decides
 		blocks := instr.Blocks(p)
 		if len(blocks) == 1 {
 			blocks = []uint64{0}
 		}
 		for _, b := range blocks {
-			o := job.Decider{Block: b}.InstrOptions(p)
+			o := job.Decider{Block: b, AllowAtomics: true}.InstrOptions(p)
 			r, err := spinSearchMax(ctx, p, o, limit)
 			if err != nil {
 				t.Fatalf("%s: %v", p.Name, err)
@@ -109,6 +124,9 @@ func TestSpinReductionsAgree(t *testing.T) {
 					p.Name, b, r.Found >= 0, u.Found >= 0, srcs[i])
 			}
 			compared++
+			if prog.HasAtomics(p) {
+				atomics++
+			}
 			if b != 0 && o.Frozen|b != 1<<len(p.Threads)-1 {
 				partial++ // a thread runs that is not in the cycle: it may retire
 			}
@@ -120,9 +138,9 @@ func TestSpinReductionsAgree(t *testing.T) {
 			unreduced += u.States
 		}
 	}
-	t.Logf("%d searches compared (%d with threads outside the block, %d violations), %d cut; robust blocks: %d states reduced, %d unreduced",
-		compared, partial, violations, cut, reduced, unreduced)
-	if compared < len(files)/2 || partial < 3 || violations < 5 {
+	t.Logf("%d searches compared (%d with threads outside the block, %d violations, %d with atomics), %d cut; robust blocks: %d states reduced, %d unreduced",
+		compared, partial, violations, atomics, cut, reduced, unreduced)
+	if compared < len(files)/2 || partial < 3 || violations < 5 || atomics < n {
 		t.Errorf("too few comparisons: %d (%d partial blocks, %d violations)", compared, partial, violations)
 	}
 	if reduced >= unreduced {

@@ -216,6 +216,7 @@ func (m *Machine) canon(s *State) bool {
 		return false
 	}
 	m.canonCycle(s)
+	m.canonLocks(s)
 	if !m.cycleLeft(s) {
 		return false
 	}

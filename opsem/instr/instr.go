@@ -104,6 +104,14 @@
 // outside the cycle's block whose writes no thread can read any more is
 // taken to its end; none of it under Options.NoReduction.
 //
+// Remote atomics (atomic.go, experimental) add three reductions, also off
+// under Options.NoReduction: the lock state of a location no step can
+// consult is forgotten (atomcanon.go), the values the last τ1 writers may
+// still write come from interpreting their code (solo.go), which kills
+// most boundary guesses of a shared counter, and the decider reduces by
+// the program's symmetry group, which prog.FindSymmetry refuses for
+// atomics (AtomicsSymmetry, symmetry.go).
+//
 // Registers kept at run time (prog.Loc.Reg) are the threads' local state,
 // kept in M1 whichever part a thread's events join; a load is the
 // thread's local read, an eval into a location its local write, and the
@@ -240,6 +248,15 @@ type analysis struct {
 	// ends[t] (spin.go); nil under Options.NoReduction.
 	retire, retireMid [][]bool
 	ends              []int
+	// futA[t][pc] and midA[t][pc]: the locations of the remote atomics
+	// thread t may still perform (atomcanon.go); nil without atomics and
+	// under Options.NoReduction.
+	futA, midA [][][]uint64
+	// solo: valuesLeft interprets the code of a thread that alone may
+	// still put events in τ1 (solo.go); false under Options.NoReduction,
+	// without atomics and with registers kept at run time.
+	solo     bool
+	soloPriv [][]bool // solo.go: soloPrivate
 
 	// futR[t][pc] and futW[t][pc]: the locations thread t may still read
 	// / write from instruction pc on (both events of pc
@@ -279,6 +296,16 @@ type scratch struct {
 	liveR, liveW []uint64
 	scr          []uint64
 	entKeep      []byte // entBytes of scratch for canonCycle
+	// soloValues' scratch and cache (solo.go).
+	soloIn     []valset
+	soloPCs    []int
+	soloWork   []int
+	soloQueued []bool
+	soloKey    []byte
+	soloTs     []int
+	soloRd     []uint64
+	soloIndex  map[uint64]int
+	soloCache  map[string][]valset
 }
 
 // newScratch returns the scratch of a machine with analysis a.
@@ -286,6 +313,7 @@ func (m *Machine) newScratch() scratch {
 	return scratch{
 		st: m.NewState(), nx: m.NewState(), cn: m.NewState(), readPC: -1,
 		liveR: make([]uint64, m.words), liveW: make([]uint64, m.words), entKeep: make([]byte, m.entBytes),
+		soloCache: map[string][]valset{}, soloRd: make([]uint64, m.words),
 	}
 }
 
@@ -351,8 +379,13 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	m.futureAccesses()
 	if !opt.NoReduction {
 		m.retirements()
+		m.atomicFutures()
 	}
 	m.valueAnalysis()
+	m.solo = !opt.NoReduction && prog.HasAtomics(p) && m.flows == nil
+	if m.solo {
+		m.soloPrivate()
+	}
 	m.scratch = m.newScratch()
 	return m, nil
 }

@@ -2,6 +2,7 @@ package instr
 
 import (
 	"bytes"
+	"slices"
 
 	"rdmasim/explore/cover"
 	"rdmasim/opsem/prog"
@@ -19,6 +20,14 @@ import (
 // classes move with it and are renamed bit by bit, queue-pair flags and
 // poll counters move with their queue pair, M1, M2, G and their flags move
 // with their location.
+//
+// Remote atomics (atomic.go) add per-location state, lk and a2, kept in
+// the location's fourth byte with w2 and gset, so it moves with its
+// location; and a pending atomic's location, kept in its thread's val
+// (pend), renamed as the exit's location is. prog.FindSymmetry gives
+// programs with atomics no group (the queue-pair machine keeps the lock in
+// its B3 entries, which its symmetry does not permute): AtomicsSymmetry
+// is the instrumented machine's group for them.
 //
 // Canonical sorts the instances of each group by their bytes (thread
 // record, entry classes, queue pairs, locations), ties kept in index order:
@@ -129,6 +138,9 @@ func (m *Machine) permute(dst, s []byte, r *prog.Renaming) []byte {
 		if src[2]&(8|16) != 0 { // exit.r or exit.w: the exit's location matters
 			out[4] = uint8(r.Loc[src[4]])
 		}
+		if src[2]&64 != 0 { // pend: val is the pending atomic's location
+			out[3] = uint8(r.Loc[src[3]])
+		}
 		var succ, img uint64
 		for k := 0; k < m.succN; k++ {
 			succ |= uint64(src[5+k]) << (8 * k)
@@ -197,4 +209,60 @@ func (m *Machine) Transfer(dst, from, to, s []byte) []byte {
 		}
 	}
 	panic("instr: Transfer between states of different orbits")
+}
+
+// AtomicsSymmetry returns the verified symmetry group of a program with
+// remote atomics for the instrumented machine (nil when there is none),
+// which prog.FindSymmetry refuses for every program with atomics. The
+// candidate groups are prog.FindSymmetry's on a copy of p whose atomics are
+// written as gets (rcas) and puts (rfaa) with the same operands; each is
+// then verified on p itself, as prog verifies a group: p is invariant
+// (prog.Renaming.Invariant, which compares an atomic with an atomic of the
+// same kind, its values and its renamed locations, node and queue pair)
+// under the transpositions of the group's instance 0 with each other
+// instance, which generate the group. A group that fails is dropped.
+func AtomicsSymmetry(p *prog.Program) *prog.Symmetry {
+	if !prog.HasAtomics(p) {
+		return nil
+	}
+	shadow := *p
+	shadow.Threads = slices.Clone(p.Threads)
+	for t := range shadow.Threads {
+		code := slices.Clone(shadow.Threads[t].Code)
+		for pc := range code {
+			switch code[pc].Op {
+			case prog.OpRCAS:
+				code[pc].Op = prog.OpGet
+			case prog.OpRFAA:
+				code[pc].Op = prog.OpPut
+			}
+		}
+		shadow.Threads[t].Code = code
+	}
+	sym, _ := prog.FindSymmetry(&shadow)
+	if sym == nil {
+		return nil
+	}
+	out := &prog.Symmetry{}
+	for gi := range sym.Groups {
+		one := &prog.Symmetry{Groups: sym.Groups[gi : gi+1]}
+		n := sym.Groups[gi].Instances()
+		ok := true
+		for j := 1; j < n && ok; j++ {
+			perm := make([]int, n)
+			for i := range perm {
+				perm[i] = i
+			}
+			perm[0], perm[j] = j, 0
+			r := one.Renaming(p, [][]int{perm})
+			ok = r.Invariant(p) == nil
+		}
+		if ok {
+			out.Groups = append(out.Groups, sym.Groups[gi])
+		}
+	}
+	if len(out.Groups) == 0 {
+		return nil
+	}
+	return out
 }

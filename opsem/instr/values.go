@@ -186,6 +186,22 @@ func (m *Machine) valuesLeft(s *State) {
 	}
 }
 
+// soloLeft is valuesLeft by soloValues (solo.go): false when it cannot
+// tell, and then m.vals is garbage.
+func (m *Machine) soloLeft(s *State) bool {
+	vals := m.vals[:m.nl]
+	for l := range vals {
+		vals[l] = valset{}
+	}
+	var ws uint64
+	for t := range s.th {
+		if !s.th[t].cpu2 && !m.ended(s, t) {
+			ws |= 1 << t
+		}
+	}
+	return m.soloValues(s, ws, vals)
+}
+
 // guessesAlive reports whether every guess of s that differs from M1 may
 // still come true (see above). w1 holds the locations some thread that can
 // still put events in τ1 may write.
@@ -200,6 +216,15 @@ func (m *Machine) guessesAlive(s *State, w1 []uint64) bool {
 			computed = true
 		}
 		if !m.vals[l].has(s.g[l]) {
+			return false
+		}
+	}
+	if !computed || !m.solo || !m.soloLeft(s) {
+		return true
+	}
+	// Every guess valuesLeft keeps alive: soloValues may know better.
+	for l := 0; l < m.nl; l++ {
+		if s.gset[l] && s.g[l] != s.m1[l] && bit(w1, l) && !m.vals[l].has(s.g[l]) {
 			return false
 		}
 	}
