@@ -221,21 +221,6 @@ func decideBlock(ctx context.Context, p *prog.Program, opt Options, block uint64
 		return nil, err
 	}
 	m := b.Instr
-	if b.Symmetry == nil && opt.Symmetry && opt.AllowAtomics && opt.Remote == nil {
-		// prog.FindSymmetry gives a program with atomics no group; the
-		// instrumented machine has its own (instr.AtomicsSymmetry). Not
-		// on a cluster: its workers build the job's machine, without it.
-		sym := findSymmetry(p, opt)
-		if !symmetric {
-			sym = sym.Without(block)
-		}
-		if sym != nil {
-			m.UseSymmetry(sym)
-			if m.Symmetric() {
-				b.Symmetry = sym
-			}
-		}
-	}
 	var (
 		sr   cover.Result
 		path func(int64) ([]explore.Step, error)
@@ -473,12 +458,12 @@ func named(progress func(explore.Stats), name string) func(explore.Stats) {
 }
 
 // findSymmetry returns the verified symmetry group the decider reduces p
-// by: prog.FindSymmetry's, or, for a program with remote atomics decided
-// with Options.AllowAtomics (and not on a cluster, see decideBlock),
+// by, as its job builds it (job.Job.BuildFrom): prog.FindSymmetry's, or,
+// for a program with remote atomics decided with Options.AllowAtomics,
 // instr.AtomicsSymmetry's. nil for none.
 func findSymmetry(p *prog.Program, opt Options) *prog.Symmetry {
 	if prog.HasAtomics(p) {
-		if !opt.AllowAtomics || opt.Remote != nil {
+		if !opt.AllowAtomics {
 			return nil
 		}
 		return instr.AtomicsSymmetry(p)

@@ -425,7 +425,14 @@ func (j Job) BuildFrom(p *prog.Program) (*Built, error) {
 			return nil, err
 		}
 		if j.Symmetry {
+			// prog.FindSymmetry gives a program with remote atomics no
+			// group (the queue-pair machine keeps their lock in B3
+			// entries); the instrumented machine, which keeps it per
+			// location, has its own (instr.AtomicsSymmetry).
 			sym, _ := prog.FindSymmetry(p)
+			if j.Decider.AllowAtomics && prog.HasAtomics(p) {
+				sym = instr.AtomicsSymmetry(p)
+			}
 			if !j.Decider.Symmetric {
 				// The permutations that fix the block's threads
 				// leave the restricted machine as it is.
