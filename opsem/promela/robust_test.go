@@ -219,11 +219,11 @@ const maxModelBytes = 400 << 10
 // With small, a model over maxModelBytes is skipped: one guess option per
 // value of a location's domain, and the domains of locations an eval
 // writes can span 0..255 (SPIN's parser runs out of memory on some).
-func robustStatesOf(t *testing.T, p *prog.Program, small bool) (spin *RobustResult, states int, violation bool) {
+func robustStatesOf(t *testing.T, p *prog.Program, small bool, opt RobustOptions) (spin *RobustResult, states int, violation bool) {
 	t.Helper()
 	ctx := context.Background()
 	var b bytes.Buffer
-	if err := WriteRobustness(&b, p, RobustOptions{}); err != nil {
+	if err := WriteRobustness(&b, p, opt); err != nil {
 		t.Fatal(err)
 	}
 	if small && b.Len() > maxModelBytes {
@@ -236,7 +236,7 @@ func robustStatesOf(t *testing.T, p *prog.Program, small bool) (spin *RobustResu
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := instr.New(p, instr.Options{NoReduction: true})
+	m, err := instr.New(p, instr.Options{NoReduction: true, AllowAtomics: opt.AllowAtomics})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func compareRegisters(t *testing.T, p *prog.Program, maxStates uint64) (robust b
 			t.Skipf("instr's machine without reduction has more than %d states", maxStates)
 		}
 	}
-	spin, states, violation := robustStatesOf(t, q, maxStates > 0)
+	spin, states, violation := robustStatesOf(t, q, maxStates > 0, RobustOptions{})
 	d, err := decide.Decide(context.Background(), q, decide.Options{NoWitness: true})
 	if err != nil {
 		t.Fatal(err)

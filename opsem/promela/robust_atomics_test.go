@@ -1,0 +1,272 @@
+package promela
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	rgen "rdmasim/corpus/gen"
+	"rdmasim/explore"
+	"rdmasim/opsem/decide"
+	"rdmasim/opsem/instr"
+	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
+)
+
+var (
+	robustAtomGen = flag.Int("promela.robust.atomics", 120, "generated programs with remote atomics that TestRobustAtomicsGenerated draws")
+	robustAtomMax = flag.Uint64("promela.robust.atomics.states", 30000, "TestRobustAtomics skips a corpus file whose instr machine without reduction has more states")
+)
+
+// atomicsOptions are the robustness model's options with the experimental
+// instrumentation of remote atomics.
+var atomicsOptions = RobustOptions{AllowAtomics: true}
+
+// TestRobustAtomics: on every corpus/litmus/ATOM-*.rdma and
+// corpus/protocols/atomics-*.rdma file whose instr machine without
+// reduction has at most -promela.robust.atomics.states states (30,000),
+// SPIN's complete search of the robustness model with the experimental
+// instrumentation of atomics finds a violation iff instr's machine without
+// reduction reaches a target iff the decider (AllowAtomics) answers "not
+// robust", and pan (spin -o2, pan -c0) stores at least the machine's
+// states.
+//
+// Skipped for state explosion (instr's machine without reduction, SPIN
+// stores many times more without instr's canonicalisation): the protocols
+// atomics-counter (76,954 states), atomics-mcs-lock (90,990) and -nopoll
+// (101,734), atomics-ticket-lock (91,637) and -nopoll, atomics-tas-lock
+// and -nopoll, atomics-rw-lock and -nopoll (over 200,000 each), and the
+// litmus test ATOM-FAA-COUNTER-3 (56,890).
+func TestRobustAtomics(t *testing.T) {
+	needSpin(t)
+	litmusFiles, _ := filepath.Glob(litmus + "ATOM-*.rdma")
+	protocols, _ := filepath.Glob("../../corpus/protocols/atomics-*.rdma")
+	files := append(litmusFiles, protocols...)
+	if len(litmusFiles) < 16 || len(protocols) < 10 {
+		t.Fatalf("%d ATOM-* litmus tests and %d atomics-* protocols: the corpus moved?", len(litmusFiles), len(protocols))
+	}
+	var compared, notRobust, skipped []string
+	for _, file := range files {
+		name := filepath.Base(file)
+		t.Run(name, func(t *testing.T) {
+			p, err := parse.File(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			robust := compareAtomics(t, p, *robustAtomMax, false)
+			if t.Skipped() {
+				skipped = append(skipped, name)
+				return
+			}
+			compared = append(compared, name)
+			if !robust {
+				notRobust = append(notRobust, name)
+			}
+		})
+	}
+	t.Logf("%d files compared (%d not robust: %s); %d skipped: %s", len(compared), len(notRobust),
+		strings.Join(notRobust, ", "), len(skipped), strings.Join(skipped, ", "))
+	if len(compared) < 20 {
+		t.Errorf("only %d files compared", len(compared))
+	}
+}
+
+// compareAtomics compares, on p without range checks (as robust.Decide
+// answers), SPIN's complete search of the robustness model with the
+// experimental instrumentation of atomics with instr's machine without
+// reduction and the experimental decider, and returns SPIN's verdict. It
+// skips p when instr's machine without reduction has more than maxStates
+// states, or (small) when the model is over maxModelBytes.
+func compareAtomics(t *testing.T, p *prog.Program, maxStates uint64, small bool) (robust bool) {
+	t.Helper()
+	q, _ := prog.WithoutRangeChecks(p)
+	m, err := instr.New(q, instr.Options{NoReduction: true, AllowAtomics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := explore.New(m, explore.Options{MaxStates: maxStates}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	} else if r.Stop != explore.Complete {
+		t.Skipf("instr's machine without reduction has more than %d states", maxStates)
+	}
+	spin, states, violation := robustStatesOf(t, q, small, atomicsOptions)
+	d, err := decide.Decide(context.Background(), q, decide.Options{NoWitness: true, AllowAtomics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("spin: violation %v, %d states; instr without reduction: violation %v, %d states; decider: robust %v (%d states)",
+		spin.Violation, spin.States, violation, states, d.Robust, d.Search.States)
+	switch {
+	case !spin.Complete():
+		t.Errorf("SPIN's search was cut (%q)", spin.Cut)
+	case !d.Certain():
+		t.Errorf("the decider is not certain: %s", d.Bound)
+	case spin.Violation != violation:
+		t.Errorf("SPIN finds a violation %v, instr's machine without reduction a target %v", spin.Violation, violation)
+	case spin.Violation == d.Robust:
+		t.Errorf("SPIN finds a violation %v, the decider robust %v", spin.Violation, d.Robust)
+	case spin.States < uint64(states):
+		t.Errorf("SPIN stores %d states, fewer than instr's machine without reduction (%d)", spin.States, states)
+	}
+	return !spin.Violation
+}
+
+// TestRobustAtomicsGenerated compares, as TestRobustAtomics, SPIN on the
+// robustness model of generated programs with remote atomics (corpus/gen
+// with Config.Atomics, every other one drawn in the contention shape,
+// Config.Contended) with instr's machine without reduction and the
+// experimental decider. Count-boxed: of the first -promela.robust.atomics
+// programs drawn (120), those with an atomic, whose instr machine without
+// reduction has at most 3,000 states and whose model has at most
+// maxModelBytes; at least 40 must be compared.
+func TestRobustAtomicsGenerated(t *testing.T) {
+	needSpin(t)
+	rng := rand.New(rand.NewPCG(35, 54))
+	compared, notRobust := 0, 0
+	for i := 0; i < *robustAtomGen; i++ {
+		cfg := rgen.DefaultConfig()
+		cfg.Atomics = true
+		if i%2 == 1 {
+			cfg = cfg.Contended()
+		}
+		p := rgen.Program(rng, cfg, fmt.Sprintf("gen-atomics-%d", i))
+		if !prog.HasAtomics(p) {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			robust := compareAtomics(t, p, 3000, true)
+			if t.Skipped() {
+				return
+			}
+			compared++
+			if !robust {
+				notRobust++
+			}
+			if t.Failed() {
+				t.Logf("program:\n%s", p)
+			}
+		})
+	}
+	t.Logf("%d of %d generated programs compared, %d of them not robust", compared, *robustAtomGen, notRobust)
+	if compared < 40 && *robustAtomGen >= 120 {
+		t.Errorf("only %d programs compared, want at least 40", compared)
+	}
+}
+
+// TestRobustAtomicsOption: without RobustOptions.AllowAtomics the model
+// refuses a remote atomic (*AtomicsError, naming it); with it the model
+// says it is the experimental instrumentation, and each remote atomic has
+// its whole options (naR+naW, and naR alone where an rcas fails), its
+// pending ones and its nlW; a program without atomics gets the same model
+// either way.
+func TestRobustAtomicsOption(t *testing.T) {
+	for _, file := range []string{"ATOM-CPU-BETWEEN.rdma", "ATOM-CAS-CAS.rdma"} {
+		p, err := parse.File(litmus + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ae *AtomicsError
+		if err := WriteRobustness(&bytes.Buffer{}, p, RobustOptions{}); !errors.As(err, &ae) || !strings.Contains(err.Error(), "--atomics-experimental") {
+			t.Errorf("%s: %v, want an *AtomicsError pointing to the option", file, err)
+		}
+		var b bytes.Buffer
+		if err := WriteRobustness(&b, p, atomicsOptions); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		s := b.String()
+		want := []string{"EXPERIMENTAL: the decider's instrumentation of remote atomics", "naR(y)+naW(y) whole", "naR(y) pending", "second event: nlW(", "lk_y", "a2_y"}
+		if strings.Contains(file, "CAS") {
+			want = append(want, "naR(y) whole (the rcas fails)")
+		}
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s: the model has no %q", file, w)
+			}
+		}
+	}
+	p, err := parse.File(litmus + "SB-PUT.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := WriteRobustness(&a, p, RobustOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteRobustness(&b, p, atomicsOptions); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Errorf("SB-PUT: the option changes the model of a program without atomics")
+	}
+}
+
+// atomicOpPrograms are corpus/differ's TestEveryOpInEveryRoom programs
+// of the remote atomics (opPrograms), and the options each must make.
+var atomicOpPrograms = []struct {
+	op       prog.Op
+	src      string
+	contains []string
+}{
+	{prog.OpRCAS, "node A { r = 9 }\nnode B { L = 0 }\nthread T on A { r := rcas(L, 0, 1); poll(B) }\nexists (L = 1 /\\ r = 0)\n",
+		[]string{": naR(L)+naW(L) whole", ": naR(L) whole (the rcas fails)", ": naR(L) pending", ": nlW(r)", ": poll"}},
+	{prog.OpRFAA, "node A { r = 9 }\nnode B { C = 4 }\nthread T on A { r := rfaa(C, 2); poll(B) }\nexists (C = 6 /\\ r = 4)\n",
+		[]string{": naR(C)+naW(C) whole", ": naR(C) pending", ": nlW(r)", ": poll"}},
+}
+
+// racingAtomic is corpus/differ's racing: src with a store-buffering pair
+// added after thread T's operation (the decider prunes a one-thread
+// program before any event), and a thread on the atomic's target that
+// writes it, so that the atomic can be on an SC cycle.
+func racingAtomic(src, target, loc string) string {
+	src = strings.Replace(src, "node A { ", "node A { zp = 0; zq = 0; ", 1)
+	src = strings.Replace(src, "; poll(B) }", "; poll(B); zp := 1; assume(zq == 0) }", 1)
+	return src + "thread W on A { zq := 1; assume(zp == 0) }\nthread V on " + target + " { " + loc + " := 7 }\n"
+}
+
+// TestRobustAtomicsEveryOp is TestEveryOpInEveryRoom's room of the
+// robustness model for the remote atomics, with the experimental option
+// (corpus/differ's room checks the refusal without it): each atomic's
+// program has the options of its events, and on it and on its racing
+// programs SPIN's complete search agrees with instr's machine without
+// reduction and the experimental decider.
+func TestRobustAtomicsEveryOp(t *testing.T) {
+	needSpin(t)
+	for _, tc := range atomicOpPrograms {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			p, err := parse.ParseOptions("op.rdma", []byte(tc.src), parse.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(p.Threads[0].Code, func(in prog.Instr) bool { return in.Op == tc.op }) {
+				t.Fatalf("no %s in thread T", tc.op)
+			}
+			var b bytes.Buffer
+			if err := WriteRobustness(&b, p, atomicsOptions); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.contains {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("no option makes %q", w)
+				}
+			}
+			in := slices.IndexFunc(p.Threads[0].Code, func(in prog.Instr) bool { return in.Op == tc.op })
+			loc := p.Locs[p.Threads[0].Code[in].Y].Name
+			srcs := []string{tc.src, racingAtomic(tc.src, "B", loc)}
+			for i, src := range srcs {
+				rp, err := parse.ParseOptions(fmt.Sprintf("op-%d.rdma", i), []byte(src), parse.Options{})
+				if err != nil {
+					t.Fatalf("%v\n%s", err, src)
+				}
+				robust := compareAtomics(t, rp, 1<<20, false)
+				t.Logf("program %d robust %v", i, robust)
+			}
+		})
+	}
+}
