@@ -400,7 +400,7 @@ func (g *robustGen) counterBounded(q int) bool {
 	code := g.p.Threads[g.p.QPs[q].Thread].Code
 	for pc := range code {
 		in := &code[pc]
-		if in.QP == q && (in.Op == prog.OpPut || in.Op == prog.OpGet) && !exact(g.left(q, in.Next)) {
+		if in.QP == q && (in.Op == prog.OpPut || in.Op == prog.OpGet || in.Op.IsAtomic()) && !exact(g.left(q, in.Next)) {
 			return true
 		}
 	}
