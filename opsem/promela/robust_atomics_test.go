@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	rgen "rdmasim/corpus/gen"
 	"rdmasim/explore"
@@ -21,7 +22,7 @@ import (
 )
 
 var (
-	robustAtomGen = flag.Int("promela.robust.atomics", 120, "generated programs with remote atomics that TestRobustAtomicsGenerated draws")
+	robustAtomGen = flag.Int("promela.robust.atomics", 45, "generated programs with remote atomics that TestRobustAtomicsGenerated compares")
 	robustAtomMax = flag.Uint64("promela.robust.atomics.states", 30000, "TestRobustAtomics skips a corpus file whose instr machine without reduction has more states")
 )
 
@@ -45,6 +46,9 @@ var atomicsOptions = RobustOptions{AllowAtomics: true}
 // and -nopoll, atomics-rw-lock and -nopoll (over 200,000 each), and the
 // litmus test ATOM-FAA-COUNTER-3 (56,890).
 func TestRobustAtomics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: SPIN on models of thousands of options")
+	}
 	needSpin(t)
 	litmusFiles, _ := filepath.Glob(litmus + "ATOM-*.rdma")
 	protocols, _ := filepath.Glob("../../corpus/protocols/atomics-*.rdma")
@@ -101,8 +105,8 @@ func compareAtomics(t *testing.T, p *prog.Program, maxStates uint64, small bool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("spin: violation %v, %d states; instr without reduction: violation %v, %d states; decider: robust %v (%d states)",
-		spin.Violation, spin.States, violation, states, d.Robust, d.Search.States)
+	t.Logf("spin: violation %v, %d states; instr without reduction: violation %v, %d states; decider: robust %v (%d states); spin -a %v, cc %v, pan %v",
+		spin.Violation, spin.States, violation, states, d.Robust, d.Search.States, spin.Generate.Round(time.Millisecond), spin.Compile.Round(time.Millisecond), spin.Search.Round(time.Millisecond))
 	switch {
 	case !spin.Complete():
 		t.Errorf("SPIN's search was cut (%q)", spin.Cut)
@@ -120,23 +124,28 @@ func compareAtomics(t *testing.T, p *prog.Program, maxStates uint64, small bool)
 
 // TestRobustAtomicsGenerated compares, as TestRobustAtomics, SPIN on the
 // robustness model of generated programs with remote atomics (corpus/gen
-// with Config.Atomics, every other one drawn in the contention shape,
-// Config.Contended) with instr's machine without reduction and the
-// experimental decider. Count-boxed: of the first -promela.robust.atomics
-// programs drawn (120), those with an atomic, whose instr machine without
-// reduction has at most 3,000 states and whose model has at most
-// maxModelBytes; at least 40 must be compared.
+// with Config.Atomics, at most four statements per thread, every other one
+// drawn in the contention shape, Config.Contended) with instr's machine
+// without reduction and the experimental decider. Count-boxed: it draws
+// programs until -promela.robust.atomics (45) have been compared, or 20
+// times as many drawn; compared are those with an atomic whose instr
+// machine without reduction has at most 3,000 states and whose model has
+// at most maxModelBytes (a fetch-and-add's target without a range can hold
+// every value: one boundary guess each).
 func TestRobustAtomicsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: SPIN on 45 programs")
+	}
 	needSpin(t)
 	rng := rand.New(rand.NewPCG(35, 54))
-	compared, notRobust := 0, 0
-	for i := 0; i < *robustAtomGen; i++ {
+	compared, notRobust, drawn := 0, 0, 0
+	for ; compared < *robustAtomGen && drawn < 20**robustAtomGen; drawn++ {
 		cfg := rgen.DefaultConfig()
-		cfg.Atomics = true
-		if i%2 == 1 {
+		cfg.Atomics, cfg.Instrs = true, [2]int{1, 4}
+		if drawn%2 == 1 {
 			cfg = cfg.Contended()
 		}
-		p := rgen.Program(rng, cfg, fmt.Sprintf("gen-atomics-%d", i))
+		p := rgen.Program(rng, cfg, fmt.Sprintf("gen-atomics-%d", drawn))
 		if !prog.HasAtomics(p) {
 			continue
 		}
@@ -154,9 +163,9 @@ func TestRobustAtomicsGenerated(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d of %d generated programs compared, %d of them not robust", compared, *robustAtomGen, notRobust)
-	if compared < 40 && *robustAtomGen >= 120 {
-		t.Errorf("only %d programs compared, want at least 40", compared)
+	t.Logf("%d of %d generated programs compared, %d of them not robust", compared, drawn, notRobust)
+	if compared < *robustAtomGen {
+		t.Errorf("only %d programs compared, want %d", compared, *robustAtomGen)
 	}
 }
 
