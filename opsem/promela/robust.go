@@ -71,6 +71,12 @@ var MaxCounterBound = machine.Bound{Name: CutMaxCounter, Lo: 1, Hi: 254}
 // expression reading an ordinary location, an assume on a register outside
 // a switch: the lowering makes neither).
 //
+// Remote atomics (rcas, rfaa) are refused with an *AtomicsError, as the
+// decider refuses them, unless opt.AllowAtomics: then they are run as
+// instr's EXPERIMENTAL instrumentation of them runs them
+// (robust_atomics.go; the model's header says so), and SPIN's verdict is
+// that of the decider with decide.Options.AllowAtomics.
+//
 // Each pan state is one of instr's states before instr's canonicalisation
 // forgets the bookkeeping no future step consults (instr's canon: dead
 // memory, guesses, exit and entry classes; the model forgets only the
