@@ -325,8 +325,8 @@ func (g *robustGen) header() {
  * EXPERIMENTAL: the decider's instrumentation of remote atomics (rdmasim's
  * opsem/instr/atomic.go, robust --atomics-experimental), whose normal form
  * is not proved (SEMANTICS-ATOMICS.md section 5.4): SPIN's "robust" is
- * that instrumentation's, not a theorem; a violation is a real one only as
- * far as the decider's witness check would confirm it. An atomic's naR and
+ * that instrumentation's answer, not a theorem; a violation it finds is one
+ * the decider would report (and check by its witness). An atomic's naR and
  * (unless an rcas fails) naW are one step in tau1 or tau2 on that part's
  * memory (whole), or its naR alone, after which the thread stops (pendT:
  * pending, its write mo-last); its nlW follows as a get's. The bookkeeping
