@@ -165,8 +165,9 @@ func compareAtomics(t *testing.T, p *prog.Program, maxStates uint64, maxBytes in
 // programs until -promela.robust.atomics (45) have been compared, or 20
 // times as many drawn; compared are those with an atomic whose instr
 // machine without reduction has at most 3,000 states and whose model has
-// at most maxModelBytes (a fetch-and-add's target without a range can hold
-// every value: one boundary guess each).
+// at most genAtomicsBytes (a fetch-and-add's target without a range can
+// hold every value: one boundary guess each, and cc takes half a minute on
+// a model of 400 KB).
 func TestRobustAtomicsGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: SPIN on 45 programs")
@@ -185,7 +186,7 @@ func TestRobustAtomicsGenerated(t *testing.T) {
 			continue
 		}
 		t.Run(p.Name, func(t *testing.T) {
-			robust := compareAtomics(t, p, 3000, maxModelBytes) // t.Skip ends the function
+			robust := compareAtomics(t, p, 3000, genAtomicsBytes) // t.Skip ends the function
 			compared++
 			if !robust {
 				notRobust++
@@ -200,6 +201,9 @@ func TestRobustAtomicsGenerated(t *testing.T) {
 		t.Errorf("only %d programs compared, want %d", compared, *robustAtomGen)
 	}
 }
+
+// genAtomicsBytes bounds the models TestRobustAtomicsGenerated compares.
+const genAtomicsBytes = 150 << 10
 
 // TestRobustAtomicsOption: without RobustOptions.AllowAtomics the model
 // refuses a remote atomic (*AtomicsError, naming it); with it the model
