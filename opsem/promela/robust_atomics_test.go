@@ -51,19 +51,20 @@ var atomicsOptions = RobustOptions{AllowAtomics: true}
 // for pan states 10 to 300 times instr's (the model keeps guesses that
 // instr's canon forgets). Adding 128 leaves a few values each (20-65 KB).
 //
-// Skipped by default, state explosion: the originals of every ATOM-* test
-// with a fetch-and-add (their models are over 400 KB) but ATOM-CAS-CAS,
-// ATOM-FAILING-NOLOCK, ATOM-PENDING-CAS-CAS, ATOM-RCAS-FAIL-NOWRITE and
-// ATOM-THEN-PUT-SAMEQP; ATOM-FAA-COUNTER-3 (56,890 instr states) and its
-// variant; every atomics-* protocol (instr: 15,119 to over 200,000 states;
-// pan stores many times more) and their variants. Run once with
-// -promela.robust.atomics.bytes 2000000 (SEMANTICS-ATOMICS.md figures in
-// the report of the port): the originals of ATOM-CPU-BETWEEN (pan 7,738
-// states, instr 22), FAA-FAA (27,452 / 3,081), FAIL-LOCK (150,719 /
-// 4,321), GET-SAMEQP (6,416 / 8), MP-SAMEQP (7,410 / 80), PENDING-CAS-FAA
-// (342,595 / 5,514), PENDING-FAA-CAS (422,123 / 11,256), PENDING-FAA-FAA
-// (455,453 / 25,186) and PENDING-POLL (1,430,271 / 17,259) agreed too;
-// ATOM-PER-LOCATION's pan had not finished after ten minutes.
+// Skipped by default (27 compared, 32 skipped), state explosion: the
+// originals of the 17 ATOM-* tests with a fetch-and-add (models of 0.6 to
+// 2.5 MB; ATOM-FAA-COUNTER-3 also has 56,890 instr states); the originals
+// of the atomics-* protocols (models of 1.7 MB, or instr's machine over
+// 30,000 states: atomics-counter 76,954, mcs-lock 90,990 and -nopoll
+// 101,734, ticket-lock 91,637, rw-lock, tas-lock and ticket-lock-nopoll
+// over 200,000) and the variants of rw-lock-nopoll, ticket-lock and
+// ticket-lock-nopoll (over 30,000). Measured once with larger bounds
+// (pan states / instr's): the originals of ATOM-CPU-BETWEEN (7,738 / 22),
+// FAA-FAA (27,452 / 3,081), FAIL-LOCK (150,719 / 4,321), GET-SAMEQP
+// (6,416 / 8), MP-SAMEQP (7,410 / 80), PENDING-CAS-FAA (342,595 / 5,514),
+// PENDING-FAA-CAS (422,123 / 11,256), PENDING-FAA-FAA (455,453 / 25,186)
+// and PENDING-POLL (1,430,271 / 17,259) agreed too, each in one to four
+// minutes; ATOM-PER-LOCATION's pan had not finished after ten.
 func TestRobustAtomics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: SPIN on models of thousands of options")
