@@ -24,6 +24,8 @@ func cmdExport(ctx context.Context, args []string, e *env) int {
 	fs.IntVar(&o.MaxCounter, "max-counter", promela.DefaultMaxCounter, "with --robustness: bound of the poll counters of queue pairs polled in a loop; "+
 		"a NIC write that would exceed it is blocked and the model prints \"CUT max-counter\", and SPIN's \"robust\" then holds only up to the bound "+
 		"(a violation is always real; counters of finitely polled queue pairs are exact, and poll-free programs have none)")
+	fs.BoolVar(&o.AllowAtomics, "atomics-experimental", false, "with --robustness: instrument remote atomics (rcas, rfaa) as the decider's experimental instrumentation does "+
+		"(robust --atomics-experimental) instead of refusing them; SPIN's \"robust\" on such a model rests on a normal form not proved for atomics (SEMANTICS-ATOMICS.md section 5.4)")
 	out := fs.StringP("output", "o", "", "write the model to this file (default stdout)")
 	jsonOut := fs.Bool("json", false, "print one JSON object: the model's text (with -o: the file written) and the options it was made with")
 	selected := map[string]*bool{}

@@ -28,6 +28,9 @@ func TestGoldenExport(t *testing.T) {
 		{"export-robustness-bad-counter", []string{"export", "--promela", "--robustness", "--max-counter", "255", litmus + "PUT-LW.rdma"}, exitUsage},
 		{"export-robustness-semantics", []string{"export", "--promela", "--robustness", "--semantics", "sc", litmus + "PUT-LW.rdma"}, exitUsage},
 		{"export-robustness-counter-alone", []string{"export", "--promela", "--max-counter", "2", litmus + "PUT-LW.rdma"}, exitUsage},
+		{"export-robustness-atomics-experimental", []string{"export", "--promela", "--robustness", "--atomics-experimental", litmus + "ATOM-RCAS-FAIL-NOWRITE.rdma"}, exitOK},
+		{"export-robustness-atomics-refused", []string{"export", "--promela", "--robustness", litmus + "ATOM-CPU-BETWEEN.rdma"}, exitUsage},
+		{"export-atomics-experimental-alone", []string{"export", "--promela", "--atomics-experimental", litmus + "ATOM-CPU-BETWEEN.rdma"}, exitUsage},
 		{"export-json", []string{"export", "--promela", "--json", litmus + "PUT-LW.rdma"}, exitOK},
 		{"export-bad-syntax-json", []string{"export", "--promela", "--json", "testdata/bad-syntax.rdma"}, exitUsage},
 	}

@@ -31,8 +31,9 @@ type ModelOptions struct {
 }
 
 // ModelOptionNames are the names of the fields of ModelOptions, as a
-// command's flags name them: semantics, max-inflight, unroll, max-counter.
-var ModelOptionNames = []string{"semantics", "max-inflight", "unroll", "max-counter"}
+// command's flags name them: semantics, max-inflight, unroll, max-counter,
+// atomics-experimental (RobustOptions.AllowAtomics).
+var ModelOptionNames = []string{"semantics", "max-inflight", "unroll", "max-counter", "atomics-experimental"}
 
 // Models lists the models this package writes, the default first.
 func Models() []Model {
@@ -40,7 +41,7 @@ func Models() []Model {
 		{Options: []string{"semantics", "max-inflight", "unroll"}, write: func(w io.Writer, p *prog.Program, o ModelOptions) error {
 			return Write(w, p, o.Options)
 		}},
-		{Flag: "robustness", Options: []string{"max-counter"}, write: func(w io.Writer, p *prog.Program, o ModelOptions) error {
+		{Flag: "robustness", Options: []string{"max-counter", "atomics-experimental"}, write: func(w io.Writer, p *prog.Program, o ModelOptions) error {
 			// SPIN's verdict on it is the decider's, up to the counter
 			// bound.
 			return WriteRobustness(w, p, o.RobustOptions)
@@ -106,6 +107,8 @@ func (o ModelOptions) Value(name string) any {
 		return o.Unroll
 	case "max-counter":
 		return o.MaxCounter
+	case "atomics-experimental":
+		return o.AllowAtomics
 	}
 	return nil
 }
@@ -119,7 +122,8 @@ type JSON struct {
 	// SC machine), or the flag of another model ("robustness").
 	Model string `json:"model"`
 	// Options are the values of the options the model reads, by flag
-	// name (semantics, max-inflight, unroll; max-counter).
+	// name (semantics, max-inflight, unroll; max-counter,
+	// atomics-experimental).
 	Options map[string]any `json:"options"`
 	// Promela is the model's text, unless it was written to a file;
 	// Output is that file.

@@ -91,16 +91,17 @@ func Write(w io.Writer, p *prog.Program, opt Options) error {
 }
 
 // AtomicsError refuses a program with remote atomics (rcas, rfaa) where a
-// model does not cover them: the robustness model (the instrumentation,
-// which the decider refuses them for too). An export that left them out
-// would be a different program.
+// model does not cover them: the robustness model without
+// RobustOptions.AllowAtomics (the instrumentation, which the decider
+// refuses them for too without its experimental option). An export that
+// left them out would be a different program.
 type AtomicsError struct {
 	Pos  prog.Pos
 	Stmt string
 }
 
 func (e *AtomicsError) Error() string {
-	return fmt.Sprintf("%s: the Promela export does not cover remote atomics (%s) yet", e.Pos, e.Stmt)
+	return fmt.Sprintf("%s: the Promela robustness model covers remote atomics (%s) only with the decider's experimental instrumentation of them (--atomics-experimental)", e.Pos, e.Stmt)
 }
 
 // qpInfo is what the generator knows statically about one queue pair.

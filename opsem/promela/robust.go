@@ -25,6 +25,13 @@ type RobustOptions struct {
 	// DefaultMaxCounter. Elsewhere a counter is capped exactly by the polls
 	// still possible, as in opsem/instr, and needs no bound.
 	MaxCounter int
+	// AllowAtomics instruments remote atomics (rcas, rfaa) as opsem/instr
+	// does under instr.Options.AllowAtomics (robust_atomics.go) instead of
+	// refusing them with an *AtomicsError: EXPERIMENTAL, as the decider's
+	// instrumentation is (SEMANTICS-ATOMICS.md section 5.4). SPIN's verdict
+	// on such a model is the experimental decider's, whose "robust" rests
+	// on a normal form not proved for atomics.
+	AllowAtomics bool
 }
 
 // DefaultMaxCounter is the default RobustOptions.MaxCounter.
@@ -63,6 +70,12 @@ var MaxCounterBound = machine.Bound{Name: CutMaxCounter, Lo: 1, Hi: 254}
 // does not cover it refuses with a *prog.RegistersError naming it (an
 // expression reading an ordinary location, an assume on a register outside
 // a switch: the lowering makes neither).
+//
+// Remote atomics (rcas, rfaa) are refused with an *AtomicsError, as the
+// decider refuses them, unless opt.AllowAtomics: then they are run as
+// instr's EXPERIMENTAL instrumentation of them runs them
+// (robust_atomics.go; the model's header says so), and SPIN's verdict is
+// that of the decider with decide.Options.AllowAtomics.
 //
 // Each pan state is one of instr's states before instr's canonicalisation
 // forgets the bookkeeping no future step consults (instr's canon: dead
@@ -108,6 +121,11 @@ type robustGen struct {
 	edge    [][]bool       // edge[u][t]: an SC-cycle edge u -> t is possible
 	b       strings.Builder
 	options int // d_step options written so far
+	// atomPCs[t][y]: the pcs of thread t's remote atomics on y, when the
+	// model instruments atomics (robust_atomics.go); atomLocs: the
+	// locations of the program's atomics, in order.
+	atomPCs  []map[int][]int
+	atomLocs []int
 	// exprs[t][pc] is the expression of instruction pc of thread t in
 	// Promela (an OpEval or OpIf; nil elsewhere); initPC and initMem the
 	// threads' first pcs and the registers' first values, after each
@@ -118,7 +136,7 @@ type robustGen struct {
 }
 
 func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
-	if s := prog.FirstAtomic(p); s != nil {
+	if s := prog.FirstAtomic(p); s != nil && !opt.AllowAtomics {
 		return nil, &AtomicsError{Pos: s.Pos, Stmt: p.SourceString(s)}
 	}
 	if opt.MaxCounter == 0 {
@@ -127,11 +145,12 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 	if err := MaxCounterBound.Check(opt.MaxCounter); err != nil {
 		return nil, err
 	}
-	m, err := instr.New(p, instr.Options{NoReduction: true})
+	m, err := instr.New(p, instr.Options{NoReduction: true, AllowAtomics: opt.AllowAtomics})
 	if err != nil {
 		return nil, err
 	}
 	g := &robustGen{p: p, k: opt.MaxCounter, m: m}
+	g.atomics()
 	if err := g.robustRegisters(); err != nil {
 		return nil, err
 	}
@@ -165,6 +184,13 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 					if x.linkedTo(e) {
 						g.edge[u][t] = true
 					}
+				}
+			}
+			// A pending atomic of t is an entry linked from every other
+			// exit on its location (linkPending).
+			for _, x := range g.acc[u] {
+				if u != t && g.pendableOn(t, x.loc) {
+					g.edge[u][t] = true
 				}
 			}
 		}
@@ -203,6 +229,10 @@ func instrAccesses(p *prog.Program, in *prog.Instr) []access {
 		return []access{{in.Y, true, false}, {in.X, false, true}}
 	case prog.OpPut:
 		return []access{{in.X, true, false}, {in.Y, false, true}}
+	case prog.OpRCAS, prog.OpRFAA:
+		// whole: naR and naW as one access (naR alone when an rcas
+		// fails); pending: naR alone; then the nlW of x
+		return []access{{in.Y, true, true}, {in.Y, true, false}, {in.X, false, true}}
 	}
 	return nil
 }
@@ -289,6 +319,23 @@ func (g *robustGen) header() {
  * X := E into a location the lW of E's value; evals into registers, ifs
  * and switches on registers run inside the d_step that reached them.`
 	}
+	if len(g.atomLocs) > 0 {
+		regs += `
+ *
+ * EXPERIMENTAL: the decider's instrumentation of remote atomics (rdmasim's
+ * opsem/instr/atomic.go, robust --atomics-experimental), whose normal form
+ * is not proved (SEMANTICS-ATOMICS.md section 5.4): SPIN's "robust" is
+ * that instrumentation's answer, not a theorem; a violation it finds is one
+ * the decider would report (and check by its witness). An atomic's naR and
+ * (unless an rcas fails) naW are one step in tau1 or tau2 on that part's
+ * memory (whole), or its naR alone, after which the thread stops (pendT:
+ * pending, its write mo-last); its nlW follows as a get's. The bookkeeping
+ * records naR/naW as nrR. lk_Y: the part of the pending atomic holding Y's
+ * lock (0: none), a2_Y: an atomic on Y is in tau2; an atomic joins part p
+ * only if lk_Y == 0 or p < lk_Y, a pending one only if lk_Y == 0 and, in
+ * tau1, !a2_Y. pendInT: T's pending atomic is its exit, and an entry linked
+ * from every other exit on its location.`
+	}
 	g.f(`/*
  * %s: the instrumented program of the seed paper's section 6 (the machine of
  * rdmasim's opsem/instr, lazy guessing, no partial-order reduction) as a
@@ -359,7 +406,7 @@ func (g *robustGen) counterBounded(q int) bool {
 	code := g.p.Threads[g.p.QPs[q].Thread].Code
 	for pc := range code {
 		in := &code[pc]
-		if in.QP == q && (in.Op == prog.OpPut || in.Op == prog.OpGet) && !exact(g.left(q, in.Next)) {
+		if in.QP == q && (in.Op == prog.OpPut || in.Op == prog.OpGet || in.Op.IsAtomic()) && !exact(g.left(q, in.Next)) {
 			return true
 		}
 	}
@@ -391,6 +438,7 @@ func (g *robustGen) declarations() {
 			g.v("m1", l), loc.Init, g.v("m2", l), g.v("g", l), g.v("w2", l), g.v("gs", l), g.p.Nodes[loc.Node].Name, mark)
 	}
 	g.f("\n")
+	g.atomicDeclarations()
 	if len(g.p.QPs) > 0 {
 		g.f("/* Queue pairs. */\n")
 	}
@@ -418,6 +466,7 @@ func (g *robustGen) declarations() {
 			g.f("bit mid%d; byte val%d;\t/* between the two events of an instruction; the value read */\n", t, t)
 		}
 		g.f("bit cpu2_%d;\t/* a CPU event of the thread is in tau2 */\n", t)
+		g.threadAtomicDeclarations(t)
 		if len(g.acc[t]) > 0 {
 			g.f("short exit%d;\t/* SC-cycle exit */\n", t)
 			var ents []string
@@ -446,7 +495,7 @@ func (g *robustGen) declarations() {
 // hasMid reports whether thread t has two-event instructions.
 func (g *robustGen) hasMid(t int) bool {
 	for _, in := range g.p.Threads[t].Code {
-		if in.Op == prog.OpCAS || in.Op == prog.OpGet || in.Op == prog.OpPut {
+		if in.Op == prog.OpCAS || in.Op == prog.OpGet || in.Op == prog.OpPut || in.Op.IsAtomic() {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package promela
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rdmasim/opsem/axiom"
@@ -48,11 +49,15 @@ type step struct {
 	toMid   bool // the step is the first event of a two-event instruction
 	next    int
 	what    string
+	// A remote atomic's naR (robust_atomics.go): aw, its naW comes in the
+	// same step (a whole atomic that writes); pending, its naW never
+	// comes and the thread stops.
+	aw, pending bool
 }
 
 func (s *step) reads() bool {
 	switch s.kind {
-	case prog.EvLR, prog.EvCAS, prog.EvNLR, prog.EvNRR:
+	case prog.EvLR, prog.EvCAS, prog.EvNLR, prog.EvNRR, prog.EvNAR:
 		return true
 	}
 	return false
@@ -62,13 +67,15 @@ func (s *step) writes() bool {
 	switch s.kind {
 	case prog.EvLW, prog.EvCAS, prog.EvNLW, prog.EvNRW:
 		return true
+	case prog.EvNAR:
+		return s.aw
 	}
 	return false
 }
 
 var kindName = map[prog.EventKind]string{
 	prog.EvLW: "lW", prog.EvLR: "lR", prog.EvCAS: "CAS", prog.EvNLR: "nlR", prog.EvNRW: "nrW",
-	prog.EvNRR: "nrR", prog.EvNLW: "nlW", prog.EvNF: "nF", prog.EvPoll: "poll",
+	prog.EvNRR: "nrR", prog.EvNLW: "nlW", prog.EvNF: "nF", prog.EvPoll: "poll", prog.EvNAR: "naR",
 }
 
 // instr writes the options of instruction pc of thread t.
@@ -119,17 +126,21 @@ func (g *robustGen) instr(t, pc int) {
 			alt := &th.Code[a]
 			g.read(t, a, pc, at, fmt.Sprintf("%s: %s (line %d)", th.Name, g.p.StmtString(alt.Stmt), alt.Stmt.Pos.Line))
 		}
-	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut:
+	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut, prog.OpRCAS, prog.OpRFAA:
 		if (in.Op == prog.OpAssumeEq || in.Op == prog.OpAssumeNe) && g.p.Locs[in.X].Reg {
 			return // an alternative of a switch on a register, which moveTo runs
 		}
-		g.read(t, pc, pc, at, text)
+		if in.Op.IsAtomic() {
+			g.atomic(t, pc, at, text) // robust_atomics.go
+		} else {
+			g.read(t, pc, pc, at, text)
+		}
 		if in.Op != prog.OpAssumeEq && in.Op != prog.OpAssumeNe {
 			// The second event writes the value read.
 			s := &step{t: t, pc: pc, guard: []string{at, fmt.Sprintf("mid%d", t)}, kind: prog.EvLW, loc: in.X, qp: -1,
 				wval: fmt.Sprintf("val%d", t), fromMid: true, next: in.Next, what: text + ", second event"}
 			switch in.Op {
-			case prog.OpGet:
+			case prog.OpGet, prog.OpRCAS, prog.OpRFAA:
 				s.kind, s.qp = prog.EvNLW, in.QP
 			case prog.OpPut:
 				s.kind, s.loc, s.qp = prog.EvNRW, in.Y, in.QP
@@ -167,33 +178,14 @@ func (g *robustGen) read(t, pc, from int, at, text string) {
 	case prog.OpLoad:
 		l = in.Y
 	}
-	type source struct {
-		guard string
-		val   string
-		konst int // the value when a constant, else -1
-		pre   []string
-		what  string
-	}
 	m1, m2, gv, w2, gs := g.v("m1", l), g.v("m2", l), g.v("g", l), g.v("w2", l), g.v("gs", l)
 	for part := 1; part <= 2; part++ {
-		srcs := []source{{val: m1, konst: -1, what: "reads tau1's memory"}}
+		srcs := []readSource{{val: m1, konst: -1, what: "reads tau1's memory"}}
 		if part == 2 {
-			srcs = []source{{guard: fmt.Sprintf("(%s || %s)", w2, gs), val: fmt.Sprintf("(%s -> %s : %s)", w2, m2, gv), konst: -1,
-				what: "reads tau2's last write, else the boundary guess"}}
-			for _, v := range g.m.Domain(l) {
-				srcs = append(srcs, source{guard: fmt.Sprintf("!%s && !%s", w2, gs), val: fmt.Sprint(v), konst: int(v),
-					pre: []string{fmt.Sprintf("%s = %d", gv, v), gs + " = 1"}, what: fmt.Sprintf("guesses the boundary value %d", v)})
-			}
+			srcs = g.tau2Sources(l, m2, gv, w2, gs)
 		}
 		for _, src := range srcs {
-			// cond returns the guard for "value op a", or false if it
-			// is statically false.
-			cond := func(op string, a uint8) (string, bool) {
-				if src.konst >= 0 {
-					return "", op == "==" && src.konst == int(a) || op == "!=" && src.konst != int(a)
-				}
-				return fmt.Sprintf("%s %s %d", src.val, op, a), true
-			}
+			cond := src.cond
 			base := g.notMid(t, at)
 			if src.guard != "" {
 				base = append(base, src.guard)
@@ -239,6 +231,38 @@ func (g *robustGen) read(t, pc, from int, at, text string) {
 	}
 }
 
+// readSource is one source of the value a read gets: tau1's memory, tau2's
+// last write or the boundary guess, or a new guess of a constant.
+type readSource struct {
+	guard string
+	val   string
+	konst int // the value when a constant, else -1
+	pre   []string
+	what  string
+}
+
+// cond returns the guard for "value op a", or false if it is statically
+// false.
+func (src *readSource) cond(op string, a uint8) (string, bool) {
+	if src.konst >= 0 {
+		return "", op == "==" && src.konst == int(a) || op == "!=" && src.konst != int(a)
+	}
+	return fmt.Sprintf("%s %s %d", src.val, op, a), true
+}
+
+// tau2Sources returns the sources of a tau2 read of l (variables m2, g,
+// w2, gs): tau2's last write, else the boundary guess where it is fixed,
+// else a guess of each value of l's domain.
+func (g *robustGen) tau2Sources(l int, m2, gv, w2, gs string) []readSource {
+	srcs := []readSource{{guard: fmt.Sprintf("(%s || %s)", w2, gs), val: fmt.Sprintf("(%s -> %s : %s)", w2, m2, gv), konst: -1,
+		what: "reads tau2's last write, else the boundary guess"}}
+	for _, v := range g.m.Domain(l) {
+		srcs = append(srcs, readSource{guard: fmt.Sprintf("!%s && !%s", w2, gs), val: fmt.Sprint(v), konst: int(v),
+			pre: []string{fmt.Sprintf("%s = %d", gv, v), gs + " = 1"}, what: fmt.Sprintf("guesses the boundary value %d", v)})
+	}
+	return srcs
+}
+
 func appendNonEmpty(s []string, x string) []string {
 	s = append([]string(nil), s...)
 	if x != "" {
@@ -266,7 +290,7 @@ func (g *robustGen) events(s *step) {
 // checks (the guard), the effect on the part's memory and the bookkeeping,
 // the move of the thread, and the SC-cycle choices.
 func (g *robustGen) eventIn(s *step) {
-	cls := axiom.ClassOf(s.kind)
+	cls := bookClass(s.kind)
 	q := ""
 	if s.qp >= 0 {
 		q = qn(s.qp)
@@ -390,6 +414,9 @@ func (g *robustGen) bookkeeping(s *step, cls axiom.Class, q string, guard, eff [
 // instructions from there, in canonical form where it stops (moveTo).
 func (g *robustGen) move(s *step, cls axiom.Class, modified int, eff []string) []string {
 	t := s.t
+	if s.pending {
+		return append(eff, g.stopPending(t)...)
+	}
 	if s.toMid {
 		eff = append(eff, fmt.Sprintf("mid%d = 1", t))
 		return append(eff, g.canon(t, s.pc, s.pc, s.part == 2 && cls == axiom.ClassCPU, modified)...)
@@ -441,7 +468,7 @@ func (g *robustGen) cycleChoices(s *step, guard []string, what string, eff []str
 		}
 	}
 	g.option(append(guard, exit+" == 0"), what+", a candidate entry", cand)
-	mark := append(cand, fmt.Sprintf("%s = %d", exit, exitCode(a, s.part)))
+	mark := append(slices.Clone(cand), fmt.Sprintf("%s = %d", exit, exitCode(a, s.part)))
 	if s.part == 1 {
 		for u := range g.p.Threads {
 			var c []string
@@ -456,5 +483,6 @@ func (g *robustGen) cycleChoices(s *step, guard []string, what string, eff []str
 			}
 		}
 	}
+	mark = append(mark, g.linkPending(s, a)...)
 	g.option(append(guard, exit+" == 0"), what+", the thread's exit", mark)
 }

@@ -216,18 +216,19 @@ const maxModelBytes = 400 << 10
 // reduction: SPIN's verdict, its states, and the machine's states and
 // whether a target (a violation) is among them.
 //
-// With small, a model over maxModelBytes is skipped: one guess option per
-// value of a location's domain, and the domains of locations an eval
-// writes can span 0..255 (SPIN's parser runs out of memory on some).
-func robustStatesOf(t *testing.T, p *prog.Program, small bool) (spin *RobustResult, states int, violation bool) {
+// With maxBytes > 0, a model over maxBytes is skipped: one guess option per
+// value of a location's domain, and the domains of locations an eval (or a
+// fetch-and-add) writes can span 0..255 (SPIN's parser runs out of memory
+// on some).
+func robustStatesOf(t *testing.T, p *prog.Program, maxBytes int, opt RobustOptions) (spin *RobustResult, states int, violation bool) {
 	t.Helper()
 	ctx := context.Background()
 	var b bytes.Buffer
-	if err := WriteRobustness(&b, p, RobustOptions{}); err != nil {
+	if err := WriteRobustness(&b, p, opt); err != nil {
 		t.Fatal(err)
 	}
-	if small && b.Len() > maxModelBytes {
-		t.Skipf("the model has %d bytes, more than %d", b.Len(), maxModelBytes)
+	if maxBytes > 0 && b.Len() > maxBytes {
+		t.Skipf("the model has %d bytes, more than %d", b.Len(), maxBytes)
 	}
 	got, err := RunRobustness(ctx, b.Bytes(), RobustRunOptions{
 		RunOptions: RunOptions{CFlags: []string{"-O0"}, MaxDepth: 10000, HashBits: 20},
@@ -236,7 +237,7 @@ func robustStatesOf(t *testing.T, p *prog.Program, small bool) (spin *RobustResu
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := instr.New(p, instr.Options{NoReduction: true})
+	m, err := instr.New(p, instr.Options{NoReduction: true, AllowAtomics: opt.AllowAtomics})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +399,11 @@ func compareRegisters(t *testing.T, p *prog.Program, maxStates uint64) (robust b
 			t.Skipf("instr's machine without reduction has more than %d states", maxStates)
 		}
 	}
-	spin, states, violation := robustStatesOf(t, q, maxStates > 0)
+	small := 0
+	if maxStates > 0 {
+		small = maxModelBytes
+	}
+	spin, states, violation := robustStatesOf(t, q, small, RobustOptions{})
 	d, err := decide.Decide(context.Background(), q, decide.Options{NoWitness: true})
 	if err != nil {
 		t.Fatal(err)
