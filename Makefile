@@ -185,7 +185,7 @@ SEED ?= 1
 EXPERIMENTAL ?= 1
 DECIDER_MAX_STATES ?= 100000
 agree:
-	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) $(if $(LOOPS),-agree.loops) $(if $(ATOMICS),-agree.atomics $(if $(filter 1,$(EXPERIMENTAL)),-agree.atomics-experimental -agree.decider-max-states=$(DECIDER_MAX_STATES))) | grep -v '^=== RUN'
+	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) -agree.progress=250 $(if $(LOOPS),-agree.loops) $(if $(ATOMICS),-agree.atomics $(if $(filter 1,$(EXPERIMENTAL)),-agree.atomics-experimental -agree.decider-max-states=$(DECIDER_MAX_STATES))) | grep -v '^=== RUN'
 
 # Lowering = interpreter agreement on N generated protocol programs (final
 # memories, error points, deadlocks under SC); DIFFER=1 also runs every

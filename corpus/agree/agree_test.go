@@ -49,6 +49,7 @@ var (
 	atoms  = flag.Bool("agree.atomics", false, "generate programs with remote atomics (rcas, rfaa)")
 	limit  = flag.Duration("agree.timeout", 20*time.Second, "time allowed per program; slower programs are reported and not compared")
 	exper  = flag.Bool("agree.atomics-experimental", false, "compare the decider's experimental instrumentation of remote atomics (robust --atomics-experimental) with both enumerations on programs with atomics (without it the decider is skipped on them)")
+	every  = flag.Int("agree.progress", 0, "print a progress line every this many programs (0 = none)")
 	slowAt = flag.Duration("agree.slow", 0, "print the seed of every program that takes longer than this (0 = none)")
 	maxSt  = flag.Uint64("agree.decider-max-states", 0, "bound of the decider's searches on programs with remote atomics (0 = none; the machines stay unbounded); a cut search is not compared")
 )
@@ -146,6 +147,9 @@ func TestAgreement(t *testing.T) {
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), *limit)
+		if *every > 0 && i > 0 && i%*every == 0 {
+			fmt.Fprintf(os.Stderr, "agree: %d programs, %d disagreements, %d over %s, %.1fs\n", i, disagreements, slow, *limit, time.Since(start).Seconds())
+		}
 		t0 := time.Now()
 		problems, o, err := check(ctx, p, unroll)
 		timedOut := ctx.Err() != nil
