@@ -10,6 +10,13 @@
 // decider reports comes with a witness that it has checked against the
 // model and replayed on the machine (decide fails otherwise).
 //
+// On programs with remote atomics the decider refuses (instr.AtomicsError)
+// and the enumerations are compared with each other, unless
+// -agree.atomics-experimental asks for the decider's experimental
+// instrumentation of them (SEMANTICS-ATOMICS.md, 5.4; make agree ATOMICS=1
+// passes it): then it is compared as on any program, exactly on loop-free
+// programs and one way with loops, and its violations must replay.
+//
 // go test ./corpus/agree runs a few hundred programs; make agree N=100000
 // runs more (-agree.n). A disagreement prints the program: keep it as a
 // litmus test in corpus/litmus/ with the verdicts that must hold and a line
@@ -21,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -31,14 +39,19 @@ import (
 	"rdmasim/corpus/gen"
 	"rdmasim/opsem/instr"
 	"rdmasim/opsem/prog"
+	"rdmasim/opsem/verdict"
 )
 
 var (
-	count = flag.Int("agree.n", 300, "generated programs to compare")
-	seed  = flag.Uint64("agree.seed", 1, "seed of the first program")
-	loops = flag.Bool("agree.loops", false, "generate programs with loops (compared with loops unrolled twice)")
-	atoms = flag.Bool("agree.atomics", false, "generate programs with remote atomics (rcas, rfaa)")
-	limit = flag.Duration("agree.timeout", 20*time.Second, "time allowed per program; slower programs are reported and not compared")
+	count  = flag.Int("agree.n", 300, "generated programs to compare")
+	seed   = flag.Uint64("agree.seed", 1, "seed of the first program")
+	loops  = flag.Bool("agree.loops", false, "generate programs with loops (compared with loops unrolled twice)")
+	atoms  = flag.Bool("agree.atomics", false, "generate programs with remote atomics (rcas, rfaa)")
+	limit  = flag.Duration("agree.timeout", 20*time.Second, "time allowed per program; slower programs are reported and not compared")
+	exper  = flag.Bool("agree.atomics-experimental", false, "compare the decider's experimental instrumentation of remote atomics (robust --atomics-experimental) with both enumerations on programs with atomics (without it the decider is skipped on them)")
+	every  = flag.Int("agree.progress", 0, "print a progress line every this many programs (0 = none)")
+	slowAt = flag.Duration("agree.slow", 0, "print the seed of every program that takes longer than this (0 = none)")
+	maxSt  = flag.Uint64("agree.decider-max-states", 0, "bound of the decider's searches on programs with remote atomics (0 = none; the machines stay unbounded); a cut search is not compared")
 )
 
 // flagSet reports whether the flag called name was given.
@@ -52,29 +65,51 @@ func flagSet(name string) bool {
 // machine search, so the outcome sets are not comparable.
 var errNotCompared = errors.New("machine search cut by max-inflight")
 
+// outcome is what check found on one program besides its disagreements.
+type outcome struct {
+	// decided: the decider answered with certainty and was compared with
+	// the enumerations; skipped says why it was not ("" when decided).
+	decided bool
+	skipped string
+	robust  bool // the decider's answer, when decided
+}
+
 // check compares the semantics on one program (package corpus/differ) and
 // returns a description of every disagreement. A program whose machine
-// search a bound cut is not compared (errNotCompared), and neither is one
-// whose decider search did not finish (ctx's error, or nil).
-func check(ctx context.Context, p *prog.Program, unroll int) ([]string, error) {
-	r, err := differ.Check(ctx, p, differ.Options{Unroll: unroll})
+// search a bound cut is not compared (errNotCompared). A program on which
+// the decider was not compared (it refuses remote atomics without
+// -agree.atomics-experimental, or a bound cut its search) keeps the other
+// comparisons: its disagreements are returned all the same, and the
+// outcome says why the decider was left out.
+func check(ctx context.Context, p *prog.Program, unroll int) ([]string, outcome, error) {
+	opt := differ.Options{Unroll: unroll, DeciderAtomics: *exper}
+	if prog.HasAtomics(p) {
+		opt.DeciderMaxStates = *maxSt
+	}
+	r, err := differ.Check(ctx, p, opt)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, outcome{}, ctx.Err()
 		}
-		return nil, err
+		return nil, outcome{}, err
 	}
 	if r.WasSkipped(string(differ.OutcomesRDMA)) || r.WasSkipped(string(differ.OutcomesSC)) {
-		return nil, errNotCompared
+		return nil, outcome{}, errNotCompared
 	}
-	if r.WasSkipped("decider") {
-		return nil, ctx.Err()
+	var o outcome
+	for _, sk := range r.Skipped {
+		if sk.What == "decider" {
+			o.skipped = sk.Why
+		}
+	}
+	if o.skipped == "" && r.Decide != nil && r.Decide.Certain() {
+		o.decided, o.robust = true, r.Decide.Robust
 	}
 	var problems []string
 	for _, pr := range r.Problems {
 		problems = append(problems, pr.String())
 	}
-	return problems, nil
+	return problems, o, nil
 }
 
 func TestAgreement(t *testing.T) {
@@ -93,6 +128,10 @@ func TestAgreement(t *testing.T) {
 	disagreements, skipped, slow := 0, 0, 0
 	blocks := 0 // programs the decider searches block by block (instr.Blocks)
 	frozen := 0 // programs with a block search that freezes threads (instr.Influence)
+	// Programs with remote atomics: how many, on how many the decider was
+	// compared (robust, with loops), and why it was not on the others.
+	withAtomics, decidedAtomics, decidedRobust, decidedLoops := 0, 0, 0, 0
+	notDecided := map[string]int{}
 	for i := 0; i < n; i++ {
 		s := *seed + uint64(i)
 		c := cfg
@@ -108,9 +147,20 @@ func TestAgreement(t *testing.T) {
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), *limit)
-		problems, err := check(ctx, p, unroll)
+		if *every > 0 && i > 0 && i%*every == 0 {
+			fmt.Fprintf(os.Stderr, "agree: %d programs, %d disagreements, %d over %s, %.1fs\n", i, disagreements, slow, *limit, time.Since(start).Seconds())
+		}
+		t0 := time.Now()
+		problems, o, err := check(ctx, p, unroll)
 		timedOut := ctx.Err() != nil
 		cancel()
+		if d := time.Since(t0); *slowAt > 0 && d > *slowAt {
+			why := ""
+			if o.skipped != "" {
+				why = ": " + o.skipped
+			}
+			fmt.Fprintf(os.Stderr, "agree: seed %d took %.1fs (atomics %v, loops %v, decider compared %v%s)\n", s, d.Seconds(), prog.HasAtomics(p), verdict.HasLoops(p), o.decided, why)
+		}
 		if timedOut {
 			slow++
 			t.Logf("seed %d: not compared, took more than %s:\n%s", s, *limit, p)
@@ -123,6 +173,21 @@ func TestAgreement(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", s, err, p)
 		}
+		if prog.HasAtomics(p) {
+			withAtomics++
+			switch {
+			case o.decided:
+				decidedAtomics++
+				if o.robust {
+					decidedRobust++
+				}
+				if verdict.HasLoops(p) {
+					decidedLoops++
+				}
+			case o.skipped != "":
+				notDecided[o.skipped]++
+			}
+		}
 		if len(problems) > 0 {
 			disagreements++
 			t.Errorf("seed %d disagrees:\n%v\n%s", s, problems, p)
@@ -134,6 +199,14 @@ func TestAgreement(t *testing.T) {
 	el := time.Since(start)
 	fmt.Fprintf(os.Stderr, "agree: %d programs, %d compared, %d disagreements, not compared: %d cut by max-inflight, %d over %s; %.1fs (%.0f programs/s); %d with several blocks of threads (decided block by block), %d of them with threads frozen in a block's search\n",
 		n, n-skipped-slow, disagreements, skipped, slow, *limit, el.Seconds(), float64(n)/el.Seconds(), blocks, frozen)
+	if withAtomics > 0 {
+		fmt.Fprintf(os.Stderr, "agree: %d compared programs with remote atomics; the decider compared on %d of them (%d robust, %d with loops)", withAtomics, decidedAtomics, decidedRobust, decidedLoops)
+		whys := slices.Sorted(maps.Keys(notDecided))
+		for _, why := range whys {
+			fmt.Fprintf(os.Stderr, "; %d not: %s", notDecided[why], why)
+		}
+		fmt.Fprintln(os.Stderr)
+	}
 	if skipped+slow > n/10 {
 		t.Errorf("%d of %d programs not compared: the generator makes too many unbounded programs", skipped, n)
 	}

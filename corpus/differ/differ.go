@@ -196,6 +196,22 @@ type Options struct {
 	// (robust.Options.AtomicsExperimental); without it the decider is
 	// skipped on them.
 	DeciderAtomics bool
+	// DeciderMaxStates, when positive, bounds the decider's searches
+	// (its own and its Karp–Miller one) instead of MaxStates, which then
+	// bounds the machines only: make agree bounds the experimental
+	// decider on remote atomics, whose instrumented machine grows much
+	// faster than the machines (SEMANTICS-ATOMICS.md, 5.4), without
+	// bounding the machine searches it compares. A cut search is not
+	// compared.
+	DeciderMaxStates uint64
+}
+
+// deciderMaxStates is the bound of the decider's searches.
+func (o Options) deciderMaxStates() uint64 {
+	if o.DeciderMaxStates > 0 {
+		return o.DeciderMaxStates
+	}
+	return o.MaxStates
 }
 
 // Problem is one disagreement.
@@ -616,7 +632,7 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 		r.Skipped = append(r.Skipped, Skip{"decider", "the decider refuses remote atomics"})
 		return nil
 	}
-	rd, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.Decider, Verdict: verdict.Options{Settings: explore.Settings{MaxStates: opt.MaxStates}}, AtomicsExperimental: atomics})
+	rd, err := robust.Decide(ctx, r.Program, robust.Options{Method: robust.Decider, Verdict: verdict.Options{Settings: explore.Settings{MaxStates: opt.deciderMaxStates()}}, AtomicsExperimental: atomics})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -639,7 +655,7 @@ func (r *Report) decide(ctx context.Context, opt Options) error {
 		// As robust.Decide, on the program without its range checks
 		// (prog.WithoutRangeChecks), which the decider refuses.
 		rp, _ := prog.WithoutRangeChecks(r.Program)
-		km, err := decide.Decide(ctx, rp, decide.Options{KarpMiller: true, NoWitness: true, Settings: explore.Settings{MaxStates: opt.MaxStates}, AllowAtomics: atomics})
+		km, err := decide.Decide(ctx, rp, decide.Options{KarpMiller: true, NoWitness: true, Settings: explore.Settings{MaxStates: opt.deciderMaxStates()}, AllowAtomics: atomics})
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()

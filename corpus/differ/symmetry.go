@@ -78,7 +78,7 @@ func (r *Report) symmetric(ctx context.Context, opt Options, rd *robust.Result) 
 	}
 	r.Symmetric = true
 	rp, _ := prog.WithoutRangeChecks(r.Program) // as robust.Decide
-	rs, err := decide.Decide(ctx, rp, decide.Options{Settings: explore.Settings{MaxStates: opt.MaxStates, Symmetry: true}})
+	rs, err := decide.Decide(ctx, rp, decide.Options{Settings: explore.Settings{MaxStates: opt.deciderMaxStates(), Symmetry: true}})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()

@@ -266,6 +266,11 @@ func (s *Summary) add(r *result) {
 			s.Stats.DecidedAtomicsLoops++
 		}
 	}
+	within := func(r *robust.Result) bool { return r != nil && r.Robust && r.Coverage() == verdict.WithinBounds }
+	if prog.HasAtomics(rep.Program) && verdict.HasLoops(rep.Program) && certain(rep.Decide) && rep.Decide.Robust && !rep.WasSkipped("decider") &&
+		!certain(rep.RobustMachine) && !certain(rep.RobustModel) && (within(rep.RobustMachine) || within(rep.RobustModel)) {
+		s.Stats.DecidedAtomicsBounded++
+	}
 	if robust, ok := rep.Robust(); ok {
 		if robust {
 			s.Robust++

@@ -182,6 +182,9 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 		if st.DecidedAtomics > 0 {
 			fmt.Fprintf(w, "; the decider's experimental answer compared on %d of them (%d robust, %d with loops)", st.DecidedAtomics, st.DecidedAtomicsRobust, st.DecidedAtomicsLoops)
 		}
+		if st.DecidedAtomicsBounded > 0 {
+			fmt.Fprintf(w, "; with loops, %d more found robust by the decider and by the enumerations within the loop bound", st.DecidedAtomicsBounded)
+		}
 	}
 	fmt.Fprintln(w)
 	var ins []string

@@ -56,7 +56,13 @@ type Stats struct {
 	// compared with a certain answer of an enumeration, DecidedAtomicsRobust those of them
 	// it found robust, DecidedAtomicsLoops those with a loop.
 	DecidedAtomics, DecidedAtomicsRobust, DecidedAtomicsLoops int
-	PPO                                                       [NumClasses][NumClasses]PPOCount
+	// DecidedAtomicsBounded counts the programs with a remote atomic and a
+	// loop that the decider found robust (for every iteration) while the
+	// enumerations found no violation within the loop bound: the one-way
+	// comparison with loops, not counted in DecidedAtomics (an
+	// enumeration's violation there would be a disagreement).
+	DecidedAtomicsBounded int
+	PPO                   [NumClasses][NumClasses]PPOCount
 }
 
 // PPOCount is the number of programs with a pair in one cell of the ppo
@@ -149,6 +155,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.DecidedAtomics += o.DecidedAtomics
 	s.DecidedAtomicsRobust += o.DecidedAtomicsRobust
 	s.DecidedAtomicsLoops += o.DecidedAtomicsLoops
+	s.DecidedAtomicsBounded += o.DecidedAtomicsBounded
 	for a := range NumClasses {
 		for b := range NumClasses {
 			s.PPO[a][b].SameQP += o.PPO[a][b].SameQP
