@@ -13,7 +13,7 @@ import (
 	"rdmasim/opsem/verdict"
 )
 
-var splitAll = flag.Bool("robust.split.all", false, "TestAtomicsSplitTemplate: every program of the template (9,450, about 15 minutes on 2 cores), not one in 97")
+var splitAll = flag.Bool("robust.split.all", false, "TestAtomicsSplitTemplate: every program of the template (9,450, 352 s on 2 cores under load), not one in 97")
 
 // splitPrograms draws every program of a template aimed at the shape that
 // SEMANTICS-ATOMICS.md 5.5.5 calls "split by e", which the decider's
