@@ -2,7 +2,9 @@
 // under every semantics that applies, as `rdmasim corpus` does: the RDMA
 // and SC machines and the declarative model (not for reach queries)
 // against the rdma and sc lines, the decider and, on loop-free programs,
-// both enumerations against the robust line. Each file gets a Row: per
+// both enumerations against the robust line (with loops, the machine's
+// enumeration against a line that says "no": a violation found within
+// bounds is one). Each file gets a Row: per
 // semantics (a column) ok, FAIL, cut (a bound cut its search before it
 // could confirm a line), limit (the program is too large for the
 // declarative model: a trace of more than 64 events), - (no line for it)
@@ -63,7 +65,7 @@ const (
 	CellFail  = "FAIL" // a certain verdict contradicts an expect line
 	CellCut   = "cut"  // a bound cut the search before it could confirm a line
 	CellNone  = "-"    // no expect line for this semantics
-	CellNA    = "n/a"  // the semantics does not apply (reach query for the model, loops for enumerations, remote atomics for the decider)
+	CellNA    = "n/a"  // the semantics does not apply (reach query for the model, loops for enumerations but for the machine's on an "expect robust no", remote atomics for the decider)
 	CellError = "error"
 	// CellLimit: the program is too large for the declarative model (a
 	// trace of more than 64 events), which could not confirm a line.
@@ -219,11 +221,15 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 		}
 	}
 	// Robustness: the decider always, the enumerations on loop-free
-	// programs (with loops they bound the iterations and cannot confirm
-	// "robust").
-	if _, ok := p.Expectation(prog.Robust); ok {
+	// programs. With loops they bound the iterations and cannot confirm
+	// "robust", but a violation they find is one whatever the bound: the
+	// machine's enumeration runs on a program with loops whose line says
+	// "no" (the spinning locks on remote atomics, which the decider does
+	// not cover, are confirmed so).
+	if x, ok := p.Expectation(prog.Robust); ok {
+		loops := verdict.HasLoops(p)
 		for _, col := range []string{Decide, EnumMachine, EnumAxiom} {
-			if col != Decide && verdict.HasLoops(p) || col == Decide && prog.HasAtomics(p) {
+			if col == Decide && prog.HasAtomics(p) || col == EnumAxiom && loops || col == EnumMachine && loops && x.Yes {
 				// The decider refuses remote atomics (instr.AtomicsError).
 				row.Cells[col] = CellNA
 				continue
