@@ -18,7 +18,8 @@
 // programs and one way with loops, and its violations must replay.
 //
 // go test ./corpus/agree runs a few hundred programs; make agree N=100000
-// runs more (-agree.n). A disagreement prints the program: keep it as a
+// runs more (-agree.n), -agree.parallel at a time (one per core by
+// default), reported in seed order. A disagreement prints the program: keep it as a
 // litmus test in corpus/litmus/ with the verdicts that must hold and a line
 // on which side was wrong.
 package agree
@@ -31,7 +32,9 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,6 +55,7 @@ var (
 	every  = flag.Int("agree.progress", 0, "print a progress line every this many programs (0 = none)")
 	slowAt = flag.Duration("agree.slow", 0, "print the seed of every program that takes longer than this (0 = none)")
 	maxSt  = flag.Uint64("agree.decider-max-states", 0, "bound of the decider's searches on programs with remote atomics (0 = none; the machines stay unbounded); a cut search is not compared")
+	par    = flag.Int("agree.parallel", runtime.GOMAXPROCS(0), "programs compared at once (each with its own -agree.timeout); results are reported in seed order")
 )
 
 // flagSet reports whether the flag called name was given.
@@ -132,13 +136,63 @@ func TestAgreement(t *testing.T) {
 	// compared (robust, with loops), and why it was not on the others.
 	withAtomics, decidedAtomics, decidedRobust, decidedLoops := 0, 0, 0, 0
 	notDecided := map[string]int{}
+	// Programs are compared -agree.parallel at a time (the model's search
+	// is sequential) and reported in seed order, so that the output and
+	// the first disagreements do not depend on the schedule.
+	type result struct {
+		p        *prog.Program
+		problems []string
+		o        outcome
+		err      error
+		timedOut bool
+		took     time.Duration
+		done     chan struct{}
+	}
+	results := make([]*result, n)
+	for i := range results {
+		results[i] = &result{done: make(chan struct{})}
+	}
+	next := make(chan int)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range max(1, *par) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := results[i]
+				s := *seed + uint64(i)
+				c := cfg
+				if c.Atomics && i%3 == 2 {
+					c = c.Contended()
+				}
+				r.p = gen.Program(rand.New(rand.NewPCG(s, 0)), c, fmt.Sprintf("gen-%d", s))
+				ctx, cancel := context.WithTimeout(context.Background(), *limit)
+				t0 := time.Now()
+				r.problems, r.o, r.err = check(ctx, r.p, unroll)
+				r.took, r.timedOut = time.Since(t0), ctx.Err() != nil
+				cancel()
+				close(r.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := 0; i < n; i++ {
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
 	for i := 0; i < n; i++ {
 		s := *seed + uint64(i)
-		c := cfg
-		if c.Atomics && i%3 == 2 {
-			c = c.Contended()
-		}
-		p := gen.Program(rand.New(rand.NewPCG(s, 0)), c, fmt.Sprintf("gen-%d", s))
+		r := results[i]
+		<-r.done
+		p, problems, o, err, timedOut := r.p, r.problems, r.o, r.err, r.timedOut
+		results[i] = nil // let the program go
 		if bs := instr.Blocks(p); len(bs) > 1 {
 			blocks++
 			all := uint64(1)<<len(p.Threads) - 1
@@ -146,15 +200,10 @@ func TestAgreement(t *testing.T) {
 				frozen++
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), *limit)
 		if *every > 0 && i > 0 && i%*every == 0 {
 			fmt.Fprintf(os.Stderr, "agree: %d programs, %d disagreements, %d over %s, %.1fs\n", i, disagreements, slow, *limit, time.Since(start).Seconds())
 		}
-		t0 := time.Now()
-		problems, o, err := check(ctx, p, unroll)
-		timedOut := ctx.Err() != nil
-		cancel()
-		if d := time.Since(t0); *slowAt > 0 && d > *slowAt {
+		if d := r.took; *slowAt > 0 && d > *slowAt {
 			why := ""
 			if o.skipped != "" {
 				why = ": " + o.skipped
