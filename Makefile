@@ -89,7 +89,7 @@ tools:
 # passes silently, so check a new one with go test -list.
 TEST_TIMEOUT ?= 60m
 RACE_FREE_PKGS  := ./opsem/machine/ ./opsem/decide/ ./opsem/instr/ ./opsem/axiom/ ./corpus/differ/
-RACE_FREE_TESTS := ^(TestReduce|TestReduceSmallPrograms|TestReduceSettlesPastLastPut|TestSwitchSameRuns|TestAtomicsExperimental|TestAtomicsSymmetryAgree|TestSpinReductionsAgree|TestSpinLoopCost|TestSwitchesAgree|TestRegistersAgreement|TestSoloValuesCover|TestRegistersAgree|TestRepairChecked|TestEveryOpGenerated)$$
+RACE_FREE_TESTS := ^(TestReduce|TestReduceSmallPrograms|TestReduceSettlesPastLastPut|TestSwitchSameRuns|TestAtomicsExperimental|TestAtomicsSymmetryAgree|TestSpinReductionsAgree|TestSpinLoopCost|TestSwitchesAgree|TestRegistersAgreement|TestSoloValuesCover|TestRegistersAgree|TestRepairChecked|TestEveryOpGenerated|TestDeciderAtomicsLoops|TestRegressSymmetryByBlocks)$$
 test: wasm vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(RACE_FREE_TESTS)' $(RACE_FREE_PKGS)
