@@ -1335,3 +1335,119 @@ func (b *browser) stop() {
 	}
 	b.shot("stopped")
 }
+
+// TestBrowserTimes measures what a playground user waits for, in headless
+// Chromium: the page ready (the WebAssembly compiled, the examples listed)
+// on a cold load (a fresh browser profile, nothing cached) and on a warm
+// one (a reload), and the time from the check button to its answer on a
+// litmus test (SB-PUT) and on a protocol (bakery). Each figure is the
+// median of RDMASIM_MEASURE runs (5 if it is not a number); the test runs
+// only when RDMASIM_MEASURE is set, as its figures are logged, never
+// asserted (go test -v -run TestBrowserTimes). RDMASIM_MEASURE_URL names a
+// playground already served (another build's rdmasim serve, for a
+// before/after comparison in the same browser); without it the test serves
+// this build's. The page of every build since the playground's first
+// marks its status element's data-state idle when ready and done after an
+// answer, and names its check button run-check, which is all this needs.
+func TestBrowserTimes(t *testing.T) {
+	if os.Getenv("RDMASIM_MEASURE") == "" {
+		t.Skip("set RDMASIM_MEASURE (the number of runs) to measure the playground's load and check times")
+	}
+	runs, err := strconv.Atoi(os.Getenv("RDMASIM_MEASURE"))
+	if err != nil || runs < 1 {
+		runs = 5
+	}
+	chrome := findChromium()
+	if chrome == "" {
+		t.Skip("chromium is not installed (make tools installs it)")
+	}
+	origin := os.Getenv("RDMASIM_MEASURE_URL")
+	if origin == "" {
+		if _, err := fs.Stat(web.Static(), web.WasmName); err != nil {
+			t.Skip("the playground's WebAssembly is not built: run make wasm, then the test again")
+		}
+		addr, stopServe := startServe(t)
+		defer stopServe()
+		origin = "http://" + addr + "/"
+	}
+	const ready = `document.getElementById("status").dataset.state === "idle"`
+	const done = `document.getElementById("status").dataset.state === "done"`
+	// splitTimes wraps the page's handler of an answer, showResponse (a
+	// global function in every build's app.js), to time it and keep the
+	// search's own time (the response's millis) in window.measured.
+	const splitTimes = `(() => {
+		if (!window.measured) {
+			window.measured = {};
+			const show = showResponse;
+			showResponse = function (r) {
+				const t0 = performance.now();
+				window.measured.arrive = t0;
+				window.measured.go = r.millis;
+				show(r);
+				window.measured.draw = performance.now() - t0;
+			};
+		}
+		return true;
+	})()`
+	var cold, warm, litmusCheck, litmusAgain, bakeryCheck []time.Duration
+	for i := 0; i < runs; i++ {
+		func() {
+			alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+				chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+				chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+				chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+				chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000))
+			defer cancelAlloc()
+			ctx, cancel := chromedp.NewContext(alloc)
+			defer cancel()
+			b := &browser{t: t, ctx: ctx}
+			b.do(chromedp.Navigate("about:blank")) // Chromium started, outside the times
+			start := time.Now()
+			b.do(chromedp.Navigate(origin))
+			b.wait(ready, 60*time.Second)
+			cold = append(cold, time.Since(start))
+			start = time.Now()
+			b.do(chromedp.Reload())
+			b.wait(ready, 60*time.Second)
+			warm = append(warm, time.Since(start))
+			for _, c := range []struct {
+				example string
+				into    *[]time.Duration
+			}{{"litmus/SB-PUT.rdma", &litmusCheck}, {"litmus/SB-PUT.rdma", &litmusAgain}, {"protocols/bakery.rdma", &bakeryCheck}} {
+				b.pick(c.example)
+				// The answer's time split in three: the search in the
+				// worker (the Go code's own clock), the rest of the way
+				// to the page's handler (the worker's message, JSON), and
+				// the handler drawing it (report, tables, graph, steps).
+				b.eval(splitTimes, nil)
+				start = time.Now()
+				var state string
+				b.eval(`(() => { window.measured.click = performance.now(); document.getElementById("run-check").click(); return document.getElementById("status").dataset.state })()`, &state)
+				if state != "running" {
+					t.Fatalf("%s: check did not start (status %q)", c.example, state)
+				}
+				b.wait(done, 120*time.Second)
+				*c.into = append(*c.into, time.Since(start))
+				var split struct{ Go, Message, Draw float64 }
+				b.eval(`(() => { const m = window.measured; return {Go: m.go, Message: m.arrive - m.click - m.go, Draw: m.draw} })()`, &split)
+				t.Logf("%s: %d ms: the search %.0f ms, its way to the page %.0f ms, drawing %.0f ms",
+					c.example, time.Since(start).Milliseconds(), split.Go, split.Message, split.Draw)
+			}
+		}()
+	}
+	median := func(ds []time.Duration) string {
+		s := append([]time.Duration(nil), ds...)
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		all := make([]string, len(ds))
+		for i, d := range ds {
+			all[i] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+		return fmt.Sprintf("%d ms (runs: %s)", s[len(s)/2].Milliseconds(), strings.Join(all, ", "))
+	}
+	t.Logf("%s, medians of %d:", origin, runs)
+	t.Logf("page ready, cold: %s", median(cold))
+	t.Logf("page ready, warm: %s", median(warm))
+	t.Logf("check SB-PUT: %s", median(litmusCheck))
+	t.Logf("check SB-PUT again: %s", median(litmusAgain))
+	t.Logf("check bakery: %s", median(bakeryCheck))
+}
