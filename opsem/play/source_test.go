@@ -67,8 +67,9 @@ func TestStepSources(t *testing.T) {
 }
 
 // TestOutcome: paper-5.1's outcome z=2, which only RDMA reaches, has a run
-// and a graph under RDMA, none under SC (forbidden there), and z=1 has
-// both under SC; an unknown location is an error.
+// and a graph under RDMA (titled with the outcome), none under SC
+// (forbidden there), and z=1 has both under SC; an unknown location is an
+// error.
 func TestOutcome(t *testing.T) {
 	req := request(t, Outcome, litmus+"paper-5.1.rdma", Options{})
 	req.Outcome = &OutcomeRequest{Semantics: "rdma", Values: map[string]uint8{"z": 2}}
@@ -78,6 +79,9 @@ func TestOutcome(t *testing.T) {
 	}
 	if c := r.Trace.Cond; c == nil || !c.Holds {
 		t.Errorf("cond %+v", c)
+	}
+	if want := "paper-5.1: an rdma execution ending in z = 2"; r.Graph.Title != want {
+		t.Errorf("the graph's title %q, want %q", r.Graph.Title, want)
 	}
 	req.Outcome.Semantics = "sc"
 	r = Run(context.Background(), req, nil)
