@@ -366,6 +366,14 @@ func (b *browser) outcomeGraph(file string) {
 		if events == 0 {
 			b.t.Errorf("%s: no graph drawn", how)
 		}
+		// The drawing names the outcome it is of.
+		var title string
+		b.eval(`document.querySelector("#graph svg .g-title")?.textContent ?? ""`, &title)
+		for loc, v := range want {
+			if !strings.Contains(title, loc+" = "+v) {
+				b.t.Errorf("%s: the graph's title %q does not name %s = %s", how, title, loc, v)
+			}
+		}
 		b.eval(`document.getElementById("step-last").click() || true`, nil)
 		var mem map[string]string
 		b.eval(`Object.fromEntries([...document.querySelectorAll("#memory td[data-loc]")].map(td => [td.dataset.loc, td.textContent]))`, &mem)
