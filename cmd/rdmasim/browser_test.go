@@ -227,12 +227,6 @@ func TestBrowser(t *testing.T) {
 // tooltipRE reads an event of the CLI's Graphviz output with its tooltip.
 var tooltipRE = regexp.MustCompile(`e\d+ \[label="([^"]+)", tooltip="([^"]+)"\]`)
 
-// graphEvents checks the statements of the graph's events (issue 31, item
-// 1): each event of paper-5.1's witness graph names its line in its
-// tooltip, as the CLI's Graphviz drawing of the same execution does; an
-// event clicked selects its statement in the editor and takes the step
-// view to the step that made it, and Enter on a focused event does the
-// same.
 // graphRouting checks file's graph in the page: no edge passes through an
 // event box other than those of its two ends (each edge sampled at 60
 // points along its path).
@@ -271,6 +265,14 @@ func (b *browser) graphRouting(file string) {
 	}
 }
 
+// graphEvents checks the statements of the graph's events (issue 31, item
+// 1): each event of paper-5.1's witness graph names its line in its
+// tooltip, as the CLI's Graphviz drawing of the same execution does, and
+// is linked to the step that made it (the NIC's writes too, whose steps
+// F1 and F2 name them "nrW(z,2) visible"); a read and a write of the NIC
+// (nlR, nrW), clicked, select their statement in the editor and take the
+// step view to the step that made them, and Enter on a focused event does
+// the same.
 func (b *browser) graphEvents(file string) {
 	b.t.Helper()
 	var cli struct{ DOT []string }
@@ -292,45 +294,52 @@ func (b *browser) graphEvents(file string) {
 	b.eval(`[...document.querySelectorAll("#graph .g-event:not(.init)")].map(g => ({Label: g.querySelector("text").textContent,
 		Title: g.querySelector("title")?.textContent || "", Line: g.dataset.line || "", Step: g.dataset.step || "", Role: g.getAttribute("role") || ""}))`, &events)
 	got := map[string]string{}
-	target := -1
+	var targets []int // a read the NIC makes (nlR) and a write it makes (nrW)
 	for i, e := range events {
 		got[e.Label] = strings.TrimSuffix(e.Title, fmt.Sprintf(" (made by step %s)", e.Step))
 		if e.Role != "button" {
 			b.t.Errorf("event %s is not a button (role %q)", e.Label, e.Role)
 		}
-		if strings.HasPrefix(e.Label, "nlR(") && e.Step != "" {
-			target = i
+		// The execution drawn is the witness's: each event is linked to
+		// the step that made it, the NIC's writes (F1, F2) too.
+		if e.Step == "" {
+			b.t.Errorf("event %s is linked to no step", e.Label)
+		}
+		if (strings.HasPrefix(e.Label, "nlR(") || strings.HasPrefix(e.Label, "nrW(")) && e.Step != "" {
+			targets = append(targets, i)
 		}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		b.t.Errorf("the page's events and their sources %v, the CLI's %v", got, want)
 	}
-	if target < 0 {
-		b.t.Fatalf("no nlR event linked to its step: %+v", events)
+	if len(targets) != 2 {
+		b.t.Fatalf("want an nlR and an nrW event linked to their steps: %+v", events)
 	}
-	e := events[target]
-	check := func(how string) {
-		var sel struct{ Text, Frame, What string }
-		b.eval(`({Text: editor.value.slice(editor.selectionStart, editor.selectionEnd), Frame: document.getElementById("step-pos").dataset.frame,
+	for _, target := range targets {
+		e := events[target]
+		check := func(how string) {
+			var sel struct{ Text, Frame, What string }
+			b.eval(`({Text: editor.value.slice(editor.selectionStart, editor.selectionEnd), Frame: document.getElementById("step-pos").dataset.frame,
 			What: document.getElementById("step-what").textContent})`, &sel)
-		line, _ := strconv.Atoi(e.Line)
-		src, _ := os.ReadFile(file)
-		lines := strings.Split(string(src), "\n")
-		if line < 1 || line > len(lines) || sel.Text != strings.TrimSpace(lines[line-1]) {
-			b.t.Errorf("%s %s: the editor selects %q, want line %s", how, e.Label, sel.Text, e.Line)
+			line, _ := strconv.Atoi(e.Line)
+			src, _ := os.ReadFile(file)
+			lines := strings.Split(string(src), "\n")
+			if line < 1 || line > len(lines) || sel.Text != strings.TrimSpace(lines[line-1]) {
+				b.t.Errorf("%s %s: the editor selects %q, want line %s", how, e.Label, sel.Text, e.Line)
+			}
+			if sel.Frame != e.Step || !strings.Contains(sel.What, e.Label) {
+				b.t.Errorf("%s %s: the step view at frame %s (%q), want step %s, which makes it", how, e.Label, sel.Frame, sel.What, e.Step)
+			}
 		}
-		if sel.Frame != e.Step || !strings.Contains(sel.What, e.Label) {
-			b.t.Errorf("%s %s: the step view at frame %s (%q), want step %s, which makes it", how, e.Label, sel.Frame, sel.What, e.Step)
-		}
+		sel := fmt.Sprintf(`document.querySelectorAll("#graph .g-event:not(.init)")[%d]`, target)
+		b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
+		b.eval(sel+`.dispatchEvent(new MouseEvent("click", {bubbles: true})) || true`, nil)
+		check("clicked")
+		b.shot("graph-event-clicked-" + strings.ToLower(e.Label[:3]))
+		b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
+		b.eval(`(`+sel+`.focus(), document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true})), true)`, nil)
+		check("Enter on")
 	}
-	sel := fmt.Sprintf(`document.querySelectorAll("#graph .g-event:not(.init)")[%d]`, target)
-	b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
-	b.eval(sel+`.dispatchEvent(new MouseEvent("click", {bubbles: true})) || true`, nil)
-	check("clicked")
-	b.shot("graph-event-clicked")
-	b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
-	b.eval(`(`+sel+`.focus(), document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true})), true)`, nil)
-	check("Enter on")
 }
 
 // outcomeGraph checks that any outcome can be drawn and stepped through
