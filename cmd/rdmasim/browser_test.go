@@ -227,12 +227,6 @@ func TestBrowser(t *testing.T) {
 // tooltipRE reads an event of the CLI's Graphviz output with its tooltip.
 var tooltipRE = regexp.MustCompile(`e\d+ \[label="([^"]+)", tooltip="([^"]+)"\]`)
 
-// graphEvents checks the statements of the graph's events (issue 31, item
-// 1): each event of paper-5.1's witness graph names its line in its
-// tooltip, as the CLI's Graphviz drawing of the same execution does; an
-// event clicked selects its statement in the editor and takes the step
-// view to the step that made it, and Enter on a focused event does the
-// same.
 // graphRouting checks file's graph in the page: no edge passes through an
 // event box other than those of its two ends (each edge sampled at 60
 // points along its path).
@@ -271,6 +265,14 @@ func (b *browser) graphRouting(file string) {
 	}
 }
 
+// graphEvents checks the statements of the graph's events (issue 31, item
+// 1): each event of paper-5.1's witness graph names its line in its
+// tooltip, as the CLI's Graphviz drawing of the same execution does, and
+// is linked to the step that made it (the NIC's writes too, whose steps
+// F1 and F2 name them "nrW(z,2) visible"); a read and a write of the NIC
+// (nlR, nrW), clicked, select their statement in the editor and take the
+// step view to the step that made them, and Enter on a focused event does
+// the same.
 func (b *browser) graphEvents(file string) {
 	b.t.Helper()
 	var cli struct{ DOT []string }
@@ -292,45 +294,52 @@ func (b *browser) graphEvents(file string) {
 	b.eval(`[...document.querySelectorAll("#graph .g-event:not(.init)")].map(g => ({Label: g.querySelector("text").textContent,
 		Title: g.querySelector("title")?.textContent || "", Line: g.dataset.line || "", Step: g.dataset.step || "", Role: g.getAttribute("role") || ""}))`, &events)
 	got := map[string]string{}
-	target := -1
+	var targets []int // a read the NIC makes (nlR) and a write it makes (nrW)
 	for i, e := range events {
 		got[e.Label] = strings.TrimSuffix(e.Title, fmt.Sprintf(" (made by step %s)", e.Step))
 		if e.Role != "button" {
 			b.t.Errorf("event %s is not a button (role %q)", e.Label, e.Role)
 		}
-		if strings.HasPrefix(e.Label, "nlR(") && e.Step != "" {
-			target = i
+		// The execution drawn is the witness's: each event is linked to
+		// the step that made it, the NIC's writes (F1, F2) too.
+		if e.Step == "" {
+			b.t.Errorf("event %s is linked to no step", e.Label)
+		}
+		if (strings.HasPrefix(e.Label, "nlR(") || strings.HasPrefix(e.Label, "nrW(")) && e.Step != "" {
+			targets = append(targets, i)
 		}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		b.t.Errorf("the page's events and their sources %v, the CLI's %v", got, want)
 	}
-	if target < 0 {
-		b.t.Fatalf("no nlR event linked to its step: %+v", events)
+	if len(targets) != 2 {
+		b.t.Fatalf("want an nlR and an nrW event linked to their steps: %+v", events)
 	}
-	e := events[target]
-	check := func(how string) {
-		var sel struct{ Text, Frame, What string }
-		b.eval(`({Text: editor.value.slice(editor.selectionStart, editor.selectionEnd), Frame: document.getElementById("step-pos").dataset.frame,
+	for _, target := range targets {
+		e := events[target]
+		check := func(how string) {
+			var sel struct{ Text, Frame, What string }
+			b.eval(`({Text: editor.value.slice(editor.selectionStart, editor.selectionEnd), Frame: document.getElementById("step-pos").dataset.frame,
 			What: document.getElementById("step-what").textContent})`, &sel)
-		line, _ := strconv.Atoi(e.Line)
-		src, _ := os.ReadFile(file)
-		lines := strings.Split(string(src), "\n")
-		if line < 1 || line > len(lines) || sel.Text != strings.TrimSpace(lines[line-1]) {
-			b.t.Errorf("%s %s: the editor selects %q, want line %s", how, e.Label, sel.Text, e.Line)
+			line, _ := strconv.Atoi(e.Line)
+			src, _ := os.ReadFile(file)
+			lines := strings.Split(string(src), "\n")
+			if line < 1 || line > len(lines) || sel.Text != strings.TrimSpace(lines[line-1]) {
+				b.t.Errorf("%s %s: the editor selects %q, want line %s", how, e.Label, sel.Text, e.Line)
+			}
+			if sel.Frame != e.Step || !strings.Contains(sel.What, e.Label) {
+				b.t.Errorf("%s %s: the step view at frame %s (%q), want step %s, which makes it", how, e.Label, sel.Frame, sel.What, e.Step)
+			}
 		}
-		if sel.Frame != e.Step || !strings.Contains(sel.What, e.Label) {
-			b.t.Errorf("%s %s: the step view at frame %s (%q), want step %s, which makes it", how, e.Label, sel.Frame, sel.What, e.Step)
-		}
+		sel := fmt.Sprintf(`document.querySelectorAll("#graph .g-event:not(.init)")[%d]`, target)
+		b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
+		b.eval(sel+`.dispatchEvent(new MouseEvent("click", {bubbles: true})) || true`, nil)
+		check("clicked")
+		b.shot("graph-event-clicked-" + strings.ToLower(e.Label[:3]))
+		b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
+		b.eval(`(`+sel+`.focus(), document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true})), true)`, nil)
+		check("Enter on")
 	}
-	sel := fmt.Sprintf(`document.querySelectorAll("#graph .g-event:not(.init)")[%d]`, target)
-	b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
-	b.eval(sel+`.dispatchEvent(new MouseEvent("click", {bubbles: true})) || true`, nil)
-	check("clicked")
-	b.shot("graph-event-clicked")
-	b.eval(`(editor.setSelectionRange(0, 0), document.getElementById("step-first").click(), true)`, nil)
-	b.eval(`(`+sel+`.focus(), document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true})), true)`, nil)
-	check("Enter on")
 }
 
 // outcomeGraph checks that any outcome can be drawn and stepped through
@@ -365,6 +374,14 @@ func (b *browser) outcomeGraph(file string) {
 		b.eval(`document.querySelectorAll("#graph svg .g-event").length`, &events)
 		if events == 0 {
 			b.t.Errorf("%s: no graph drawn", how)
+		}
+		// The drawing names the outcome it is of.
+		var title string
+		b.eval(`document.querySelector("#graph svg .g-title")?.textContent ?? ""`, &title)
+		for loc, v := range want {
+			if !strings.Contains(title, loc+" = "+v) {
+				b.t.Errorf("%s: the graph's title %q does not name %s = %s", how, title, loc, v)
+			}
 		}
 		b.eval(`document.getElementById("step-last").click() || true`, nil)
 		var mem map[string]string
@@ -1334,4 +1351,129 @@ func (b *browser) stop() {
 		b.t.Errorf("a stopped report starts %q, want %q and what was explored (%d configurations)", first, want, stats.States)
 	}
 	b.shot("stopped")
+}
+
+// TestBrowserTimes measures what a playground user waits for, in headless
+// Chromium: the page ready (the WebAssembly compiled, the examples listed)
+// on a cold load (a fresh browser profile, nothing cached) and on a warm
+// one (a reload, then another: Chromium may keep the compiled WebAssembly
+// only once it has seen it), and the time from the check button to its
+// answer on a litmus test (SB-PUT, twice: the first search of a page pays
+// for the WebAssembly's start) and on a protocol (bakery). Each answer's
+// time is logged split into the search (the Go code's own clock), its way
+// to the page and the page's drawing. Each figure is the median of
+// RDMASIM_MEASURE runs (5 if it is not a number); the test runs only when
+// RDMASIM_MEASURE is set, as its figures are logged, never asserted (go
+// test -v -run TestBrowserTimes). RDMASIM_MEASURE_URL names a playground
+// already served (another build's rdmasim serve, for a before/after
+// comparison in the same browser); without it the test serves this
+// build's. The page of every build since the playground's first marks its
+// status element's data-state idle when ready and done after an answer,
+// names its check button run-check and answers in a global showResponse,
+// which is all this needs.
+func TestBrowserTimes(t *testing.T) {
+	if os.Getenv("RDMASIM_MEASURE") == "" {
+		t.Skip("set RDMASIM_MEASURE (the number of runs) to measure the playground's load and check times")
+	}
+	runs, err := strconv.Atoi(os.Getenv("RDMASIM_MEASURE"))
+	if err != nil || runs < 1 {
+		runs = 5
+	}
+	chrome := findChromium()
+	if chrome == "" {
+		t.Skip("chromium is not installed (make tools installs it)")
+	}
+	origin := os.Getenv("RDMASIM_MEASURE_URL")
+	if origin == "" {
+		if _, err := fs.Stat(web.Static(), web.WasmName); err != nil {
+			t.Skip("the playground's WebAssembly is not built: run make wasm, then the test again")
+		}
+		addr, stopServe := startServe(t)
+		defer stopServe()
+		origin = "http://" + addr + "/"
+	}
+	const ready = `document.getElementById("status").dataset.state === "idle"`
+	const done = `document.getElementById("status").dataset.state === "done"`
+	// splitTimes wraps the page's handler of an answer, showResponse (a
+	// global function in every build's app.js), to time it and keep the
+	// search's own time (the response's millis) in window.measured.
+	const splitTimes = `(() => {
+		if (!window.measured) {
+			window.measured = {};
+			const show = showResponse;
+			showResponse = function (r) {
+				const t0 = performance.now();
+				window.measured.arrive = t0;
+				window.measured.go = r.millis;
+				show(r);
+				window.measured.draw = performance.now() - t0;
+			};
+		}
+		return true;
+	})()`
+	var cold, warm, warmAgain, litmusCheck, litmusAgain, bakeryCheck []time.Duration
+	for i := 0; i < runs; i++ {
+		func() {
+			alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+				chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+				chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+				chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+				chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000))
+			defer cancelAlloc()
+			ctx, cancel := chromedp.NewContext(alloc)
+			defer cancel()
+			b := &browser{t: t, ctx: ctx}
+			b.do(chromedp.Navigate("about:blank")) // Chromium started, outside the times
+			start := time.Now()
+			b.do(chromedp.Navigate(origin))
+			b.wait(ready, 60*time.Second)
+			cold = append(cold, time.Since(start))
+			for _, into := range []*[]time.Duration{&warm, &warmAgain} {
+				start = time.Now()
+				b.do(chromedp.Reload())
+				b.wait(ready, 60*time.Second)
+				*into = append(*into, time.Since(start))
+			}
+			for _, c := range []struct {
+				example string
+				into    *[]time.Duration
+			}{{"litmus/SB-PUT.rdma", &litmusCheck}, {"litmus/SB-PUT.rdma", &litmusAgain}, {"protocols/bakery.rdma", &bakeryCheck}} {
+				b.pick(c.example)
+				// The answer's time split in three: the search in the
+				// worker (the Go code's own clock), the rest of the way
+				// to the page's handler (the worker's message, JSON), and
+				// the handler drawing it (report, tables, graph, steps).
+				b.eval(splitTimes, nil)
+				b.wait(`!document.getElementById("run-check").disabled`, 10*time.Second)
+				start = time.Now()
+				var state string
+				b.eval(`(() => { window.measured.click = performance.now(); document.getElementById("run-check").click(); return document.getElementById("status").dataset.state })()`, &state)
+				if state != "running" {
+					t.Fatalf("%s: check did not start (status %q)", c.example, state)
+				}
+				b.wait(done, 120*time.Second)
+				*c.into = append(*c.into, time.Since(start))
+				var split struct{ Go, Message, Draw float64 }
+				b.eval(`(() => { const m = window.measured; return {Go: m.go, Message: m.arrive - m.click - m.go, Draw: m.draw} })()`, &split)
+				t.Logf("%s: %d ms: the search %.0f ms, its way to the page %.0f ms, drawing %.0f ms",
+					c.example, time.Since(start).Milliseconds(), split.Go, split.Message, split.Draw)
+			}
+		}()
+	}
+	median := func(ds []time.Duration) string {
+		s := append([]time.Duration(nil), ds...)
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		all := make([]string, len(ds))
+		for i, d := range ds {
+			all[i] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+		return fmt.Sprintf("%d ms (runs: %s)", s[len(s)/2].Milliseconds(), strings.Join(all, ", "))
+	}
+	t.Logf("%s, medians of %d:", origin, runs)
+	t.Logf("page ready, cold: %s", median(cold))
+	t.Logf("page ready, warm (reloaded): %s", median(warm))
+	t.Logf("page ready, warm (reloaded again): %s", median(warmAgain))
+	t.Logf("check SB-PUT: %s", median(litmusCheck))
+	t.Logf("check SB-PUT again: %s", median(litmusAgain))
+	t.Logf("check bakery: %s", median(bakeryCheck))
 }

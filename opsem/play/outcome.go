@@ -80,6 +80,11 @@ func runOutcome(ctx context.Context, p *prog.Program, o Options, want *OutcomeRe
 	resp.Text = text.String()
 	resp.Trace = newTrace(title, sem, r.Witness, p)
 	resp.Graph, resp.GraphNote = executionGraph(ctx, p, sem, o)
+	if resp.Graph != nil {
+		// The drawing says which outcome it is of ("execution 1" of the
+		// condition made of the outcome reads as the program's own).
+		resp.Graph.Title = fmt.Sprintf("%s: an %s execution ending in %s", p.Name, sem, outcome)
+	}
 	return nil
 }
 

@@ -11,8 +11,8 @@ import (
 // CPU step the one its thread was at, a NIC step the operation it serves
 // (the get y := w on line 8, the put z := x on line 9); the condition z = 2 becomes true, for good,
 // at the step that writes z (F1, the put's write reaching memory); each
-// event of the graph comes with its statement, and those of the witness's
-// execution with the frame whose step made them.
+// event of the graph comes with its statement and the frame whose step
+// made it (the NIC's writes too: F1 and F2 name theirs "nrW(z,2) visible").
 func TestStepSources(t *testing.T) {
 	r := Run(context.Background(), request(t, Check, litmus+"paper-5.1.rdma", Options{}), nil)
 	if len(r.Errors) > 0 || r.Trace == nil || r.Graph == nil {
@@ -45,6 +45,8 @@ func TestStepSources(t *testing.T) {
 	if at.Step == nil || at.Step.Rule != "F1" {
 		t.Errorf("condition settled at frame %d by %+v, want the put's F1", c.Frame, at.Step)
 	}
+	// Every event of p is linked, the NIC's writes (nlW(y,1,n2) by F2,
+	// nrW(z,2) by F1, steps whose event reads "nrW(z,2) visible") too.
 	linked := 0
 	for _, e := range r.Graph.Events {
 		if e.Thread < 0 {
@@ -53,22 +55,25 @@ func TestStepSources(t *testing.T) {
 		if e.Line == 0 || e.Stmt == "" || !strings.HasPrefix(e.Source, "line ") {
 			t.Errorf("event %s has no statement: %+v", e.Label, e)
 		}
-		if e.Step > 0 {
-			linked++
-			f := r.Trace.Frames[e.Step]
-			if f.Step.Event != e.Label || f.Source.Line != e.Line {
-				t.Errorf("event %s (line %d) linked to step %d: %s at line %d", e.Label, e.Line, e.Step, f.Step.Event, f.Source.Line)
-			}
+		if e.Step == 0 {
+			t.Errorf("event %s (line %d) is linked to no step", e.Label, e.Line)
+			continue
+		}
+		linked++
+		f := r.Trace.Frames[e.Step]
+		if strings.TrimSuffix(f.Step.Event, " visible") != e.Label || f.Source.Line != e.Line {
+			t.Errorf("event %s (line %d) linked to step %d: %s at line %d", e.Label, e.Line, e.Step, f.Step.Event, f.Source.Line)
 		}
 	}
-	if linked < 3 {
-		t.Errorf("%d events linked to their steps, want the 3 of p", linked)
+	if linked != 5 {
+		t.Errorf("%d events linked to their steps, want the 5 of p", linked)
 	}
 }
 
 // TestOutcome: paper-5.1's outcome z=2, which only RDMA reaches, has a run
-// and a graph under RDMA, none under SC (forbidden there), and z=1 has
-// both under SC; an unknown location is an error.
+// and a graph under RDMA (titled with the outcome), none under SC
+// (forbidden there), and z=1 has both under SC; an unknown location is an
+// error.
 func TestOutcome(t *testing.T) {
 	req := request(t, Outcome, litmus+"paper-5.1.rdma", Options{})
 	req.Outcome = &OutcomeRequest{Semantics: "rdma", Values: map[string]uint8{"z": 2}}
@@ -78,6 +83,9 @@ func TestOutcome(t *testing.T) {
 	}
 	if c := r.Trace.Cond; c == nil || !c.Holds {
 		t.Errorf("cond %+v", c)
+	}
+	if want := "paper-5.1: an rdma execution ending in z = 2"; r.Graph.Title != want {
+		t.Errorf("the graph's title %q, want %q", r.Graph.Title, want)
 	}
 	req.Outcome.Semantics = "sc"
 	r = Run(context.Background(), req, nil)
@@ -145,7 +153,7 @@ func TestRobustGraphSources(t *testing.T) {
 			continue
 		}
 		linked++
-		if f := r.Trace.Frames[e.Step]; f.Step.Event != e.Label {
+		if f := r.Trace.Frames[e.Step]; strings.TrimSuffix(f.Step.Event, " visible") != e.Label {
 			t.Errorf("event %s linked to step %d, which makes %s", e.Label, e.Step, f.Step.Event)
 		}
 	}

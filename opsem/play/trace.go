@@ -277,7 +277,10 @@ func linkSteps(g *Graph, t *Trace) {
 	frames := map[string][]int{}
 	for i, f := range t.Frames {
 		if s := f.Step; s != nil && s.Event != "" && recording[s.Rule] && f.Source != nil {
-			k := key(s.Thread, s.Event, f.Source.Line)
+			// F1 and F2 name the NIC write that reaches memory
+			// "nrW(z,2) visible" (machine.Transition.Event): the
+			// graph's event is nrW(z,2).
+			k := key(s.Thread, strings.TrimSuffix(s.Event, " visible"), f.Source.Line)
 			frames[k] = append(frames[k], i)
 		}
 	}

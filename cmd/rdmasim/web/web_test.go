@@ -149,3 +149,58 @@ func TestExampleOrder(t *testing.T) {
 		t.Errorf("index order %v, want %v", got, want)
 	}
 }
+
+// TestRevalidate: every file goes out with an ETag and Cache-Control:
+// no-cache, and a request that names that ETag in If-None-Match gets 304
+// Not Modified with no body (a reload fetches nothing it has); another
+// ETag gets the file. The compressed WebAssembly has its own ETag, as its
+// bytes differ from the build's.
+func TestRevalidate(t *testing.T) {
+	wasm := bytes.Repeat([]byte("\x00asm compressible "), 4096)
+	h := testSite(t, wasm).Handler()
+	get := func(path, accept, ifNoneMatch string) *http.Response {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		if accept != "" {
+			req.Header.Set("Accept-Encoding", accept)
+		}
+		if ifNoneMatch != "" {
+			req.Header.Set("If-None-Match", ifNoneMatch)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Result()
+	}
+	tags := map[string]string{}
+	for _, tc := range []struct{ path, accept string }{
+		{"/", ""},
+		{"/" + WasmName, "gzip"},
+		{"/" + WasmName, ""},
+		{"/" + WasmExecName, "gzip"},
+		{"/" + IndexName, ""},
+		{"/examples/litmus/A.rdma", ""},
+	} {
+		first := get(tc.path, tc.accept, "")
+		tag := first.Header.Get("ETag")
+		if first.StatusCode != http.StatusOK || tag == "" {
+			t.Fatalf("%s (%q): status %d, ETag %q", tc.path, tc.accept, first.StatusCode, tag)
+		}
+		if cc := first.Header.Get("Cache-Control"); cc != "no-cache" {
+			t.Errorf("%s (%q): Cache-Control %q, want no-cache", tc.path, tc.accept, cc)
+		}
+		if other, ok := tags[tag]; ok {
+			t.Errorf("%s (%q) has the ETag of %s: %s", tc.path, tc.accept, other, tag)
+		}
+		tags[tag] = tc.path + " " + tc.accept
+		again := get(tc.path, tc.accept, tag)
+		body, _ := io.ReadAll(again.Body)
+		if again.StatusCode != http.StatusNotModified || len(body) != 0 {
+			t.Errorf("%s (%q) with If-None-Match %s: status %d, %d bytes; want 304, none", tc.path, tc.accept, tag, again.StatusCode, len(body))
+		}
+		if again.Header.Get("ETag") != tag {
+			t.Errorf("%s (%q): the 304 has ETag %q, want %s", tc.path, tc.accept, again.Header.Get("ETag"), tag)
+		}
+		if stale := get(tc.path, tc.accept, `"0123"`); stale.StatusCode != http.StatusOK {
+			t.Errorf("%s (%q) with another ETag: status %d, want 200", tc.path, tc.accept, stale.StatusCode)
+		}
+	}
+}
