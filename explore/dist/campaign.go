@@ -237,6 +237,7 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 				m.Nak()
 				return stopped(rctx, fmt.Errorf("dist: task %s of campaign %s: %w", idx, s.Run, err))
 			}
+			w.logf("task %s of campaign %s done", idx, s.Run) // before its result is published
 			r := nats.NewMsg("rdmasim." + s.Run + ".result")
 			r.Data = out
 			r.Header.Set(hIndex, idx)
@@ -247,7 +248,6 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 			// The result is stored: should the acknowledgement be
 			// lost, the task's second result is a duplicate.
 			m.DoubleAck(rctx)
-			w.logf("task %s of campaign %s done", idx, s.Run)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
 			return settled(rctx, fmt.Errorf("dist: pulling a task: %w", err))
