@@ -38,7 +38,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	repairFlag := fs.Bool("repair", false, "also run rdmasim repair on every program the decider finds not robust, and check its answer: the repaired program robust by enumeration on the RDMA machine, no new deadlock, no insertion that can be dropped")
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
 	var cf clusterFlags
-	cf.registerCampaign(fs, "check the programs on a cluster, in batches of consecutive programs (the same programs, disagreements and counts as one process; --workers programs at a time on each worker)")
+	cf.registerCampaign(fs, "check the programs in batches on a cluster")
 	if code := parseFlags(fs, args, e, "fuzz [--seed S] [--count N | --time T] [flags]"); code >= 0 {
 		return code
 	}

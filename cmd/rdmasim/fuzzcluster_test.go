@@ -287,3 +287,9 @@ func TestFuzzClusterWorkerKilled(t *testing.T) {
 		t.Errorf("task %s: not redone by w1, or finished by w0 before its kill\nw0:\n%s\nw1:\n%s", batch, w0.text(), w1.text())
 	}
 }
+
+// TestGoldenHelpFuzz compares fuzz's help (its flags, the cluster's
+// included) with its golden file.
+func TestGoldenHelpFuzz(t *testing.T) {
+	golden(t, "help-fuzz", []string{"help", "fuzz"}, exitOK)
+}
