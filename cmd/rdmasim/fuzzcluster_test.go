@@ -257,12 +257,19 @@ func TestFuzzClusterWorkerKilled(t *testing.T) {
 		}(), spin, 2*time.Second)
 		ran <- outcome{sum, err}
 	}()
-	batch, ok := <-killed
-	if !ok {
-		t.Fatalf("worker w0 exited before it was killed:\n%s", w0.text())
+	var batch string
+	var got outcome
+	select {
+	case b, ok := <-killed:
+		if !ok {
+			t.Fatalf("worker w0 exited before it was killed:\n%s", w0.text())
+		}
+		batch = b
+	case got = <-ran:
+		t.Fatalf("the run ended (%v) before w0 started a second batch: nothing killed\n%s", got.err, w0.text())
 	}
 	w1, stop1 = startWorker(t, srv.URL(), "w1")
-	got := <-ran
+	got = <-ran
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
