@@ -83,12 +83,18 @@ func (f *clusterFlags) campaign(ctx context.Context, e *env, cmd, kind string, i
 			return err
 		}
 	}
+	return f.runCampaign(ctx, e, dist.CampaignConfig{Kind: kind, Name: cmd}, tasks, result)
+}
+
+// runCampaign starts the cluster (start) and runs the campaign cfg of
+// tasks on it, handing the results to result in task order.
+func (f *clusterFlags) runCampaign(ctx context.Context, e *env, cfg dist.CampaignConfig, tasks [][]byte, result func(int, []byte) error) error {
 	nc, stop, err := f.start(ctx, e)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	return dist.RunCampaign(ctx, nc, dist.CampaignConfig{Kind: kind, Name: cmd}, tasks, result)
+	return dist.RunCampaign(ctx, nc, cfg, tasks, result)
 }
 
 func (f *clusterFlags) active() bool { return f.cluster != "" || f.url != "" }

@@ -11,6 +11,7 @@ import (
 
 	"rdmasim/corpus/differ"
 	"rdmasim/corpus/fuzz"
+	"rdmasim/explore/dist"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/report"
 )
@@ -36,6 +37,8 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	atomicsExp := fs.Bool("atomics-experimental", false, "with --atomics, also compare the decider's experimental instrumentation of remote atomics (robust --atomics-experimental) with both enumerations on every program with atomics")
 	repairFlag := fs.Bool("repair", false, "also run rdmasim repair on every program the decider finds not robust, and check its answer: the repaired program robust by enumeration on the RDMA machine, no new deadlock, no insertion that can be dropped")
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
+	var cf clusterFlags
+	cf.registerCampaign(fs, "check the programs in batches on a cluster")
 	if code := parseFlags(fs, args, e, "fuzz [--seed S] [--count N | --time T] [flags]"); code >= 0 {
 		return code
 	}
@@ -73,6 +76,9 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	if err == nil {
 		err = opt.Check()
 	}
+	if err == nil && cf.active() {
+		err = cmp.Or(cf.checkCampaign(), opt.CheckCampaign())
+	}
 	if err = cmp.Or(seedErr, err); err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim fuzz: %v\n", err)
 		return exitUsage
@@ -106,8 +112,14 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 			report.WriteConfig(e.stdout, p.String())
 		}
 	}
-	sum, err := fuzz.Run(ctx, opt)
-	if err != nil {
+	var sum *fuzz.Summary
+	if cf.active() {
+		sum, err = fuzzCluster(ctx, e, &cf, opt, spinNote, 0)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "rdmasim fuzz: %v\n", err)
+			return exitInternal
+		}
+	} else if sum, err = fuzz.Run(ctx, opt); err != nil {
 		fmt.Fprintf(e.stderr, "rdmasim fuzz: %v\n", err)
 		return exitUsage
 	}
@@ -124,4 +136,22 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// fuzzCluster runs the fuzz run of opt on the cluster of cf as a campaign
+// of batches (fuzz.RunCampaign; spin is this process's SPIN note, which
+// each worker's must equal; ackWait is how long a worker may stay silent
+// before its batch goes to another, 0 for dist's default), and returns its
+// summary with the workers that took part.
+func fuzzCluster(ctx context.Context, e *env, cf *clusterFlags, opt fuzz.Options, spin string, ackWait time.Duration) (*fuzz.Summary, error) {
+	workers := map[string]bool{}
+	cfg := dist.CampaignConfig{Kind: fuzz.TaskKind, Name: "fuzz", AckWait: ackWait, Served: func(_ int, w string) { workers[w] = true }}
+	sum, err := fuzz.RunCampaign(ctx, opt, spin, func(ctx context.Context, tasks [][]byte, result func(int, []byte) error) error {
+		return cf.runCampaign(ctx, e, cfg, tasks, result)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sum.Workers = len(workers)
+	return sum, nil
 }

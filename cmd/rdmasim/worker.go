@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rdmasim/corpus/fuzz"
 	"rdmasim/corpus/suite"
 	"rdmasim/explore"
 	"rdmasim/explore/dist"
@@ -14,7 +15,7 @@ import (
 
 // cmdWorker serves the partitions of distributed searches (explore, check
 // and robust with --nats or --cluster) and the tasks of campaigns (corpus
-// --cluster) on the NATS server of --nats until interrupted.
+// and fuzz with --cluster or --nats) on the NATS server of --nats until interrupted.
 func cmdWorker(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("worker", e)
 	var nf natsFlags
@@ -45,7 +46,7 @@ func cmdWorker(ctx context.Context, args []string, e *env) int {
 	}
 	defer nc.Close()
 	w := &dist.Worker{Factory: job.Machine, ID: *id, Once: *once, NewSet: func() (store.Set, error) { return st.NewSet("") },
-		Tasks: map[string]func(context.Context, []byte) ([]byte, error){suite.TaskKind: suite.Task},
+		Tasks: map[string]func(context.Context, []byte) ([]byte, error){suite.TaskKind: suite.Task, fuzz.TaskKind: fuzz.Task},
 		Log: func(s string) {
 			if !*quiet || strings.Contains(s, " refuses ") || strings.Contains(s, " failed") {
 				fmt.Fprintf(e.stderr, "rdmasim %s\n", s)

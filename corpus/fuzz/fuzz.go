@@ -89,10 +89,10 @@ type Options struct {
 	// files; "" writes none.
 	RegressDir string
 	// Progress, when non-nil, is called about once a second.
-	Progress func(Progress)
+	Progress func(Progress) `json:"-"`
 	// Found, when non-nil, is called with each disagreement once it is
 	// minimised and written (from the worker that found it).
-	Found func(*Disagreement)
+	Found func(*Disagreement) `json:"-"`
 	// StuckAfter is how long a program may run past its deadline (Timeout
 	// for its check, plus Minimize.Time while it is minimised; once ctx is
 	// done, the moment it was done) before Run gives up on it (a search
@@ -105,6 +105,15 @@ type Options struct {
 
 	// check replaces differ.Check in tests.
 	check func(context.Context, *prog.Program, differ.Options) (*differ.Report, error)
+	// first is the index in the whole run of the first program checked:
+	// a batch of a run on a cluster (Task) checks programs first,
+	// first+1, ... (ProgramSeed(Seed, first+i)); 0 in a run of one
+	// process.
+	first int
+	// renderRegress makes each disagreement's regression file
+	// (Disagreement.regression) without writing it: a batch's worker
+	// renders it, the coordinator writes it (RunCampaign).
+	renderRegress bool
 }
 
 // Progress is a snapshot of a running fuzz.
@@ -135,6 +144,17 @@ type Disagreement struct {
 	// none was written in FileErr.
 	File    string
 	FileErr error
+	// regression is the regression file rendered by a batch's worker
+	// (Options.renderRegress), for the coordinator to write.
+	regression *regressionFile
+}
+
+// regressionFile is a disagreement's regression test: its name (the file
+// is name.rdma) and text, or why it could not be made.
+type regressionFile struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+	Err  string `json:"err,omitempty"`
 }
 
 // Summary is the result of Run.
@@ -165,6 +185,9 @@ type Summary struct {
 	// (differ.Report.Robust).
 	Robust, NotRobust int
 	Stats             Stats
+	// Workers is the number of a cluster's workers that checked batches
+	// of the run (RunCampaign's caller sets it); 0 in one process.
+	Workers int
 }
 
 // Rate returns the programs checked per second.
@@ -356,8 +379,12 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 	}
 	r.disagree = d
 	if opt.Surface {
-		if opt.RegressDir != "" {
-			d.File, d.FileErr = writeSurface(opt.RegressDir, d)
+		name, text := surfaceRegression(d)
+		switch {
+		case opt.renderRegress:
+			d.regression = &regressionFile{Name: name, Text: text}
+		case opt.RegressDir != "":
+			d.File, d.FileErr = writeRegressionFile(opt.RegressDir, name, text)
 		}
 		return r
 	}
@@ -394,8 +421,16 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 	mctx, cancel := withTimeout(ctx, opt.Timeout)
 	d.MinimalProblems = problemsOf(mctx, small, d.Kind, opt.Differ)
 	cancel()
-	if opt.RegressDir != "" {
-		d.File, d.FileErr = WriteRegression(ctx, opt.RegressDir, d, RegressionInfo{RunSeed: opt.Seed, Differ: opt.Differ, Timeout: opt.Timeout})
+	info := RegressionInfo{RunSeed: opt.Seed, Differ: opt.Differ, Timeout: opt.Timeout}
+	switch {
+	case opt.renderRegress:
+		d.regression = &regressionFile{}
+		var err error
+		if d.regression.Name, d.regression.Text, err = Regression(ctx, d, info); err != nil {
+			d.regression.Err = err.Error()
+		}
+	case opt.RegressDir != "":
+		d.File, d.FileErr = WriteRegression(ctx, opt.RegressDir, d, info)
 	}
 	return r
 }

@@ -3,8 +3,6 @@ package fuzz
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -99,21 +97,15 @@ func problemsOf(ctx context.Context, p *prog.Program, k differ.Kind, dopt differ
 	return out
 }
 
-// writeSurface keeps a protocol's disagreement as dir/surface-SEED.rdma:
-// the program's text whole, with the problems in a comment.
-func writeSurface(dir string, d *Disagreement) (string, error) {
+// surfaceRegression returns the regression test of a protocol's
+// disagreement, surface-SEED: the program's text whole, with the problems
+// in a comment.
+func surfaceRegression(d *Disagreement) (name, text string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Found by rdmasim fuzz --surface (program seed %#x): the semantics disagree on its lowering.\n", d.Seed)
 	for _, pr := range d.Problems {
 		fmt.Fprintf(&b, "# %s: %s\n", pr.Kind, firstLine(pr.Detail))
 	}
 	b.WriteString(d.Source)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("fuzz: %w", err)
-	}
-	path := filepath.Join(dir, fmt.Sprintf("surface-%016x.rdma", d.Seed))
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return "", fmt.Errorf("fuzz: %w", err)
-	}
-	return path, nil
+	return fmt.Sprintf("surface-%016x", d.Seed), b.String()
 }

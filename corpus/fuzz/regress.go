@@ -346,6 +346,12 @@ func WriteRegression(ctx context.Context, dir string, d *Disagreement, info Regr
 	if err != nil {
 		return "", err
 	}
+	return writeRegressionFile(dir, name, text)
+}
+
+// writeRegressionFile writes text as dir/name.rdma, making dir if needed,
+// and returns the file's path.
+func writeRegressionFile(dir, name, text string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("fuzz: %w", err)
 	}

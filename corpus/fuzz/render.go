@@ -33,6 +33,9 @@ type SummaryJSON struct {
 	PPO           []PPOEntryJSON     `json:"ppo"`
 	Spin          string             `json:"spin"` // "every N programs", or why SPIN is off
 	Options       map[string]string  `json:"options"`
+	// Workers is the workers of a cluster that checked batches of the
+	// run (fuzz --cluster, --nats); absent in one process.
+	Workers int `json:"workers,omitempty"`
 }
 
 // DisagreementJSON is a disagreement in JSON.
@@ -241,7 +244,7 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 	out := SummaryJSON{Seed: s.Seed, Programs: s.Programs, Seconds: s.Elapsed.Seconds(), Rate: s.Rate(), Interrupted: s.Interrupted,
 		Disagreements: []DisagreementJSON{}, Slow: []string{}, Stuck: []string{}, Compared: map[string]int{}, Skipped: s.Skipped,
 		Robust: s.Robust, NotRobust: s.NotRobust, WithLoops: s.Stats.WithLoops, WithChoose: s.Stats.WithChoose,
-		Instructions: map[string]int{}, Spin: spin,
+		Instructions: map[string]int{}, Spin: spin, Workers: s.Workers,
 		Options: map[string]string{
 			"max-states": fmt.Sprint(opt.Differ.MaxStates), "max-inflight": fmt.Sprint(opt.Differ.MaxInflight), "timeout": opt.Timeout.String(),
 			"max-model-cost": fmt.Sprint(opt.Differ.MaxModelCost),

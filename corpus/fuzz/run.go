@@ -128,7 +128,10 @@ func (r *runner) work(sl *slot) {
 		sl.deadline = time.Now().Add(d + r.stuckAfter)
 	}
 	for i := range r.indices {
-		seed := ProgramSeed(r.opt.Seed, i)
+		// i counts the programs of this Run; index is the program's
+		// place in the whole run (a batch's programs start at first).
+		index := r.opt.first + i
+		seed := ProgramSeed(r.opt.Seed, index)
 		if len(r.opt.ProgramSeeds) > 0 {
 			seed = r.opt.ProgramSeeds[i]
 		}
@@ -136,7 +139,7 @@ func (r *runner) work(sl *slot) {
 		sl.seed = seed
 		r.mu.Unlock()
 		extend(r.opt.Timeout)
-		res := checkOne(r.ctx, r.opt, i, seed, extend)
+		res := checkOne(r.ctx, r.opt, index, seed, extend)
 		r.mu.Lock()
 		sl.deadline = time.Time{}
 		if sl.abandoned || r.ended {

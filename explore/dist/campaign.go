@@ -26,7 +26,9 @@ import (
 // worker killed between publishing and acknowledging) is stored once, by
 // its task's index (the stream's duplicate window).
 //
-// This is the engine of the campaigns; no command uses it yet.
+// rdmasim corpus --cluster runs a campaign of files (corpus/suite's Task),
+// rdmasim fuzz --cluster one of batches of programs (corpus/fuzz's Task);
+// to this package a task and its result are opaque bytes.
 
 // CampaignConfig describes a campaign.
 type CampaignConfig struct {
@@ -40,12 +42,19 @@ type CampaignConfig struct {
 	// is given to another worker (30s if 0); a worker says it is alive
 	// three times per AckWait while a task runs.
 	AckWait time.Duration
+	// Served, if not nil, is called with each task's index and the ID of
+	// the worker that ran it (Worker.ID) as its result arrives (once per
+	// task: a duplicate result is dropped), from RunCampaign's goroutine.
+	Served func(index int, worker string)
 }
 
 func taskStream(run string) string   { return "rdmasim-tasks-" + run }
 func resultStream(run string) string { return "rdmasim-results-" + run }
 
-const hIndex = "Rdm-Index" // a task's index, on the task and its result
+const (
+	hIndex  = "Rdm-Index"  // a task's index, on the task and its result
+	hWorker = "Rdm-Worker" // the ID of the worker that made a result
+)
 
 // RunCampaign runs the tasks on the workers of nc's server and calls result
 // with each task's index and result in index order, until every task has
@@ -155,6 +164,9 @@ func RunCampaign(ctx context.Context, nc *nats.Conn, cfg CampaignConfig, tasks [
 				continue
 			}
 			have[i], got[i] = true, m.Data()
+			if cfg.Served != nil {
+				cfg.Served(i, m.Headers().Get(hWorker))
+			}
 			for next < len(tasks) && have[next] {
 				if err := result(next, got[next]); err != nil {
 					return err
@@ -202,6 +214,7 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 		}
 		for m := range batch.Messages() {
 			idx := m.Headers().Get(hIndex)
+			w.logf("task %s of campaign %s", idx, s.Run)
 			// A long task says it is alive, so that it is not given
 			// to another worker meanwhile.
 			alive := make(chan struct{})
@@ -224,9 +237,11 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 				m.Nak()
 				return stopped(rctx, fmt.Errorf("dist: task %s of campaign %s: %w", idx, s.Run, err))
 			}
+			w.logf("task %s of campaign %s done", idx, s.Run) // before its result is published
 			r := nats.NewMsg("rdmasim." + s.Run + ".result")
 			r.Data = out
 			r.Header.Set(hIndex, idx)
+			r.Header.Set(hWorker, w.ID)
 			if _, err := js.PublishMsg(rctx, r, jetstream.WithMsgID(idx)); err != nil {
 				return settled(rctx, fmt.Errorf("dist: publishing the result of task %s: %w", idx, err))
 			}

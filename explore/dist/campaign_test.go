@@ -71,8 +71,10 @@ func TestCampaign(t *testing.T) {
 			tasks = append(tasks, binary.LittleEndian.AppendUint64(nil, uint64(i+run)))
 		}
 		var got []uint64
+		served := map[int]string{}
 		rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
-		err := RunCampaign(rctx, nc, CampaignConfig{Kind: "square", AckWait: time.Second}, tasks, func(i int, out []byte) error {
+		cfg := CampaignConfig{Kind: "square", AckWait: time.Second, Served: func(i int, w string) { served[i] = w }}
+		err := RunCampaign(rctx, nc, cfg, tasks, func(i int, out []byte) error {
 			if i != len(got) {
 				return fmt.Errorf("result %d after %d results", i, len(got))
 			}
@@ -90,6 +92,11 @@ func TestCampaign(t *testing.T) {
 		}
 		if len(got) != len(tasks) {
 			t.Errorf("campaign %d: %d results, want %d", run, len(got), len(tasks))
+		}
+		for i := range tasks {
+			if w := served[i]; w != "w0" && w != "w1" && w != "w2" {
+				t.Errorf("campaign %d: task %d served by %q, want a worker's ID", run, i, w)
+			}
 		}
 	}
 	if started.Load() < 3 {
