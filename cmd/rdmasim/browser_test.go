@@ -47,7 +47,8 @@ import (
 // program; a stopped search's report opens with the line the CLI prints
 // on Ctrl-C. Then the views of issue 31's last items: the graph's events
 // with their source lines, an event clicked selecting its statement and
-// its step (graph-events); any outcome's run and graph, also when the
+// its step (graph-events), and one that robust's run to a violation never
+// made saying so (graph-event-after-run); any outcome's run and graph, also when the
 // condition is forbidden (outcome-graph); the step that settles the
 // condition and the put or get each NIC step serves (cond-step); the
 // Repair button, apply and undo (repair), and its stop (repair-stop); the
@@ -196,6 +197,10 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.graphEvents(litmus + "paper-5.1.rdma")
 	})
+	t.Run("graph-event-after-run", func(t *testing.T) {
+		b.t = t
+		b.graphEventAfterRun("litmus/paper-5.1.rdma")
+	})
 	t.Run("graph-routing", func(t *testing.T) {
 		b.t = t
 		for _, f := range []string{"paper-5.1", "PUT-PUT-2THR-MP", "ATOM-PER-LOCATION", "PUTACK-NOT-VISIBLE"} {
@@ -222,6 +227,45 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.narrow("litmus/paper-5.1.rdma")
 	})
+}
+
+// graphEventAfterRun checks robust's graph of a violation, drawn from the
+// run to it and completed with the events the program makes after that
+// run's end: an event of the run, clicked, takes Step through to its step;
+// one made after the run's end (paper-5.1's put's write nrW(z,2)) says
+// that it has no step, rather than saying nothing of it.
+func (b *browser) graphEventAfterRun(path string) {
+	b.t.Helper()
+	b.pick(path)
+	b.runCommand("robust")
+	b.do(chromedp.Click(chromedp.CSS(`#tabs button[data-tab="graph"]`)))
+	var notes map[string]string
+	b.eval(`Object.fromEntries([...document.querySelectorAll("#graph .g-event:not(.init)")].map(g => {
+		g.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+		return [g.querySelector("text").textContent + (g.dataset.step ? " step" : ""), document.getElementById("graph-note").textContent];
+	}))`, &notes)
+	if len(notes) == 0 {
+		b.t.Fatal("robust drew no events for paper-5.1")
+	}
+	after, made := 0, 0
+	for ev, note := range notes {
+		switch {
+		case strings.HasSuffix(ev, " step"):
+			made++
+			if !strings.Contains(note, "of the run (Step through)") {
+				b.t.Errorf("event %s, made by a step of the run: the note says %q", ev, note)
+			}
+		default:
+			after++
+			if !strings.Contains(note, "after the end of the run shown") {
+				b.t.Errorf("event %s, made after the run's end: the note says %q", ev, note)
+			}
+		}
+	}
+	if _, ok := notes["nrW(z,2)"]; !ok || made == 0 {
+		b.t.Errorf("want nrW(z,2) made after the run and some event made in it: %v", notes)
+	}
+	b.shot("graph-event-after-run")
 }
 
 // tooltipRE reads an event of the CLI's Graphviz output with its tooltip.

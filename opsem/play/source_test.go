@@ -3,6 +3,7 @@ package play
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -159,5 +160,47 @@ func TestRobustGraphSources(t *testing.T) {
 	}
 	if linked == 0 {
 		t.Error("no event linked to its step")
+	}
+}
+
+// TestGraphStepsLitmus: on every litmus test whose check draws a graph,
+// the drawing is of the witness's execution, so each event of a thread is
+// linked to the step of the witness run that made it: a CPU step, a NIC
+// read (N1, N6, A1), its rfence (N3, event nF), a write made visible (F1,
+// F2, A2) or, for a write the run leaves pending, the step that issued it
+// (N4, N8). Before, nF and the NIC's writes were never linked.
+func TestGraphStepsLitmus(t *testing.T) {
+	files, err := filepath.Glob(litmus + "*.rdma")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no litmus tests: %v", err)
+	}
+	drawn := 0
+	for _, f := range files {
+		r := Run(context.Background(), request(t, Check, f, Options{}), nil)
+		if len(r.Errors) > 0 {
+			t.Fatalf("%s: %v", f, r.Errors)
+		}
+		if r.Graph == nil || r.Trace == nil {
+			continue
+		}
+		drawn++
+		for _, e := range r.Graph.Events {
+			if e.Thread < 0 {
+				continue
+			}
+			if e.Step <= 0 || e.Step >= len(r.Trace.Frames) {
+				t.Errorf("%s: event %s (line %d) is linked to no step of the witness", filepath.Base(f), e.Label, e.Line)
+				continue
+			}
+			fr := r.Trace.Frames[e.Step]
+			ev := strings.TrimSuffix(strings.TrimSuffix(fr.Step.Event, " visible"), " issued")
+			if ev != e.Label || fr.Source.Line != e.Line || fr.Step.Thread != r.Graph.Threads[e.Thread] {
+				t.Errorf("%s: event %s of %s (line %d) linked to step %d: %s of %s at line %d", filepath.Base(f),
+					e.Label, r.Graph.Threads[e.Thread], e.Line, e.Step, fr.Step.Event, fr.Step.Thread, fr.Source.Line)
+			}
+		}
+	}
+	if drawn < 20 {
+		t.Errorf("%d litmus tests with a witness graph, want 20 or more", drawn)
 	}
 }

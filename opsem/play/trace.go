@@ -261,27 +261,42 @@ func witnessGraph(ctx context.Context, p *prog.Program, res *verdict.Result, o O
 
 // recording are the rules of the steps that put an event into an
 // execution: a CPU step's read, write or CAS, and the NIC's reads (N1, N6,
-// A1) and the writes that reach memory (A2, F1, F2; N4 and N8 only issue
-// theirs).
-var recording = map[string]bool{"step": true, "N1": true, "N6": true, "A1": true, "A2": true, "F1": true, "F2": true}
+// A1), its rfence (N3) and the writes that reach memory (A2, F1, F2; N4
+// and N8 only issue theirs).
+var recording = map[string]bool{"step": true, "N1": true, "N3": true, "N6": true, "A1": true, "A2": true, "F1": true, "F2": true}
+
+// issuing are the rules that issue a NIC write (N4 a put's, N8 a get's),
+// which F1 or F2 later makes visible.
+var issuing = map[string]bool{"N4": true, "N8": true}
 
 // linkSteps sets each event of g to the frame of t whose step made it: the
 // k-th event of a thread with a given label and statement is made by the
 // k-th step of that thread, of a recording rule, with that event and
-// statement. An event whose step the run does not have keeps Step 0.
+// statement. A NIC write the run issued but never made visible (a run may
+// end with it pending) is linked to the step that issued it. An event
+// whose step the run does not have keeps Step 0.
 func linkSteps(g *Graph, t *Trace) {
 	if g == nil || t == nil {
 		return
 	}
 	key := func(thread, event string, line int) string { return fmt.Sprintf("%s|%s|%d", thread, event, line) }
-	frames := map[string][]int{}
+	frames := map[string][]int{} // by key, the frames of recording steps
+	issued := map[string][]int{} // by key, the frames that issue a NIC write
 	for i, f := range t.Frames {
-		if s := f.Step; s != nil && s.Event != "" && recording[s.Rule] && f.Source != nil {
-			// F1 and F2 name the NIC write that reaches memory
-			// "nrW(z,2) visible" (machine.Transition.Event): the
-			// graph's event is nrW(z,2).
+		s := f.Step
+		if s == nil || s.Event == "" || f.Source == nil {
+			continue
+		}
+		// The machine names a NIC write's steps "nrW(z,2) issued" (N4,
+		// N8) and "nrW(z,2) visible" (F1, F2; machine.Transition.Event):
+		// the graph's event is nrW(z,2).
+		switch {
+		case recording[s.Rule]:
 			k := key(s.Thread, strings.TrimSuffix(s.Event, " visible"), f.Source.Line)
 			frames[k] = append(frames[k], i)
+		case issuing[s.Rule]:
+			k := key(s.Thread, strings.TrimSuffix(s.Event, " issued"), f.Source.Line)
+			issued[k] = append(issued[k], i)
 		}
 	}
 	used := map[string]int{}
@@ -292,9 +307,15 @@ func linkSteps(g *Graph, t *Trace) {
 		}
 		label, _, _ := strings.Cut(e.Label, "\n") // a protocol's event has its statement below
 		k := key(g.Threads[e.Thread], label, e.Line)
-		if n := used[k]; n < len(frames[k]) {
+		n := used[k]
+		used[k] = n + 1
+		switch {
+		case n < len(frames[k]):
 			e.Step = frames[k][n]
-			used[k] = n + 1
+		case n < len(issued[k]):
+			// Writes of one key are issued in the order they become
+			// visible (one thread, one statement: one queue pair).
+			e.Step = issued[k][n]
 		}
 	}
 }

@@ -228,6 +228,10 @@ function graphEvent(e) {
   if (e.step && state.trace) {
     step(e.step);
     parts.push(`step ${e.step} of the run (Step through)`);
+  } else if (state.trace && e.line) {
+    // robust's run stops at the violation; the drawing completes the
+    // execution with the events the program makes after it.
+    parts.push("made after the end of the run shown (Step through): no step");
   }
   const fresh = !state.answer || state.answer.program === editor.value;
   if (fresh && e.line) selectLine(e.line);
