@@ -375,9 +375,9 @@ func parseString(t *testing.T, src string) *prog.Program {
 func TestRegressSymmetryByBlocks(t *testing.T) {
 	for _, f := range []string{"surface-327ba4e5f9330d68.rdma", "surface-d9b02274f2f85c96.rdma", "surface-0f4938e7289af03d.rdma"} {
 		if raceOn && f == "surface-d9b02274f2f85c96.rdma" {
-			// Its Check took 120 s under the race detector (19 s
-			// without it, the other two under 0.1 s); make test's
-			// race-free pass compares it.
+			// Its Check took 120 s under the race detector on a
+			// loaded host (19 s without it, the other two under 0.1
+			// s); make test's race-free pass compares it.
 			continue
 		}
 		p, err := parse.File("../regress/" + f)
