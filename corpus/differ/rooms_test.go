@@ -61,6 +61,9 @@ var opPrograms = map[prog.Op]struct {
 		[]string{"y=1;", "y=3;"}, false, true},
 	prog.OpEval: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  r := r * 2\n  y := r\n}\nexists (y = 4)\n",
 		[]string{"y=0;", "y=4;"}, false, true},
+	// b := 1 runs after quiet, when the put's write is visible: x = 1 in
+	// every final configuration (as after a poll, which waits less).
+	prog.OpQuiet: {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; quiet; b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false, false},
 	prog.OpIf: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  if (r == 2) { y := 1 } else { y := 2 }\n}\nexists (y = 1)\n",
 		[]string{"y=1;", "y=2;"}, false, true},
 }
@@ -82,11 +85,13 @@ var opEvents = map[prog.Op][]prog.EventKind{
 	prog.OpSwitch:   {prog.EvLR},
 	prog.OpLoad:     {prog.EvLR},
 	prog.OpEval:     {prog.EvLW},
+	prog.OpQuiet:    {prog.EvQuiet},
 }
 
 var kindNames = map[prog.EventKind]string{
 	prog.EvLW: "lW", prog.EvLR: "lR", prog.EvCAS: "CAS", prog.EvNLR: "nlR", prog.EvNRW: "nrW", prog.EvNRR: "nrR",
 	prog.EvNLW: "nlW", prog.EvNF: "nF", prog.EvPoll: "poll", prog.EvNAR: "naR", prog.EvNAW: "naW",
+	prog.EvQuiet: "quiet",
 }
 
 // missing returns the kinds of want that are not in got.
@@ -304,10 +309,17 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 			q, _ := prog.WithoutRangeChecks(p)
 			d, err := decide.Decide(ctx, q, decide.Options{})
 			var ae *instr.AtomicsError
+			var fe *instr.FeatureError
 			switch {
 			case op.IsAtomic():
 				if !errors.As(err, &ae) {
 					t.Errorf("decider: %v, want its refusal of remote atomics (*instr.AtomicsError)", err)
+				}
+			case prog.HasVerbs(q):
+				// A verbs feature the decider does not cover
+				// (SEMANTICS-VERBS.md): refused, naming it.
+				if !errors.As(err, &fe) || fe.Feature != op.String() {
+					t.Errorf("decider: %v, want its refusal naming %s (*instr.FeatureError)", err, op)
 				}
 			case err != nil:
 				t.Errorf("decider: %v", err)
@@ -372,10 +384,16 @@ func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Prog
 	var buf bytes.Buffer
 	err := promela.WriteRobustness(&buf, q, promela.RobustOptions{})
 	var ae *promela.AtomicsError
+	var fe *promela.FeatureError
 	switch {
 	case op.IsAtomic():
 		if !errors.As(err, &ae) {
 			t.Errorf("Promela robustness model: %v, want its refusal of remote atomics (*promela.AtomicsError)", err)
+		}
+		return
+	case prog.HasVerbs(q):
+		if !errors.As(err, &fe) || fe.Feature != op.String() {
+			t.Errorf("Promela robustness model: %v, want its refusal naming %s (*promela.FeatureError)", err, op)
 		}
 		return
 	case err != nil:

@@ -236,6 +236,12 @@ func (g *treeGen) walk(node, pc int) {
 		e := base
 		e.kind, e.remote, e.qp = prog.EvNF, in.Remote, in.QP
 		g.walk(g.emit(node, e), in.Next)
+	case prog.OpQuiet:
+		// One CPU event, on no queue pair (SEMANTICS-VERBS.md 6); it
+		// polls nothing, so the poll counts stay.
+		e := base
+		e.kind, e.remote, e.qp = prog.EvQuiet, -1, -1
+		g.walk(g.emit(node, e), in.Next)
 	case prog.OpPoll:
 		l := g.p.QPs[in.QP].Local
 		if g.nic[l] <= g.polls[l] {

@@ -148,6 +148,19 @@ func (m *Machine) oldestPendingAt(s []byte, qi int) bool {
 	return false
 }
 
+// quietAt is Machine.quiet on the parent's bytes: every buffer of every
+// queue pair of thread t has length zero.
+func (m *Machine) quietAt(s []byte, t int) bool {
+	for _, qi := range m.thrQPs[t] {
+		for _, o := range m.lay.boff[qi*nBuf : qi*nBuf+nBuf] {
+			if s[o] != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // fastCPU emits the CPU steps of thread t (enabledCPU and applyCPU on bytes).
 func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uint32 {
 	th := &m.p.Threads[t]
@@ -199,6 +212,10 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 		if s[m.qoff[in.QP]] == 0 || !m.sc && m.oldestPendingAt(s, in.QP) {
 			return 0
 		}
+	case prog.OpQuiet:
+		if !m.sc && !m.quietAt(s, t) {
+			return 0
+		}
 	}
 	m.cpuStep(s, t, in, mid, 0, emit)
 	return 0
@@ -215,7 +232,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 	e := &m.edit
 	e.reset()
 	switch in.Op {
-	case prog.OpSkip:
+	case prog.OpSkip, prog.OpQuiet:
 	case prog.OpBranch:
 		pc = in.Alts[arg]
 		if in.Loop >= 0 && m.opt.Unroll > 0 {

@@ -181,6 +181,8 @@ func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *
 	switch rs.Kind {
 	case syntax.StmtSkip:
 		s.Kind = prog.SSkip
+	case syntax.StmtQuiet:
+		s.Kind = prog.SQuiet
 	case syntax.StmtAssignValue:
 		s.Kind = prog.SWrite
 		x, ok := r.loc(rs.Lhs)

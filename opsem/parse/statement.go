@@ -20,6 +20,11 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 		return sp.test(s, then)
 	case syntax.StmtRFence, syntax.StmtPoll:
 		return sp.fence(s, then)
+	case syntax.StmtQuiet:
+		// No operands: the core's quiet, whatever the registers.
+		in := coreInstr(prog.OpQuiet, sp.stmt(prog.SQuiet), then())
+		in.Remote = -1
+		return sp.emit(in)
 	}
 	// An assignment.
 	if r := sp.lhsRegister(s); r >= 0 {

@@ -19,6 +19,7 @@ const (
 	EvPoll                  // poll(n)
 	EvNAR                   // naR(y,v): NIC remote read of a remote atomic (rcas, rfaa)
 	EvNAW                   // naW(y,v): NIC remote write of a remote atomic (a successful rcas, an rfaa)
+	EvQuiet                 // quiet: a CPU event, after every earlier operation of the thread is complete and visible
 )
 
 // IsAtomic reports whether k is an event of a remote atomic at its target.
@@ -64,6 +65,8 @@ func (p *Program) EventString(e Event) string {
 		return fmt.Sprintf("naR(%s,%d)", loc(), e.Val)
 	case EvNAW:
 		return fmt.Sprintf("naW(%s,%d)", loc(), e.Val)
+	case EvQuiet:
+		return "quiet"
 	}
 	return "-"
 }

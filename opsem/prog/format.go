@@ -107,6 +107,8 @@ func (p *Program) StmtString(s *Stmt) string {
 		return fmt.Sprintf("rfence(%s)", p.Nodes[s.Remote].Name)
 	case SPoll:
 		return fmt.Sprintf("poll(%s)", p.Nodes[s.Remote].Name)
+	case SQuiet:
+		return "quiet"
 	case SChoose:
 		return "choose"
 	case SLoop:

@@ -68,6 +68,7 @@ const (
 	SFail                   // an error point of a lowered program (Text says which)
 	SRCAS                   // x := rcas(y, a, b), y remote: remote compare-and-swap
 	SRFAA                   // x := rfaa(y, d), y remote: remote fetch-and-add
+	SQuiet                  // quiet: wait until every operation of the thread is complete and visible
 )
 
 // Stmt is one statement of a thread.

@@ -207,6 +207,24 @@ func (g *gen) instr(t, pc int) {
 			}
 		}
 		g.step(guard, text, append(eff, g.moveTo(t, pc, in.Next, -1, in.QP)...))
+	case prog.OpQuiet:
+		// machine.quiet: under RDMA every buffer of every queue pair of
+		// the thread is empty; under SC a step that does nothing.
+		guard := at
+		if !g.sc {
+			for qi := range g.qps {
+				if g.p.QPs[qi].Thread != t {
+					continue
+				}
+				q := &g.qps[qi]
+				for b, c := range q.caps() {
+					if c > 0 {
+						guard += fmt.Sprintf(" && %s_n%s == 0", q.name, bufNames[b])
+					}
+				}
+			}
+		}
+		g.step(guard, text, g.moveTo(t, pc, in.Next, -1, -1))
 	}
 }
 

@@ -76,6 +76,9 @@ func (p *parser) parseStmt() *Stmt {
 		s.Node = p.tok
 		s.NodeE = p.parseRef("a node name")
 		p.expect(TokRParen, "')'")
+	case t.Kind == TokKeyword && t.Text == "quiet":
+		s.Kind = StmtQuiet
+		p.next()
 	case t.Kind == TokKeyword && t.Text == "reg":
 		p.parseReg(s)
 	case t.Kind == TokKeyword && t.Text == "if":

@@ -91,6 +91,7 @@ const (
 	StmtPoll
 	StmtChoose
 	StmtLoop
+	StmtQuiet // quiet: no operands
 	// The protocol language's statements.
 	StmtAssign // LhsE := RhsE, or LhsE := cas(CasZ, CasA, CasB) when CasZ != nil
 	StmtAssumeE
