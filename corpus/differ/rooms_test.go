@@ -439,7 +439,7 @@ func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Prog
 // operation the generators forget is never compared on random programs
 // (the cross-check would pass without ever seeing it). Core programs come
 // from corpus/gen in each of the fuzzer's shapes (default, loops, remote
-// atomics, contended), protocol programs from corpus/surface, lowered;
+// atomics, contended, verbs), protocol programs from corpus/surface, lowered;
 // count-boxed at 300 programs of each (100 under the race detector).
 func TestEveryOpGenerated(t *testing.T) {
 	made := map[prog.Op][]string{}
@@ -456,13 +456,14 @@ func TestEveryOpGenerated(t *testing.T) {
 	if raceOn {
 		n = 100
 	}
-	loops, atomics := gen.DefaultConfig(), gen.DefaultConfig()
+	loops, atomics, verbs := gen.DefaultConfig(), gen.DefaultConfig(), gen.DefaultConfig()
 	loops.Loops = true
 	atomics.Atomics = true
+	verbs.Verbs = true
 	for _, shape := range []struct {
 		name string
 		cfg  gen.Config
-	}{{"gen", gen.DefaultConfig()}, {"gen loops", loops}, {"gen atomics", atomics}, {"gen contended", gen.DefaultConfig().Contended()}} {
+	}{{"gen", gen.DefaultConfig()}, {"gen loops", loops}, {"gen atomics", atomics}, {"gen contended", gen.DefaultConfig().Contended()}, {"gen verbs", verbs}} {
 		for i := 0; i < n; i++ {
 			record(gen.Program(rand.New(rand.NewPCG(uint64(i), 0)), shape.cfg, fmt.Sprintf("g%d", i)), shape.name)
 		}

@@ -189,8 +189,8 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 	fmt.Fprintln(w)
 	var ins []string
 	for k, n := range st.Instr {
-		if k >= gen.KRCAS && st.WithAtomics == 0 {
-			continue // a run without atomics (no --atomics) prints as before them
+		if (k == gen.KRCAS || k == gen.KRFAA) && st.WithAtomics == 0 || k == gen.KQuiet && n == 0 {
+			continue // a run without atomics or quiet (no --atomics, --verbs) prints as before them
 		}
 		ins = append(ins, fmt.Sprintf("%s %d", KindNames[k], n))
 	}
@@ -259,7 +259,7 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 		out.Stuck = append(out.Stuck, fmt.Sprintf("%#x", x))
 	}
 	for k, n := range s.Stats.Instr {
-		if k >= gen.KRCAS && s.Stats.WithAtomics == 0 {
+		if (k == gen.KRCAS || k == gen.KRFAA) && s.Stats.WithAtomics == 0 || k == gen.KQuiet && n == 0 {
 			continue
 		}
 		out.Instructions[KindNames[k]] = n
@@ -290,11 +290,16 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 }
 
 // rerunFlags returns the flags beyond the program seed that draw d's
-// program again and make its comparison: --atomics when it was drawn with
+// program again and make its comparison: --verbs when it was drawn with
+// the verbs statements (GenerateVerbs marks its configuration so),
+// --atomics when it was drawn with
 // remote atomics (GenerateWith marks its configuration so), --repair for
 // a disagreement of the repair comparison.
 func (d *Disagreement) rerunFlags() string {
 	flags := ""
+	if strings.Contains(d.Config, ", verbs") {
+		flags += " --verbs"
+	}
 	if strings.HasSuffix(d.Config, ", atomics") {
 		flags += " --atomics"
 	}

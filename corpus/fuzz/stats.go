@@ -21,7 +21,7 @@ var ClassNames = func() (names [NumClasses]string) {
 
 // KindNames names the instruction kinds of Stats.Instr, in gen's order
 // (gen.KWrite ... gen.KPoll).
-var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll", "rcas", "rfaa"}
+var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll", "rcas", "rfaa", "quiet"}
 
 // Stats counts what the generated programs contained.
 //
@@ -189,6 +189,8 @@ func instrKind(s *prog.Stmt) int {
 		return gen.KRCAS
 	case prog.SRFAA:
 		return gen.KRFAA
+	case prog.SQuiet:
+		return gen.KQuiet
 	}
 	return -1
 }

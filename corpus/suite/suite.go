@@ -223,8 +223,9 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	// "robust").
 	if _, ok := p.Expectation(prog.Robust); ok {
 		for _, col := range []string{Decide, EnumMachine, EnumAxiom} {
-			if col != Decide && verdict.HasLoops(p) || col == Decide && prog.HasAtomics(p) {
-				// The decider refuses remote atomics (instr.AtomicsError).
+			if col != Decide && verdict.HasLoops(p) || col == Decide && (prog.HasAtomics(p) || prog.HasVerbs(p)) {
+				// The decider refuses remote atomics (instr.AtomicsError)
+				// and quiet (instr.FeatureError).
 				row.Cells[col] = CellNA
 				continue
 			}

@@ -466,7 +466,11 @@ func (e *FeatureError) Error() string {
 	if e.File != "" {
 		where = e.File + ":" + where
 	}
-	return fmt.Sprintf("%s: the decider does not cover %s (%s): its instrumentation and normal form are the seed paper's, for puts, gets, fences and polls (SEMANTICS-VERBS.md); decide robustness by enumeration (--method enum-machine or enum-axiom; auto does so by itself)", where, e.Feature, e.Stmt)
+	what := e.Feature
+	if e.Stmt != e.Feature {
+		what += " (" + e.Stmt + ")"
+	}
+	return fmt.Sprintf("%s: the decider does not cover %s: its instrumentation and normal form are the seed paper's, for puts, gets, fences and polls (SEMANTICS-VERBS.md); decide robustness by enumeration (--method enum-machine or enum-axiom; auto does so by itself)", where, what)
 }
 
 // AtomicsError is the decider's refusal of a program with remote atomics

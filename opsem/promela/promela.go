@@ -114,7 +114,11 @@ type FeatureError struct {
 }
 
 func (e *FeatureError) Error() string {
-	return fmt.Sprintf("%s: the Promela robustness model does not cover %s (%s): it is the decider's instrumentation, which does not either (SEMANTICS-VERBS.md)", e.Pos, e.Feature, e.Stmt)
+	what := e.Feature
+	if e.Stmt != e.Feature {
+		what += " (" + e.Stmt + ")"
+	}
+	return fmt.Sprintf("%s: the Promela robustness model does not cover %s: it is the decider's instrumentation, which does not either (SEMANTICS-VERBS.md)", e.Pos, what)
 }
 
 // qpInfo is what the generator knows statically about one queue pair.
