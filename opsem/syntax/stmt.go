@@ -79,6 +79,9 @@ func (p *parser) parseStmt() *Stmt {
 	case t.Kind == TokKeyword && t.Text == "quiet":
 		s.Kind = StmtQuiet
 		p.next()
+		if p.tok.Kind == TokLParen {
+			p.errorf(p.tok.Pos, "quiet takes no node: it waits for every queue pair of the thread (write quiet alone; poll(n) waits for one operation towards n)")
+		}
 	case t.Kind == TokKeyword && t.Text == "reg":
 		p.parseReg(s)
 	case t.Kind == TokKeyword && t.Text == "if":
