@@ -196,6 +196,13 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 	}
 	ins = append(ins, fmt.Sprintf("choose %d", st.Choose), fmt.Sprintf("loop %d", st.Loop))
 	fmt.Fprintf(w, "Instructions: %s\n", strings.Join(ins, ", "))
+	if st.QuietAfter != [NumClasses]int{} {
+		var q []string
+		for a, n := range st.QuietAfter {
+			q = append(q, fmt.Sprintf("%s %d", ClassNames[a], n))
+		}
+		fmt.Fprintf(w, "Quiet column (✓ from every class, any queue pair): programs with an event of the class before a quiet: %s\n", strings.Join(q, ", "))
+	}
 	fmt.Fprintln(w, "PPO table: programs with an event of the row's class before one of the column's in program order;")
 	fmt.Fprintln(w, "entries as axiom.PPO gives them, those that depend on the queue pair as same queue pair/other:")
 	cells := [NumClasses][NumClasses]string{}
