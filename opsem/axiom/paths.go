@@ -31,6 +31,7 @@ type skel struct {
 	add    uint8 // added to the copied value (an rfaa's naW), modulo 256
 	cons   consKind
 	a      uint8 // constraint value
+	fenced bool  // an event of a put, get or atomic marked fenced (prog.Instr.Fenced)
 }
 
 // tnode is a node of a thread's label-sequence trie: the sequence of events
@@ -168,7 +169,7 @@ func (g *treeGen) walk(node, pc int) {
 	} else if n := &g.tree.nodes[node]; !g.runsThrough(in) && !slices.Contains(n.at, pc) {
 		n.at = append(n.at, pc)
 	}
-	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1}
+	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1, fenced: in.Fenced}
 	depth := func(n int) int { return g.tree.nodes[n].depth }
 	switch in.Op {
 	case prog.OpEnd:

@@ -120,6 +120,13 @@ var ppoTable = [9][9]uint8{
 	ClassQuiet: {ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways},
 }
 
+// fenceWaits reports whether a fenced operation waits for an earlier event
+// of kind k on its queue pair: a get's or an atomic's events, not a put's
+// or a fence's.
+func fenceWaits(k prog.EventKind) bool {
+	return k == prog.EvNRR || k == prog.EvNLW || k == prog.EvNAR || k == prog.EvNAW
+}
+
 // PPO reports whether the pair (a, b) is in ippo and in oppo. Both are
 // subsets of po: the answer is false unless a and b belong to the same thread
 // and a comes first. sqp (same thread, same remote node) is decided on the
@@ -130,6 +137,12 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 	}
 	if a.Kind == prog.EvNAR && b.Kind == prog.EvNAW && b.Index == a.Index+1 {
 		return true, true // one atomic: it writes after it reads
+	}
+	if b.Fenced && a.Remote == b.Remote && fenceWaits(a.Kind) {
+		// b's work request carries the fence flag: it leaves B1 only when
+		// every earlier get and atomic of its queue pair is complete, its
+		// reads done and its local write visible (SEMANTICS-VERBS.md 4).
+		return true, true
 	}
 	switch ppoTable[ClassOf(a.Kind)][ClassOf(b.Kind)] {
 	case ppoAlways:

@@ -322,11 +322,12 @@ func New(p *prog.Program, opt Options) (*Machine, error) {
 	if len(p.Threads) > 64 {
 		return nil, fmt.Errorf("instrumenting %s: %d threads, more than 64", p.Name, len(p.Threads))
 	}
+	if s := prog.FirstVerbs(p); s != nil {
+		// Before atomics: their experimental option does not lift it.
+		return nil, &FeatureError{File: p.File, Pos: s.Pos, Stmt: p.SourceString(s), Feature: prog.VerbsFeature(s)}
+	}
 	if s := prog.FirstAtomic(p); s != nil && !opt.AllowAtomics {
 		return nil, &AtomicsError{File: p.File, Pos: s.Pos, Stmt: p.SourceString(s)}
-	}
-	if s := prog.FirstVerbs(p); s != nil {
-		return nil, &FeatureError{File: p.File, Pos: s.Pos, Stmt: p.SourceString(s), Feature: prog.VerbsFeature(s)}
 	}
 	if opt.AllowAtomics && prog.HasAtomics(p) {
 		if err := checkAtomicClasses(); err != nil {

@@ -571,6 +571,9 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			default:
 				e = entry{kind: kFence, slot: m.slot(st, t, 1)}
 			}
+			if in.Fenced {
+				e.v = fencedMark
+			}
 			q.buf[bufB1] = append(q.buf[bufB1], e)
 		}
 	case prog.OpPoll:

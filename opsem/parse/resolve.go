@@ -282,6 +282,14 @@ func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *
 			s.Branches = append(s.Branches, r.stmts(b, node, labels))
 		}
 	}
+	if rs.Fenced {
+		switch s.Kind {
+		case prog.SGet, prog.SPut, prog.SRCAS, prog.SRFAA:
+			s.Fenced = true
+		default:
+			r.errorf(rs.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not %s", p.StmtString(s))
+		}
+	}
 	return s
 }
 

@@ -50,11 +50,11 @@ func FirstAtomic(p *Program) *Stmt {
 
 // FirstVerbs returns the statement of p's first use of a verbs feature of
 // issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil:
-// today a quiet.
+// a quiet, or a put, get or atomic marked fenced.
 func FirstVerbs(p *Program) *Stmt {
 	for t := range p.Threads {
 		for _, in := range p.Threads[t].Code {
-			if in.Op == OpQuiet {
+			if in.Op == OpQuiet || in.Fenced {
 				return in.Stmt
 			}
 		}
@@ -63,10 +63,13 @@ func FirstVerbs(p *Program) *Stmt {
 }
 
 // VerbsFeature names the verbs feature statement s (from FirstVerbs) uses,
-// by its keyword: "quiet".
+// by its keyword: "quiet" or "fenced".
 func VerbsFeature(s *Stmt) string {
-	if s.Kind == SQuiet {
+	switch {
+	case s.Kind == SQuiet:
 		return "quiet"
+	case s.Fenced:
+		return "fenced"
 	}
 	return fmt.Sprintf("statement kind %d", s.Kind)
 }
@@ -123,6 +126,10 @@ type Instr struct {
 	QP     int     // OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA: queue-pair index
 	Remote int     // node of the queue pair
 	Stmt   *Stmt   // the statement it was compiled from (nil for OpEnd)
+	// Fenced marks a put, get or remote atomic whose work request carries
+	// the fence flag (SEMANTICS-VERBS.md 4): it leaves B1 only once every
+	// earlier get and atomic of its queue pair is complete.
+	Fenced bool
 
 	// E is the expression of OpEval and OpIf, over constants and
 	// register locations (Loc.Reg); Fail is the error point (an OpFail)
@@ -318,7 +325,7 @@ func (c *compiler) block(stmts []*Stmt, next int) (int, error) {
 }
 
 func (c *compiler) stmt(s *Stmt, next int) (int, error) {
-	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s}
+	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced}
 	var pc int
 	switch s.Kind {
 	case SSkip:

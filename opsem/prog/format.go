@@ -81,6 +81,11 @@ func (p *Program) block(b *strings.Builder, stmts []*Stmt, depth int) {
 // StmtString prints a simple (non-compound) statement on one line; for choose
 // and loop it prints only the keyword.
 func (p *Program) StmtString(s *Stmt) string {
+	if s.Fenced {
+		t := *s
+		t.Fenced = false
+		return p.StmtString(&t) + " fenced"
+	}
 	loc := func(i int) string { return p.Locs[i].Name }
 	switch s.Kind {
 	case SSkip:

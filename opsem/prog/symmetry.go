@@ -445,6 +445,9 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 		!slices.Equal(in.PollsLeft, out.PollsLeft) {
 		return "different control flow"
 	}
+	if in.Fenced != out.Fenced {
+		return "different fence marks"
+	}
 	if in.A != out.A || in.B != out.B {
 		return fmt.Sprintf("different values (%d,%d vs %d,%d)", in.A, in.B, out.A, out.B)
 	}

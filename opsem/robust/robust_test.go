@@ -43,11 +43,13 @@ func TestAutoCorpus(t *testing.T) {
 				t.Fatalf("%s answered, uncertain", got.Method)
 			}
 			if prog.HasVerbs(p) {
-				// The decider refuses quiet: enumeration answers alone,
-				// agrees with the model's, and the headline says why.
+				// The decider refuses quiet and fenced: enumeration
+				// answers alone, agrees with the model's, and the
+				// headline says why.
+				feature := prog.VerbsFeature(prog.FirstVerbs(p))
 				var refused *instr.FeatureError
-				if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true}); !errors.As(err, &refused) || refused.Feature != "quiet" {
-					t.Errorf("the decider on quiet: %v, want an *instr.FeatureError naming quiet", err)
+				if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true}); !errors.As(err, &refused) || refused.Feature != feature {
+					t.Errorf("the decider on %s: %v, want an *instr.FeatureError naming it", feature, err)
 				}
 				if got.Method != EnumMachine || got.Alone != AloneVerbs || len(got.Stopped) != 0 {
 					t.Errorf("with quiet: method %s, alone %q, stopped %v; want enum-machine alone", got.Method, got.Alone, got.Stopped)
@@ -57,11 +59,11 @@ func TestAutoCorpus(t *testing.T) {
 				}
 				var out strings.Builder
 				WriteText(&out, got)
-				if !strings.Contains(out.String(), "the decider does not cover quiet: answered by enumeration") {
+				if !strings.Contains(out.String(), "the decider does not cover "+feature+": answered by enumeration") {
 					t.Errorf("the headline does not say why enumeration answered:\n%s", out.String())
 				}
-				if j := got.JSON(f); j.Refused != "quiet" {
-					t.Errorf("JSON decider_refused %q, want quiet", j.Refused)
+				if j := got.JSON(f); j.Refused != feature {
+					t.Errorf("JSON decider_refused %q, want %s", j.Refused, feature)
 				}
 				return
 			}
