@@ -94,9 +94,10 @@ type Config struct {
 	// false), with AtomicWeights unless Weights gives them a weight. They
 	// count as puts and gets towards MaxOps and the budget.
 	Atomics bool
-	// Verbs allows the verbs statements of issue 32 that are built
+	// Verbs allows the verbs features of issue 32 that are built
 	// (SEMANTICS-VERBS.md): quiet, with VerbsWeights unless Weights gives
-	// it a weight (DefaultConfig: false).
+	// it a weight, and the fenced mark on a put, get or remote atomic (one
+	// in fencedChance); DefaultConfig: false.
 	Verbs bool
 	// Contention makes remote operations favour the first node, and remote
 	// atomics and CPU assumes one location per node (its first), so that atomics of several threads meet on one
@@ -212,6 +213,7 @@ const (
 	sensibleValue = 95 // assume / cas / condition values that can occur
 	sensiblePoll  = 90 // polls on a queue pair with an unpolled put/get
 	avoidBlocking = 95 // when no poll can succeed, draw another kind
+	fencedChance  = 25 // percent of puts, gets and atomics marked fenced, with Config.Verbs
 	hotChance     = 70 // with Config.Contention: an atomic's target or an assume's location is its node's first
 	motifChance   = 80 // with Config.Contention: a thread starts with a motif (generator.motif)
 )
@@ -663,6 +665,11 @@ func (g *generator) simple() *prog.Stmt {
 		// A poll that may block: nothing (or nothing chosen) to wait for.
 		s.Kind, s.Remote = prog.SPoll, g.remote()
 		g.pending[s.Remote] = max(0, g.pending[s.Remote]-1)
+	}
+	switch s.Kind {
+	case prog.SGet, prog.SPut, prog.SRCAS, prog.SRFAA:
+		// Without Verbs no draw: the programs of a seed stay as they were.
+		s.Fenced = g.cfg.Verbs && g.chance(fencedChance)
 	}
 	return g.add(s)
 }
