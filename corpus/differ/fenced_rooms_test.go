@@ -1,10 +1,13 @@
 package differ
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"testing"
 
+	"rdmasim/corpus/gen"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
 )
@@ -53,4 +56,39 @@ func TestFencedInEveryRoom(t *testing.T) {
 			everyRoom(t, op, tc, spin)
 		})
 	}
+}
+
+// TestFencedGenerated: corpus/gen with Config.Verbs marks puts, gets and
+// remote atomics fenced, so that the fuzzer (fuzz --verbs) compares every
+// semantics on them; without Verbs it marks none.
+func TestFencedGenerated(t *testing.T) {
+	n := 300
+	if raceOn {
+		n = 100
+	}
+	verbs, atomics := gen.DefaultConfig(), gen.DefaultConfig()
+	verbs.Verbs = true
+	atomics.Verbs, atomics.Atomics = true, true
+	fenced := map[prog.Op]int{}
+	for _, cfg := range []gen.Config{verbs, atomics, gen.DefaultConfig()} {
+		for i := 0; i < n; i++ {
+			p := gen.Program(rand.New(rand.NewPCG(uint64(i), 0)), cfg, fmt.Sprintf("g%d", i))
+			for _, th := range p.Threads {
+				for _, in := range th.Code {
+					if in.Fenced {
+						if !cfg.Verbs {
+							t.Fatalf("a fenced %v without Config.Verbs", in.Op)
+						}
+						fenced[in.Op]++
+					}
+				}
+			}
+		}
+	}
+	for _, op := range []prog.Op{prog.OpPut, prog.OpGet, prog.OpRCAS, prog.OpRFAA} {
+		if fenced[op] == 0 {
+			t.Errorf("no generated program has a fenced %v", op)
+		}
+	}
+	t.Logf("fenced: %v", fenced)
 }
