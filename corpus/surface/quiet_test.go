@@ -7,9 +7,10 @@ import (
 	"rdmasim/opsem/parse"
 )
 
-// TestQuietAgrees: a protocol with quiet (SEMANTICS-VERBS.md 6) lowers and
-// interprets to the same SC behaviours (quiet is a step that changes
-// nothing under SC), with registers specialised and kept at run time, and
+// TestQuietAgrees: a protocol with quiet and fenced operations
+// (SEMANTICS-VERBS.md 6, 4) lowers and interprets to the same SC behaviours
+// (quiet is a step that changes nothing under SC, the mark changes nothing
+// there), with registers specialised and kept at run time, and
 // an assertion after the quiet that SC never fails.
 func TestQuietAgrees(t *testing.T) {
 	const src = `node A { val = 1; one = 1 }
@@ -18,7 +19,7 @@ node C { commit : 0..1 = 0; copy : 0..1 = 0 }
 proc flush() { quiet }
 thread leader on A {
   for i in 0..1 {
-    log := val
+    log := val fenced
     flush()
   }
   commit := one
@@ -28,7 +29,7 @@ thread client on C {
   reg v : 0..1
   c := commit
   if (c == 1) {
-    copy := log
+    copy := log fenced
     quiet
     v := copy
     assert(v == 1)

@@ -33,6 +33,16 @@ package machine
 // checks the first two facts on every reachable configuration of quiet's
 // litmus tests and random programs, TestQuietReduce the outcome.
 //
+// N2 of a fenced get (SEMANTICS-VERBS.md 4) is invisible only once no
+// earlier get or atomic of its queue pair is pending (settle.go's
+// invisibleStep tests it as N2's rule does). Enabled so, it stays so: only
+// an entry ahead of it in B1 could make a read pending again, and it heads
+// B1. The steps that may enable it (N8, F2, A1, A2 of the earlier reads)
+// are never enabled with it, since a pending read disables it; it commutes
+// with every step enabled with it as an unmarked N2 does.
+// TestFencedWaits checks the guard on every reachable configuration of
+// random programs, TestFencedReduce the outcome.
+//
 // The reduction is a layer over the machine's next-state function, as
 // LTSmin's partial-order reduction wraps a model (pins2pins): a reducer
 // calls the machine's steps (invisibleStep, submitStep, expand) and settles
