@@ -32,8 +32,8 @@ func GenerateWith(seed uint64, atomics bool) (*prog.Program, string) {
 	return GenerateVerbs(seed, atomics, false)
 }
 
-// GenerateVerbs is GenerateWith, with the verbs statements of issue 32
-// (gen.Config.Verbs: quiet) in the programs when verbs is set
+// GenerateVerbs is GenerateWith, with the verbs features of issue 32
+// (gen.Config.Verbs: quiet, the fenced mark) in the programs when verbs is set
 // (Options.Verbs); the configuration is drawn as without them, so that a
 // program seed draws the same configuration either way.
 func GenerateVerbs(seed uint64, atomics, verbs bool) (*prog.Program, string) {

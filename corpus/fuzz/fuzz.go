@@ -80,8 +80,8 @@ type Options struct {
 	// Atomics puts remote atomics (rcas, rfaa) in the generated programs
 	// (GenerateWith).
 	Atomics bool
-	// Verbs puts the verbs statements of issue 32 that are built (quiet)
-	// in the generated programs (GenerateVerbs).
+	// Verbs puts the verbs features of issue 32 that are built (quiet, the
+	// fenced mark) in the generated programs (GenerateVerbs).
 	Verbs bool
 	// Repair runs rdmasim repair on every program the decider finds not
 	// robust and checks its answer by enumeration (differ.CheckRepair).
