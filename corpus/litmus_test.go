@@ -21,6 +21,7 @@ package corpus
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -30,6 +31,7 @@ import (
 
 	"rdmasim/explore"
 	"rdmasim/opsem/decide"
+	"rdmasim/opsem/instr"
 	"rdmasim/opsem/machine"
 	"rdmasim/opsem/parse"
 	"rdmasim/opsem/prog"
@@ -148,7 +150,20 @@ func litmusReport(ctx context.Context, p *prog.Program, opt verdict.Options) (st
 		}
 		writeResult(&b, p, r)
 	}
-	if prog.HasAtomics(p) {
+	if s := prog.FirstVerbs(p); s != nil {
+		// The decider refuses quiet (instr.FeatureError): both
+		// enumerations answer.
+		var fe *instr.FeatureError
+		if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true, Settings: opt.Settings}); !errors.As(err, &fe) {
+			return "", fmt.Errorf("the decider on a program with %s: %v, want its refusal (*instr.FeatureError)", prog.VerbsFeature(s), err)
+		}
+		fmt.Fprintf(&b, "Robust: refused by the decider (%s)\n", fe.Feature)
+		m, _, err := verdict.RobustModel(ctx, p, opt)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintln(&b, robustLine(m))
+	} else if prog.HasAtomics(p) {
 		// The decider refuses remote atomics: both enumerations answer.
 		if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true, Settings: opt.Settings}); err == nil {
 			return "", fmt.Errorf("the decider answered on a program with remote atomics")

@@ -6,6 +6,7 @@ import (
 
 	"rdmasim/opsem/check"
 	"rdmasim/opsem/expect"
+	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
 )
 
@@ -107,6 +108,9 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 // each certain (its query goal: forbid what SC forbids, hold what SC
 // holds).
 func repairHint(r *check.Result, file string) string {
+	if r.Program != nil && prog.HasVerbs(r.Program) {
+		return "" // repair decides with the decider, which refuses quiet (instr.FeatureError)
+	}
 	for _, x := range r.Expect {
 		if x.Sem == "robust" && (x.Expected == "no" && x.Status == expect.OK || x.Expected == "yes" && x.Status == expect.Fail) {
 			return fmt.Sprintf("hint: rdmasim repair %s finds the polls/rfences that make it robust", file)

@@ -34,6 +34,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	surfaceFlag := fs.Bool("surface", false, "draw programs of the protocol language (registers, expressions, if/while/for, assert, arrays, families) and compare every semantics on their lowering; a disagreement is kept whole as the protocol's text in --regress-dir")
 	minTime := fs.Duration("minimize-time", 2*time.Minute, "time allowed to minimise one disagreement")
 	atomics := fs.Bool("atomics", false, "put remote atomics (rcas, rfaa) in the generated programs")
+	verbs := fs.Bool("verbs", false, "put the verbs features of issue 32 that are built (quiet, the fenced mark; SEMANTICS-VERBS.md) in the generated programs")
 	atomicsExp := fs.Bool("atomics-experimental", false, "with --atomics, also compare the decider's experimental instrumentation of remote atomics (robust --atomics-experimental) with both enumerations on every program with atomics")
 	repairFlag := fs.Bool("repair", false, "also run rdmasim repair on every program the decider finds not robust, and check its answer: the repaired program robust by enumeration on the RDMA machine, no new deadlock, no insertion that can be dropped")
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
@@ -53,6 +54,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		NoMinimize: *noMin,
 		Surface:    *surfaceFlag,
 		Atomics:    *atomics,
+		Verbs:      *verbs,
 		Repair:     *repairFlag,
 		Minimize:   fuzz.MinimizeOptions{Time: *minTime},
 		RegressDir: *regressDir,
@@ -107,7 +109,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 				report.WriteConfig(e.stdout, surface.Generate(s))
 				continue
 			}
-			p, desc := fuzz.GenerateWith(s, *atomics)
+			p, desc := fuzz.GenerateVerbs(s, *atomics, *verbs)
 			fmt.Fprintf(e.stdout, "Program seed %#x (%s):\n", s, desc)
 			report.WriteConfig(e.stdout, p.String())
 		}

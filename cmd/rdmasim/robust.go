@@ -7,6 +7,7 @@ import (
 
 	"rdmasim/opsem/dot"
 	"rdmasim/opsem/expect"
+	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
@@ -96,7 +97,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				writeJSON(e.stdout, out)
 			case !sf.json:
 				robust.WriteText(e.stdout, r)
-				if !r.Robust {
+				if !r.Robust && !prog.HasVerbs(r.Program) { // repair decides with the decider, which refuses quiet
 					fmt.Fprintf(e.stdout, "hint: rdmasim repair %s finds the polls/rfences that fix it\n", file)
 				}
 			}

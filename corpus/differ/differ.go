@@ -625,6 +625,12 @@ func unrollOnly(rm, ra *robust.Result) bool {
 }
 
 func (r *Report) decide(ctx context.Context, opt Options) error {
+	if s := prog.FirstVerbs(r.Program); s != nil {
+		// The decider refuses the verbs features it does not cover
+		// (instr.FeatureError): the enumerations alone answer.
+		r.Skipped = append(r.Skipped, Skip{"decider", "the decider refuses " + prog.VerbsFeature(s)})
+		return nil
+	}
 	atomics := prog.HasAtomics(r.Program)
 	if atomics && !opt.DeciderAtomics {
 		// The decider refuses remote atomics (instr.AtomicsError): the

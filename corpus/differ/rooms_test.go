@@ -32,12 +32,7 @@ import (
 // tell them apart), or the error point it stops at. TestEveryOpInEveryRoom
 // fails when an operation has no entry: a new operation gets its program
 // here before anything else.
-var opPrograms = map[prog.Op]struct {
-	src      string
-	outcomes []string // sorted, as report.Outcome prints them
-	failure  bool     // every run stops at an error point
-	runtime  bool     // lowered with its registers kept at run time
-}{
+var opPrograms = map[prog.Op]opProgram{
 	prog.OpEnd:    {"node A { x = 0 }\nthread T on A { x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false, false},
 	prog.OpSkip:   {"node A { x = 0 }\nthread T on A { skip; x := 1 }\nexists (x = 1)\n", []string{"x=1;"}, false, false},
 	prog.OpBranch: {"node A { x = 0 }\nthread T on A { choose { x := 1 } or { x := 2 } }\nexists (x = 1)\n", []string{"x=1;", "x=2;"}, false, false},
@@ -61,8 +56,20 @@ var opPrograms = map[prog.Op]struct {
 		[]string{"y=1;", "y=3;"}, false, true},
 	prog.OpEval: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  r := r * 2\n  y := r\n}\nexists (y = 4)\n",
 		[]string{"y=0;", "y=4;"}, false, true},
+	// b := 1 runs after quiet, when the put's write is visible: x = 1 in
+	// every final configuration (as after a poll, which waits less).
+	prog.OpQuiet: {"node A { a = 1; b = 0 }\nnode B { x = 0 }\nthread T on A { x := a; quiet; b := 1 }\nexists (x = 1 /\\ b = 1)\n", []string{"x=1; b=1;"}, false, false},
 	prog.OpIf: {"node A { x = 0; y = 0 }\nthread T on A { x := 2 }\nthread U on A {\n  reg r\n  r := x\n  if (r == 2) { y := 1 } else { y := 2 }\n}\nexists (y = 1)\n",
 		[]string{"y=1;", "y=2;"}, false, true},
+}
+
+// opProgram is a program of opPrograms (or of fencedPrograms) and what
+// every room must find in it.
+type opProgram struct {
+	src      string
+	outcomes []string // sorted, as report.Outcome prints them
+	failure  bool     // every run stops at an error point
+	runtime  bool     // lowered with its registers kept at run time
 }
 
 // opEvents are the events an operation makes, which every room that runs
@@ -82,11 +89,13 @@ var opEvents = map[prog.Op][]prog.EventKind{
 	prog.OpSwitch:   {prog.EvLR},
 	prog.OpLoad:     {prog.EvLR},
 	prog.OpEval:     {prog.EvLW},
+	prog.OpQuiet:    {prog.EvQuiet},
 }
 
 var kindNames = map[prog.EventKind]string{
 	prog.EvLW: "lW", prog.EvLR: "lR", prog.EvCAS: "CAS", prog.EvNLR: "nlR", prog.EvNRW: "nrW", prog.EvNRR: "nrR",
 	prog.EvNLW: "nlW", prog.EvNF: "nF", prog.EvPoll: "poll", prog.EvNAR: "naR", prog.EvNAW: "naW",
+	prog.EvQuiet: "quiet",
 }
 
 // missing returns the kinds of want that are not in got.
@@ -209,156 +218,167 @@ func TestEveryOpInEveryRoom(t *testing.T) {
 			t.Errorf("operation %q has no program in opPrograms: add one, and run it through every room", op)
 			continue
 		}
-		t.Run(op.String()+fmt.Sprint(int(op)), func(t *testing.T) {
-			popt := parse.Options{}
-			if tc.runtime {
-				popt.Registers = parse.RegistersRuntime
+		t.Run(op.String()+fmt.Sprint(int(op)), func(t *testing.T) { everyRoom(t, op, tc, spin) })
+	}
+}
+
+// everyRoom runs the program tc, which uses operation op, through every
+// room (TestEveryOpInEveryRoom's list), failing with the room's name.
+func everyRoom(t *testing.T, op prog.Op, tc opProgram, spin bool) {
+	popt := parse.Options{}
+	if tc.runtime {
+		popt.Registers = parse.RegistersRuntime
+	}
+	p, err := parse.ParseOptions(op.String()+".rdma", []byte(tc.src), popt)
+	if err != nil {
+		t.Fatalf("lowering: %v", err)
+	}
+	uses := false
+	for _, th := range p.Threads {
+		for _, in := range th.Code {
+			uses = uses || in.Op == op
+		}
+	}
+	if !uses {
+		t.Fatalf("lowering: the program does not use %s", op)
+	}
+	ctx := context.Background()
+	opt := verdict.Options{Machine: machine.DefaultOptions(), Witness: true}
+	check := func(room string, r *verdict.Result) {
+		t.Helper()
+		if !r.Complete {
+			t.Errorf("%s: search not complete (%s)", room, r.Bound)
+		}
+		if got := outcomeSet(p, r); !slices.Equal(got, tc.outcomes) {
+			t.Errorf("%s: outcomes %q, want %q", room, got, tc.outcomes)
+		}
+		if failed := r.Failed > 0; failed != tc.failure {
+			t.Errorf("%s: %d configurations at an error point, want error points %v", room, r.Failed, tc.failure)
+		}
+		if r.Witness == nil {
+			t.Errorf("%s: no witness run", room)
+			return
+		}
+		got := map[prog.EventKind]bool{}
+		for _, st := range r.Witness.Steps {
+			got[st.Step.Event.Kind] = true
+		}
+		if r.Semantics == machine.SC && op.IsAtomic() {
+			// Under SC a remote atomic reads and writes its
+			// target in one step, reported as its naR.
+			got[prog.EvNAW] = true
+		}
+		if m := missing(opEvents[op], got); len(m) > 0 {
+			t.Errorf("%s: the witness run makes no %s event", room, strings.Join(m, ", "))
+		}
+	}
+	var rdma *verdict.Result // the RDMA machine's, for SPIN below
+	for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
+		r, err := verdict.Compute(ctx, p, sem, opt)
+		if sem == machine.RDMA {
+			rdma = r
+		}
+		if err != nil {
+			t.Fatalf("%s machine: %v", sem, err)
+		}
+		check(sem.String()+" machine", r)
+	}
+	red := opt
+	red.Machine.Reduce = true
+	if r, err := verdict.Compute(ctx, p, machine.RDMA, red); err != nil {
+		t.Errorf("reduced RDMA machine: %v", err)
+	} else {
+		check("reduced RDMA machine", r)
+	}
+	// The declarative model runs registers kept at run time.
+	if !tc.failure {
+		got := map[prog.EventKind]bool{}
+		if _, err := axiom.Enumerate(ctx, p, axiom.Options{Unroll: 1}, false, func(tr *axiom.Trace, _, _ bool) bool {
+			for _, e := range tr.Events {
+				got[e.Kind] = true
 			}
-			p, err := parse.ParseOptions(op.String()+".rdma", []byte(tc.src), popt)
-			if err != nil {
-				t.Fatalf("lowering: %v", err)
+			return true
+		}); err != nil {
+			t.Errorf("declarative model: %v", err)
+		}
+		if m := missing(opEvents[op], got); len(m) > 0 {
+			t.Errorf("declarative model: no trace has a %s event", strings.Join(m, ", "))
+		}
+		mr, ms, err := verdict.ComputeModel(ctx, p, opt)
+		if err != nil {
+			t.Errorf("declarative model: %v", err)
+		} else {
+			if got := outcomeSet(p, mr); !slices.Equal(got, tc.outcomes) {
+				t.Errorf("declarative model (rdma): outcomes %q, want %q", got, tc.outcomes)
 			}
-			uses := false
-			for _, th := range p.Threads {
-				for _, in := range th.Code {
-					uses = uses || in.Op == op
-				}
+			if got := outcomeSet(p, ms); !slices.Equal(got, tc.outcomes) {
+				t.Errorf("declarative model (sc): outcomes %q, want %q", got, tc.outcomes)
 			}
-			if !uses {
-				t.Fatalf("lowering: the program does not use %s", op)
-			}
-			ctx := context.Background()
-			opt := verdict.Options{Machine: machine.DefaultOptions(), Witness: true}
-			check := func(room string, r *verdict.Result) {
-				t.Helper()
-				if !r.Complete {
-					t.Errorf("%s: search not complete (%s)", room, r.Bound)
-				}
-				if got := outcomeSet(p, r); !slices.Equal(got, tc.outcomes) {
-					t.Errorf("%s: outcomes %q, want %q", room, got, tc.outcomes)
-				}
-				if failed := r.Failed > 0; failed != tc.failure {
-					t.Errorf("%s: %d configurations at an error point, want error points %v", room, r.Failed, tc.failure)
-				}
-				if r.Witness == nil {
-					t.Errorf("%s: no witness run", room)
-					return
-				}
-				got := map[prog.EventKind]bool{}
-				for _, st := range r.Witness.Steps {
-					got[st.Step.Event.Kind] = true
-				}
-				if r.Semantics == machine.SC && op.IsAtomic() {
-					// Under SC a remote atomic reads and writes its
-					// target in one step, reported as its naR.
-					got[prog.EvNAW] = true
-				}
-				if m := missing(opEvents[op], got); len(m) > 0 {
-					t.Errorf("%s: the witness run makes no %s event", room, strings.Join(m, ", "))
-				}
-			}
-			var rdma *verdict.Result // the RDMA machine's, for SPIN below
-			for _, sem := range []machine.Semantics{machine.RDMA, machine.SC} {
-				r, err := verdict.Compute(ctx, p, sem, opt)
-				if sem == machine.RDMA {
-					rdma = r
-				}
-				if err != nil {
-					t.Fatalf("%s machine: %v", sem, err)
-				}
-				check(sem.String()+" machine", r)
-			}
-			red := opt
-			red.Machine.Reduce = true
-			if r, err := verdict.Compute(ctx, p, machine.RDMA, red); err != nil {
-				t.Errorf("reduced RDMA machine: %v", err)
-			} else {
-				check("reduced RDMA machine", r)
-			}
-			// The declarative model runs registers kept at run time.
-			if !tc.failure {
-				got := map[prog.EventKind]bool{}
-				if _, err := axiom.Enumerate(ctx, p, axiom.Options{Unroll: 1}, false, func(tr *axiom.Trace, _, _ bool) bool {
-					for _, e := range tr.Events {
-						got[e.Kind] = true
-					}
-					return true
-				}); err != nil {
-					t.Errorf("declarative model: %v", err)
-				}
-				if m := missing(opEvents[op], got); len(m) > 0 {
-					t.Errorf("declarative model: no trace has a %s event", strings.Join(m, ", "))
-				}
-				mr, ms, err := verdict.ComputeModel(ctx, p, opt)
-				if err != nil {
-					t.Errorf("declarative model: %v", err)
-				} else {
-					if got := outcomeSet(p, mr); !slices.Equal(got, tc.outcomes) {
-						t.Errorf("declarative model (rdma): outcomes %q, want %q", got, tc.outcomes)
-					}
-					if got := outcomeSet(p, ms); !slices.Equal(got, tc.outcomes) {
-						t.Errorf("declarative model (sc): outcomes %q, want %q", got, tc.outcomes)
-					}
-				}
-			}
-			q, _ := prog.WithoutRangeChecks(p)
-			d, err := decide.Decide(ctx, q, decide.Options{})
-			var ae *instr.AtomicsError
-			switch {
-			case op.IsAtomic():
-				if !errors.As(err, &ae) {
-					t.Errorf("decider: %v, want its refusal of remote atomics (*instr.AtomicsError)", err)
-				}
-			case err != nil:
-				t.Errorf("decider: %v", err)
-			case !d.Robust || !d.Complete:
-				t.Errorf("decider: robust %v complete %v, want a complete yes (one thread, or no race)", d.Robust, d.Complete)
-			case len(opEvents[op]) > 0:
-				th := "T"
-				if op == prog.OpAssumeEq || op == prog.OpAssumeNe || op == prog.OpSwitch {
-					th = "U"
-				}
-				rp, err := parse.ParseOptions("racing.rdma", []byte(racing(tc.src, th)), popt)
-				if err != nil {
-					t.Fatalf("decider: the racing program: %v", err)
-				}
-				if m := missing(opEvents[op], instrEvents(t, rp)); len(m) > 0 {
-					t.Errorf("decider: the instrumented machine makes no %s event", strings.Join(m, ", "))
-				}
-			}
-			if rr, err := verdict.RobustMachine(ctx, q, opt); err != nil {
-				t.Errorf("robustness by enumeration: %v", err)
-			} else if !rr.Robust || !rr.Complete {
-				t.Errorf("robustness by enumeration: robust %v complete %v, want a complete yes", rr.Robust, rr.Complete)
-			}
-			var buf bytes.Buffer
-			// The Promela export runs registers kept at run time.
-			if err := promela.Write(&buf, p, promela.Options{Semantics: machine.RDMA}); err != nil {
-				t.Errorf("Promela export: %v", err)
-			} else if spin {
-				res, err := promela.Run(ctx, buf.Bytes(), promela.RunOptions{HashBits: 16})
-				switch {
-				case err != nil:
-					t.Errorf("Promela export run by SPIN: %v", err)
-				case !slices.Equal(res.Outcomes, promela.VerdictOutcomes(p, rdma)):
-					t.Errorf("Promela export run by SPIN: outcomes %q, the RDMA machine's %q", res.Outcomes, promela.VerdictOutcomes(p, rdma))
-				}
-			}
-			robustnessModel(t, ctx, op, q, tc.src, popt, spin)
-			run, err := stress.Walk(ctx, p, stress.WalkOptions{Semantics: machine.RDMA, Machine: machine.DefaultOptions(), Seed: 1, MaxSteps: 1000})
-			if err != nil {
-				t.Errorf("random walk: %v", err)
-			} else if ended := run.End == "final" || strings.HasPrefix(run.End, "filtered"); tc.failure != strings.HasPrefix(run.End, "error point") || !tc.failure && !ended {
-				t.Errorf("random walk ended %q, want an error point %v", run.End, tc.failure)
-			}
-			// The cost counts reads of locations with a write besides the
-			// initial one: every program here that reads memory has one.
-			reads := map[prog.Op]bool{prog.OpAssumeEq: true, prog.OpAssumeNe: true, prog.OpCAS: true, prog.OpGet: true,
-				prog.OpPut: true, prog.OpRCAS: true, prog.OpRFAA: true, prog.OpSwitch: true, prog.OpLoad: true}
-			if c := ModelCost(p, verdict.LoopBound(p, 0)); c < 0 || c > 1e9 || reads[op] && c == 0 {
-				t.Errorf("model cost %g, want a finite estimate, positive for an operation that reads", c)
-			}
-		})
+		}
+	}
+	q, _ := prog.WithoutRangeChecks(p)
+	d, err := decide.Decide(ctx, q, decide.Options{})
+	var ae *instr.AtomicsError
+	var fe *instr.FeatureError
+	switch {
+	case prog.HasVerbs(q):
+		// A verbs feature the decider does not cover
+		// (SEMANTICS-VERBS.md): refused, naming it (before atomics).
+		if feature := prog.VerbsFeature(prog.FirstVerbs(q)); !errors.As(err, &fe) || fe.Feature != feature {
+			t.Errorf("decider: %v, want its refusal naming %s (*instr.FeatureError)", err, feature)
+		}
+	case op.IsAtomic():
+		if !errors.As(err, &ae) {
+			t.Errorf("decider: %v, want its refusal of remote atomics (*instr.AtomicsError)", err)
+		}
+	case err != nil:
+		t.Errorf("decider: %v", err)
+	case !d.Robust || !d.Complete:
+		t.Errorf("decider: robust %v complete %v, want a complete yes (one thread, or no race)", d.Robust, d.Complete)
+	case len(opEvents[op]) > 0:
+		th := "T"
+		if op == prog.OpAssumeEq || op == prog.OpAssumeNe || op == prog.OpSwitch {
+			th = "U"
+		}
+		rp, err := parse.ParseOptions("racing.rdma", []byte(racing(tc.src, th)), popt)
+		if err != nil {
+			t.Fatalf("decider: the racing program: %v", err)
+		}
+		if m := missing(opEvents[op], instrEvents(t, rp)); len(m) > 0 {
+			t.Errorf("decider: the instrumented machine makes no %s event", strings.Join(m, ", "))
+		}
+	}
+	if rr, err := verdict.RobustMachine(ctx, q, opt); err != nil {
+		t.Errorf("robustness by enumeration: %v", err)
+	} else if !rr.Robust || !rr.Complete {
+		t.Errorf("robustness by enumeration: robust %v complete %v, want a complete yes", rr.Robust, rr.Complete)
+	}
+	var buf bytes.Buffer
+	// The Promela export runs registers kept at run time.
+	if err := promela.Write(&buf, p, promela.Options{Semantics: machine.RDMA}); err != nil {
+		t.Errorf("Promela export: %v", err)
+	} else if spin {
+		res, err := promela.Run(ctx, buf.Bytes(), promela.RunOptions{HashBits: 16})
+		switch {
+		case err != nil:
+			t.Errorf("Promela export run by SPIN: %v", err)
+		case !slices.Equal(res.Outcomes, promela.VerdictOutcomes(p, rdma)):
+			t.Errorf("Promela export run by SPIN: outcomes %q, the RDMA machine's %q", res.Outcomes, promela.VerdictOutcomes(p, rdma))
+		}
+	}
+	robustnessModel(t, ctx, op, q, tc.src, popt, spin)
+	run, err := stress.Walk(ctx, p, stress.WalkOptions{Semantics: machine.RDMA, Machine: machine.DefaultOptions(), Seed: 1, MaxSteps: 1000})
+	if err != nil {
+		t.Errorf("random walk: %v", err)
+	} else if ended := run.End == "final" || strings.HasPrefix(run.End, "filtered"); tc.failure != strings.HasPrefix(run.End, "error point") || !tc.failure && !ended {
+		t.Errorf("random walk ended %q, want an error point %v", run.End, tc.failure)
+	}
+	// The cost counts reads of locations with a write besides the
+	// initial one: every program here that reads memory has one.
+	reads := map[prog.Op]bool{prog.OpAssumeEq: true, prog.OpAssumeNe: true, prog.OpCAS: true, prog.OpGet: true,
+		prog.OpPut: true, prog.OpRCAS: true, prog.OpRFAA: true, prog.OpSwitch: true, prog.OpLoad: true}
+	if c := ModelCost(p, verdict.LoopBound(p, 0)); c < 0 || c > 1e9 || reads[op] && c == 0 {
+		t.Errorf("model cost %g, want a finite estimate, positive for an operation that reads", c)
 	}
 }
 
@@ -372,7 +392,13 @@ func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Prog
 	var buf bytes.Buffer
 	err := promela.WriteRobustness(&buf, q, promela.RobustOptions{})
 	var ae *promela.AtomicsError
+	var fe *promela.FeatureError
 	switch {
+	case prog.HasVerbs(q):
+		if feature := prog.VerbsFeature(prog.FirstVerbs(q)); !errors.As(err, &fe) || fe.Feature != feature {
+			t.Errorf("Promela robustness model: %v, want its refusal naming %s (*promela.FeatureError)", err, feature)
+		}
+		return
 	case op.IsAtomic():
 		if !errors.As(err, &ae) {
 			t.Errorf("Promela robustness model: %v, want its refusal of remote atomics (*promela.AtomicsError)", err)
@@ -421,7 +447,7 @@ func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Prog
 // operation the generators forget is never compared on random programs
 // (the cross-check would pass without ever seeing it). Core programs come
 // from corpus/gen in each of the fuzzer's shapes (default, loops, remote
-// atomics, contended), protocol programs from corpus/surface, lowered;
+// atomics, contended, verbs), protocol programs from corpus/surface, lowered;
 // count-boxed at 300 programs of each (100 under the race detector).
 func TestEveryOpGenerated(t *testing.T) {
 	made := map[prog.Op][]string{}
@@ -438,13 +464,14 @@ func TestEveryOpGenerated(t *testing.T) {
 	if raceOn {
 		n = 100
 	}
-	loops, atomics := gen.DefaultConfig(), gen.DefaultConfig()
+	loops, atomics, verbs := gen.DefaultConfig(), gen.DefaultConfig(), gen.DefaultConfig()
 	loops.Loops = true
 	atomics.Atomics = true
+	verbs.Verbs = true
 	for _, shape := range []struct {
 		name string
 		cfg  gen.Config
-	}{{"gen", gen.DefaultConfig()}, {"gen loops", loops}, {"gen atomics", atomics}, {"gen contended", gen.DefaultConfig().Contended()}} {
+	}{{"gen", gen.DefaultConfig()}, {"gen loops", loops}, {"gen atomics", atomics}, {"gen contended", gen.DefaultConfig().Contended()}, {"gen verbs", verbs}} {
 		for i := 0; i < n; i++ {
 			record(gen.Program(rand.New(rand.NewPCG(uint64(i), 0)), shape.cfg, fmt.Sprintf("g%d", i)), shape.name)
 		}

@@ -29,8 +29,20 @@ func Generate(seed uint64) (*prog.Program, string) { return GenerateWith(seed, f
 // drawn as without them, then gen.Config.Atomics is turned on, so that a
 // program seed draws the same configuration either way.
 func GenerateWith(seed uint64, atomics bool) (*prog.Program, string) {
+	return GenerateVerbs(seed, atomics, false)
+}
+
+// GenerateVerbs is GenerateWith, with the verbs features of issue 32
+// (gen.Config.Verbs: quiet, the fenced mark) in the programs when verbs is set
+// (Options.Verbs); the configuration is drawn as without them, so that a
+// program seed draws the same configuration either way.
+func GenerateVerbs(seed uint64, atomics, verbs bool) (*prog.Program, string) {
 	rng := rand.New(rand.NewPCG(seed, 0x6675_7a7a)) // "fuzz"
 	cfg, desc := DrawConfig(rng)
+	if verbs {
+		cfg.Verbs = true
+		desc += ", verbs"
+	}
 	if atomics {
 		cfg.Atomics = true
 		desc += ", atomics"

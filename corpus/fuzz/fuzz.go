@@ -80,6 +80,9 @@ type Options struct {
 	// Atomics puts remote atomics (rcas, rfaa) in the generated programs
 	// (GenerateWith).
 	Atomics bool
+	// Verbs puts the verbs features of issue 32 that are built (quiet, the
+	// fenced mark) in the generated programs (GenerateVerbs).
+	Verbs bool
 	// Repair runs rdmasim repair on every program the decider finds not
 	// robust and checks its answer by enumeration (differ.CheckRepair).
 	Repair bool
@@ -337,7 +340,7 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 		}
 		p = q
 	} else {
-		p, desc = GenerateWith(seed, opt.Atomics)
+		p, desc = GenerateVerbs(seed, opt.Atomics, opt.Verbs)
 	}
 	r.stats.Add(p)
 	dopt := opt.Differ

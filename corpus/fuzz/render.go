@@ -192,13 +192,20 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 	fmt.Fprintln(w)
 	var ins []string
 	for k, n := range st.Instr {
-		if k >= gen.KRCAS && st.WithAtomics == 0 {
-			continue // a run without atomics (no --atomics) prints as before them
+		if (k == gen.KRCAS || k == gen.KRFAA) && st.WithAtomics == 0 || k == gen.KQuiet && n == 0 {
+			continue // a run without atomics or quiet (no --atomics, --verbs) prints as before them
 		}
 		ins = append(ins, fmt.Sprintf("%s %d", KindNames[k], n))
 	}
 	ins = append(ins, fmt.Sprintf("choose %d", st.Choose), fmt.Sprintf("loop %d", st.Loop))
 	fmt.Fprintf(w, "Instructions: %s\n", strings.Join(ins, ", "))
+	if st.QuietAfter != [NumClasses]int{} {
+		var q []string
+		for a, n := range st.QuietAfter {
+			q = append(q, fmt.Sprintf("%s %d", ClassNames[a], n))
+		}
+		fmt.Fprintf(w, "Quiet column (✓ from every class, any queue pair): programs with an event of the class before a quiet: %s\n", strings.Join(q, ", "))
+	}
 	fmt.Fprintln(w, "PPO table: programs with an event of the row's class before one of the column's in program order;")
 	fmt.Fprintln(w, "entries as axiom.PPO gives them, those that depend on the queue pair as same queue pair/other:")
 	cells := [NumClasses][NumClasses]string{}
@@ -262,7 +269,7 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 		out.Stuck = append(out.Stuck, fmt.Sprintf("%#x", x))
 	}
 	for k, n := range s.Stats.Instr {
-		if k >= gen.KRCAS && s.Stats.WithAtomics == 0 {
+		if (k == gen.KRCAS || k == gen.KRFAA) && s.Stats.WithAtomics == 0 || k == gen.KQuiet && n == 0 {
 			continue
 		}
 		out.Instructions[KindNames[k]] = n
@@ -293,11 +300,16 @@ func (s *Summary) JSON(opt Options, spin string) SummaryJSON {
 }
 
 // rerunFlags returns the flags beyond the program seed that draw d's
-// program again and make its comparison: --atomics when it was drawn with
+// program again and make its comparison: --verbs when it was drawn with
+// the verbs statements (GenerateVerbs marks its configuration so),
+// --atomics when it was drawn with
 // remote atomics (GenerateWith marks its configuration so), --repair for
 // a disagreement of the repair comparison.
 func (d *Disagreement) rerunFlags() string {
 	flags := ""
+	if strings.Contains(d.Config, ", verbs") {
+		flags += " --verbs"
+	}
 	if strings.HasSuffix(d.Config, ", atomics") {
 		flags += " --atomics"
 	}

@@ -21,7 +21,7 @@ var ClassNames = func() (names [NumClasses]string) {
 
 // KindNames names the instruction kinds of Stats.Instr, in gen's order
 // (gen.KWrite ... gen.KPoll).
-var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll", "rcas", "rfaa"}
+var KindNames = [gen.NumKinds]string{"write", "assume==", "assume!=", "cas", "get", "put", "rfence", "poll", "rcas", "rfaa", "quiet"}
 
 // Stats counts what the generated programs contained.
 //
@@ -63,6 +63,11 @@ type Stats struct {
 	// enumeration's violation there would be a disagreement).
 	DecidedAtomicsBounded int
 	PPO                   [NumClasses][NumClasses]PPOCount
+	// QuietAfter measures quiet's column of the ppo table (SEMANTICS-VERBS.md
+	// 6: ✓ from every class, on any queue pair): QuietAfter[a] counts the
+	// programs in which some thread has an event of class a before a quiet
+	// in program order, along some path.
+	QuietAfter [NumClasses]int
 }
 
 // PPOCount is the number of programs with a pair in one cell of the ppo
@@ -95,6 +100,7 @@ func (s *Stats) Add(p *prog.Program) {
 		}
 	}
 	var same, other [NumClasses][NumClasses]bool
+	var quiet [NumClasses]bool
 	for t := range p.Threads {
 		th := &p.Threads[t]
 		if th.Lowered {
@@ -118,6 +124,12 @@ func (s *Stats) Add(p *prog.Program) {
 		}
 		walk(th.Body)
 		ppoPairs(th, &same, &other)
+		quietPairs(th, &quiet)
+	}
+	for a, ok := range quiet {
+		if ok {
+			s.QuietAfter[a]++
+		}
 	}
 	if loops {
 		s.WithLoops++
@@ -161,6 +173,7 @@ func (s *Stats) Merge(o *Stats) {
 			s.PPO[a][b].SameQP += o.PPO[a][b].SameQP
 			s.PPO[a][b].OtherQP += o.PPO[a][b].OtherQP
 		}
+		s.QuietAfter[a] += o.QuietAfter[a]
 	}
 }
 
@@ -189,6 +202,8 @@ func instrKind(s *prog.Stmt) int {
 		return gen.KRCAS
 	case prog.SRFAA:
 		return gen.KRFAA
+	case prog.SQuiet:
+		return gen.KQuiet
 	}
 	return -1
 }
@@ -240,6 +255,26 @@ func ppoPairs(t *prog.Thread, same, other *[NumClasses][NumClasses]bool) {
 			for _, a := range ci {
 				for _, b := range classes(code[j].Op) {
 					mark(a, b, code[i].QP, code[j].QP)
+				}
+			}
+		}
+	}
+}
+
+// quietPairs marks the classes of the events that come before a quiet of
+// thread t in program order.
+func quietPairs(t *prog.Thread, before *[NumClasses]bool) {
+	code := t.Code
+	reach := prog.NewReach(code)
+	for i := range code {
+		ci := classes(code[i].Op)
+		if ci == nil {
+			continue
+		}
+		for j, r := range reach.From(i) {
+			if r && code[j].Op == prog.OpQuiet {
+				for _, a := range ci {
+					before[a] = true
 				}
 			}
 		}

@@ -41,12 +41,17 @@ const (
 	KPoll            // poll(m)
 	KRCAS            // x := rcas(y, a, b), y remote (only with Config.Atomics)
 	KRFAA            // x := rfaa(y, d), y remote (only with Config.Atomics)
+	KQuiet           // quiet (only with Config.Verbs; SEMANTICS-VERBS.md 6)
 	NumKinds
 )
 
 // AtomicWeights are the weights of the remote atomics that Config.Atomics
 // gives KRCAS and KRFAA when their weights are zero.
 var AtomicWeights = [NumKinds]int{KRCAS: 3, KRFAA: 3}
+
+// VerbsWeights are the weights of the verbs statements that Config.Verbs
+// gives them when their weights are zero: quiet as often as a poll.
+var VerbsWeights = [NumKinds]int{KQuiet: 2}
 
 // DefaultWeights is the instruction mix used when Config.Weights is all zero.
 var DefaultWeights = [NumKinds]int{
@@ -89,6 +94,11 @@ type Config struct {
 	// false), with AtomicWeights unless Weights gives them a weight. They
 	// count as puts and gets towards MaxOps and the budget.
 	Atomics bool
+	// Verbs allows the verbs features of issue 32 that are built
+	// (SEMANTICS-VERBS.md): quiet, with VerbsWeights unless Weights gives
+	// it a weight, and the fenced mark on a put, get or remote atomic (one
+	// in fencedChance); DefaultConfig: false.
+	Verbs bool
 	// Contention makes remote operations favour the first node, and remote
 	// atomics and CPU assumes one location per node (its first), so that atomics of several threads meet on one
 	// target and CPU reads test what they leave there (with Atomics; the
@@ -173,6 +183,11 @@ func (c Config) normalize() Config {
 	} else if c.Weights[KRCAS] == 0 && c.Weights[KRFAA] == 0 {
 		c.Weights[KRCAS], c.Weights[KRFAA] = AtomicWeights[KRCAS], AtomicWeights[KRFAA]
 	}
+	if !c.Verbs {
+		c.Weights[KQuiet] = 0
+	} else if c.Weights[KQuiet] == 0 {
+		c.Weights[KQuiet] = VerbsWeights[KQuiet]
+	}
 	return c
 }
 
@@ -198,6 +213,7 @@ const (
 	sensibleValue = 95 // assume / cas / condition values that can occur
 	sensiblePoll  = 90 // polls on a queue pair with an unpolled put/get
 	avoidBlocking = 95 // when no poll can succeed, draw another kind
+	fencedChance  = 25 // percent of puts, gets and atomics marked fenced, with Config.Verbs
 	hotChance     = 70 // with Config.Contention: an atomic's target or an assume's location is its node's first
 	motifChance   = 80 // with Config.Contention: a thread starts with a motif (generator.motif)
 )
@@ -641,10 +657,19 @@ func (g *generator) simple() *prog.Stmt {
 	case KRFence:
 		s.Kind, s.Remote = prog.SRFence, g.remote()
 		g.cost *= costFence
+	case KQuiet:
+		// Waits for every operation of the thread, consumes no
+		// completion: pending polls stay as they are.
+		s.Kind = prog.SQuiet
 	case KPoll:
 		// A poll that may block: nothing (or nothing chosen) to wait for.
 		s.Kind, s.Remote = prog.SPoll, g.remote()
 		g.pending[s.Remote] = max(0, g.pending[s.Remote]-1)
+	}
+	switch s.Kind {
+	case prog.SGet, prog.SPut, prog.SRCAS, prog.SRFAA:
+		// Without Verbs no draw: the programs of a seed stay as they were.
+		s.Fenced = g.cfg.Verbs && g.chance(fencedChance)
 	}
 	return g.add(s)
 }

@@ -229,8 +229,10 @@ func CheckSource(ctx context.Context, file string, src []byte, opt Options) *Row
 	if x, ok := p.Expectation(prog.Robust); ok {
 		loops := verdict.HasLoops(p)
 		for _, col := range []string{Decide, EnumMachine, EnumAxiom} {
-			if col == Decide && prog.HasAtomics(p) || col == EnumAxiom && loops || col == EnumMachine && loops && x.Yes {
-				// The decider refuses remote atomics (instr.AtomicsError).
+			if col == Decide && (prog.HasAtomics(p) || prog.HasVerbs(p)) || col == EnumAxiom && loops || col == EnumMachine && loops && x.Yes {
+				// The decider refuses remote atomics (instr.AtomicsError)
+				// and the verbs features it does not cover
+				// (instr.FeatureError).
 				row.Cells[col] = CellNA
 				continue
 			}

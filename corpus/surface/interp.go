@@ -30,7 +30,7 @@ import (
 //     the write of its destination, as the SC machine does them), after
 //     which one more operation of its queue pair is unpolled; a cas two (the
 //     read-modify-write of z, then the write of the old value to x); an
-//     rfence one (it does nothing under SC); a poll one, which takes one
+//     rfence one (it does nothing under SC), as is a quiet; a poll one, which takes one
 //     unpolled operation and waits while there is none;
 //   - what touches no memory (registers, tests on registers, skip, choose,
 //     loop, for, break) is done at once with the step before it: moving such

@@ -32,6 +32,7 @@ const (
 	mCAS          // loc := cas(src, a, b), two steps
 	mFence        // rfence(node): nothing under SC
 	mPoll         // poll(node)
+	mQuiet        // quiet: nothing under SC (every operation is done at once)
 )
 
 // action is what a statement does next.
@@ -317,6 +318,8 @@ func (e *evaluator) stmt(s *syntax.Stmt) (*action, error) {
 			return &action{kind: aMemory, mem: mPoll, node: n}, nil
 		}
 		return &action{kind: aMemory, mem: mFence, node: n}, nil
+	case syntax.StmtQuiet:
+		return &action{kind: aMemory, mem: mQuiet}, nil
 	}
 	lhs, rhs := s.LhsE, s.RhsE
 	if r, ok := e.th.regIdx[lhs.Name.Text]; ok && lhs.SimpleName() {
@@ -440,7 +443,7 @@ func (in *interp) successors(c *config) ([]*config, bool, error) {
 					d.mem[a.src] = uint8(a.b)
 				}
 				n.mid, n.midLoc, n.midVal, n.midQP = true, a.loc, old, -1
-			case mFence:
+			case mFence, mQuiet:
 				advance(&n)
 			case mPoll:
 				qp := t*nodes + a.node

@@ -99,6 +99,10 @@ type Event struct {
 	// ends between the two: then the atomic is pending and holds its
 	// location's lock to the end of the prefix (see atomic.go).
 	Writes bool
+	// Fenced marks the events of a put, get or remote atomic marked fenced
+	// (SEMANTICS-VERBS.md 4): PPO orders every earlier nrR, nlW, naR, naW
+	// of its queue pair before them, in ippo and oppo.
+	Fenced bool
 }
 
 // IsRead reports whether e reads memory (lR, CAS, nlR, nrR).

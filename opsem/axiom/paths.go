@@ -31,6 +31,7 @@ type skel struct {
 	add    uint8 // added to the copied value (an rfaa's naW), modulo 256
 	cons   consKind
 	a      uint8 // constraint value
+	fenced bool  // an event of a put, get or atomic marked fenced (prog.Instr.Fenced)
 }
 
 // tnode is a node of a thread's label-sequence trie: the sequence of events
@@ -168,7 +169,7 @@ func (g *treeGen) walk(node, pc int) {
 	} else if n := &g.tree.nodes[node]; !g.runsThrough(in) && !slices.Contains(n.at, pc) {
 		n.at = append(n.at, pc)
 	}
-	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1}
+	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1, fenced: in.Fenced}
 	depth := func(n int) int { return g.tree.nodes[n].depth }
 	switch in.Op {
 	case prog.OpEnd:
@@ -235,6 +236,12 @@ func (g *treeGen) walk(node, pc int) {
 	case prog.OpRFence:
 		e := base
 		e.kind, e.remote, e.qp = prog.EvNF, in.Remote, in.QP
+		g.walk(g.emit(node, e), in.Next)
+	case prog.OpQuiet:
+		// One CPU event, on no queue pair (SEMANTICS-VERBS.md 6); it
+		// polls nothing, so the poll counts stay.
+		e := base
+		e.kind, e.remote, e.qp = prog.EvQuiet, -1, -1
 		g.walk(g.emit(node, e), in.Next)
 	case prog.OpPoll:
 		l := g.p.QPs[in.QP].Local

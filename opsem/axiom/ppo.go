@@ -20,11 +20,15 @@ const (
 	ClassNF
 	ClassNAR // a remote atomic's read at its target (SEMANTICS-ATOMICS.md)
 	ClassNAW // a remote atomic's write at its target
+	// ClassQuiet is quiet's event (SEMANTICS-VERBS.md 6): a CPU event whose
+	// column differs from the CPU class's, since the machine takes it only
+	// once every earlier operation of the thread is complete and visible.
+	ClassQuiet
 )
 
 // classNames are the classes' names in the paper's table.
 var classNames = [...]string{ClassCPU: "CPU", ClassNLR: "nlR", ClassNRW: "nrW", ClassNRR: "nrR", ClassNLW: "nlW", ClassNF: "nF",
-	ClassNAR: "naR", ClassNAW: "naW"}
+	ClassNAR: "naR", ClassNAW: "naW", ClassQuiet: "quiet"}
 
 // String returns the class's name in the paper's ppo table: "CPU" for the
 // CPU events (lR, lW, CAS, poll), else the NIC event kind's ("nlR", "nrW",
@@ -53,6 +57,8 @@ func ClassOf(k prog.EventKind) Class {
 		return ClassNAR
 	case prog.EvNAW:
 		return ClassNAW
+	case prog.EvQuiet:
+		return ClassQuiet
 	}
 	return ClassCPU
 }
@@ -75,6 +81,8 @@ func (c Class) Kind() prog.EventKind {
 		return prog.EvNAR
 	case ClassNAW:
 		return prog.EvNAW
+	case ClassQuiet:
+		return prog.EvQuiet
 	}
 	return prog.EvLW
 }
@@ -91,16 +99,32 @@ const (
 // rows and columns naR and naW of remote atomics are derived from the
 // machine in SEMANTICS-ATOMICS.md). An atomic's own naR → naW is in both
 // (PPO decides it: the table's naR → naW entry is for distinct atomics).
-var ppoTable = [8][8]uint8{
-	//         CPU        nlR      nrW      nrR      nlW      nF        naR      naW
-	ClassCPU: {ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways},
-	ClassNLR: {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
-	ClassNRW: {ppoNone, ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoISQP, ppoSQP, ppoSQP},
-	ClassNRR: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone},
-	ClassNLW: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoISQP, ppoNone, ppoNone},
-	ClassNF:  {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP},
-	ClassNAR: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone},
-	ClassNAW: {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone},
+//
+// The row and column of quiet are derived from the queue-pair machine
+// (SEMANTICS-VERBS.md 6): quiet's step is enabled only when no buffer (B1,
+// B2, B3, RW, LW) of any queue pair of its thread holds an entry, so every
+// earlier event of the thread, on any queue pair, has been issued and, for
+// nrW and nlW, has become visible (F1, F2) before it: every entry of its
+// column is ✓, in ippo and oppo alike, where poll's column (CPU) has × below
+// the first row. Its row is the CPU row: the thread goes on only after it.
+var ppoTable = [9][9]uint8{
+	//           CPU        nlR      nrW      nrR      nlW      nF        naR      naW      quiet
+	ClassCPU:   {ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways},
+	ClassNLR:   {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoAlways},
+	ClassNRW:   {ppoNone, ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoISQP, ppoSQP, ppoSQP, ppoAlways},
+	ClassNRR:   {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone, ppoAlways},
+	ClassNLW:   {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoISQP, ppoNone, ppoNone, ppoAlways},
+	ClassNF:    {ppoNone, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoSQP, ppoAlways},
+	ClassNAR:   {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone, ppoAlways},
+	ClassNAW:   {ppoNone, ppoNone, ppoNone, ppoNone, ppoSQP, ppoSQP, ppoNone, ppoNone, ppoAlways},
+	ClassQuiet: {ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways, ppoAlways},
+}
+
+// fenceWaits reports whether a fenced operation waits for an earlier event
+// of kind k on its queue pair: a get's or an atomic's events, not a put's
+// or a fence's.
+func fenceWaits(k prog.EventKind) bool {
+	return k == prog.EvNRR || k == prog.EvNLW || k == prog.EvNAR || k == prog.EvNAW
 }
 
 // PPO reports whether the pair (a, b) is in ippo and in oppo. Both are
@@ -113,6 +137,12 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 	}
 	if a.Kind == prog.EvNAR && b.Kind == prog.EvNAW && b.Index == a.Index+1 {
 		return true, true // one atomic: it writes after it reads
+	}
+	if b.Fenced && a.Remote == b.Remote && fenceWaits(a.Kind) {
+		// b's work request carries the fence flag: it leaves B1 only when
+		// every earlier get and atomic of its queue pair is complete, its
+		// reads done and its local write visible (SEMANTICS-VERBS.md 4).
+		return true, true
 	}
 	switch ppoTable[ClassOf(a.Kind)][ClassOf(b.Kind)] {
 	case ppoAlways:

@@ -106,7 +106,7 @@ const maxPending = 16
 // cpuKind reports whether events of kind k are executed by the CPU step
 // of their instruction (the others by the NIC, later).
 func cpuKind(k prog.EventKind) bool {
-	return k == prog.EvLW || k == prog.EvLR || k == prog.EvCAS || k == prog.EvPoll
+	return k == prog.EvLW || k == prog.EvLR || k == prog.EvCAS || k == prog.EvPoll || k == prog.EvQuiet
 }
 
 // Reach answers q over the consistent trace prefixes of p, under RDMA (ob

@@ -398,7 +398,7 @@ func (e *engine) layOut(sel []int) {
 		for i, s := range tr.events(node) {
 			id := len(e.ev)
 			e.ev = append(e.ev, Event{Event: prog.Event{Kind: s.kind, Thread: t, Loc: s.loc, Remote: s.remote},
-				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe})
+				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe, Fenced: s.fenced})
 			e.cons = append(e.cons, s.cons)
 			e.consA = append(e.consA, s.a)
 			e.depW = append(e.depW, -1)

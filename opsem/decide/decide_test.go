@@ -18,7 +18,8 @@ import (
 )
 
 // corpus returns the litmus corpus the decider covers: every program but
-// those with remote atomics, which it refuses (TestRefusesAtomics).
+// those with remote atomics or quiet, which it refuses (TestRefusesAtomics,
+// TestRefusesQuiet).
 func corpus(t *testing.T) []*prog.Program {
 	t.Helper()
 	files, err := filepath.Glob("../../corpus/litmus/*.rdma")
@@ -31,7 +32,7 @@ func corpus(t *testing.T) []*prog.Program {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !prog.HasAtomics(p) {
+		if !prog.HasAtomics(p) && !prog.HasVerbs(p) {
 			ps = append(ps, p)
 		}
 	}

@@ -234,6 +234,10 @@ func (m *Machine) entryStrings(bi int, es []entry) []string {
 		case e.kind == kAtom, e.kind == kAtomReq, e.kind == kAtomR, e.kind == kAtomRH:
 			parts[i] = m.atomString(e)
 		}
+		if bi == bufB1 && e.kind != kFence && e.v == fencedMark && strings.HasSuffix(parts[i], ")") {
+			// PUT(y,x,fenced): it waits for the earlier reads (SEMANTICS-VERBS.md 4).
+			parts[i] = strings.TrimSuffix(parts[i], ")") + ",fenced)"
+		}
 	}
 	return parts
 }

@@ -148,6 +148,44 @@ func (m *Machine) oldestPendingAt(s []byte, qi int) bool {
 	return false
 }
 
+// fenced returns the v byte of in's B1 entry: fencedMark when it is
+// fenced, else 0.
+func fenced(in *prog.Instr) byte {
+	if in.Fenced {
+		return fencedMark
+	}
+	return 0
+}
+
+// readsPendingAt is qstate.readsPending on the parent's bytes.
+func (m *Machine) readsPendingAt(s []byte, qi int) bool {
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	if s[bo[bufLW]] != 0 {
+		return true
+	}
+	for _, b := range [...]int{bufB2, bufB3} {
+		for k, o := 0, bo[b]+1; k < int(s[bo[b]]); k, o = k+1, o+5 {
+			if readKind(s[o]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quietAt is Machine.quiet on the parent's bytes: every buffer of every
+// queue pair of thread t has length zero.
+func (m *Machine) quietAt(s []byte, t int) bool {
+	for _, qi := range m.thrQPs[t] {
+		for _, o := range m.lay.boff[qi*nBuf : qi*nBuf+nBuf] {
+			if s[o] != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // fastCPU emits the CPU steps of thread t (enabledCPU and applyCPU on bytes).
 func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uint32 {
 	th := &m.p.Threads[t]
@@ -199,6 +237,10 @@ func (m *Machine) fastCPU(s []byte, t int, emit func(l uint64, next []byte)) uin
 		if s[m.qoff[in.QP]] == 0 || !m.sc && m.oldestPendingAt(s, in.QP) {
 			return 0
 		}
+	case prog.OpQuiet:
+		if !m.sc && !m.quietAt(s, t) {
+			return 0
+		}
 	}
 	m.cpuStep(s, t, in, mid, 0, emit)
 	return 0
@@ -215,7 +257,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 	e := &m.edit
 	e.reset()
 	switch in.Op {
-	case prog.OpSkip:
+	case prog.OpSkip, prog.OpQuiet:
 	case prog.OpBranch:
 		pc = in.Alts[arg]
 		if in.Loop >= 0 && m.opt.Unroll > 0 {
@@ -246,7 +288,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		touched = in.QP
 		switch {
 		case !m.sc:
-			e.add[bufB1] = [5]byte{kAtom, uint8(m.atomIdx[t][pc0(s, o)]), uint8(in.Y), 0, s[m.qoff[in.QP]]}
+			e.add[bufB1] = [5]byte{kAtom, uint8(m.atomIdx[t][pc0(s, o)]), uint8(in.Y), fenced(in), s[m.qoff[in.QP]]}
 			e.addN, e.npend = 1<<bufB1, 1
 		case !mid:
 			old := s[in.Y]
@@ -280,10 +322,10 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		rank := s[m.qoff[in.QP]]
 		switch in.Op {
 		case prog.OpPut:
-			e.add[bufB1] = [5]byte{kPut, uint8(in.Y), uint8(in.X), 0, rank}
+			e.add[bufB1] = [5]byte{kPut, uint8(in.Y), uint8(in.X), fenced(in), rank}
 			e.npend = 1
 		case prog.OpGet:
-			e.add[bufB1] = [5]byte{kGet, uint8(in.X), uint8(in.Y), 0, rank}
+			e.add[bufB1] = [5]byte{kGet, uint8(in.X), uint8(in.Y), fenced(in), rank}
 			e.npend = 1
 		default:
 			e.add[bufB1] = [5]byte{kFence}
@@ -441,8 +483,7 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
 	nRW, nLW := s[bo[bufRW]], s[bo[bufLW]]
 	e := &m.edit
-	if n1 > 0 {
-		f := s[bo[bufB1]+1:]
+	if f := s[bo[bufB1]+1:]; n1 > 0 && (f[3] != fencedMark || !m.readsPendingAt(s, qi)) {
 		switch f[0] {
 		case kPut:
 			if nLW == 0 {

@@ -118,7 +118,7 @@ const maxGraphEvents = 250
 // record adds the event of a transition to st's graph. slot is the event's
 // program-order position in its thread.
 func (m *Machine) record(st *State, ev prog.Event, slot uint8) {
-	if !m.graph || ev.Kind == prog.EvNone || ev.Kind == prog.EvNF || ev.Kind == prog.EvPoll {
+	if !m.graph || ev.Kind == prog.EvNone || ev.Kind == prog.EvNF || ev.Kind == prog.EvPoll || ev.Kind == prog.EvQuiet {
 		return
 	}
 	e := gev{t: uint8(ev.Thread), slot: slot, kind: ev.Kind, loc: uint8(ev.Loc), val: ev.Val, remote: uint8(ev.Remote), rf: noWrite}

@@ -435,10 +435,27 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 		if q.npend > 0 && (m.sc || !q.oldestPending()) {
 			dst = append(dst, step)
 		}
+	case prog.OpQuiet:
+		if m.sc || m.quiet(st, t) {
+			dst = append(dst, step)
+		}
 	default: // skip, write, cas
 		dst = append(dst, step)
 	}
 	return dst, 0
+}
+
+// quiet reports whether thread t may take its quiet in st (RDMA machine;
+// SEMANTICS-VERBS.md 6): every operation it submitted, on each of its
+// queue pairs, is complete and its writes visible, that is, no buffer of
+// its queue pairs (B1, B2, B3, RW, LW) holds an entry.
+func (m *Machine) quiet(st *State, t int) bool {
+	for _, qi := range m.thrQPs[t] {
+		if !st.q[qi].empty() {
+			return false
+		}
+	}
+	return true
 }
 
 // Step is what a transition did: its event (Kind EvNone for silent steps)
@@ -554,6 +571,9 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			default:
 				e = entry{kind: kFence, slot: m.slot(st, t, 1)}
 			}
+			if in.Fenced {
+				e.v = fencedMark
+			}
 			q.buf[bufB1] = append(q.buf[bufB1], e)
 		}
 	case prog.OpPoll:
@@ -567,6 +587,12 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			}
 		}
 		ev.Kind = prog.EvPoll
+		m.slot(st, t, 1)
+	case prog.OpQuiet:
+		// Enabled only once every operation of t is complete and
+		// visible (quiet): it changes nothing but the pc, and consumes
+		// no completion.
+		ev.Kind, ev.Remote = prog.EvQuiet, -1
 		m.slot(st, t, 1)
 	}
 	if next {

@@ -11,7 +11,7 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 	q := &st.q[qi]
 	t := m.p.QPs[qi].Thread
 	b1, b2, b3 := q.buf[bufB1], q.buf[bufB2], q.buf[bufB3]
-	if len(b1) > 0 {
+	if len(b1) > 0 && (b1[0].v != fencedMark || !q.readsPending()) {
 		switch b1[0].kind {
 		case kPut:
 			if len(q.buf[bufLW]) == 0 {

@@ -20,6 +20,29 @@ package machine
 // which no invisible step is enabled: on the bench programs a tenth to a
 // twentieth as many as the reduction stored without settling.
 //
+// A thread's quiet (SEMANTICS-VERBS.md 6) is a visible step, never settled,
+// and the invisible steps stay independent of it. Quiet is enabled only when
+// no buffer of any queue pair of its thread holds an entry, so no invisible
+// step of those queue pairs (each needs an entry to move) is enabled with
+// it, and one enabled on another thread's queue pair touches no buffer quiet
+// reads; quiet writes no memory and no buffer, so it disables nothing. An
+// invisible step on its thread's queue pair can enable it (N7 or N3 may
+// empty the last buffer), but never disable it, and quiet cannot be taken
+// before that step along any path (the entry it waits for is the one the
+// step moves): the ample-set conditions hold as before. TestQuietIndependence
+// checks the first two facts on every reachable configuration of quiet's
+// litmus tests and random programs, TestQuietReduce the outcome.
+//
+// N2 of a fenced get (SEMANTICS-VERBS.md 4) is invisible only once no
+// earlier get or atomic of its queue pair is pending (settle.go's
+// invisibleStep tests it as N2's rule does). Enabled so, it stays so: only
+// an entry ahead of it in B1 could make a read pending again, and it heads
+// B1. The steps that may enable it (N8, F2, A1, A2 of the earlier reads)
+// are never enabled with it, since a pending read disables it; it commutes
+// with every step enabled with it as an unmarked N2 does.
+// TestFencedWaits checks the guard on every reachable configuration of
+// random programs, TestFencedReduce the outcome.
+//
 // The reduction is a layer over the machine's next-state function, as
 // LTSmin's partial-order reduction wraps a model (pins2pins): a reducer
 // calls the machine's steps (invisibleStep, submitStep, expand) and settles

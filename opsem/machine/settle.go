@@ -24,7 +24,7 @@ func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byt
 	if n1 > 0 {
 		f := s[bo[bufB1]+1:]
 		switch {
-		case f[0] == kGet:
+		case f[0] == kGet && (f[3] != fencedMark || !m.readsPendingAt(s, qi)):
 			m.stepN2(s, qi, f, emit)
 			return true
 		case f[0] == kFence && n2 == 0 && n3 == 0:

@@ -190,6 +190,37 @@ const (
 	kAtomRH  // B3: ATOMR(x,y,v) read v, its write pending: holds y's atomic lock
 )
 
+// fencedMark, in the v byte of a B1 entry of a put, get or remote atomic
+// (unused there otherwise), marks a fenced work request
+// (SEMANTICS-VERBS.md 4): it leaves B1 (N1, N2) only when readsPending is
+// false on its queue pair.
+const fencedMark = 1
+
+// readKind reports whether an entry of kind k in B2 or B3 is an earlier get
+// or remote atomic not yet complete: its request, its response (read or
+// not), or an atomic holding its lock.
+func readKind(k uint8) bool {
+	return k == kGetReq || k == kGetR || k == kGetRV || k == kAtomReq || k == kAtomR || k == kAtomRH
+}
+
+// readsPending reports whether a get or remote atomic of the queue pair
+// that has left B1 is not complete yet: in B2 or B3, or its local write in
+// LW (F2 completes it). A fenced work request at the head of B1 waits while
+// it is so.
+func (q *qstate) readsPending() bool {
+	if len(q.buf[bufLW]) > 0 {
+		return true
+	}
+	for _, b := range [...]int{bufB2, bufB3} {
+		for _, e := range q.buf[b] {
+			if readKind(e.kind) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // noRank marks an operation that no future poll can wait for.
 const noRank = 0xFF
 

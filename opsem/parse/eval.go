@@ -264,6 +264,8 @@ func stmtText(s *syntax.Stmt) string {
 	switch s.Kind {
 	case syntax.StmtSkip:
 		return "skip"
+	case syntax.StmtQuiet:
+		return "quiet"
 	case syntax.StmtAssume, syntax.StmtAssumeE:
 		return "assume(" + s.Cond.String() + ")"
 	case syntax.StmtAssert:

@@ -91,7 +91,7 @@ func (b *irBuilder) stmt(s *syntax.Stmt, next int, env map[string]int) int {
 		in.kind = iSkip
 	case syntax.StmtReg:
 		in.kind = iJump // declared for the whole thread (see registers)
-	case syntax.StmtAssignValue, syntax.StmtAssignLoc, syntax.StmtAssignCAS, syntax.StmtAssignAtomic, syntax.StmtAssign, syntax.StmtAssume, syntax.StmtAssumeE, syntax.StmtAssert, syntax.StmtRFence, syntax.StmtPoll:
+	case syntax.StmtAssignValue, syntax.StmtAssignLoc, syntax.StmtAssignCAS, syntax.StmtAssignAtomic, syntax.StmtAssign, syntax.StmtAssume, syntax.StmtAssumeE, syntax.StmtAssert, syntax.StmtRFence, syntax.StmtPoll, syntax.StmtQuiet:
 		in.kind = iStmt
 	case syntax.StmtCall:
 		in.kind, in.next = iJump, b.block(s.Branches[0], next, env)

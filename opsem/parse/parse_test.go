@@ -773,7 +773,7 @@ var badCases = []struct {
 	{"write as a call", twoNodes + "thread p on n1 { write(z, x) }",
 		"t.rdma:3:18: unknown statement write; did you mean a put y := x (y on the remote node, x on the thread's)?"},
 	{"unknown call", twoNodes + "thread p on n1 { frobnicate(n2) }",
-		"t.rdma:3:18: unknown statement frobnicate (statements are skip, assignments x := ..., assume, assert, rfence, poll, choose, loop, while, if, for, break and calls of procedures)"},
+		"t.rdma:3:18: unknown statement frobnicate (statements are skip, assignments x := ..., assume, assert, rfence, poll, quiet, choose, loop, while, if, for, break and calls of procedures)"},
 	{"location alone", twoNodes + "thread p on n1 { x }",
 		"t.rdma:3:20: expected ':=' after x, found '}'"},
 	{"cas as a statement", twoNodes + "thread p on n1 { cas(x, 0, 1) }",

@@ -181,6 +181,8 @@ func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *
 	switch rs.Kind {
 	case syntax.StmtSkip:
 		s.Kind = prog.SSkip
+	case syntax.StmtQuiet:
+		s.Kind = prog.SQuiet
 	case syntax.StmtAssignValue:
 		s.Kind = prog.SWrite
 		x, ok := r.loc(rs.Lhs)
@@ -278,6 +280,14 @@ func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *
 		}
 		for _, b := range rs.Branches {
 			s.Branches = append(s.Branches, r.stmts(b, node, labels))
+		}
+	}
+	if rs.Fenced {
+		switch s.Kind {
+		case prog.SGet, prog.SPut, prog.SRCAS, prog.SRFAA:
+			s.Fenced = true
+		default:
+			r.errorf(rs.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not %s", p.StmtString(s))
 		}
 	}
 	return s

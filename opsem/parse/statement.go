@@ -20,6 +20,11 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 		return sp.test(s, then)
 	case syntax.StmtRFence, syntax.StmtPoll:
 		return sp.fence(s, then)
+	case syntax.StmtQuiet:
+		// No operands: the core's quiet, whatever the registers.
+		in := coreInstr(prog.OpQuiet, sp.stmt(prog.SQuiet), then())
+		in.Remote = -1
+		return sp.emit(in)
 	}
 	// An assignment.
 	if r := sp.lhsRegister(s); r >= 0 {
@@ -34,7 +39,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 
 // coreInstr is the core instruction op of statement st, followed by next.
 func coreInstr(op prog.Op, st *prog.Stmt, next int) prog.Instr {
-	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st}
+	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st, Fenced: st.Fenced}
 }
 
 // onOwnNode reports whether location l is on the node of the thread
@@ -170,6 +175,8 @@ func (sp *specialiser) assign(e *evalCtx, s *syntax.Stmt, then func() int) int {
 	switch {
 	case s.Atomic != "":
 		return sp.remoteAtomic(e, s, x, then)
+	case s.Fenced && (s.CasZ != nil || !e.isLoc(s.RhsE)):
+		return e.compileErr(s.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not %s", stmtText(s)).pc
 	case s.CasZ != nil:
 		return sp.cas(e, s, x, then)
 	case e.isLoc(s.RhsE):
@@ -223,7 +230,7 @@ func (sp *specialiser) remoteAtomic(e *evalCtx, s *syntax.Stmt, x int, then func
 	}
 	st := sp.stmt(prog.SRFAA)
 	op := prog.OpRFAA
-	st.X, st.Y, st.A, st.Remote = x, y, uint8(a.v), p.Locs[y].Node
+	st.X, st.Y, st.A, st.Remote, st.Fenced = x, y, uint8(a.v), p.Locs[y].Node, s.Fenced
 	if s.Atomic == "rcas" {
 		if b = e.inRange(s.CasB.Pos, "a value", b.v, ValRange{0, prog.MaxValue}); b.stop() {
 			return b.pc
@@ -294,6 +301,8 @@ func (sp *specialiser) copyLoc(e *evalCtx, s *syntax.Stmt, x int, then func() in
 	case !sp.onOwnNode(x):
 		e.compileErr(s.Pos, "%s := %s copies between two remote locations: one side of := must be on %s, the thread's own node", p.Locs[x].Name, p.Locs[y].Name, p.Nodes[sp.t.node].Name)
 		return -1
+	case s.Fenced:
+		return e.compileErr(s.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not the local copy %s := %s", p.Locs[x].Name, p.Locs[y].Name).pc
 	default:
 		// A local copy: a read, then a write.
 		w := e.read(s.RhsE, y)
@@ -306,6 +315,7 @@ func (sp *specialiser) copyLoc(e *evalCtx, s *syntax.Stmt, x int, then func() in
 	if st.Kind == prog.SPut {
 		op = prog.OpPut
 	}
+	st.Fenced = s.Fenced
 	sp.edge(y, x)
 	return sp.emit(coreInstr(op, st, then()))
 }

@@ -32,7 +32,7 @@ func TestWrongInputs(t *testing.T) {
 		{"until", "  until (x == 1) {\n    skip\n  }\n}",
 			"t.rdma:5:3: unknown statement until; did you mean while (cond) { A }?"},
 		{"no such statement before a block", "  frobnicate (x == 1) {\n    skip\n  }\n}",
-			"t.rdma:5:3: unknown statement frobnicate followed by a block (statements are skip, assignments x := ..., assume, assert, rfence, poll, choose, loop, while, if, for, break and calls of procedures)"},
+			"t.rdma:5:3: unknown statement frobnicate followed by a block (statements are skip, assignments x := ..., assume, assert, rfence, poll, quiet, choose, loop, while, if, for, break and calls of procedures)"},
 		{"remote read in an expression", "  r := L + 1\n}",
 			"t.rdma:5:8: L is on node B: thread T reads only the memory of its own node A (get it into a location of A first: l := L)"},
 		{"assert with =", "  assert(r = 1)\n}",

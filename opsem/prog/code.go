@@ -28,9 +28,10 @@ const (
 	OpLoad               // X := Y: X a register, Y an ordinary location of the node: one lR event; Fail if the value leaves X's range
 	OpEval               // X := E: no event if X is a register, else one lW; Fail if E divides by zero or leaves X's range
 	OpIf                 // go to Alts[0] if E != 0, else to Alts[1]: no event; Fail if E divides by zero
+	OpQuiet              // quiet: event quiet, once every operation of the thread on every queue pair is complete and visible (SEMANTICS-VERBS.md 6)
 )
 
-var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa", "switch", "load", "eval", "if"}
+var opNames = [...]string{"end", "skip", "branch", "write", "assume", "assume", "cas", "get", "put", "rfence", "poll", "fail", "rcas", "rfaa", "switch", "load", "eval", "if", "quiet"}
 
 // HasAtomics reports whether some thread of p has a remote atomic.
 func HasAtomics(p *Program) bool { return FirstAtomic(p) != nil }
@@ -46,6 +47,36 @@ func FirstAtomic(p *Program) *Stmt {
 	}
 	return nil
 }
+
+// FirstVerbs returns the statement of p's first use of a verbs feature of
+// issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil:
+// a quiet, or a put, get or atomic marked fenced.
+func FirstVerbs(p *Program) *Stmt {
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.Op == OpQuiet || in.Fenced {
+				return in.Stmt
+			}
+		}
+	}
+	return nil
+}
+
+// VerbsFeature names the verbs feature statement s (from FirstVerbs) uses,
+// by its keyword: "quiet" or "fenced".
+func VerbsFeature(s *Stmt) string {
+	switch {
+	case s.Kind == SQuiet:
+		return "quiet"
+	case s.Fenced:
+		return "fenced"
+	}
+	return fmt.Sprintf("statement kind %d", s.Kind)
+}
+
+// HasVerbs reports whether p uses a verbs feature the decider does not
+// cover (FirstVerbs).
+func HasVerbs(p *Program) bool { return FirstVerbs(p) != nil }
 
 // IsAtomic reports whether o is a remote atomic (rcas or rfaa).
 func (o Op) IsAtomic() bool { return o == OpRCAS || o == OpRFAA }
@@ -95,6 +126,10 @@ type Instr struct {
 	QP     int     // OpGet, OpPut, OpRFence, OpPoll, OpRCAS, OpRFAA: queue-pair index
 	Remote int     // node of the queue pair
 	Stmt   *Stmt   // the statement it was compiled from (nil for OpEnd)
+	// Fenced marks a put, get or remote atomic whose work request carries
+	// the fence flag (SEMANTICS-VERBS.md 4): it leaves B1 only once every
+	// earlier get and atomic of its queue pair is complete.
+	Fenced bool
 
 	// E is the expression of OpEval and OpIf, over constants and
 	// register locations (Loc.Reg); Fail is the error point (an OpFail)
@@ -290,7 +325,7 @@ func (c *compiler) block(stmts []*Stmt, next int) (int, error) {
 }
 
 func (c *compiler) stmt(s *Stmt, next int) (int, error) {
-	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s}
+	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced}
 	var pc int
 	switch s.Kind {
 	case SSkip:
@@ -307,6 +342,9 @@ func (c *compiler) stmt(s *Stmt, next int) (int, error) {
 		pc = c.emit(in)
 	case SCAS:
 		in.Op = OpCAS
+		pc = c.emit(in)
+	case SQuiet:
+		in.Op = OpQuiet
 		pc = c.emit(in)
 	case SGet, SPut, SRFence, SPoll, SRCAS, SRFAA:
 		in.Op = remoteOps[s.Kind]

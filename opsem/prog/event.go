@@ -7,18 +7,19 @@ type EventKind uint8
 
 // Event kinds.
 const (
-	EvNone EventKind = iota // a silent step
-	EvLW                    // lW(x,v): CPU local write
-	EvLR                    // lR(x,v): CPU local read
-	EvCAS                   // CAS(x,a,b): successful compare-and-swap
-	EvNLR                   // nlR(x,v,n): NIC local read of a put
-	EvNRW                   // nrW(y,v): NIC remote write of a put
-	EvNRR                   // nrR(y,v): NIC remote read of a get
-	EvNLW                   // nlW(x,v,n): NIC local write of a get
-	EvNF                    // nF(n): NIC fence
-	EvPoll                  // poll(n)
-	EvNAR                   // naR(y,v): NIC remote read of a remote atomic (rcas, rfaa)
-	EvNAW                   // naW(y,v): NIC remote write of a remote atomic (a successful rcas, an rfaa)
+	EvNone  EventKind = iota // a silent step
+	EvLW                     // lW(x,v): CPU local write
+	EvLR                     // lR(x,v): CPU local read
+	EvCAS                    // CAS(x,a,b): successful compare-and-swap
+	EvNLR                    // nlR(x,v,n): NIC local read of a put
+	EvNRW                    // nrW(y,v): NIC remote write of a put
+	EvNRR                    // nrR(y,v): NIC remote read of a get
+	EvNLW                    // nlW(x,v,n): NIC local write of a get
+	EvNF                     // nF(n): NIC fence
+	EvPoll                   // poll(n)
+	EvNAR                    // naR(y,v): NIC remote read of a remote atomic (rcas, rfaa)
+	EvNAW                    // naW(y,v): NIC remote write of a remote atomic (a successful rcas, an rfaa)
+	EvQuiet                  // quiet: a CPU event, after every earlier operation of the thread is complete and visible
 )
 
 // IsAtomic reports whether k is an event of a remote atomic at its target.
@@ -64,6 +65,8 @@ func (p *Program) EventString(e Event) string {
 		return fmt.Sprintf("naR(%s,%d)", loc(), e.Val)
 	case EvNAW:
 		return fmt.Sprintf("naW(%s,%d)", loc(), e.Val)
+	case EvQuiet:
+		return "quiet"
 	}
 	return "-"
 }

@@ -81,6 +81,11 @@ func (p *Program) block(b *strings.Builder, stmts []*Stmt, depth int) {
 // StmtString prints a simple (non-compound) statement on one line; for choose
 // and loop it prints only the keyword.
 func (p *Program) StmtString(s *Stmt) string {
+	if s.Fenced {
+		t := *s
+		t.Fenced = false
+		return p.StmtString(&t) + " fenced"
+	}
 	loc := func(i int) string { return p.Locs[i].Name }
 	switch s.Kind {
 	case SSkip:
@@ -107,6 +112,8 @@ func (p *Program) StmtString(s *Stmt) string {
 		return fmt.Sprintf("rfence(%s)", p.Nodes[s.Remote].Name)
 	case SPoll:
 		return fmt.Sprintf("poll(%s)", p.Nodes[s.Remote].Name)
+	case SQuiet:
+		return "quiet"
 	case SChoose:
 		return "choose"
 	case SLoop:

@@ -68,6 +68,7 @@ const (
 	SFail                   // an error point of a lowered program (Text says which)
 	SRCAS                   // x := rcas(y, a, b), y remote: remote compare-and-swap
 	SRFAA                   // x := rfaa(y, d), y remote: remote fetch-and-add
+	SQuiet                  // quiet: wait until every operation of the thread is complete and visible
 )
 
 // Stmt is one statement of a thread.
@@ -95,6 +96,10 @@ type Stmt struct {
 	// Src is, in a lowered program, the protocol-language statement this
 	// one was compiled from, in the user's words; nil in a core program.
 	Src *Source
+
+	// Fenced marks a put, get or remote atomic with the fence flag
+	// (`y := x fenced`; SEMANTICS-VERBS.md 4).
+	Fenced bool
 }
 
 // Source is a statement of the protocol language as the user wrote it, and

@@ -445,6 +445,9 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 		!slices.Equal(in.PollsLeft, out.PollsLeft) {
 		return "different control flow"
 	}
+	if in.Fenced != out.Fenced {
+		return "different fence marks"
+	}
 	if in.A != out.A || in.B != out.B {
 		return fmt.Sprintf("different values (%d,%d vs %d,%d)", in.A, in.B, out.A, out.B)
 	}
@@ -490,8 +493,10 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 		if msg == "" && in.Op != OpIf {
 			msg = differ(in.X, out.X)
 		}
-	case OpEnd, OpSkip, OpBranch, OpRFence, OpPoll, OpFail:
-		// no location (an rfence's and a poll's node: below)
+	case OpEnd, OpSkip, OpBranch, OpRFence, OpPoll, OpFail, OpQuiet:
+		// no location (an rfence's and a poll's node: below; a quiet
+		// waits on every queue pair of its thread, which the renaming
+		// maps with the thread)
 	default:
 		// An operation this check does not know may name locations it
 		// would not compare: no symmetry rather than a wrong one.

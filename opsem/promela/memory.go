@@ -147,6 +147,9 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 	if len(g.atoms) > 0 {
 		g.atomicDecls()
 	}
+	if g.fenced() {
+		g.f("/* Fenced work requests in B1 (SEMANTICS-VERBS.md 4): PUT, GET, ATOM with the fence flag. */\nmtype = { PUTF, GETF, ATOMF };\n")
+	}
 	for qi := range g.qps {
 		q := &g.qps[qi]
 		g.f("/* Queue pair %s: %s (%s, %s, %s, %s). */\n", q.name, g.qpString(qi),

@@ -16,6 +16,48 @@ func (g *gen) hasNIC() bool {
 	return false
 }
 
+// fenced reports whether some instruction of the program is marked fenced.
+func (g *gen) fenced() bool {
+	for t := range g.p.Threads {
+		for _, in := range g.p.Threads[t].Code {
+			if in.Fenced {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noReadsPending returns the condition that no get or atomic of queue
+// pair q that has left B1 is pending (machine.qstate.readsPending false):
+// LW empty, no request in B2, no response in B3.
+func (g *gen) noReadsPending(q *qpInfo) string {
+	n := q.name
+	var c []string
+	if q.capLW > 0 {
+		c = append(c, n+"_nlw == 0")
+	}
+	kinds2, kinds3 := []string{"GETREQ"}, []string{"GETR", "GETRV"}
+	if len(g.atoms) > 0 {
+		kinds2, kinds3 = append(kinds2, "ATOMREQ"), append(kinds3, "ATOMR", "ATOMRH")
+	}
+	slots := func(b string, capacity int, kinds []string) {
+		for s := 0; s < capacity; s++ {
+			var k []string
+			for _, kind := range kinds {
+				k = append(k, fmt.Sprintf("%s_%s[%d].kind == %s", n, b, s, kind))
+			}
+			c = append(c, fmt.Sprintf("!(%s_n%s > %d && (%s))", n, b, s, strings.Join(k, " || ")))
+		}
+	}
+	slots("b2", q.cap2, kinds2)
+	slots("b3", q.cap3, kinds3)
+	if len(c) == 0 {
+		return "true"
+	}
+	return "(" + strings.Join(c, " && ") + ")"
+}
+
 // nic writes the process of the NIC rules of every queue pair.
 func (g *gen) nic() {
 	g.f("/* The NIC rules of every queue pair, one d_step each (machine.enabledNIC). */\n")
@@ -35,18 +77,27 @@ func (g *gen) nic() {
 			}
 			return fmt.Sprintf("ta = %s_%s[0].a; tb = %s_%s[0].%s;%s %s(%s_%s, %s_n%s)", n, b, n, b, val, rank, pop, n, b, n, b)
 		}
+		// A fenced entry (PUTF, GETF, ATOMF) leaves B1 as its kind does,
+		// and only when no earlier get or atomic is pending
+		// (machine.readsPending).
+		b1 := func(kind string) string {
+			if !g.fenced() {
+				return head("b1", kind)
+			}
+			return fmt.Sprintf("(%s || %s && %s)", head("b1", kind), head("b1", kind+"F"), g.noReadsPending(q))
+		}
 		if q.puts > 0 {
-			guard := head("b1", "PUT")
+			guard := b1("PUT")
 			if q.capLW > 0 {
 				guard += fmt.Sprintf(" && %s_nlw == 0", n)
 			}
 			g.step(guard, "N1 put reads its source (B1 -> B2)", []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)})
 		}
 		if len(q.atoms) > 0 {
-			g.step(head("b1", "ATOM"), "N2 atomic request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, ATOMREQ, ta, tb, tr)", n, n)})
+			g.step(b1("ATOM"), "N2 atomic request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, ATOMREQ, ta, tb, tr)", n, n)})
 		}
 		if q.gets > 0 {
-			g.step(head("b1", "GET"), "N2 get request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, GETREQ, ta, tb, tr)", n, n)})
+			g.step(b1("GET"), "N2 get request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, GETREQ, ta, tb, tr)", n, n)})
 		}
 		if q.fences > 0 {
 			guard := head("b1", "FENCE")

@@ -104,6 +104,23 @@ func (e *AtomicsError) Error() string {
 	return fmt.Sprintf("%s: the Promela robustness model covers remote atomics (%s) only with the decider's experimental instrumentation of them (--atomics-experimental)", e.Pos, e.Stmt)
 }
 
+// FeatureError refuses a program that uses a verbs feature (SEMANTICS-VERBS.md)
+// in the robustness model, which is the decider's instrumentation and does
+// not cover it either (instr.FeatureError): today quiet.
+type FeatureError struct {
+	Pos     prog.Pos
+	Stmt    string
+	Feature string // the feature's keyword: "quiet"
+}
+
+func (e *FeatureError) Error() string {
+	what := e.Feature
+	if e.Stmt != e.Feature {
+		what += " (" + e.Stmt + ")"
+	}
+	return fmt.Sprintf("%s: the Promela robustness model does not cover %s: it is the decider's instrumentation, which does not either (SEMANTICS-VERBS.md)", e.Pos, what)
+}
+
 // qpInfo is what the generator knows statically about one queue pair.
 type qpInfo struct {
 	name                      string // "q0"

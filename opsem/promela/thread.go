@@ -207,6 +207,24 @@ func (g *gen) instr(t, pc int) {
 			}
 		}
 		g.step(guard, text, append(eff, g.moveTo(t, pc, in.Next, -1, in.QP)...))
+	case prog.OpQuiet:
+		// machine.quiet: under RDMA every buffer of every queue pair of
+		// the thread is empty; under SC a step that does nothing.
+		guard := at
+		if !g.sc {
+			for qi := range g.qps {
+				if g.p.QPs[qi].Thread != t {
+					continue
+				}
+				q := &g.qps[qi]
+				for b, c := range q.caps() {
+					if c > 0 {
+						guard += fmt.Sprintf(" && %s_n%s == 0", q.name, bufNames[b])
+					}
+				}
+			}
+		}
+		g.step(guard, text, g.moveTo(t, pc, in.Next, -1, -1))
 	}
 }
 
@@ -254,15 +272,20 @@ func (g *gen) submit(t, pc int, text string) {
 	if in.PollsLeft[g.p.QPs[in.QP].Local] == 0 {
 		rank, count = "NORANK", nil
 	}
+	// A fenced work request is its kind with an F (machine.fencedMark).
+	f := ""
+	if in.Fenced {
+		f = "F"
+	}
 	switch in.Op {
 	case prog.OpPut:
-		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, PUT, %s, %s, %s)", q.name, q.name, g.locID(in.Y), g.locID(in.X), rank))
+		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, PUT%s, %s, %s, %s)", q.name, q.name, f, g.locID(in.Y), g.locID(in.X), rank))
 		eff = append(eff, count...)
 	case prog.OpGet:
-		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, GET, %s, %s, %s)", q.name, q.name, g.locID(in.X), g.locID(in.Y), rank))
+		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, GET%s, %s, %s, %s)", q.name, q.name, f, g.locID(in.X), g.locID(in.Y), rank))
 		eff = append(eff, count...)
 	case prog.OpRCAS, prog.OpRFAA:
-		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, ATOM, %d, %s, %s)", q.name, q.name, g.atomIndex(in), g.locID(in.Y), rank))
+		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, ATOM%s, %d, %s, %s)", q.name, q.name, f, g.atomIndex(in), g.locID(in.Y), rank))
 		eff = append(eff, count...)
 	default:
 		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, FENCE, 0, 0, NORANK)", q.name, q.name))

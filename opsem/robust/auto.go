@@ -22,6 +22,11 @@ const (
 	// refuses (*instr.AtomicsError): enumeration on the machine answers
 	// alone, loops bounded as enumeration bounds them.
 	AloneAtomics = "atomics"
+	// AloneVerbs: the program uses a verbs feature the decider does not
+	// cover (prog.FirstVerbs: quiet), which it refuses
+	// (*instr.FeatureError): enumeration on the machine answers alone,
+	// loops bounded as enumeration bounds them.
+	AloneVerbs = "verbs"
 	// AloneInflight: a queue pair of the loop-free program has more
 	// operations than the machine's max-inflight lets be in flight at
 	// once (see inflightMayCut), so that enumeration may be cut by it and
@@ -36,11 +41,13 @@ const (
 
 // Alone returns why method Auto would run one method alone on p with
 // these search settings: the decider (AloneLoops, AloneCheckpoint), or
-// enumeration on the machine (AloneAtomics); "" when it runs enumeration
+// enumeration on the machine (AloneAtomics, AloneVerbs); "" when it runs enumeration
 // within its budget and then, if need be, the decider (or the decider
 // alone, AloneSymmetry, which auto finds itself).
 func Alone(p *prog.Program, s explore.Settings) string {
 	switch {
+	case prog.HasVerbs(p):
+		return AloneVerbs
 	case prog.HasAtomics(p):
 		return AloneAtomics
 	case verdict.HasLoops(p):
@@ -82,6 +89,18 @@ func auto(ctx context.Context, p *prog.Program, opt Options) (*Result, error) {
 	}
 	if why == AloneAtomics {
 		return autoAtomics(ctx, p, opt)
+	}
+	if why == AloneVerbs {
+		// The decider would refuse (*instr.FeatureError): enumeration
+		// on the machine answers, and the headline says why.
+		e := opt
+		e.Method = EnumMachine
+		r, err := byMethod(ctx, p, e)
+		if err != nil {
+			return nil, err
+		}
+		r.Alone = AloneVerbs
+		return r, nil
 	}
 	if why != "" {
 		opt.Method = Decider

@@ -7,6 +7,7 @@ import (
 
 	"rdmasim/opsem/expect"
 	"rdmasim/opsem/machine"
+	"rdmasim/opsem/prog"
 	"rdmasim/opsem/report"
 	"rdmasim/opsem/verdict"
 )
@@ -127,6 +128,10 @@ func autoNote(r *Result) string {
 	switch r.Alone {
 	case AloneAtomics:
 		b.WriteString("; the decider does not cover remote atomics: answered by enumeration")
+	case AloneVerbs:
+		if s := prog.FirstVerbs(r.Program); s != nil {
+			b.WriteString("; the decider does not cover " + prog.VerbsFeature(s) + ": answered by enumeration")
+		}
 	case AloneInflight:
 		b.WriteString("; enum-machine not tried: a queue pair has more operations than max-inflight lets be in flight")
 	}
@@ -218,6 +223,10 @@ func (r *Result) JSON(file string) JSON {
 	switch r.Alone {
 	case AloneAtomics:
 		out.Refused = "remote atomics"
+	case AloneVerbs:
+		if s := prog.FirstVerbs(p); s != nil {
+			out.Refused = prog.VerbsFeature(s)
+		}
 	}
 	if r.Certain() {
 		robust := r.Robust

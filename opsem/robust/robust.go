@@ -154,7 +154,7 @@ type Result struct {
 	Asymmetric []string
 	// Alone (Auto) says why one method ran alone (AloneLoops,
 	// AloneCheckpoint, AloneSymmetry, AloneInflight: the decider;
-	// AloneAtomics: enum-machine); empty when they ran in turn.
+	// AloneAtomics, AloneVerbs: enum-machine); empty when they ran in turn.
 	Alone string
 	// AtomicsExperimental: the decider answered on a program with remote
 	// atomics with its experimental instrumentation of them

@@ -42,6 +42,31 @@ func TestAutoCorpus(t *testing.T) {
 			if !got.Certain() {
 				t.Fatalf("%s answered, uncertain", got.Method)
 			}
+			if prog.HasVerbs(p) {
+				// The decider refuses quiet and fenced: enumeration
+				// answers alone, agrees with the model's, and the
+				// headline says why.
+				feature := prog.VerbsFeature(prog.FirstVerbs(p))
+				var refused *instr.FeatureError
+				if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true}); !errors.As(err, &refused) || refused.Feature != feature {
+					t.Errorf("the decider on %s: %v, want an *instr.FeatureError naming it", feature, err)
+				}
+				if got.Method != EnumMachine || got.Alone != AloneVerbs || len(got.Stopped) != 0 {
+					t.Errorf("with quiet: method %s, alone %q, stopped %v; want enum-machine alone", got.Method, got.Alone, got.Stopped)
+				}
+				if a, err := Decide(ctx, p, Options{Method: EnumAxiom, Verdict: opt}); err != nil || a.Robust != got.Robust {
+					t.Errorf("enum-axiom: %v, robust=%v; enum-machine robust=%v", err, a != nil && a.Robust, got.Robust)
+				}
+				var out strings.Builder
+				WriteText(&out, got)
+				if !strings.Contains(out.String(), "the decider does not cover "+feature+": answered by enumeration") {
+					t.Errorf("the headline does not say why enumeration answered:\n%s", out.String())
+				}
+				if j := got.JSON(f); j.Refused != feature {
+					t.Errorf("JSON decider_refused %q, want %s", j.Refused, feature)
+				}
+				return
+			}
 			if prog.HasAtomics(p) {
 				// The decider refuses atomics: enumeration answers alone,
 				// and agrees with the model's enumeration.

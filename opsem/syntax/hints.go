@@ -24,6 +24,9 @@ var statementSynonyms = map[string][]string{
 	// Completions are waited for with poll.
 	"wait": {"poll"}, "await": {"poll"}, "poll_cq": {"poll"}, "pollcq": {"poll"}, "wait_cq": {"poll"},
 	"complete": {"poll"}, "completion": {"poll"},
+	// Waiting for every operation of the thread, delivered: quiet
+	// (OpenSHMEM's shmem_quiet, MPI's MPI_Win_flush_all).
+	"shmem_quiet": {"quiet"}, "flush_all": {"quiet"}, "win_flush_all": {"quiet"}, "mpi_win_flush_all": {"quiet"},
 	// Remote writes and reads are assignments, decided by ownership.
 	"put": {"put"}, "write": {"put"}, "rdma_write": {"put"}, "send": {"put"},
 	"get": {"get"}, "read": {"get"}, "rdma_read": {"get"}, "recv": {"get"},
@@ -37,11 +40,11 @@ var statementSynonyms = map[string][]string{
 
 // statementKeywords are the keywords that start a statement, in the order
 // hints list them: the core's, then the protocol language's.
-var statementKeywords = []string{"skip", "assume", "rfence", "poll", "choose", "loop", "while", "if", "for", "assert", "break"}
+var statementKeywords = []string{"skip", "assume", "rfence", "poll", "quiet", "choose", "loop", "while", "if", "for", "assert", "break"}
 
 // statementList names the statements, for a message about a word that
 // starts none.
-const statementList = "statements are skip, assignments x := ..., assume, assert, rfence, poll, choose, loop, while, if, for, break and calls of procedures"
+const statementList = "statements are skip, assignments x := ..., assume, assert, rfence, poll, quiet, choose, loop, while, if, for, break and calls of procedures"
 
 // statementForm prints statement s (a keyword, or put, get, cas) as the
 // user would write it; arg names the node of rfence and poll.

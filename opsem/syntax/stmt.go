@@ -76,6 +76,12 @@ func (p *parser) parseStmt() *Stmt {
 		s.Node = p.tok
 		s.NodeE = p.parseRef("a node name")
 		p.expect(TokRParen, "')'")
+	case t.Kind == TokKeyword && t.Text == "quiet":
+		s.Kind = StmtQuiet
+		p.next()
+		if p.tok.Kind == TokLParen {
+			p.errorf(p.tok.Pos, "quiet takes no node: it waits for every queue pair of the thread (write quiet alone; poll(n) waits for one operation towards n)")
+		}
 	case t.Kind == TokKeyword && t.Text == "reg":
 		p.parseReg(s)
 	case t.Kind == TokKeyword && t.Text == "if":
@@ -263,6 +269,7 @@ func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
 		return
 	}
 	p.next()
+	defer p.parseFenced(s)
 	switch {
 	case p.isKeyword("rcas") || p.isKeyword("rfaa"):
 		p.parseRemoteAtomic(s)
@@ -281,6 +288,16 @@ func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
 		}
 	default:
 		p.errorf(p.tok.Pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
+	}
+}
+
+// parseFenced reads the mark `fenced` after an assignment's right side, if
+// it is there (SEMANTICS-VERBS.md 4: the fence flag of the put, get or
+// remote atomic the assignment is; the resolution rejects it on others).
+func (p *parser) parseFenced(s *Stmt) {
+	if !p.failed() && p.isKeyword("fenced") {
+		s.Fenced, s.FencedPos = true, p.tok.Pos
+		p.next()
 	}
 }
 

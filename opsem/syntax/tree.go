@@ -91,6 +91,7 @@ const (
 	StmtPoll
 	StmtChoose
 	StmtLoop
+	StmtQuiet // quiet: no operands
 	// The protocol language's statements.
 	StmtAssign // LhsE := RhsE, or LhsE := cas(CasZ, CasA, CasB) when CasZ != nil
 	StmtAssumeE
@@ -115,6 +116,10 @@ type Stmt struct {
 	Z, A, B  Token // cas(z, a, b)
 	Node     Token // rfence, poll
 	Branches [][]*Stmt
+	// Fenced: an assignment marked `fenced` (the fence flag of a put, get
+	// or remote atomic); FencedPos is where the mark is.
+	Fenced    bool
+	FencedPos prog.Pos
 
 	// The protocol language's: expressions where the core has tokens.
 	LhsE, RhsE            *Expr   // StmtAssign

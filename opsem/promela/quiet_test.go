@@ -1,0 +1,64 @@
+package promela
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"rdmasim/opsem/parse"
+)
+
+// TestQuietOutcomesMatch: on every litmus test of quiet
+// (corpus/litmus/QUIET-*.rdma, SEMANTICS-VERBS.md 6), SPIN's search of the
+// exported machine reaches exactly the final outcomes rdmasim finds, and
+// stores as many states as it explores, under both semantics and with a
+// max-inflight bound of 2 as well as the default.
+func TestQuietOutcomesMatch(t *testing.T) {
+	needSpin(t)
+	files, err := filepath.Glob(litmus + "QUIET-*.rdma")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("want at least four litmus tests of quiet, found %d (%v)", len(files), err)
+	}
+	for _, file := range files {
+		for _, sem := range sems {
+			for _, k := range []int{0, 2} {
+				t.Run(fmt.Sprintf("%s/k=%d/%s", filepath.Base(file), k, sem), func(t *testing.T) {
+					t.Parallel()
+					p, err := parse.File(file)
+					if err != nil {
+						t.Fatal(err)
+					}
+					compare(t, p, sem, k, 0)
+				})
+			}
+		}
+	}
+}
+
+// TestQuietRobustnessRefused: the robustness model, which is the decider's
+// instrumentation, refuses quiet with its typed error naming it, as the
+// decider does, and writes nothing.
+func TestQuietRobustnessRefused(t *testing.T) {
+	p, err := parse.File(litmus + "QUIET-SB.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	err = WriteRobustness(&b, p, RobustOptions{})
+	var fe *FeatureError
+	if !errors.As(err, &fe) || fe.Feature != "quiet" {
+		t.Fatalf("WriteRobustness: %v, want a *FeatureError naming quiet", err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("WriteRobustness wrote %d bytes before refusing", b.Len())
+	}
+	// The machines' export covers it.
+	for _, sem := range sems {
+		b.Reset()
+		if err := Write(&b, p, Options{Semantics: sem}); err != nil {
+			t.Errorf("Write (%s): %v", sem, err)
+		}
+	}
+}
