@@ -59,15 +59,15 @@ expected:
 # and bench-spin); Chromium runs the playground's browser test (cmd/rdmasim,
 # TestBrowser). All are installed from Debian packages when missing.
 tools:
-	@command -v chromium >/dev/null 2>&1 || { echo "installing chromium"; \
-	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
-	  echo "warning: could not install chromium; the playground's browser test will be skipped outside CI"; }
-	@command -v dot >/dev/null 2>&1 || { echo "installing graphviz"; \
-	  (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null) || \
-	  echo "warning: could not install graphviz; DOT rendering tests will be skipped outside CI"; }
-	@command -v spin >/dev/null 2>&1 || { echo "installing spin"; \
-	  (apt-get update -qq && apt-get install -y -qq spin >/dev/null) || \
-	  echo "warning: could not install spin; SPIN comparison tests will be skipped outside CI"; }
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
+	command -v spin >/dev/null 2>&1 || missing="$$missing spin"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing"; \
+	  (apt-get update -qq && apt-get install -y -qq $$missing >/dev/null) || \
+	  echo "warning: could not install$$missing; the tests that need them (the playground's browser test, DOT rendering, SPIN comparisons) will be skipped outside CI"; \
+	fi
 
 # The full suite, as CI runs it (the playground's browser test needs the
 # WebAssembly build embedded in the test binary, hence wasm first). No test

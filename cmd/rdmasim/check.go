@@ -70,7 +70,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 		}
 		r.SkipRobust = *skipRobust
 		if err := r.CheckExpect(ctx, opt); err != nil {
-			code = max(code, fileFailed(e, sf.json, file, fmt.Sprintf("rdmasim check: %s: %v", file, err), err))
+			code = max(code, fileFailed(e, sf.json, file, fileMessage("check", file, err), err))
 			continue
 		}
 		if nc != nil && r.KarpMiller {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"rdmasim/explore"
 	"rdmasim/opsem/report"
@@ -31,6 +32,17 @@ func fileFailed(e *env, asJSON bool, file, msg string, err error) int {
 		writeJSON(e.stdout, report.NewFileError(file, err))
 	}
 	return failureCode(err)
+}
+
+// fileMessage is the line that says why cmd gives no answer for file:
+// "rdmasim CMD: FILE: ERR", or "rdmasim CMD: ERR" when err already starts
+// with the file's name (a position in it, file:line:col, as the decider's
+// refusals give).
+func fileMessage(cmd, file string, err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, file+":") {
+		return "rdmasim " + cmd + ": " + msg
+	}
+	return fmt.Sprintf("rdmasim %s: %s: %v", cmd, file, err)
 }
 
 // failureCode is the exit code of a command that gives no answer because of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"rdmasim/opsem/promela"
@@ -101,6 +102,24 @@ func TestExportJSON(t *testing.T) {
 		}
 		if text != plain.String() || got.Bytes != plain.Len() || got.Model != "machine" || got.Options["semantics"] != "rdma" {
 			t.Errorf("%v: %d bytes (model %s, options %v), want the %d bytes of plain export", args, len(text), got.Model, got.Options, plain.Len())
+		}
+	}
+}
+
+// TestFileMessage: the file's name once, whether the error gives its
+// position in the file or not.
+func TestFileMessage(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		err  error
+		want string
+	}{
+		{"a.rdma", errors.New("a.rdma:3:4: the decider does not cover quiet"), "rdmasim robust: a.rdma:3:4: the decider does not cover quiet"},
+		{"a.rdma", errors.New("dist: the run's stream: gone"), "rdmasim robust: a.rdma: dist: the run's stream: gone"},
+		{"a.rdma", errors.New("a.rdmax:1:1: another file"), "rdmasim robust: a.rdma: a.rdmax:1:1: another file"},
+	} {
+		if got := fileMessage("robust", tc.file, tc.err); got != tc.want {
+			t.Errorf("fileMessage(%q, %v) = %q, want %q", tc.file, tc.err, got, tc.want)
 		}
 	}
 }

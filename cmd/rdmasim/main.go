@@ -15,7 +15,7 @@
 //	rdmasim resume [flags] DIR      continue a run saved with --checkpoint DIR
 //	rdmasim fuzz [flags]            differential fuzzing of the semantics on random programs
 //	rdmasim corpus DIR...           every .rdma file under DIR through every semantics, against its expect lines
-//	rdmasim worker --nats URL       serve the partitions of distributed searches
+//	rdmasim worker --nats URL       serve a cluster's work: search partitions, corpus files, fuzz batches
 //	rdmasim serve [--addr A]        the playground: rdmasim in the browser (or --write DIR: its files)
 //	rdmasim help [COMMAND]          the commands, or a command's flags (as COMMAND --help)
 //	rdmasim version                 the version (also --version)
@@ -153,7 +153,7 @@ func commands() []command {
 		{"resume", "resume [flags] DIR      continue the check, explore or robust run saved with --checkpoint DIR", cmdResume},
 		{"fuzz", "fuzz [flags]            compare every semantics on random programs, minimise and keep disagreements", cmdFuzz},
 		{"corpus", "corpus DIR...           check every .rdma file under DIR against its expect lines under every semantics", cmdCorpus},
-		{"worker", "worker --nats URL       serve the partitions of distributed searches (explore, check, robust --cluster, --nats) until interrupted", cmdWorker},
+		{"worker", "worker --nats URL       serve a cluster's work until interrupted: partitions of searches (explore, check, robust), files of corpus, batches of fuzz", cmdWorker},
 		{"serve", "serve [--addr A]        serve the playground (rdmasim in the browser) on 127.0.0.1:8080, or --write it to a directory", cmdServe},
 		{"help", "help [COMMAND]          print the commands, or one command's flags", cmdHelp},
 		{"version", "version                 print rdmasim's version (also --version)", cmdVersion},

@@ -70,7 +70,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 			if err := all.Errs[i]; err != nil {
 				// With several methods, --json prints the error in the
 				// file's object.
-				code = max(code, fileFailed(e, sf.json && len(methods) == 1, file, fmt.Sprintf("rdmasim robust: %s: %v", file, err), err))
+				code = max(code, fileFailed(e, sf.json && len(methods) == 1, file, fileMessage("robust", file, err), err))
 				continue
 			}
 			limited = limited || r.Limit != nil
