@@ -330,7 +330,8 @@ func (s *search) after(pos prog.Pos) (int, string) {
 }
 
 // oneLine prints a cycle on one line, its statements' lines those of the
-// original text ("line 12+" for text inserted below line 12).
+// original text ("line 12+" for text inserted below line 12), ending on its
+// first event again.
 func oneLine(cyc []report.CycleEvent, ed *edited) string {
 	cyc = append([]report.CycleEvent(nil), cyc...)
 	for i, e := range cyc {
@@ -350,5 +351,10 @@ func oneLine(cyc []report.CycleEvent, ed *edited) string {
 			}
 		}
 	}
-	return strings.Join(report.CycleLines(cyc), " ")
+	if len(cyc) == 0 {
+		return ""
+	}
+	// The last edge leads back to the first event: name it again, so that
+	// the line does not end on an arrow.
+	return strings.Join(report.CycleLines(cyc), " ") + " " + cyc[0].Thread + " " + cyc[0].Event
 }
