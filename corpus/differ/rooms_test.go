@@ -144,9 +144,9 @@ func racing(src, th string) string {
 
 // instrEvents collects the kinds of the events the instrumented machine's
 // transitions make, over its whole state space (these are finite).
-func instrEvents(t *testing.T, p *prog.Program) map[prog.EventKind]bool {
+func instrEvents(t *testing.T, p *prog.Program, atomics bool) map[prog.EventKind]bool {
 	t.Helper()
-	m, err := instr.New(p, instr.Options{NoReduction: true})
+	m, err := instr.New(p, instr.Options{NoReduction: true, AllowAtomics: atomics})
 	if err != nil {
 		t.Fatalf("decider: %v", err)
 	}
@@ -331,6 +331,7 @@ func everyRoom(t *testing.T, op prog.Op, tc opProgram, spin bool) {
 		if !errors.As(err, &ae) {
 			t.Errorf("decider: %v, want its refusal of remote atomics (*instr.AtomicsError)", err)
 		}
+		experimentalAtomics(t, ctx, op, q, tc.src, popt)
 	case err != nil:
 		t.Errorf("decider: %v", err)
 	case !d.Robust || !d.Complete:
@@ -344,7 +345,7 @@ func everyRoom(t *testing.T, op prog.Op, tc opProgram, spin bool) {
 		if err != nil {
 			t.Fatalf("decider: the racing program: %v", err)
 		}
-		if m := missing(opEvents[op], instrEvents(t, rp)); len(m) > 0 {
+		if m := missing(opEvents[op], instrEvents(t, rp, false)); len(m) > 0 {
 			t.Errorf("decider: the instrumented machine makes no %s event", strings.Join(m, ", "))
 		}
 	}
@@ -382,11 +383,50 @@ func everyRoom(t *testing.T, op prog.Op, tc opProgram, spin bool) {
 	}
 }
 
+// experimentalAtomics is the decider's room for a remote atomic under its
+// experimental instrumentation (decide.Options.AllowAtomics,
+// SEMANTICS-ATOMICS.md 5.4), which the default refuses: q (the entry's
+// program, src lowered under popt, without range checks) decided robust and
+// complete, and the instrumented machine of the racing program making the
+// atomic's events.
+func experimentalAtomics(t *testing.T, ctx context.Context, op prog.Op, q *prog.Program, src string, popt parse.Options) {
+	t.Helper()
+	d, err := decide.Decide(ctx, q, decide.Options{AllowAtomics: true})
+	switch {
+	case err != nil:
+		t.Errorf("decider (experimental atomics): %v", err)
+		return
+	case !d.Robust || !d.Complete:
+		t.Errorf("decider (experimental atomics): robust %v complete %v, want a complete yes (one thread, or no race)", d.Robust, d.Complete)
+	}
+	rp, err := parse.ParseOptions("racing.rdma", []byte(racing(src, "T")), popt)
+	if err != nil {
+		t.Fatalf("decider (experimental atomics): the racing program: %v", err)
+	}
+	if m := missing(atomicStepEvents(op), instrEvents(t, rp, true)); len(m) > 0 {
+		t.Errorf("decider (experimental atomics): the instrumented machine makes no %s event", strings.Join(m, ", "))
+	}
+}
+
+// atomicStepEvents is opEvents[op] for a remote atomic as the experimental
+// instrumentation makes them: a whole atomic is one step whose naR event
+// carries its write (SEMANTICS-ATOMICS.md 5.4), so no naW event of its own.
+func atomicStepEvents(op prog.Op) []prog.EventKind {
+	var out []prog.EventKind
+	for _, k := range opEvents[op] {
+		if k != prog.EvNAW {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // robustnessModel is TestEveryOpInEveryRoom's room of the Promela robustness model (the instrumented
 // program of opsem/instr as Promela) on q, the program of op's entry without range checks (src, lowered
-// under popt): it refuses remote atomics with its typed error, as the decider does; otherwise it writes
-// an option for each event op makes, and where SPIN is installed SPIN's complete search finds the
-// program with a store-buffering pair after the operation (racing) robust or not as the decider does.
+// under popt): it refuses the verbs features and remote atomics with its typed errors, as the decider
+// does; otherwise, and for remote atomics under the experimental options of both, it writes an option
+// for each event op makes, and where SPIN is installed SPIN's complete search finds the program with a
+// store-buffering pair after the operation (racing) robust or not as the decider does.
 func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Program, src string, popt parse.Options, spin bool) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -403,12 +443,33 @@ func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Prog
 		if !errors.As(err, &ae) {
 			t.Errorf("Promela robustness model: %v, want its refusal of remote atomics (*promela.AtomicsError)", err)
 		}
+		// Its experimental instrumentation of them, as the decider's.
+		robustnessModelOf(t, ctx, op, q, src, popt, spin, true)
 		return
 	case err != nil:
 		t.Errorf("Promela robustness model: %v", err)
 		return
 	}
-	for _, k := range opEvents[op] {
+	robustnessModelOf(t, ctx, op, q, src, popt, spin, false)
+}
+
+// robustnessModelOf is robustnessModel's check of a program the model
+// instruments: with atomics, under the experimental options of both the
+// model and the decider (promela.RobustOptions.AllowAtomics,
+// decide.Options.AllowAtomics).
+func robustnessModelOf(t *testing.T, ctx context.Context, op prog.Op, q *prog.Program, src string, popt parse.Options, spin, atomics bool) {
+	t.Helper()
+	ropt := promela.RobustOptions{AllowAtomics: atomics}
+	var buf bytes.Buffer
+	if err := promela.WriteRobustness(&buf, q, ropt); err != nil {
+		t.Errorf("Promela robustness model: %v", err)
+		return
+	}
+	kinds := opEvents[op]
+	if atomics {
+		kinds = atomicStepEvents(op)
+	}
+	for _, k := range kinds {
 		if !strings.Contains(buf.String(), ": "+kindNames[k]) {
 			t.Errorf("Promela robustness model: no option makes a %s event", kindNames[k])
 		}
@@ -425,12 +486,12 @@ func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Prog
 		t.Fatalf("Promela robustness model: the racing program: %v", err)
 	}
 	rq, _ := prog.WithoutRangeChecks(rp)
-	d, err := decide.Decide(ctx, rq, decide.Options{NoWitness: true})
+	d, err := decide.Decide(ctx, rq, decide.Options{NoWitness: true, AllowAtomics: atomics})
 	if err != nil {
 		t.Fatalf("Promela robustness model: the decider on the racing program: %v", err)
 	}
 	buf.Reset()
-	if err := promela.WriteRobustness(&buf, rq, promela.RobustOptions{}); err != nil {
+	if err := promela.WriteRobustness(&buf, rq, ropt); err != nil {
 		t.Fatalf("Promela robustness model of the racing program: %v", err)
 	}
 	res, err := promela.RunRobustness(ctx, buf.Bytes(), promela.RobustRunOptions{RunOptions: promela.RunOptions{HashBits: 16, CFlags: []string{"-O0"}}})
