@@ -100,9 +100,16 @@ type Event struct {
 	// location's lock to the end of the prefix (see atomic.go).
 	Writes bool
 	// Fenced marks the events of a put, get or remote atomic marked fenced
-	// (SEMANTICS-VERBS.md 4): PPO orders every earlier nrR, nlW, naR, naW
-	// of its queue pair before them, in ippo and oppo.
+	// (SEMANTICS-VERBS.md 4).
 	Fenced bool
+	// Fences counts the fenced operations of the event's thread towards
+	// its remote node up to the event's own operation, in program order
+	// (NumberFences sets it). PPO orders an earlier get's or atomic's event
+	// a before every event b of its queue pair with b.Fences > a.Fences: a
+	// fenced operation lies between them, which leaves B1 only once a is
+	// complete, and every later operation of the queue pair leaves B1
+	// after it.
+	Fences int
 }
 
 // IsRead reports whether e reads memory (lR, CAS, nlR, nrR).

@@ -15,6 +15,9 @@ import (
 func TestPPOFenced(t *testing.T) {
 	ev := func(k prog.EventKind, index, remote int, fenced bool) *Event {
 		e := &Event{Event: prog.Event{Kind: k, Thread: 0, Remote: remote}, Index: index, QP: remote - 1, Fenced: fenced}
+		if fenced {
+			e.Fences = 1 // as NumberFences numbers one fenced operation
+		}
 		if ClassOf(k) == ClassCPU {
 			e.Remote, e.QP = -1, -1
 		}
@@ -47,5 +50,41 @@ func TestPPOFenced(t *testing.T) {
 	// The flag matters: unmarked, nrR -> nlR is × in the table.
 	if i, o := PPO(ev(prog.EvNRR, 0, 1, false), ev(prog.EvNLR, 1, 1, false)); i || o {
 		t.Errorf("nrR -> nlR unmarked: ippo %v oppo %v, want neither", i, o)
+	}
+}
+
+// TestPPOFenceBetween: a fenced operation orders an earlier get's events
+// before the events of every later operation of its queue pair, not only
+// its own (the later operation leaves B1 after it). fuzz --verbs found the
+// model without it (corpus/regress/fenced-between.rdma): t1 on n1 does
+// x := z; y := z fenced; z := x, and the model let the put read x before the
+// first get's write landed.
+func TestPPOFenceBetween(t *testing.T) {
+	at := func(k prog.EventKind, index, remote int, fenced bool) Event {
+		return Event{Event: prog.Event{Kind: k, Thread: 0, Remote: remote}, Index: index, QP: remote - 1, Fenced: fenced}
+	}
+	ev := []Event{
+		at(prog.EvNRR, 0, 1, false), at(prog.EvNLW, 1, 1, false), // x := z
+		at(prog.EvNRR, 2, 1, true), at(prog.EvNLW, 3, 1, true), // y := z fenced
+		at(prog.EvNLR, 4, 1, false), at(prog.EvNRW, 5, 1, false), // z := x
+		at(prog.EvNRR, 6, 2, false), at(prog.EvNLW, 7, 2, false), // w := v, another queue pair
+		at(prog.EvNLR, 8, 1, false), at(prog.EvNRW, 9, 1, false), // z := x
+	}
+	NumberFences(ev)
+	for _, tc := range []struct {
+		a, b int
+		want bool
+	}{
+		{1, 4, true},  // the first get's write before the put's read: the fence lies between
+		{0, 5, true},  // its read before the put's write
+		{1, 2, true},  // before the fenced get itself
+		{3, 4, false}, // the fenced get's own write: no fence after it (nlW -> nlR is ×)
+		{1, 7, false}, // another queue pair
+		{7, 8, false}, // a get of another queue pair before no fence of its own
+		{1, 8, true},  // any later operation of the queue pair
+	} {
+		if i, o := PPO(&ev[tc.a], &ev[tc.b]); i != tc.want || o != tc.want {
+			t.Errorf("%v(%d) -> %v(%d): ippo %v oppo %v, want %v", ev[tc.a].Kind, tc.a, ev[tc.b].Kind, tc.b, i, o, tc.want)
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package axiom
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"rdmasim/opsem/prog"
 )
@@ -127,6 +129,35 @@ func fenceWaits(k prog.EventKind) bool {
 	return k == prog.EvNRR || k == prog.EvNLW || k == prog.EvNAR || k == prog.EvNAW
 }
 
+// NumberFences sets the Fences field of every event of ev from their
+// Fenced marks: per thread in program order (Index), the fenced operations
+// towards each remote node so far, counted at each operation's first event
+// (a put's nlR, a get's nrR, an atomic's naR).
+func NumberFences(ev []Event) {
+	order := make([]int, 0, len(ev))
+	for i := range ev {
+		if ev[i].Thread >= 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if c := cmp.Compare(ev[x].Thread, ev[y].Thread); c != 0 {
+			return c
+		}
+		return cmp.Compare(ev[x].Index, ev[y].Index)
+	})
+	type key struct{ thread, remote int }
+	count := map[key]int{}
+	for _, i := range order {
+		e := &ev[i]
+		k := key{e.Thread, e.Remote}
+		if e.Fenced && (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) {
+			count[k]++
+		}
+		e.Fences = count[k]
+	}
+}
+
 // PPO reports whether the pair (a, b) is in ippo and in oppo. Both are
 // subsets of po: the answer is false unless a and b belong to the same thread
 // and a comes first. sqp (same thread, same remote node) is decided on the
@@ -138,10 +169,12 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 	if a.Kind == prog.EvNAR && b.Kind == prog.EvNAW && b.Index == a.Index+1 {
 		return true, true // one atomic: it writes after it reads
 	}
-	if b.Fenced && a.Remote == b.Remote && fenceWaits(a.Kind) {
-		// b's work request carries the fence flag: it leaves B1 only when
-		// every earlier get and atomic of its queue pair is complete, its
-		// reads done and its local write visible (SEMANTICS-VERBS.md 4).
+	if b.Fences > a.Fences && a.Remote == b.Remote && fenceWaits(a.Kind) {
+		// A work request with the fence flag lies between a's operation
+		// and b's (or is b's): it leaves B1 only when every earlier get and
+		// atomic of its queue pair is complete, its reads done and its
+		// local write visible, and b's operation leaves B1 after it, B1
+		// being FIFO (SEMANTICS-VERBS.md 4).
 		return true, true
 	}
 	switch ppoTable[ClassOf(a.Kind)][ClassOf(b.Kind)] {

@@ -2,6 +2,7 @@ package axiom
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rdmasim/opsem/prog"
@@ -29,12 +30,16 @@ type Relations struct {
 
 // Relations computes the relations of t. It assumes at most 64 events.
 func (t *Trace) Relations() *Relations {
+	// The trace's events with their fences numbered (a copy: a trace read
+	// by several goroutines is not written).
+	ev := slices.Clone(t.Events)
+	NumberFences(ev)
 	n := len(t.Events)
 	r := &Relations{PO: NewRel(n), RF: NewRel(n), MO: NewRel(n), RB: NewRel(n), NFO: NewRel(n), PF: NewRel(n),
 		PPOi: NewRel(n), PPOo: NewRel(n)}
 	for a := range t.Events {
 		for b := range t.Events {
-			ea, eb := &t.Events[a], &t.Events[b]
+			ea, eb := &ev[a], &ev[b]
 			if ea.Thread < 0 || ea.Thread != eb.Thread || ea.Index >= eb.Index {
 				continue
 			}

@@ -418,6 +418,7 @@ func (e *engine) layOut(sel []int) {
 			}
 		}
 	}
+	NumberFences(e.ev)
 	e.n = len(e.ev)
 }
 
