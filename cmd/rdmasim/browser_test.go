@@ -859,6 +859,13 @@ func (b *browser) robustStop(path string) {
 	b.wait(`!!document.querySelector('#verdicts .verdict[data-name="decide"][data-value="yes"]') && !!document.querySelector('#verdicts .verdict.running')`, 60*time.Second)
 	var running string
 	b.eval(`document.querySelector('#verdicts .verdict.running').textContent + " | " + document.getElementById("status").textContent`, &running)
+	// A method that answered is never shown running beside its answer
+	// (the progress line that says it answered still names it).
+	var twice bool
+	b.eval(`(() => { const n = [...document.querySelectorAll('#verdicts .verdict')].map((e) => e.dataset.name); return new Set(n).size !== n.length; })()`, &twice)
+	if twice {
+		b.t.Errorf("a method has two chips (its answer and running): %q", running)
+	}
 	if !strings.Contains(running, "enum-machine") || !strings.Contains(running, "(2 of 3)") {
 		b.t.Errorf("while the second method runs the page shows %q, want enum-machine (2 of 3)", running)
 	}

@@ -172,7 +172,11 @@ function showProgress(p) {
     return;
   }
   if (!stopping) setStatus("running", line.startsWith("robust: ") ? line : `robust, ${p.method}: ${line}`);
-  showVerdicts((p.verdicts || []).concat([{ name: p.method.replace(/ \(.*/, ""), value: "running", detail: p.method, running: true }]));
+  // The line that says a method answered still names it: its chip shows
+  // the answer, not "running" beside it.
+  const name = p.method.replace(/ \(.*/, "");
+  const answered = (p.verdicts || []).some((v) => v.name === name);
+  showVerdicts((p.verdicts || []).concat(answered ? [] : [{ name, value: "running", detail: p.method, running: true }]));
 }
 
 // ---- answers --------------------------------------------------------------
