@@ -2,10 +2,8 @@ package machine
 
 import (
 	"bytes"
-	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"rdmasim/opsem/parse"
@@ -31,29 +29,7 @@ func fencedSmall(t *testing.T, n int) []*prog.Program {
 	}
 	onA := alphabet([2]string{"x", "r"}, [2]string{"y", "s"}, "B")
 	onB := alphabet([2]string{"y", "s"}, [2]string{"x", "r"}, "A")
-	var out []*prog.Program
-	for i := 0; i < n; i++ {
-		var src strings.Builder
-		fmt.Fprintf(&src, "litmus fenced-%d\nnode A { x = 0; r = 1 }\nnode B { y = 0; s = 1 }\n", i)
-		for th := 0; th < 2+rng.IntN(2); th++ {
-			node, abc := "A", onA
-			if th%2 == 1 {
-				node, abc = "B", onB
-			}
-			var code []string
-			for k := 1 + rng.IntN(4); k > 0; k-- {
-				code = append(code, abc[rng.IntN(len(abc))])
-			}
-			fmt.Fprintf(&src, "thread T%d on %s { %s }\n", th, node, strings.Join(code, "; "))
-		}
-		src.WriteString("exists true\n")
-		p, err := parse.Parse("fenced.rdma", []byte(src.String()))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, src.String())
-		}
-		out = append(out, p)
-	}
-	return out
+	return alphabetPrograms(t, rng, n, "fenced", "node A { x = 0; r = 1 }\nnode B { y = 0; s = 1 }\n", onA, onB)
 }
 
 // TestFencedReduce compares the reduced and the full RDMA machine on

@@ -35,29 +35,7 @@ func quietSmall(t *testing.T, n int) []*prog.Program {
 	}
 	onA := alphabet([2]string{"x", "r"}, [2]string{"y", "s"}, "B")
 	onB := alphabet([2]string{"y", "s"}, [2]string{"x", "r"}, "A")
-	var out []*prog.Program
-	for i := 0; i < n; i++ {
-		var src strings.Builder
-		fmt.Fprintf(&src, "litmus quiet-%d\nnode A { x = 0; r = 1 }\nnode B { y = 0; s = 1 }\nnode C { z = 0 }\n", i)
-		for th := 0; th < 2+rng.IntN(2); th++ {
-			node, abc := "A", onA
-			if th%2 == 1 {
-				node, abc = "B", onB
-			}
-			var code []string
-			for k := 1 + rng.IntN(4); k > 0; k-- {
-				code = append(code, abc[rng.IntN(len(abc))])
-			}
-			fmt.Fprintf(&src, "thread T%d on %s { %s }\n", th, node, strings.Join(code, "; "))
-		}
-		src.WriteString("exists true\n")
-		p, err := parse.Parse("quiet.rdma", []byte(src.String()))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, src.String())
-		}
-		out = append(out, p)
-	}
-	return out
+	return alphabetPrograms(t, rng, n, "quiet", "node A { x = 0; r = 1 }\nnode B { y = 0; s = 1 }\nnode C { z = 0 }\n", onA, onB)
 }
 
 // quietPrograms are the litmus tests of quiet and quietSmall's programs
@@ -245,4 +223,35 @@ func TestQuietEnabled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// alphabetPrograms returns n random programs named name-0, name-1, … with
+// the nodes of header and two or three threads alternating on A and B,
+// each of one to four statements drawn from onA or onB (quietSmall's and
+// fencedSmall's shape).
+func alphabetPrograms(t *testing.T, rng *rand.Rand, n int, name, header string, onA, onB []string) []*prog.Program {
+	t.Helper()
+	var out []*prog.Program
+	for i := 0; i < n; i++ {
+		var src strings.Builder
+		fmt.Fprintf(&src, "litmus %s-%d\n%s", name, i, header)
+		for th := 0; th < 2+rng.IntN(2); th++ {
+			node, abc := "A", onA
+			if th%2 == 1 {
+				node, abc = "B", onB
+			}
+			var code []string
+			for k := 1 + rng.IntN(4); k > 0; k-- {
+				code = append(code, abc[rng.IntN(len(abc))])
+			}
+			fmt.Fprintf(&src, "thread T%d on %s { %s }\n", th, node, strings.Join(code, "; "))
+		}
+		src.WriteString("exists true\n")
+		p, err := parse.Parse(name+".rdma", []byte(src.String()))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src.String())
+		}
+		out = append(out, p)
+	}
+	return out
 }

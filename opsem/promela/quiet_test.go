@@ -15,11 +15,17 @@ import (
 // exported machine reaches exactly the final outcomes rdmasim finds, and
 // stores as many states as it explores, under both semantics and with a
 // max-inflight bound of 2 as well as the default.
-func TestQuietOutcomesMatch(t *testing.T) {
+func TestQuietOutcomesMatch(t *testing.T) { litmusOutcomesMatch(t, "QUIET-*.rdma", "quiet") }
+
+// litmusOutcomesMatch is TestQuietOutcomesMatch and TestFencedOutcomesMatch:
+// on the litmus tests of glob (at least four, of a feature called what),
+// SPIN's search of the exported machine against rdmasim's, under both
+// semantics, at the default max-inflight and at 2.
+func litmusOutcomesMatch(t *testing.T, glob, what string) {
 	needSpin(t)
-	files, err := filepath.Glob(litmus + "QUIET-*.rdma")
+	files, err := filepath.Glob(litmus + glob)
 	if err != nil || len(files) < 4 {
-		t.Fatalf("want at least four litmus tests of quiet, found %d (%v)", len(files), err)
+		t.Fatalf("want at least four litmus tests of %s, found %d (%v)", what, len(files), err)
 	}
 	for _, file := range files {
 		for _, sem := range sems {
