@@ -134,6 +134,14 @@ func fenceWaits(k prog.EventKind) bool {
 // towards each remote node so far, counted at each operation's first event
 // (a put's nlR, a get's nrR, an atomic's naR).
 func NumberFences(ev []Event) {
+	fenced := false
+	for i := range ev {
+		ev[i].Fences = 0
+		fenced = fenced || ev[i].Fenced
+	}
+	if !fenced {
+		return // nothing to sort or count
+	}
 	order := make([]int, 0, len(ev))
 	for i := range ev {
 		if ev[i].Thread >= 0 {
