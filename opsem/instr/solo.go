@@ -223,17 +223,19 @@ func (m *Machine) soloRun(s *State, ts []int, vals []valset) bool {
 }
 
 // soloPrivate computes soloPriv: per thread and instruction, whether the
-// instruction is a private step for soloRun's product: not on a cycle of
-// the thread's control flow, and every location it accesses is accessed
-// by no other thread. Such a step commutes with every step of the others
-// (it reads and writes what they neither read nor write, and they cannot
-// enable or disable it), so soloRun takes it alone where some thread has
-// one, as the partial-order reduction takes a local step (local): the
-// values written on the interleavings it skips are written on those it
-// keeps. Not being on a cycle, a thread takes finitely many of them in a
-// row, so every other thread moves eventually; one that blocks (an assume
-// no value passes, for ever since no other thread writes its location)
-// counts as ended.
+// instruction is a private step for soloRun's product: every location it
+// accesses is accessed by no other thread, and it lies on no cycle of the
+// thread's control flow made of such instructions only. Such a step
+// commutes with every step of the others (it reads and writes what they
+// neither read nor write, and they cannot enable or disable it), so
+// soloRun takes it alone where some thread has one, as the partial-order
+// reduction takes a local step (local): the values written on the
+// interleavings it skips are written on those it keeps. As every cycle
+// through it has a step that is not private (a loop's poll is private
+// when the loop also reads a shared lock), a thread takes finitely many
+// private steps in a row, so every other thread moves eventually; one
+// that blocks (an assume no value passes, for ever since no other thread
+// writes its location) counts as ended.
 func (m *Machine) soloPrivate() {
 	by := make([]uint64, m.nl) // threads whose code accesses l
 	for t := range m.p.Threads {
@@ -262,11 +264,43 @@ func (m *Machine) soloPrivate() {
 			default:
 				continue
 			}
-			priv := !m.onCycle[t][pc]
+			priv := true
 			for _, l := range locs {
 				priv = priv && by[l]&^(1<<t) == 0
 			}
 			m.soloPriv[t][pc] = priv
+		}
+		privateCycles(code, m.soloPriv[t])
+	}
+}
+
+// privateCycles clears priv[pc] for every instruction of code that lies on
+// a cycle of the control-flow graph restricted to the instructions priv
+// marks (a loop a thread could go round for ever by private steps alone).
+func privateCycles(code []prog.Instr, priv []bool) {
+	on := make([]bool, len(code))
+	seen := make([]bool, len(code))
+	var stack []int
+	for pc := range code {
+		if !priv[pc] {
+			continue
+		}
+		clear(seen)
+		stack = append(stack[:0], code[pc].Succ()...)
+		for len(stack) > 0 && !seen[pc] {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[j] || !priv[j] {
+				continue
+			}
+			seen[j] = true
+			stack = append(stack, code[j].Succ()...)
+		}
+		on[pc] = seen[pc]
+	}
+	for pc := range code {
+		if on[pc] {
+			priv[pc] = false
 		}
 	}
 }

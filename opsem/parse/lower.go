@@ -30,6 +30,9 @@ type Options struct {
 	// run time where specialising them passes the instruction limit
 	// (RegistersAuto, the default; see runtime.go).
 	Registers RegisterMode
+	// NoHopBudget lowers with the domain fixpoint and its widening only,
+	// as before the hop budget (budget.go): the budget's cross-check.
+	NoHopBudget bool
 }
 
 // Lowerer expands and lowers one surface file. Its exported part is the
@@ -62,6 +65,8 @@ type Lowerer struct {
 	// rounds done.
 	widenAfter int
 	rounds     int
+	budget     *hopBudget // specialiseAll's (budget.go)
+	noBudget   bool       // Options.NoHopBudget
 
 	// mode is where registers are kept (Options.Registers); regLocs[t][r]
 	// the location of thread t's register r kept at run time, -1 for a
@@ -302,7 +307,7 @@ func lowerFile(ctx context.Context, file string, f *syntax.File, opt Options) (*
 	}
 	for {
 		lw := &Lowerer{File: file, Params: map[string]int{}, Locs: map[string]int{}, Nodes: map[string]int{},
-			Arrays: map[string]int{}, ctx: ctx, start: time.Now(), widenAfter: widenAfter, mode: mode}
+			Arrays: map[string]int{}, ctx: ctx, start: time.Now(), widenAfter: widenAfter, mode: mode, noBudget: opt.NoHopBudget}
 		p, errs := lw.lower(f, opt)
 		if lw.interrupted != nil {
 			return nil, nil, lw.interrupted

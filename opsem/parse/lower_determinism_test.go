@@ -44,9 +44,11 @@ func TestWidening(t *testing.T) {
 node S { D = 0 }
 node c { d = 0; v = 0 }
 thread t on c {
-  d := D
-  v := d + 1
-  D := v
+  while (v != 3) {
+    d := D
+    v := d + 1
+    D := v
+  }
 }
 exists (D = 1)
 `, widenAfter + 4},

@@ -49,6 +49,11 @@ type domains struct {
 	edges  []domEdge // NIC and cas copies
 	adds   []domEdge // rfaa(l, d): from = to = l, d the addend (l's values shifted by d, modulo 256)
 	grew   bool
+	// Within a hop budget (budget.go; budget >= 0), depth holds, per
+	// location and value, the least number of hops found to produce it
+	// (noDepth: none), and vals only the values of depth budget or less.
+	budget int
+	depth  [][prog.MaxValue + 1]uint8
 }
 
 // domEdge is a write whose value the lowering does not know: a copy of
@@ -69,34 +74,62 @@ func (sp *specialiser) writer() prog.Writer {
 	return prog.Writer{Thread: sp.ti, Pos: sp.cur.s.Pos, Text: sp.src.Text}
 }
 
-func (d *domains) add(l, v int) {
+func (d *domains) add(l, v int) { d.addAt(l, v, 0) }
+
+// addAt adds v to l's domain as produced by depth hops (budget.go).
+func (d *domains) addAt(l, v, depth int) {
+	if d.budget >= 0 {
+		if depth >= int(d.depth[l][v]) {
+			return
+		}
+		d.depth[l][v] = uint8(depth)
+		if depth > d.budget {
+			return
+		}
+	}
 	if !d.vals[l][v] {
 		d.vals[l][v] = true
 		d.grew = true
 	}
 }
 
-// close propagates the copy edges to a fixpoint.
+// close propagates the copy edges and the rfaa additions to a fixpoint:
+// a copy keeps a value's depth, an addition adds one (budget.go).
 func (d *domains) close() {
 	for changed := true; changed; {
 		changed = false
 		for _, e := range d.edges {
-			for v := range d.vals[e.from] {
-				if d.vals[e.from][v] && !d.vals[e.to][v] && d.ranges[e.to].Has(v) {
-					d.vals[e.to][v] = true
-					changed, d.grew = true, true
-				}
-			}
+			changed = d.propagate(e.from, e.to, 0, 0) || changed
 		}
 		for _, a := range d.adds {
-			for v := range d.vals[a.from] {
-				if w := (v + a.d) % (prog.MaxValue + 1); d.vals[a.from][v] && !d.vals[a.from][w] && d.ranges[a.from].Has(w) {
-					d.vals[a.from][w] = true
-					changed, d.grew = true, true
-				}
-			}
+			changed = d.propagate(a.from, a.from, a.d, 1) || changed
 		}
 	}
+}
+
+// propagate adds the values of from, plus add (modulo 256), to to, each
+// at its depth plus hops, within to's range; it reports whether a value
+// was added or reached with fewer hops.
+func (d *domains) propagate(from, to, add, hops int) bool {
+	changed := false
+	for v := range d.vals[from] {
+		w := (v + add) % (prog.MaxValue + 1)
+		if !d.ranges[to].Has(w) {
+			continue
+		}
+		if d.budget < 0 {
+			if d.vals[from][v] && !d.vals[to][w] {
+				d.vals[to][w] = true
+				changed, d.grew = true, true
+			}
+			continue
+		}
+		if dv := int(d.depth[from][v]) + hops; d.depth[from][v] != noDepth && dv <= maxHops+1 && dv < int(d.depth[to][w]) {
+			d.addAt(to, w, dv)
+			changed = true
+		}
+	}
+	return changed
 }
 
 // widenAfter is the number of consecutive rounds a domain may grow before
@@ -150,12 +183,24 @@ func (lw *Lowerer) specialiseAll(ts []*IRThread, f *syntax.File) {
 	if lw.mode == RegistersRuntime {
 		lw.declareRuntimeRegisters(ts)
 	}
-	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs)), ranges: lw.Ranges}
+	dom := &domains{vals: make([][prog.MaxValue + 1]bool, len(p.Locs)), ranges: lw.Ranges, budget: -1}
+	// Within the hop budget (budget.go) the domains keep to the values a
+	// run can reach, and nothing is widened.
+	lw.budget = lw.newHopBudget(ts)
+	if lw.budget.on {
+		dom.budget = 0
+		dom.depth = make([][prog.MaxValue + 1]uint8, len(p.Locs))
+		for l := range dom.depth {
+			for v := range dom.depth[l] {
+				dom.depth[l][v] = noDepth
+			}
+		}
+	}
 	for l := range p.Locs {
-		dom.vals[l][p.Locs[l].Init] = true
+		dom.add(l, int(p.Locs[l].Init))
 		if rng := lw.Ranges[l]; rng != (ValRange{0, prog.MaxValue}) {
 			for v := rng.Lo; v <= rng.Hi; v++ {
-				dom.vals[l][v] = true
+				dom.add(l, v)
 			}
 		}
 	}
@@ -181,10 +226,13 @@ func (lw *Lowerer) specialiseAll(ts []*IRThread, f *syntax.File) {
 			p.Threads = append(p.Threads, th)
 		}
 		dom.close()
+		lw.budget.update(dom)
 		if !dom.grew {
 			break
 		}
-		dom.widen(before, growing, lw.widenAfter)
+		if dom.budget < 0 {
+			dom.widen(before, growing, lw.widenAfter)
+		}
 		if round > 4*(prog.MaxValue+1) {
 			lw.errorf(prog.Pos{Line: 1, Col: 1}, "the values of the locations did not settle")
 			return
@@ -237,6 +285,7 @@ type specialiser struct {
 	lw     *Lowerer
 	t      *IRThread
 	ti     int
+	ir     int // the surface statement being specialised
 	dom    *domains
 	regIdx map[string]int
 	live   liveness // the registers live at each surface statement
@@ -378,6 +427,7 @@ func (sp *specialiser) regsText(ir int, regs []uint8) string {
 // that starts at it.pc.
 func (sp *specialiser) item(it item) {
 	in := &sp.t.code[it.ir]
+	sp.ir = it.ir
 	regs := []uint8(it.regs)
 	sp.cur, sp.curRegs = in, regs
 	sp.src = &prog.Source{Regs: sp.regsText(it.ir, regs)}

@@ -239,8 +239,9 @@ func (sp *specialiser) remoteAtomic(e *evalCtx, s *syntax.Stmt, x int, then func
 			return b.pc
 		}
 		st.Kind, op, st.B = prog.SRCAS, prog.OpRCAS, uint8(b.v)
-		sp.dom.add(y, b.v)
+		sp.dom.addAt(y, b.v, sp.hop(e, s.CasB))
 	} else {
+		sp.hop(e, nil)
 		sp.dom.adds = append(sp.dom.adds, domEdge{from: y, to: y, d: a.v, w: sp.writer()})
 	}
 	sp.edge(y, x)
@@ -278,7 +279,7 @@ func (sp *specialiser) cas(e *evalCtx, s *syntax.Stmt, x int, then func() int) i
 	}
 	st := sp.stmt(prog.SCAS)
 	st.X, st.Z, st.A, st.B = x, z, uint8(a.v), uint8(b.v)
-	sp.dom.add(z, b.v)
+	sp.dom.addAt(z, b.v, sp.hop(e, s.CasB))
 	sp.edge(z, x)
 	return sp.emit(coreInstr(prog.OpCAS, st, then()))
 }
@@ -360,6 +361,6 @@ func (sp *specialiser) write(e *evalCtx, s *syntax.Stmt, x, v, next int) int {
 	}
 	st := sp.stmt(prog.SWrite)
 	st.X, st.A = x, uint8(v)
-	sp.dom.add(x, v)
+	sp.dom.addAt(x, v, sp.hop(e, s.RhsE))
 	return sp.emit(prog.Instr{Op: prog.OpWrite, X: x, A: uint8(v), Next: next, QP: -1, Loop: -1, Remote: -1, Stmt: st})
 }

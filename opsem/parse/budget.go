@@ -1,0 +1,216 @@
+package parse
+
+import "rdmasim/opsem/syntax"
+
+// The hop budget: a bound on the domain rounds a protocol needs.
+//
+// The domain fixpoint (specialiseAll) follows no control flow, so a
+// counter kept in memory — d := D; v := d + 1; D := v, or x := rfaa(N, 1)
+// — gains one value per round until its range ends, and the widening then
+// jumps to the whole range: a two-client ticket lock whose counters are
+// declared without a range got 256 values for each, and 2,066 core
+// instructions per client where three values can ever occur.
+//
+// A *hop* is a write to a location whose value the lowering computes from
+// what it read (a local write v := d + 1 or v := r, a local copy between
+// two locations of the thread's node, a cas or rcas whose new value is not
+// a constant) or an rfaa. Every other write of a location is a constant or
+// a copy the NIC makes (a put, a get, the old value an atomic lands),
+// which domains.close follows to a fixpoint within a round. A register
+// takes its values within one thread's specialisation, exactly, so it adds
+// no round. The depth of a value a location holds in a run is the least
+// number of hop executions in a history of it (the writes it was computed
+// from, transitively): a hop statement that lies on no cycle of its
+// thread's surface graph (for loops unrolled, procedures inlined) executes
+// at most once in a run, so when K hop statements are reachable and none
+// lies on a cycle, every value a run can hold has depth at most K.
+//
+// Round r specialises every thread over the domains after round r-1, and
+// its hops write the values of one more depth (the rfaa additions applied
+// once per round, domains.addOnce): after round r the domains hold every
+// value of depth r+1 or less, and a hop statement reachable in a run whose
+// earlier hops are all of statements the rounds met is met by round r as
+// soon as r is at least their number. So once round r has met K hop
+// statements, none on a cycle, and r ≥ K, round r's code is final: it
+// covers every value a run can hold, and the values it writes beyond the
+// domains are written only on branches no run takes. The rounds stop there
+// instead of widening. A hop on a cycle (the counter may climb through its
+// range), a value known only at run time, or more than maxHops hops go
+// back to the fixpoint with widening.
+
+// maxHops bounds the hop budget: past it, the domains would hold about
+// as much as the widening gives.
+const maxHops = 64
+
+// noDepth is the depth of a value not found (domains.depth).
+const noDepth = 255
+
+// hopBudget is the state of the budget across the rounds of specialiseAll.
+type hopBudget struct {
+	on     bool            // the budget applies (else: fixpoint and widening)
+	cycles [][]bool        // per thread, the surface statements on a cycle
+	hops   map[[2]int]bool // the hop statements met: (thread, surface statement)
+	blind  bool            // a hop met computes its value from a register
+}
+
+// newHopBudget returns the budget for the threads ts: off when a statement
+// that is a hop whatever its operands lie on a cycle (an rfaa, an
+// operator's result written), so that such programs lower as they did
+// before the budget existed; else on until the rounds meet a hop on a
+// cycle.
+func (lw *Lowerer) newHopBudget(ts []*IRThread) *hopBudget {
+	b := &hopBudget{hops: map[[2]int]bool{}}
+	if lw.mode == RegistersRuntime || lw.noBudget {
+		return b
+	}
+	for _, t := range ts {
+		cyc := surfaceCycles(t.code)
+		b.cycles = append(b.cycles, cyc)
+		for i := range t.code {
+			if in := &t.code[i]; cyc[i] && in.kind == iStmt && lw.alwaysHop(in.s) {
+				return b
+			}
+		}
+	}
+	b.on = true
+	return b
+}
+
+// alwaysHop reports whether s is a hop whatever its locations turn out to
+// be (see hop).
+func (lw *Lowerer) alwaysHop(s *syntax.Stmt) bool {
+	if s == nil || s.Kind != syntax.StmtAssign {
+		return false
+	}
+	switch {
+	case s.Atomic == "rfaa":
+		return true
+	case s.CasZ != nil || s.Atomic != "":
+		return !lw.isConst(s.CasB)
+	}
+	return s.RhsE != nil && s.RhsE.Kind != syntax.ExprName && !lw.isConst(s.RhsE)
+}
+
+// isConst reports whether e is a constant: numbers and params.
+func (lw *Lowerer) isConst(e *syntax.Expr) bool {
+	if e == nil {
+		return false
+	}
+	_, err := EvalConst(e, func(n string) (int, bool) {
+		v, ok := lw.Params[n]
+		return v, ok
+	})
+	return err == nil
+}
+
+// hop records that the statement being specialised writes a value
+// computed from val (nil: not a constant) and returns the value's depth:
+// one more than the deepest value the statement read (a lower bound of
+// the hops in its history: a register's value counts as no hop), 0 for a
+// constant.
+func (sp *specialiser) hop(e *evalCtx, val *syntax.Expr) int {
+	if sp.lw.isConst(val) || sp.dom.budget < 0 {
+		return 0
+	}
+	sp.lw.budget.hops[[2]int{sp.ti, sp.ir}] = true
+	if sp.readsRegister(val) {
+		// The depth of a register's value is not followed: a value
+		// computed from one could climb the range one round at a time
+		// at the same depth.
+		sp.lw.budget.blind = true
+	}
+	depth := 0
+	for l, v := range e.mem {
+		if d := sp.dom.depth[l][v]; d != noDepth && int(d) > depth {
+			depth = int(d)
+		}
+	}
+	return depth + 1
+}
+
+// update sets dom's budget after a round: the number of hop statements
+// met, the values within it joining the domains; or, when a hop met lies
+// on a cycle or there are more than maxHops, no budget, every value found
+// joining the domains (the fixpoint and its widening take over).
+func (b *hopBudget) update(dom *domains) {
+	if !b.on {
+		return
+	}
+	k := len(b.hops)
+	if b.blind {
+		k = maxHops + 1
+	}
+	for h := range b.hops {
+		if b.cycles[h[0]][h[1]] {
+			k = maxHops + 1
+		}
+	}
+	if k > maxHops {
+		b.on = false
+		k = maxHops + 1
+	}
+	if k > dom.budget {
+		for l := range dom.depth {
+			for v, d := range dom.depth[l] {
+				if int(d) <= k && !dom.vals[l][v] {
+					dom.vals[l][v] = true
+					dom.grew = true
+				}
+			}
+		}
+		dom.budget = k
+	}
+	if !b.on {
+		dom.budget = -1
+	}
+}
+
+// readsRegister reports whether e (nil: none) names a register of the
+// thread being specialised.
+func (sp *specialiser) readsRegister(e *syntax.Expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.Kind == syntax.ExprName {
+		if _, ok := sp.regIdx[e.Name.Text]; ok {
+			return true
+		}
+	}
+	for _, x := range e.Idx {
+		if sp.readsRegister(x) {
+			return true
+		}
+	}
+	return sp.readsRegister(e.L) || sp.readsRegister(e.R)
+}
+
+// surfaceCycles marks the statements of a thread's surface graph that lie
+// on a cycle of it (every edge, next and alternatives, followed).
+func surfaceCycles(code []irInstr) []bool {
+	succ := func(i int) []int {
+		in := &code[i]
+		out := append([]int(nil), in.alts...)
+		if in.next >= 0 && in.kind != iEnd {
+			out = append(out, in.next)
+		}
+		return out
+	}
+	on := make([]bool, len(code))
+	seen := make([]bool, len(code))
+	var stack []int
+	for i := range code {
+		clear(seen)
+		stack = append(stack[:0], succ(i)...)
+		for len(stack) > 0 && !seen[i] {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if j < 0 || j >= len(code) || seen[j] {
+				continue
+			}
+			seen[j] = true
+			stack = append(stack, succ(j)...)
+		}
+		on[i] = seen[i]
+	}
+	return on
+}
