@@ -73,7 +73,7 @@ func RunCampaign(ctx context.Context, nc *nats.Conn, cfg CampaignConfig, tasks [
 	if err != nil {
 		return err
 	}
-	defer stopLease()
+	defer stopLease(true)
 	ackWait := cfg.AckWait
 	if ackWait <= 0 {
 		ackWait = 30 * time.Second
