@@ -190,6 +190,10 @@ func (f *clusterFlags) remote(nc *dist.Conn, e *env, cmd string, program job.Job
 			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim %s: %s\n", cmd, s) },
 			Memory:     f.cluster != "",
 			Replicas:   f.replicas,
+			// The same search run again resumes the run its
+			// coordinator left when it died (a server that
+			// outlived it: --nats).
+			Key: j.Key(),
 		})
 	}), nil
 }

@@ -160,7 +160,7 @@ func (c *Coordinator) resume(ctx context.Context) (ok bool, err error) {
 	}
 	c.spec, c.stream = spec, stream
 	c.resumed, c.replayTo, c.wantNext = true, st.Level, st.Next
-	c.logf("resuming run %s (%s) at level %d: levels 0 to %d are replayed from its stream", spec.Run, spec.Name, st.Level, st.Level-1)
+	c.logf("run %s (%s) resumed at level %d: its coordinator had died; levels 0 to %d are replayed from its stream, level %d is done again", spec.Run, spec.Name, st.Level, st.Level-1, st.Level)
 	return true, nil
 }
 

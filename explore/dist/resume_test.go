@@ -160,7 +160,7 @@ func TestResume(t *testing.T) {
 		if at != wantAt {
 			t.Errorf("%s: resumed at %d, want %d; the coordinator said:\n%s", name, at, wantAt, log)
 		}
-		if !strings.Contains(log, fmt.Sprintf("at level %d:", wantAt)) {
+		if !strings.Contains(log, fmt.Sprintf("resumed at level %d:", wantAt)) {
 			t.Errorf("%s: the coordinator said %q, want it to say it resumed at level %d", name, log, wantAt)
 		}
 		if why := sameSearch(gr, gs, got, wr, ws, want); why != "" {
