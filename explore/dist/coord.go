@@ -563,13 +563,15 @@ func (c *Coordinator) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	c.purged() // the stream goes anyway
+	// Over, and no longer resumable, before the lease goes: a
+	// coordinator of the same search that takes the lease then finds the
+	// run over (see resume).
+	err := c.putState(ctx, State{Done: true})
+	err = errors.Join(err, c.dropResumable(ctx))
 	if c.stopHeartbeat != nil {
 		c.stopHeartbeat(true)
 	}
-	c.purged() // the stream goes anyway
-	err := c.putState(ctx, State{Done: true})
-	// A finished run is not resumed: its record goes first.
-	err = errors.Join(err, c.dropResumable(ctx))
 	if derr := c.js.DeleteStream(ctx, streamName(c.spec.Run)); derr != nil && !errors.Is(derr, jetstream.ErrStreamNotFound) {
 		err = errors.Join(err, fmt.Errorf("dist: deleting the run's stream: %w", derr))
 	}

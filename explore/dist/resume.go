@@ -158,6 +158,16 @@ func (c *Coordinator) resume(ctx context.Context) (ok bool, err error) {
 		}
 		return notResumed("its coordinator is alive (its lease is renewed): the same search running twice?")
 	}
+	// A coordinator that ends its run marks it over before it gives the
+	// lease up (Close): read its state again, now that the lease is ours.
+	if ste, err = c.runs.Get(ctx, stateKey(r.Run)); err != nil || isDone(ste.Value()) {
+		c.stopHeartbeat(true)
+		c.stopHeartbeat = nil
+		return notResumed("it ended meanwhile")
+	}
+	if err := json.Unmarshal(ste.Value(), &st); err != nil {
+		return false, fmt.Errorf("dist: reading run %s's state: %w", r.Run, err)
+	}
 	c.spec, c.stream = spec, stream
 	c.resumed, c.replayTo, c.wantNext = true, st.Level, st.Next
 	c.logf("run %s (%s) resumed at level %d: its coordinator had died; levels 0 to %d are replayed from its stream, level %d is done again", spec.Run, spec.Name, st.Level, st.Level-1, st.Level)

@@ -206,3 +206,126 @@ func TestResumeOnlyTheSameSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeLiveCoordinator starts a second coordinator of a search while
+// the first is running it (held at level 3 until the second is done, its
+// lease renewed meanwhile): the second must not take the run over but start
+// its own, served by three more workers, and both must report what the
+// sequential search does.
+func TestResumeLiveCoordinator(t *testing.T) {
+	srv := startCluster(t, 6)
+	g := grid{12, 25, 8, 100 * time.Microsecond}
+	wr, ws, want := sequential(t, g)
+	const key = "test-resume-live"
+	nc, err := Connect(srv.URL(), "test coordinator (first)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	first, err := NewCoordinator(nc, Config{Partitions: 3, Payload: g.payload(), Batch: 64, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	held, release := make(chan struct{}), make(chan struct{})
+	var fv visits
+	wasHeld := false // the search's goroutine's
+	fs := explore.New(g, explore.Options{Remote: first, Trace: true, Visit: func(id uint64, s []byte, depth int) bool {
+		if depth == 3 && !wasHeld {
+			wasHeld = true
+			close(held)
+			<-release
+		}
+		return fv.visit(id, s, depth)
+	}})
+	type outcome struct {
+		r   explore.Result
+		err error
+	}
+	ran := make(chan outcome, 1)
+	go func() {
+		r, err := fs.Run(context.Background())
+		ran <- outcome{r, err}
+	}()
+	select {
+	case <-held:
+	case o := <-ran:
+		t.Fatalf("the first run ended (%v, %v) before level 3", o.r, o.err)
+	}
+	gr, gs, got, at, log := resumedRun(t, srv.URL(), g, 3, key)
+	close(release)
+	if at != -1 || !strings.Contains(log, "its coordinator is alive") {
+		t.Errorf("the second coordinator resumed at %d, want a new run because the first is alive; it said:\n%s", at, log)
+	}
+	if why := sameSearch(gr, gs, got, wr, ws, want); why != "" {
+		t.Errorf("second: %s", why)
+	}
+	o := <-ran
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	if why := sameSearch(o.r, fs, fv.buf.String(), wr, ws, want); why != "" {
+		t.Errorf("first: %s", why)
+	}
+}
+
+// TestResumableMismatch checks that a resumable record, or the run it
+// names, that differs from the coordinator's search in anything that
+// matters is refused, each with its reason.
+func TestResumableMismatch(t *testing.T) {
+	c := &Coordinator{key: "k", spec: Spec{Run: "R", Partitions: 3, Version: "v", Seed: [2]uint64{1, 2}, Initial: [2]uint64{3, 4}, Protocol: protocol}}
+	rec := func(f func(*resumable)) *resumable {
+		r := &resumable{Key: "k", Run: "R", Partitions: 3, Version: "v", Seed: [2]uint64{1, 2}, Initial: [2]uint64{3, 4}}
+		if f != nil {
+			f(r)
+		}
+		return r
+	}
+	spec := func(f func(*Spec)) *Spec {
+		s := c.spec
+		if f != nil {
+			f(&s)
+		}
+		return &s
+	}
+	for _, tc := range []struct {
+		name string
+		r    *resumable
+		s    *Spec
+		want string
+	}{
+		{"same", rec(nil), spec(nil), ""},
+		{"record's key", rec(func(r *resumable) { r.Key = "other" }), spec(nil), "another search"},
+		{"record's partitions", rec(func(r *resumable) { r.Partitions = 2 }), spec(nil), "another search"},
+		{"record's build", rec(func(r *resumable) { r.Version = "w" }), spec(nil), "another search"},
+		{"record's seed", rec(func(r *resumable) { r.Seed[0] = 9 }), spec(nil), "another search"},
+		{"record's initial state", rec(func(r *resumable) { r.Initial[1] = 9 }), spec(nil), "another search"},
+		{"another run", rec(nil), spec(func(s *Spec) { s.Run = "S" }), "not a search's"},
+		{"a campaign", rec(nil), spec(func(s *Spec) { s.Campaign = "square" }), "not a search's"},
+		{"another protocol", rec(nil), spec(func(s *Spec) { s.Protocol = protocol + 1 }), "not a search's"},
+		{"run's partitions", rec(nil), spec(func(s *Spec) { s.Partitions = 2 }), "2 partitions, this search 3"},
+		{"run's build", rec(nil), spec(func(s *Spec) { s.Version = "w" }), `built from "w"`},
+		{"run's seed", rec(nil), spec(func(s *Spec) { s.Seed[1] = 9 }), "fingerprint seed"},
+		{"run's initial state", rec(nil), spec(func(s *Spec) { s.Initial[0] = 9 }), "initial state"},
+	} {
+		got := c.mismatch(tc.r, tc.s)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// The record's key in the bucket names the search, the partitions,
+	// the build and the seed.
+	base := resumableKey("k", &c.spec)
+	for name, s := range map[string]*Spec{
+		"partitions": spec(func(s *Spec) { s.Partitions = 2 }),
+		"build":      spec(func(s *Spec) { s.Version = "w" }),
+		"seed":       spec(func(s *Spec) { s.Seed[0] = 9 }),
+	} {
+		if resumableKey("k", s) == base {
+			t.Errorf("another %s, the same record key %s", name, base)
+		}
+	}
+	if resumableKey("k2", &c.spec) == base {
+		t.Errorf("another search key, the same record key %s", base)
+	}
+}
