@@ -104,7 +104,16 @@ func (c *Coordinator) logf(format string, args ...any) {
 // run"): ok says it did. Without one it returns false and no error, and
 // the caller starts a new run; err is a request that failed.
 func (c *Coordinator) resume(ctx context.Context) (ok bool, err error) {
-	e, err := c.runs.Get(ctx, resumableKey(c.key, &c.spec))
+	// Asked again while unanswered (a JetStream cluster's bucket whose
+	// leader moves), for at most stallWait.
+	get := func(key string) (e jetstream.KeyValueEntry, err error) {
+		err = retryGet(ctx, c.js, func(ctx context.Context) error {
+			e, err = c.runs.Get(ctx, key)
+			return err
+		})
+		return e, err
+	}
+	e, err := get(resumableKey(c.key, &c.spec))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return false, nil
 	}
@@ -120,7 +129,7 @@ func (c *Coordinator) resume(ctx context.Context) (ok bool, err error) {
 		c.logf("run %s is not resumed: %s; starting a new run", r.Run, why)
 		return false, nil
 	}
-	se, err := c.runs.Get(ctx, r.Run)
+	se, err := get(r.Run)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return notResumed("its description is gone")
 	}
@@ -134,7 +143,7 @@ func (c *Coordinator) resume(ctx context.Context) (ok bool, err error) {
 	if why := c.mismatch(&r, &spec); why != "" {
 		return notResumed(why)
 	}
-	ste, err := c.runs.Get(ctx, stateKey(r.Run))
+	ste, err := get(stateKey(r.Run))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return notResumed("its state is gone")
 	}
@@ -145,7 +154,11 @@ func (c *Coordinator) resume(ctx context.Context) (ok bool, err error) {
 	if err := json.Unmarshal(ste.Value(), &st); err != nil || st.Done {
 		return notResumed("it is over")
 	}
-	stream, err := c.js.Stream(ctx, streamName(r.Run))
+	var stream jetstream.Stream
+	err = retryGet(ctx, c.js, func(ctx context.Context) (err error) {
+		stream, err = c.js.Stream(ctx, streamName(r.Run))
+		return err
+	})
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return notResumed("its stream is gone")
 	}
@@ -160,7 +173,7 @@ func (c *Coordinator) resume(ctx context.Context) (ok bool, err error) {
 	}
 	// A coordinator that ends its run marks it over before it gives the
 	// lease up (Close): read its state again, now that the lease is ours.
-	if ste, err = c.runs.Get(ctx, stateKey(r.Run)); err != nil || isDone(ste.Value()) {
+	if ste, err = get(stateKey(r.Run)); err != nil || isDone(ste.Value()) {
 		c.stopHeartbeat(true)
 		c.stopHeartbeat = nil
 		return notResumed("it ended meanwhile")
@@ -187,7 +200,11 @@ func (c *Coordinator) takeLease(ctx context.Context, run string) (bool, error) {
 			c.stopHeartbeat = stop
 			return true, nil
 		}
-		e, gerr := c.claims.Get(ctx, coordKey(run))
+		var e jetstream.KeyValueEntry
+		gerr := retryGet(ctx, c.js, func(ctx context.Context) (err error) {
+			e, err = c.claims.Get(ctx, coordKey(run))
+			return err
+		})
 		switch {
 		case errors.Is(gerr, jetstream.ErrKeyNotFound):
 			// It lapsed since: take it at once (below).
