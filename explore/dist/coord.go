@@ -95,6 +95,7 @@ type Coordinator struct {
 	wantNext uint64
 
 	levelDone func(level int) // tests: called once level's state is recorded
+	idsDone   func(level int) // tests: called once level's ids are published, before its state
 }
 
 var _ explore.RemoteCloser = (*Coordinator)(nil)
@@ -339,6 +340,9 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	}
 	if err := pub.flush(ctx); err != nil {
 		return err
+	}
+	if c.idsDone != nil {
+		c.idsDone(depth + 1)
 	}
 	if err := c.putState(ctx, State{Level: depth + 1, Next: c.next}); err != nil {
 		return err

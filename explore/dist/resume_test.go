@@ -13,12 +13,13 @@ import (
 
 // A death is how a test's first coordinator dies: after the commit core
 // visited the first state of depth visit (mid-level: the level that found it
-// is never numbered), or once the state of level at is recorded (at a level's
-// boundary); lapse leaves its lease to lapse (ClaimTTL) rather than removing
-// it at once.
+// is never numbered), once the state of level at is recorded (at a level's
+// boundary), or once the ids of level ids are published and before its state
+// is recorded (the next coordinator publishes them again); lapse leaves its
+// lease to lapse (ClaimTTL) rather than removing it at once.
 type death struct {
-	visit, at int
-	lapse     bool
+	visit, at, ids int
+	lapse          bool
 }
 
 // dyingRun runs the search of g with n partitions and the key key until its
@@ -44,15 +45,20 @@ func dyingRun(t *testing.T, url string, g grid, n int, key string, d death) int 
 			cancel()
 		}
 	}
+	c.idsDone = func(l int) {
+		if d.ids > 0 && l == d.ids {
+			cancel()
+		}
+	}
 	opt := explore.Options{Remote: c, Trace: true}
 	if d.visit > 0 {
 		opt.Visit = func(_ uint64, _ []byte, depth int) bool { return depth < d.visit }
 	}
 	r, err := explore.New(g, opt).Run(ctx)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil && (d.ids == 0 || ctx.Err() == nil) {
+		t.Fatal(err) // the state of level ids fails to be recorded
 	}
-	if r.Stop == explore.Complete {
+	if err == nil && r.Stop == explore.Complete {
 		t.Fatalf("the dying run completed: %+v", r)
 	}
 	c.abandon(!d.lapse)
@@ -144,14 +150,18 @@ func TestResume(t *testing.T) {
 		{grid{12, 25, 8, 100 * time.Microsecond}, 3, death{visit: 6}},
 		{grid{12, 25, 8, 100 * time.Microsecond}, 2, death{at: 9}},
 		{grid{9, 11, 6, 100 * time.Microsecond}, 3, death{at: 4, lapse: true}},
+		{grid{12, 25, 8, 100 * time.Microsecond}, 3, death{ids: 8}},
 	} {
 		name := fmt.Sprintf("%v/n=%d/%+v", tc.g, tc.n, tc.d)
 		key := "test-resume " + name
 		wr, ws, want := sequential(t, tc.g)
 		level := dyingRun(t, srv.URL(), tc.g, tc.n, key, tc.d)
 		wantAt := tc.d.at
-		if tc.d.visit > 0 {
+		switch {
+		case tc.d.visit > 0:
 			wantAt = tc.d.visit - 1 // the level that found it was not numbered
+		case tc.d.ids > 0:
+			wantAt = tc.d.ids - 1 // its state was not recorded
 		}
 		if level != wantAt {
 			t.Fatalf("%s: the dying run recorded level %d, want %d", name, level, wantAt)
