@@ -183,6 +183,13 @@ func (f *clusterFlags) remote(nc *dist.Conn, e *env, cmd string, program job.Job
 		program.Source = src
 	}
 	return job.Remote(program, func(j job.Job) (explore.RemoteCloser, error) {
+		// The same search run again resumes the run its coordinator
+		// left when it died, on a server that outlived it (--nats; a
+		// --cluster local server dies with the coordinator).
+		key := ""
+		if f.cluster == "" {
+			key = j.Key()
+		}
 		return dist.NewCoordinator(nc, dist.Config{
 			Partitions: f.partitions,
 			Payload:    j.Encode(),
@@ -190,6 +197,7 @@ func (f *clusterFlags) remote(nc *dist.Conn, e *env, cmd string, program job.Job
 			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim %s: %s\n", cmd, s) },
 			Memory:     f.cluster != "",
 			Replicas:   f.replicas,
+			Key:        key,
 		})
 	}), nil
 }

@@ -39,14 +39,27 @@ type CampaignConfig struct {
 	// Version is the coordinator's build (Version() if empty).
 	Version string
 	// AckWait is how long a task's worker may stay silent before the task
-	// is given to another worker (30s if 0); a worker says it is alive
-	// three times per AckWait while a task runs.
+	// is given to another worker (DefaultAckWait if 0); a worker says it
+	// is alive five times per AckWait while a task runs.
 	AckWait time.Duration
 	// Served, if not nil, is called with each task's index and the ID of
 	// the worker that ran it (Worker.ID) as its result arrives (once per
 	// task: a duplicate result is dropped), from RunCampaign's goroutine.
 	Served func(index int, worker string)
 }
+
+// DefaultAckWait is a campaign's AckWait unless it gives one: a task whose
+// worker died (SIGKILL: it cannot give the task back) goes to another worker
+// this long after the worker's last sign of life, as a dead worker's
+// partition of a search does (ClaimTTL). A live worker says it is alive
+// every DefaultAckWait/5, so that four signs lost in a row (while the
+// consumer's leader moves to another server) cost only a task done twice,
+// whose second result the results' duplicate window drops.
+const DefaultAckWait = ClaimTTL
+
+// heartbeat is how often a worker says a task's worker is alive, for a
+// campaign whose AckWait is ackWait.
+func heartbeat(ackWait time.Duration) time.Duration { return max(ackWait/5, 50*time.Millisecond) }
 
 func taskStream(run string) string   { return "rdmasim-tasks-" + run }
 func resultStream(run string) string { return "rdmasim-results-" + run }
@@ -73,10 +86,10 @@ func RunCampaign(ctx context.Context, nc *nats.Conn, cfg CampaignConfig, tasks [
 	if err != nil {
 		return err
 	}
-	defer stopLease()
+	defer stopLease(true)
 	ackWait := cfg.AckWait
 	if ackWait <= 0 {
-		ackWait = 30 * time.Second
+		ackWait = DefaultAckWait
 	}
 	spec := Spec{Run: run, Name: cfg.Name, Campaign: cfg.Kind, Version: cfg.Version, Seed: store.FingerprintSeed(),
 		Created: time.Now().UTC(), Protocol: protocol, AckWait: ackWait}
@@ -219,7 +232,7 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 			// to another worker meanwhile.
 			alive := make(chan struct{})
 			go func() {
-				t := time.NewTicker(max(s.AckWait/3, 100*time.Millisecond))
+				t := time.NewTicker(heartbeat(s.AckWait))
 				defer t.Stop()
 				for {
 					select {
@@ -243,6 +256,9 @@ func (w *Worker) serveCampaign(ctx context.Context, js jetstream.JetStream, runs
 			r.Header.Set(hIndex, idx)
 			r.Header.Set(hWorker, w.ID)
 			if _, err := js.PublishMsg(rctx, r, jetstream.WithMsgID(idx)); err != nil {
+				// Given back at once rather than after AckWait (a
+				// worker that stops has its context end here).
+				m.Nak()
 				return settled(rctx, fmt.Errorf("dist: publishing the result of task %s: %w", idx, err))
 			}
 			// The result is stored: should the acknowledgement be

@@ -49,6 +49,17 @@ type Config struct {
 	// arrived short to be served again before it says they are lost
 	// (ErrLost); 0: lostAfter.
 	LostAfter time.Duration
+	// Key names the search, so that a run whose coordinator died (its
+	// process killed, its machine lost) is resumed by the next
+	// coordinator of the same search rather than started again: the
+	// same Key, Partitions, Version and fingerprint seed, and the same
+	// initial state (see "Resuming a run" in the package
+	// documentation). It must name everything that changes the state
+	// space the workers build from Payload (for rdmasim's searches, the
+	// job's Key, which covers the program's text, its params, the kind
+	// of search, the semantics and the machine options). Empty: the run
+	// is never resumed.
+	Key string
 }
 
 // A Coordinator is the explore.Remote of a distributed search: it publishes
@@ -72,7 +83,19 @@ type Coordinator struct {
 	purge   chan error          // the purge of the last level's messages, if running
 
 	claims        jetstream.KeyValue
-	stopHeartbeat func() // ends the coordinator's lease
+	stopHeartbeat func(release bool) // ends the coordinator's lease
+
+	key string // Config.Key
+	// A resumed run: the levels before replayTo are replayed from the
+	// run's stream (Expand numbers their states again and publishes
+	// nothing); wantNext is the count of states numbered before level
+	// replayTo that the run's state recorded (0: not recorded).
+	resumed  bool
+	replayTo int
+	wantNext uint64
+
+	levelDone func(level int) // tests: called once level's state is recorded
+	idsDone   func(level int) // tests: called once level's ids are published, before its state
 }
 
 var _ explore.RemoteCloser = (*Coordinator)(nil)
@@ -88,7 +111,7 @@ func NewCoordinator(nc *nats.Conn, cfg Config) (*Coordinator, error) {
 		return nil, err
 	}
 	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), lostAfter: cmp.Or(cfg.LostAfter, lostAfter), workers: map[string]bool{},
-		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}}
+		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}, key: cfg.Key}
 	c.spec = Spec{Run: nuid.Next(), Name: cfg.Name, Partitions: cfg.Partitions, Payload: cfg.Payload,
 		Version: cfg.Version, Seed: store.FingerprintSeed(), Batch: cfg.Batch, Protocol: protocol}
 	if c.spec.Version == "" {
@@ -100,17 +123,31 @@ func NewCoordinator(nc *nats.Conn, cfg Config) (*Coordinator, error) {
 	return c, nil
 }
 
-// Run returns the run's id.
+// Run returns the run's id (once Start has returned, that of the run it
+// resumed, if it resumed one).
 func (c *Coordinator) Run() string { return c.spec.Run }
 
+// Resumed returns the level at which Start resumed a run whose coordinator
+// had died, and whether it did.
+func (c *Coordinator) Resumed() (level int, ok bool) { return c.replayTo, c.resumed }
+
 // Start creates the run's stream, gives the initial state to its owner and
-// publishes the run for workers to find.
+// publishes the run for workers to find; or, with a Key, resumes the run of
+// the same search whose coordinator died, if there is one (resume).
 func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	var err error
 	if c.runs, c.claims, err = buckets(ctx, c.js, c.replicas); err != nil {
 		return err
 	}
 	claims := c.claims
+	fp := store.Of(initial)
+	c.spec.Initial = [2]uint64{fp.Lo, fp.Hi}
+	c.next = 1
+	if c.key != "" {
+		if ok, err := c.resume(ctx); err != nil || ok {
+			return err
+		}
+	}
 	// The coordinator's own lease: workers leave a run whose coordinator
 	// is gone.
 	if c.stopHeartbeat, err = coordLease(ctx, c.nc, claims, c.spec.Run); err != nil {
@@ -135,8 +172,7 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	if err := streamReady(ctx, c.js, streamName(c.spec.Run)); err != nil {
 		return fmt.Errorf("dist: the run's stream: %w", err)
 	}
-	fp := store.Of(initial)
-	c.spec.Initial, c.spec.Created = [2]uint64{fp.Lo, fp.Hi}, time.Now().UTC()
+	c.spec.Created = time.Now().UTC()
 	owner := Owner(fp, c.spec.Partitions)
 	pub := newPublisher(c.js, "coordinator", 0).resending(c.spec.Run)
 	for k := range c.spec.Partitions {
@@ -159,7 +195,7 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	if err := pub.flush(ctx); err != nil {
 		return err
 	}
-	if err := c.putState(ctx, State{Level: 0}); err != nil {
+	if err := c.putState(ctx, State{Level: 0, Next: 1}); err != nil {
 		return err
 	}
 	spec, err := json.Marshal(c.spec)
@@ -169,8 +205,7 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	if _, err := c.runs.Put(ctx, c.spec.Run, spec); err != nil {
 		return fmt.Errorf("dist: publishing the run: %w", err)
 	}
-	c.next = 1
-	return nil
+	return c.putResumable(ctx)
 }
 
 func (c *Coordinator) putState(ctx context.Context, st State) error {
@@ -274,6 +309,17 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	if halted {
 		return nil
 	}
+	if depth < c.replayTo {
+		// A level the dead coordinator numbered: its ids and state
+		// are published already.
+		for k := range n {
+			c.next += uint64(len(ids[k]))
+		}
+		if depth == c.replayTo-1 && c.wantNext != 0 && c.next != c.wantNext {
+			return fmt.Errorf("dist: resuming run %s: its stream's levels 0 to %d hold %d states, its state says %d were numbered", run, depth, c.next, c.wantNext)
+		}
+		return nil
+	}
 	pub := newPublisher(c.js, "coordinator", 0).resending(c.spec.Run)
 	for k := range n {
 		subj := subject(run, "ids", depth+1, k)
@@ -295,32 +341,46 @@ func (c *Coordinator) Expand(ctx context.Context, depth int, commit func(*explor
 	if err := pub.flush(ctx); err != nil {
 		return err
 	}
-	if err := c.putState(ctx, State{Level: depth + 1}); err != nil {
+	if c.idsDone != nil {
+		c.idsDone(depth + 1)
+	}
+	if err := c.putState(ctx, State{Level: depth + 1, Next: c.next}); err != nil {
 		return err
 	}
-	// No worker needs the level's successors and expansions any more:
-	// they go while the next level runs. A purge only saves the stream's
-	// space (a later level's readers filter by level), so one that fails
-	// is told, not fatal, and each is bounded by purgeWait: on a JetStream
-	// cluster that lost the server leading the stream, a purge request
-	// made again and again went unanswered, and the run, waiting for it
-	// before the next level's ids, hung (TestReplicaServerLost).
+	if c.levelDone != nil {
+		c.levelDone(depth + 1)
+	}
+	// No worker needs the successors of the level before this one any
+	// more: they go while the next level runs. Not this level's: a
+	// partition's new incarnation that began redoing this level before
+	// the coordinator merged it from another incarnation's records (as
+	// when a resumed run's level is merged at once from those of the
+	// dead coordinator's workers) must still receive them; it cannot be
+	// two levels behind. (Expansion records and new states stay: a
+	// coordinator that resumes the run replays its levels from them, and
+	// a worker that takes a partition over rebuilds it from the new
+	// states.) A purge only saves the stream's space (a later level's
+	// readers filter by level), so one that fails is told, not fatal,
+	// and each is bounded by purgeWait: on a JetStream cluster that lost
+	// the server leading the stream, a purge request made again and
+	// again went unanswered, and the run, waiting for it before the next
+	// level's ids, hung (TestReplicaServerLost).
 	if err := c.purged(); err != nil && c.log != nil {
-		c.log(fmt.Sprintf("level %d: %v (those messages stay in the run's stream until it ends)", depth-1, err))
+		c.log(fmt.Sprintf("level %d: %v (those messages stay in the run's stream until it ends)", depth-2, err))
+	}
+	if depth < 1 {
+		return nil
 	}
 	c.purge = make(chan error, 1)
 	go func(purge chan<- error) {
-		var err error
-		for _, kind := range []string{"succ", "exp"} {
-			subj := fmt.Sprintf("rdmasim.%s.%s.%d.*", run, kind, depth)
-			pctx, cancel := context.WithTimeout(ctx, purgeWait)
-			perr := retry(pctx, c.js, run, func(ctx context.Context) error {
-				return c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj))
-			})
-			cancel()
-			if perr != nil && err == nil {
-				err = fmt.Errorf("dist: purging %s: %w", subj, perr)
-			}
+		subj := fmt.Sprintf("rdmasim.%s.succ.%d.*", run, depth-1)
+		pctx, cancel := context.WithTimeout(ctx, purgeWait)
+		defer cancel()
+		err := retry(pctx, c.js, run, func(ctx context.Context) error {
+			return c.stream.Purge(ctx, jetstream.WithPurgeSubject(subj))
+		})
+		if err != nil {
+			err = fmt.Errorf("dist: purging %s: %w", subj, err)
 		}
 		purge <- err
 	}(c.purge)
@@ -446,8 +506,10 @@ func (c *Coordinator) checkUnserved(ctx context.Context, depth int, exps, news *
 }
 
 // coordLease takes the coordinator's lease on run and renews it until stop
-// is called, which removes it: workers leave a run whose lease lapsed.
-func coordLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, run string) (stop func(), err error) {
+// is called, which removes it with release (else it lapses after
+// ClaimTTL, as a dead coordinator's does): workers leave a run whose lease
+// lapsed.
+func coordLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, run string) (stop func(release bool), err error) {
 	key, value := coordKey(run), []byte(run)
 	rev, err := claims.Create(ctx, key, value)
 	if err != nil {
@@ -455,6 +517,7 @@ func coordLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, r
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	release := true
 	go func() {
 		defer close(done)
 		t := time.NewTicker(ClaimTTL / 5)
@@ -462,9 +525,11 @@ func coordLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, r
 		for {
 			select {
 			case <-hctx.Done():
-				dctx, dcancel := context.WithTimeout(context.Background(), time.Second)
-				claims.Delete(dctx, key)
-				dcancel()
+				if release {
+					dctx, dcancel := context.WithTimeout(context.Background(), time.Second)
+					claims.Delete(dctx, key)
+					dcancel()
+				}
 				return
 			case <-t.C:
 				// Bounded (checking): a renewal left
@@ -482,7 +547,7 @@ func coordLease(ctx context.Context, nc *nats.Conn, claims jetstream.KeyValue, r
 			}
 		}
 	}()
-	return func() { cancel(); <-done }, nil
+	return func(r bool) { release = r; cancel(); <-done }, nil
 }
 
 // Stats returns the workers that took part and their visited sets' size.
@@ -502,11 +567,15 @@ func (c *Coordinator) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if c.stopHeartbeat != nil {
-		c.stopHeartbeat()
-	}
 	c.purged() // the stream goes anyway
+	// Over, and no longer resumable, before the lease goes: a
+	// coordinator of the same search that takes the lease then finds the
+	// run over (see resume).
 	err := c.putState(ctx, State{Done: true})
+	err = errors.Join(err, c.dropResumable(ctx))
+	if c.stopHeartbeat != nil {
+		c.stopHeartbeat(true)
+	}
 	if derr := c.js.DeleteStream(ctx, streamName(c.spec.Run)); derr != nil && !errors.Is(derr, jetstream.ErrStreamNotFound) {
 		err = errors.Join(err, fmt.Errorf("dist: deleting the run's stream: %w", derr))
 	}

@@ -38,6 +38,47 @@
 // and the coordinator uses, per partition, the messages of the first worker
 // incarnation that finished them, which are the same whoever sent them.
 //
+// # Resuming a run
+//
+// A run whose coordinator died (SIGKILL, its machine lost) keeps everything
+// in JetStream: its description and state (the level being expanded, the
+// states numbered so far) in the bucket of runs, and in its stream the
+// partitions' expansion records and new states of every level, and the ids
+// the coordinator gave them. Its workers leave it once the coordinator's
+// lease lapses. A coordinator of the same search (Config.Key) that starts
+// later finds it through its resumable record, takes the lease and goes on:
+//
+//   - the levels the dead coordinator numbered (those before the state's
+//     Level) are replayed: Expand reads their expansion records and new
+//     states from the stream and merges them into the search's commit core
+//     as it did then, so that the search's counts, visits, parent records
+//     (witnesses) and bounds are rebuilt exactly, without any worker and
+//     without publishing anything; the count of states it numbers is
+//     checked against the state's;
+//   - the level the dead coordinator was expanding is done as usual: the
+//     workers come back to the run (its lease is held again), rebuild their
+//     partitions from the stream as a worker that takes a partition over
+//     does (serve.go), and redo the level.
+//
+// So the resumed search reports what the uninterrupted one would have. The
+// coordinator's side is rebuilt by replaying rather than from a saved
+// snapshot: the commit core's state is the caller's too (what Visit built,
+// the parent records), which explore does not save for a remote search,
+// and the replay rebuilds it from records the run keeps anyway (the
+// expansion records are 16 bytes a state; the new states were kept for the
+// workers). The cost is reading the run's records once more, in the
+// coordinator.
+//
+// A finished run is not resumed: Close removes its record with the run, so
+// that the same search run again starts afresh. A record is used only if it
+// and the run it names agree with the new coordinator on the search's key,
+// the partitions, the build, the fingerprint seed and the initial state
+// (the record's key in the bucket is derived from the first four, so a
+// different partition count never even finds it); the run must not be over
+// and its stream must exist. A run whose lease is still renewed has a live
+// coordinator (the same search started twice): it is left alone and a new
+// run starts.
+//
 // The package knows nothing of what it searches: a run carries an opaque
 // payload from which a worker's Factory builds the machine, and a worker
 // refuses a run whose version, fingerprint seed or initial state differs
@@ -85,6 +126,10 @@ type Spec struct {
 type State struct {
 	// Level is the depth whose states are numbered and being expanded.
 	Level int `json:"level"`
+	// Next is the count of states numbered before Level+1: the states
+	// of depth Level and less (0 in a run of an earlier build). A
+	// coordinator that resumes the run checks its replay against it.
+	Next uint64 `json:"next,omitempty"`
 	// Done says the run is over: its workers leave it.
 	Done bool `json:"done"`
 }
