@@ -67,7 +67,7 @@ func (lw *Lowerer) newHopBudget(ts []*IRThread) *hopBudget {
 		cyc := surfaceCycles(t.code)
 		b.cycles = append(b.cycles, cyc)
 		for i := range t.code {
-			if in := &t.code[i]; cyc[i] && in.kind == iStmt && lw.alwaysHop(in.s) {
+			if in := &t.code[i]; cyc[i] && in.kind == iStmt && lw.alwaysHop(in.s, in.env) {
 				return b
 			}
 		}
@@ -78,7 +78,7 @@ func (lw *Lowerer) newHopBudget(ts []*IRThread) *hopBudget {
 
 // alwaysHop reports whether s is a hop whatever its locations turn out to
 // be (see hop).
-func (lw *Lowerer) alwaysHop(s *syntax.Stmt) bool {
+func (lw *Lowerer) alwaysHop(s *syntax.Stmt, env map[string]int) bool {
 	if s == nil || s.Kind != syntax.StmtAssign {
 		return false
 	}
@@ -86,17 +86,21 @@ func (lw *Lowerer) alwaysHop(s *syntax.Stmt) bool {
 	case s.Atomic == "rfaa":
 		return true
 	case s.CasZ != nil || s.Atomic != "":
-		return !lw.isConst(s.CasB)
+		return !lw.isConst(s.CasB, env)
 	}
-	return s.RhsE != nil && s.RhsE.Kind != syntax.ExprName && !lw.isConst(s.RhsE)
+	return s.RhsE != nil && s.RhsE.Kind != syntax.ExprName && !lw.isConst(s.RhsE, env)
 }
 
-// isConst reports whether e is a constant: numbers and params.
-func (lw *Lowerer) isConst(e *syntax.Expr) bool {
+// isConst reports whether e is a constant: numbers, params and the
+// constants in scope env (a family's index, a for loop's variable).
+func (lw *Lowerer) isConst(e *syntax.Expr, env map[string]int) bool {
 	if e == nil {
 		return false
 	}
 	_, err := EvalConst(e, func(n string) (int, bool) {
+		if v, ok := env[n]; ok {
+			return v, true
+		}
 		v, ok := lw.Params[n]
 		return v, ok
 	})
@@ -109,7 +113,7 @@ func (lw *Lowerer) isConst(e *syntax.Expr) bool {
 // the hops in its history: a register's value counts as no hop), 0 for a
 // constant.
 func (sp *specialiser) hop(e *evalCtx, val *syntax.Expr) int {
-	if sp.lw.isConst(val) || sp.dom.budget < 0 {
+	if sp.lw.isConst(val, sp.cur.env) || sp.dom.budget < 0 {
 		return 0
 	}
 	sp.lw.budget.hops[[2]int{sp.ti, sp.ir}] = true
