@@ -337,9 +337,15 @@ func (m *Machine) soloStep(i *prog.Instr, cyc bool, st, vals []valset, write fun
 		}
 		return true
 	case prog.OpSwitch:
-		for v := 0; v < len(i.Case); v++ {
-			if c := i.Case[v]; c >= 0 && st[i.X].has(uint8(v)) {
-				join(i.Alts[c], st)
+		// The values the location may hold, in increasing order (as a
+		// loop over i.Case would meet them, at a cost per value held).
+		x := st[i.X]
+		for w := range x {
+			for b := x[w]; b != 0; b &= b - 1 {
+				v := 64*w + bits.TrailingZeros64(b)
+				if v < len(i.Case) && i.Case[v] >= 0 {
+					join(i.Alts[i.Case[v]], st)
+				}
 			}
 		}
 		return true
