@@ -2,7 +2,7 @@ package parse
 
 import "rdmasim/opsem/syntax"
 
-// The hop budget: a bound on the domain rounds a protocol needs.
+// The hop budget: domains that keep to the values a run can reach.
 //
 // The domain fixpoint (specialiseAll) follows no control flow, so a
 // counter kept in memory — d := D; v := d + 1; D := v, or x := rfaa(N, 1)
@@ -12,31 +12,34 @@ import "rdmasim/opsem/syntax"
 // instructions per client where three values can ever occur.
 //
 // A *hop* is a write to a location whose value the lowering computes from
-// what it read (a local write v := d + 1 or v := r, a local copy between
-// two locations of the thread's node, a cas or rcas whose new value is not
-// a constant) or an rfaa. Every other write of a location is a constant or
-// a copy the NIC makes (a put, a get, the old value an atomic lands),
-// which domains.close follows to a fixpoint within a round. A register
-// takes its values within one thread's specialisation, exactly, so it adds
-// no round. The depth of a value a location holds in a run is the least
-// number of hop executions in a history of it (the writes it was computed
-// from, transitively): a hop statement that lies on no cycle of its
-// thread's surface graph (for loops unrolled, procedures inlined) executes
-// at most once in a run, so when K hop statements are reachable and none
-// lies on a cycle, every value a run can hold has depth at most K.
+// what it read (a local write v := d + 1, a local copy between two
+// locations of the thread's node, a cas or rcas whose new value is not a
+// constant) or an rfaa. Every other write of a location is a constant or a
+// copy the NIC makes (a put, a get, the old value an atomic lands). A hop
+// statement that lies on no cycle of its thread's surface graph (for loops
+// unrolled, procedures inlined) executes at most once in a run; when no
+// hop statement met lies on a cycle, a run executes at most K hops, K the
+// hop statements met.
 //
-// Round r specialises every thread over the domains after round r-1, and
-// its hops write the values of one more depth (the rfaa additions applied
-// once per round, domains.addOnce): after round r the domains hold every
-// value of depth r+1 or less, and a hop statement reachable in a run whose
-// earlier hops are all of statements the rounds met is met by round r as
-// soon as r is at least their number. So once round r has met K hop
-// statements, none on a cycle, and r ≥ K, round r's code is final: it
-// covers every value a run can hold, and the values it writes beyond the
-// domains are written only on branches no run takes. The rounds stop there
-// instead of widening. A hop on a cycle (the counter may climb through its
-// range), a value known only at run time, or more than maxHops hops go
-// back to the fixpoint with widening.
+// The domains then keep, per location and value, a depth: the least
+// number of hops found to produce it — 0 for an initial value, a declared
+// range or a constant, a copy's source's, one more than the deepest value
+// a hop read (an rfaa: than the value it adds to). In a run, a value's
+// depth is at most the number of hops the run executed up to its write (by
+// induction along the run: a hop's inputs were written before it), so at
+// most K: the domains hold only the values of depth K or less (the others
+// are kept aside, and join when more hop statements are met). A round
+// repeats while a value within K is new or reached by fewer hops, so the
+// last round computed every depth from its inputs' final depths. At the
+// end every value a run can hold is in its domain: the first one that was
+// not would be written by a step the last round specialised (its inputs
+// were in their domains), at a depth within K. No widening is needed.
+//
+// The depth of a value a register holds is not followed (a register takes
+// its values within one thread's specialisation): a hop whose value reads
+// a register, a hop on a cycle (the counter may climb through its range),
+// more than maxHops hops, or registers kept at run time turn the budget
+// off, and the fixpoint with its widening goes on as before.
 
 // maxHops bounds the hop budget: past it, the domains would hold about
 // as much as the widening gives.

@@ -86,6 +86,9 @@ func (d *domains) addAt(l, v, depth int) {
 		if depth > d.budget {
 			return
 		}
+		// A value within the budget, new or reached by fewer hops: the
+		// values computed from it are due again (budget.go).
+		d.grew = true
 	}
 	if !d.vals[l][v] {
 		d.vals[l][v] = true
