@@ -53,7 +53,7 @@ import (
 // generated program of four threads around an rfaa loop (fuzz program
 // seed 0x215e38b864239e0) took 18 s of CPU for 100,000 states against
 // 0.8 s without soloValues; the spin lock of corpus/bench at N = 3 needs
-// three writers and stores 187,714 states with 1,024 (185,698 with 4,096).
+// three writers and stores 185,698 states (as many with 4,096).
 const soloLimit = 1024
 
 // soloValues fills vals (zeroed, m.nl entries) with the values the threads
