@@ -305,6 +305,8 @@ type scratch struct {
 	soloTs     []int
 	soloRd     []uint64
 	soloIndex  map[uint64]int
+	soloDense  []int32 // soloRun's dense table, zeroed between runs
+	soloStride []int
 	soloCache  map[string][]valset
 }
 

@@ -56,6 +56,10 @@ import (
 // three writers and stores 185,698 states (as many with 4,096).
 const soloLimit = 1024
 
+// soloDenseMax bounds the dense table soloRun numbers its nodes by: one
+// int32 per tuple of the writers' positions, 4 MB per machine clone.
+const soloDenseMax = 1 << 20
+
 // soloValues fills vals (zeroed, m.nl entries) with the values the threads
 // of s that may still put events in τ1, ws (bit t), may still write in τ1
 // (see above); false when it cannot tell (an instruction it does not
@@ -118,23 +122,70 @@ func (m *Machine) soloRun(s *State, ts []int, vals []valset) bool {
 	}
 	index := m.soloIndex
 	clear(index)
+	// Nodes are numbered through a dense table of position tuples when
+	// the product of the threads' code lengths is small (a spin lock's,
+	// lowered, is), else through index; dense holds a node's number plus
+	// one, and the entries a run set are zeroed at its end.
+	stride := m.soloStride[:0]
+	size := 1
+	for _, t := range ts {
+		stride = append(stride, size)
+		if size *= len(m.p.Threads[t].Code) + 1; size > soloDenseMax {
+			break
+		}
+	}
+	m.soloStride = stride
+	useDense := size <= soloDenseMax
+	if useDense && len(m.soloDense) < size {
+		m.soloDense = make([]int32, size)
+	}
+	dense := m.soloDense
+	slot := func(at []int) uint64 {
+		var key uint64
+		if useDense {
+			for i, pc := range at {
+				key += uint64(pc+1) * uint64(stride[i])
+			}
+			return key
+		}
+		for _, pc := range at {
+			key = key<<16 | uint64(uint16(pc))
+		}
+		return key
+	}
 	// work is a queue (breadth first: a node's store grows from all its
 	// predecessors before it is expanded, fewer expansions); queued[n]
 	// keeps n in it once.
 	pcs, stores, work, queued := m.soloPCs[:0], m.soloIn[:0], m.soloWork[:0], m.soloQueued[:0]
 	defer func() { m.soloPCs, m.soloIn, m.soloWork, m.soloQueued = pcs, stores, work, queued }()
+	if useDense {
+		defer func() {
+			for n := 0; (n+1)*k <= len(pcs); n++ {
+				dense[slot(pcs[n*k:(n+1)*k])] = 0
+			}
+		}()
+	}
+	nodes := 0
 	join := func(at []int, st []valset) bool {
-		var key uint64
-		for _, pc := range at {
-			key = key<<16 | uint64(uint16(pc))
+		key := slot(at)
+		var n int
+		var seen bool
+		if useDense {
+			n, seen = int(dense[key])-1, dense[key] != 0
+		} else {
+			n, seen = index[key]
 		}
-		n, seen := index[key]
 		if !seen {
-			if len(index) >= soloLimit {
+			if nodes >= soloLimit {
 				return false
 			}
-			n = len(index)
-			index[key] = n
+			n = nodes
+			nodes++
+			if useDense {
+				dense[key] = int32(n + 1)
+			} else {
+				index[key] = n
+			}
 			pcs = append(pcs, at...)
 			for l := 0; l < nl; l++ {
 				stores = append(stores, st[l])
