@@ -158,14 +158,14 @@ func (m *Machine) soloRun(s *State, ts []int, vals []valset) bool {
 	// keeps n in it once.
 	pcs, stores, work, queued := m.soloPCs[:0], m.soloIn[:0], m.soloWork[:0], m.soloQueued[:0]
 	defer func() { m.soloPCs, m.soloIn, m.soloWork, m.soloQueued = pcs, stores, work, queued }()
+	nodes := 0
 	if useDense {
 		defer func() {
-			for n := 0; (n+1)*k <= len(pcs); n++ {
+			for n := 0; n < nodes; n++ {
 				dense[slot(pcs[n*k:(n+1)*k])] = 0
 			}
 		}()
 	}
-	nodes := 0
 	join := func(at []int, st []valset) bool {
 		key := slot(at)
 		var n int
