@@ -64,6 +64,8 @@ type Machine struct {
 	lay         layout  // offsets in encodings, for successorsFast
 	edit, canon segEdit // successorsFast's edits of the current transition
 	pre         []byte  // scratch: the prefix of a CPU step's successor
+	// rbuf[b]: scratch for a buffer that an edit replaces (segEdit.repl).
+	rbuf [nBuf][]byte
 
 	// red is Options.Reduce on the RDMA machine (reduce.go): a layer over
 	// this machine's next-state function; nil without the reduction.
@@ -385,7 +387,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 	th := &m.p.Threads[t]
 	in := &th.Code[st.pc[t]]
 	step := label(t, RuleStep, 0, 0)
-	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, 3) {
+	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, max(3, 2*in.Words)) {
 		return dst, PrunedGraph
 	}
 	switch in.Op {
@@ -563,17 +565,15 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 				e = entry{kind: kAtom, a: uint8(m.atomIdx[t][st.pc[t]]), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 3)}
 				q.npend++
 			case prog.OpPut:
-				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.slot(st, t, 2)}
+				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.slot(st, t, uint8(2*max(in.Words, 1)))}
 				q.npend++
 			case prog.OpGet:
-				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 2)}
+				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, uint8(2*max(in.Words, 1)))}
 				q.npend++
 			default:
 				e = entry{kind: kFence, slot: m.slot(st, t, 1)}
 			}
-			if in.Fenced {
-				e.v = fencedMark
-			}
+			e.v = b1V(in)
 			q.buf[bufB1] = append(q.buf[bufB1], e)
 		}
 	case prog.OpPoll:

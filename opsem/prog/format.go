@@ -101,8 +101,14 @@ func (p *Program) StmtString(s *Stmt) string {
 	case SCAS:
 		return fmt.Sprintf("%s := cas(%s, %d, %d)", loc(s.X), loc(s.Z), s.A, s.B)
 	case SGet:
+		if s.Words > 1 {
+			return fmt.Sprintf("%s := %s", p.wordsString(s.X, s.Words), p.wordsString(s.Y, s.Words))
+		}
 		return fmt.Sprintf("%s := %s", loc(s.X), loc(s.Y))
 	case SPut:
+		if s.Words > 1 {
+			return fmt.Sprintf("%s := %s", p.wordsString(s.Y, s.Words), p.wordsString(s.X, s.Words))
+		}
 		return fmt.Sprintf("%s := %s", loc(s.Y), loc(s.X))
 	case SRCAS:
 		return fmt.Sprintf("%s := rcas(%s, %d, %d)", loc(s.X), loc(s.Y), s.A, s.B)
@@ -296,4 +302,17 @@ func (p *Program) writeNodes(b *strings.Builder) {
 		}
 		b.WriteString(" }\n")
 	}
+}
+
+// wordsString names the k consecutive locations from first, the words of a
+// multi-word put or get: an array's elements buf[2], buf[3] as buf[2..3],
+// other names as first..last.
+func (p *Program) wordsString(first, k int) string {
+	a, b := p.Locs[first].Name, p.Locs[first+k-1].Name
+	if i := strings.LastIndexByte(a, '['); i > 0 && strings.HasSuffix(a, "]") {
+		if j := strings.LastIndexByte(b, '['); j == i && a[:i] == b[:j] && strings.HasSuffix(b, "]") {
+			return a[:len(a)-1] + ".." + b[j+1:]
+		}
+	}
+	return a + ".." + b
 }

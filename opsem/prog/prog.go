@@ -100,6 +100,12 @@ type Stmt struct {
 	// Fenced marks a put, get or remote atomic with the fence flag
 	// (`y := x fenced`; SEMANTICS-VERBS.md 4).
 	Fenced bool
+
+	// Words is the number of consecutive words a put or a get moves as one
+	// work request (SEMANTICS-VERBS.md 1): X..X+Words-1 and Y..Y+Words-1,
+	// locations of one node each, numbered consecutively. 0 or 1 is the
+	// seed's one-word operation.
+	Words int
 }
 
 // Source is a statement of the protocol language as the user wrote it, and
