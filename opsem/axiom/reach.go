@@ -358,7 +358,8 @@ func (e *engine) positions(mode Prune, t, node int) []position {
 	case prog.OpCAS:
 		mid = ev.kind == prog.EvCAS || ev.kind == prog.EvLR
 	case prog.OpPut, prog.OpGet:
-		mid = mode == PruneSC && (ev.kind == prog.EvNLR || ev.kind == prog.EvNRR)
+		// SC performs a multi-word one in one step: no position inside.
+		mid = mode == PruneSC && in.Words <= 1 && (ev.kind == prog.EvNLR || ev.kind == prog.EvNRR)
 	case prog.OpRCAS, prog.OpRFAA:
 		// SC: one step reads and writes the target (naR, naW, or a
 		// failing rcas's naR alone), a second lands the old value.

@@ -387,7 +387,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 	th := &m.p.Threads[t]
 	in := &th.Code[st.pc[t]]
 	step := label(t, RuleStep, 0, 0)
-	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, max(3, 2*in.Words)) {
+	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, max(3, 2*in.Words+1)) {
 		return dst, PrunedGraph
 	}
 	switch in.Op {
@@ -565,10 +565,10 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 				e = entry{kind: kAtom, a: uint8(m.atomIdx[t][st.pc[t]]), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 3)}
 				q.npend++
 			case prog.OpPut:
-				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.slot(st, t, uint8(2*max(in.Words, 1)))}
+				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.wordsSlot(st, t, in)}
 				q.npend++
 			case prog.OpGet:
-				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, uint8(2*max(in.Words, 1)))}
+				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.wordsSlot(st, t, in)}
 				q.npend++
 			default:
 				e = entry{kind: kFence, slot: m.slot(st, t, 1)}
