@@ -230,7 +230,7 @@ type state struct {
 
 // engine searches the traces of one event set.
 type engine struct {
-	grp contraction // the groups of multi-word operations (groups.go)
+	grp  contraction // the groups of multi-word operations (groups.go)
 	pr   *problem
 	ctx  context.Context
 	mode Prune
