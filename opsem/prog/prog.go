@@ -18,6 +18,10 @@ const (
 	MaxThreads = 64  // threads in a program
 	MaxNodes   = 64  // nodes in a program
 	MaxCode    = 4000
+	// MaxWords bounds the words of one multi-word put or get
+	// (SEMANTICS-VERBS.md 1): the machines keep a group's size in a few
+	// bits of a buffer entry, and each word is two events of the model.
+	MaxWords = 4
 )
 
 // Pos is a position in a source file: 1-based line and byte column.

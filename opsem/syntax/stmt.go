@@ -251,7 +251,7 @@ func (p *parser) parseChoose(s *Stmt, t Token) {
 func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
 	s.Lhs = t
 	if p.peek().Kind == TokLBrack {
-		s.LhsE = p.parseRef("a location")
+		s.LhsE, s.LhsHi = p.parseWordRef("a location")
 	} else {
 		p.next()
 		s.LhsE = &Expr{Pos: t.Pos, Kind: ExprName, Name: t}
@@ -270,6 +270,18 @@ func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
 	}
 	p.next()
 	defer p.parseFenced(s)
+	if s.LhsHi != nil {
+		// A word range: the right side is one too.
+		if p.tok.Kind != TokIdent {
+			p.errorf(p.tok.Pos, "expected a word range x[lo..hi] after '%s :=', found %s", s.LhsE, p.tok.describe())
+			return
+		}
+		s.Kind = StmtAssign
+		if s.RhsE, s.RhsHi = p.parseWordRef("a word range"); s.RhsHi == nil && !p.failed() {
+			p.errorf(s.RhsE.Pos, "%s[..] := %s: a word range is copied from a word range of as many words, x[lo..hi]", s.LhsE.Name.Text, s.RhsE)
+		}
+		return
+	}
 	switch {
 	case p.isKeyword("rcas") || p.isKeyword("rfaa"):
 		p.parseRemoteAtomic(s)

@@ -120,6 +120,10 @@ type Stmt struct {
 	// or remote atomic); FencedPos is where the mark is.
 	Fenced    bool
 	FencedPos prog.Pos
+	// LhsHi, RhsHi: a multi-word put or get `y[lo..hi] := x[lo..hi]`
+	// (SEMANTICS-VERBS.md 1): LhsE and RhsE name the first words (their
+	// last index is lo), LhsHi and RhsHi the last index of each side.
+	LhsHi, RhsHi *Expr
 
 	// The protocol language's: expressions where the core has tokens.
 	LhsE, RhsE            *Expr   // StmtAssign
