@@ -254,9 +254,7 @@ func (m *Machine) words(l uint8, k int) string {
 	if k <= 1 {
 		return m.p.Locs[l].Name
 	}
-	s := &prog.Stmt{Kind: prog.SPut, X: int(l), Y: int(l), Words: k}
-	w, _, _ := strings.Cut(m.p.StmtString(s), " := ")
-	return w
+	return m.p.WordsString(int(l), k)
 }
 
 // atomString prints a remote atomic's buffer entry: ATOM(x,rcas(y,a,b)) in

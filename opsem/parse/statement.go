@@ -431,7 +431,7 @@ func (sp *specialiser) words(e *evalCtx, s *syntax.Stmt, then func() int) int {
 		st.Kind, st.X, st.Y, st.Remote = prog.SPut, y, x, p.Locs[x].Node
 	default:
 		return e.compileErr(s.Pos, "%s := %s copies words with one work request: one side must be on %s, the thread's own node, the other on another node",
-			p.StmtString(&prog.Stmt{Kind: prog.SPut, X: x, Y: x, Words: kx}), p.StmtString(&prog.Stmt{Kind: prog.SPut, X: y, Y: y, Words: kx}), p.Nodes[sp.t.node].Name).pc
+			p.WordsString(x, kx), p.WordsString(y, kx), p.Nodes[sp.t.node].Name).pc
 	}
 	st.Words, st.Fenced = kx, s.Fenced
 	op := prog.OpGet

@@ -102,12 +102,12 @@ func (p *Program) StmtString(s *Stmt) string {
 		return fmt.Sprintf("%s := cas(%s, %d, %d)", loc(s.X), loc(s.Z), s.A, s.B)
 	case SGet:
 		if s.Words > 1 {
-			return fmt.Sprintf("%s := %s", p.wordsString(s.X, s.Words), p.wordsString(s.Y, s.Words))
+			return fmt.Sprintf("%s := %s", p.WordsString(s.X, s.Words), p.WordsString(s.Y, s.Words))
 		}
 		return fmt.Sprintf("%s := %s", loc(s.X), loc(s.Y))
 	case SPut:
 		if s.Words > 1 {
-			return fmt.Sprintf("%s := %s", p.wordsString(s.Y, s.Words), p.wordsString(s.X, s.Words))
+			return fmt.Sprintf("%s := %s", p.WordsString(s.Y, s.Words), p.WordsString(s.X, s.Words))
 		}
 		return fmt.Sprintf("%s := %s", loc(s.Y), loc(s.X))
 	case SRCAS:
@@ -304,15 +304,20 @@ func (p *Program) writeNodes(b *strings.Builder) {
 	}
 }
 
-// wordsString names the k consecutive locations from first, the words of a
-// multi-word put or get: an array's elements buf[2], buf[3] as buf[2..3],
-// other names as first..last.
-func (p *Program) wordsString(first, k int) string {
+// WordsString names the k consecutive locations from first, the words of a
+// multi-word put or get: an array's elements buf[2], buf[3] as buf[2..3]
+// (the protocol language's word range), other locations as the core
+// format's list (x0, x1).
+func (p *Program) WordsString(first, k int) string {
 	a, b := p.Locs[first].Name, p.Locs[first+k-1].Name
 	if i := strings.LastIndexByte(a, '['); i > 0 && strings.HasSuffix(a, "]") {
 		if j := strings.LastIndexByte(b, '['); j == i && a[:i] == b[:j] && strings.HasSuffix(b, "]") {
 			return a[:len(a)-1] + ".." + b[j+1:]
 		}
 	}
-	return a + ".." + b
+	names := make([]string, k)
+	for i := range names {
+		names[i] = p.Locs[first+i].Name
+	}
+	return "(" + strings.Join(names, ", ") + ")"
 }

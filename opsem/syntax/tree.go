@@ -124,6 +124,10 @@ type Stmt struct {
 	// (SEMANTICS-VERBS.md 1): LhsE and RhsE name the first words (their
 	// last index is lo), LhsHi and RhsHi the last index of each side.
 	LhsHi, RhsHi *Expr
+	// LhsWords, RhsWords: the core format's multi-word put or get
+	// `(y0, y1) := (x0, x1)`, a StmtAssignLoc whose Lhs and Rhs are the
+	// first words (the locations of each side consecutive on one node).
+	LhsWords, RhsWords []Token
 
 	// The protocol language's: expressions where the core has tokens.
 	LhsE, RhsE            *Expr   // StmtAssign
