@@ -48,6 +48,7 @@ func initialWrites(p *prog.Program) (initW []int, n int) {
 }
 
 func newProblem(p *prog.Program, opt Options) (*problem, error) {
+	opt.InOrder = opt.InOrder || p.InOrder // the file's placement line
 	if err := checkRegisterUse(p); err != nil {
 		return nil, fmt.Errorf("axiom: %w", err)
 	}

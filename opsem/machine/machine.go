@@ -92,6 +92,9 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 	if err := UnrollBound.Check(opt.Unroll); err != nil {
 		return nil, err
 	}
+	if p.InOrder {
+		opt.Placement = PlaceInOrder // the file's placement line
+	}
 	m := &Machine{p: p, sc: sc, opt: opt, graph: opt.Graph && !sc}
 	if opt.Graph && opt.Reduce {
 		return nil, fmt.Errorf("event graphs record every event: they cannot be combined with the partial-order reduction")

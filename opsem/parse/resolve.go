@@ -52,6 +52,7 @@ func (r *resolver) resolve(f *syntax.File) *prog.Program {
 	if f.Doc != nil {
 		p.Doc = f.Doc.Text
 	}
+	p.InOrder = f.Placement != nil && f.Placement.Text == "in-order"
 	// Nodes and locations first, so that threads may refer to nodes
 	// declared after them.
 	for _, n := range f.Nodes {

@@ -19,6 +19,9 @@ func (p *Program) String() string {
 	if p.Doc != "" {
 		fmt.Fprintf(&b, "%s\n", quote(p.Doc))
 	}
+	if p.InOrder {
+		b.WriteString("placement in-order\n")
+	}
 	p.writeNodes(&b)
 	for i := range p.Threads {
 		t := &p.Threads[i]

@@ -267,6 +267,11 @@ type Program struct {
 	QPs     []QP
 	Query   Query
 	Expects []Expect
+	// InOrder: the file says `placement in-order` (SEMANTICS-VERBS.md 1):
+	// the words of its multi-word puts and gets are placed in address
+	// order, whatever the placement the search is given (the machines and
+	// the model take in-order when either says so).
+	InOrder bool
 
 	// Families are the families of threads of a lowered program (thread
 	// client[k] on m[k] for k in lo..hi), as declared: candidates for

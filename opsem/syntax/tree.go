@@ -24,6 +24,11 @@ type File struct {
 	// where the lowering keeps the threads' registers; nil when the file
 	// does not say.
 	Registers *Token
+	// Placement is the word of `placement in-order` (or any): the order
+	// in which the words of a multi-word put or get reach memory on the
+	// hardware the file describes (SEMANTICS-VERBS.md 1); nil when the
+	// file does not say.
+	Placement *Token
 	End       prog.Pos // where the file ends
 }
 
