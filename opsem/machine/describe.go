@@ -79,6 +79,9 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 	tr.Step = m.apply(post, l)
 	if tr.Step.Event.Kind != prog.EvNone {
 		tr.Event = m.p.EventString(tr.Step.Event)
+		for _, w := range tr.Step.Words {
+			tr.Event += " " + m.p.EventString(w)
+		}
 		if tr.Step.Event.IsNICWrite() && !m.sc {
 			if tr.Step.Visible {
 				tr.Event += " visible"

@@ -468,6 +468,11 @@ func (m *Machine) quiet(st *State, t int) bool {
 type Step struct {
 	Event   prog.Event
 	Visible bool // for nlW/nrW: the write reached memory (else: issued)
+	// Words are the step's other events when it makes several: the
+	// later words' reads of a multi-word put's N1 or get's N6, the
+	// later words' writes issued by its N4 or N8, and under SC the
+	// whole transfer (SEMANTICS-VERBS.md 1): Event is the first.
+	Words []prog.Event
 }
 
 // apply performs transition l on st and returns what happened.
@@ -492,6 +497,7 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 	th := &m.p.Threads[t]
 	in := &th.Code[st.pc[t]]
 	ev := prog.Event{Thread: t, Remote: in.Remote}
+	var words []prog.Event // Step.Words
 	next := true
 	switch in.Op {
 	case prog.OpSkip:
@@ -559,7 +565,7 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if m.sc {
-			next = m.scRemote(st, t, in, &ev)
+			next = m.scRemote(st, t, in, &ev, &words)
 		} else {
 			q := &st.q[in.QP]
 			var e entry
@@ -605,7 +611,7 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 		st.pc[t] = uint16(m.runLocal(st.mem, t, int(st.pc[t])))
 	}
 	m.canonPolls(st, t)
-	return Step{Event: ev}
+	return Step{Event: ev, Words: words}
 }
 
 // canonPolls forgets, on each queue pair of thread t, the unpolled

@@ -119,6 +119,8 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 			m.record(st, w, e.slot+uint8(2*i))
 			if i == 0 {
 				ev = w
+			} else {
+				s.Words = append(s.Words, w)
 			}
 		}
 	case RuleN2:
@@ -155,9 +157,12 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 			}
 		}
 		q.buf[bufRW] = rw
+		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
+		for _, w := range q.buf[bufB2][1:k] {
+			s.Words = append(s.Words, prog.Event{Kind: prog.EvNRW, Thread: ev.Thread, Remote: ev.Remote, Loc: int(w.a), Val: w.v})
+		}
 		q.buf[bufB2] = append(q.buf[bufB2][:0], q.buf[bufB2][k:]...)
 		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kAck, rank: e.rank, slot: e.slot})
-		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
 	case RuleN5:
 		e := q.buf[bufB2][0]
 		q.buf[bufB2] = pop(q.buf[bufB2])
@@ -207,6 +212,9 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		for i := 0; i < k; i++ {
 			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(g.b)+i, words[1+i].v
 			m.record(st, ev, g.slot+uint8(2*i))
+			if i > 0 {
+				s.Words = append(s.Words, ev)
+			}
 		}
 		ev.Loc, ev.Val = int(g.b), words[1].v
 		rest := append([]entry(nil), b3[arg+1:]...)
@@ -226,6 +234,9 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 			}
 			q.buf[bufLW] = lw
 			q.buf[bufB3] = append(q.buf[bufB3][:0], q.buf[bufB3][k+1:]...)
+			for _, w := range lw[len(lw)-k+1:] {
+				s.Words = append(s.Words, prog.Event{Kind: prog.EvNLW, Thread: ev.Thread, Remote: ev.Remote, Loc: int(w.a), Val: w.v})
+			}
 			e = lw[len(lw)-k]
 		} else {
 			q.buf[bufB3] = pop(q.buf[bufB3])

@@ -4,7 +4,10 @@ import "rdmasim/opsem/prog"
 
 // scRemote performs one of the two SC steps of a get or put, or an rfence,
 // and reports whether the instruction is finished.
-func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event) bool {
+//
+// A multi-word put or get is one step: ev is its first read and words
+// receives its other events (Step.Words).
+func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event, words *[]prog.Event) bool {
 	switch in.Op {
 	case prog.OpRFence:
 		ev.Kind = prog.EvNF
@@ -15,15 +18,22 @@ func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event) boo
 			// (SEMANTICS-VERBS.md 1): it reads its k sources and
 			// writes its k targets at once. Step reports its first
 			// word's write.
-			from, to := in.X, in.Y
-			ev.Kind = prog.EvNRW
+			from, to, rk, wk := in.X, in.Y, prog.EvNLR, prog.EvNRW
 			if in.Op == prog.OpGet {
-				from, to, ev.Kind = in.Y, in.X, prog.EvNLW
+				from, to, rk, wk = in.Y, in.X, prog.EvNRR, prog.EvNLW
+			}
+			for i := 0; i < in.Words; i++ {
+				r := *ev
+				r.Kind, r.Loc, r.Val = rk, from+i, st.mem[from+i]
+				*words = append(*words, r)
 			}
 			for i := 0; i < in.Words; i++ {
 				m.write(st, to+i, st.mem[from+i])
+				w := *ev
+				w.Kind, w.Loc, w.Val = wk, to+i, st.mem[from+i]
+				*words = append(*words, w)
 			}
-			ev.Loc, ev.Val = to, st.mem[to]
+			*ev, *words = (*words)[0], (*words)[1:]
 			break
 		}
 		if in.Op == prog.OpGet {
