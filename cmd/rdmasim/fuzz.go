@@ -44,7 +44,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	if code := parseFlags(fs, args, e, "fuzz [--seed S] [--count N | --time T] [flags]"); code >= 0 {
 		return code
 	}
-	place, placeErr := machine.ParsePlacement(*placement)
+	place, placeErr := placementFlag(*placement)
 	opt := fuzz.Options{
 		Seed:       *seed,
 		Count:      *countFlag,
@@ -66,7 +66,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	}
 	var err error
 	if placeErr != nil {
-		err = fmt.Errorf("--placement: %w", placeErr)
+		err = placeErr
 	}
 	if fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments %q: fuzz generates its programs", fs.Args())
