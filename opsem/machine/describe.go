@@ -24,6 +24,10 @@ type Transition struct {
 	Buffers []BufChange
 	Post    []byte // the configuration reached
 	Label   uint64 // the transition label
+	// Words is, for a CPU step of a multi-word put or get, its words
+	// (SEMANTICS-VERBS.md 1; it takes 2*Words+1 program-order slots in
+	// an event graph, see wordsSlot); 0 otherwise.
+	Words int
 }
 
 // MemChange is a location whose value a transition changed.
@@ -67,7 +71,11 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 	if rule == RuleStep {
 		tr.Actor, tr.Rule, tr.Thread = m.p.Threads[t].Name, "step", t
 		tr.What = m.describeCPU(pre, t, arg)
-		tr.Line = m.p.Threads[t].Code[pre.pc[t]].Stmt.Pos.Line
+		in := &m.p.Threads[t].Code[pre.pc[t]]
+		tr.Line = in.Stmt.Pos.Line
+		if in.Words > 1 {
+			tr.Words = in.Words
+		}
 	} else {
 		qp := m.p.QPs[qi]
 		tr.Actor = fmt.Sprintf("NIC %s->%s", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
