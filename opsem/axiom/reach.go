@@ -132,6 +132,12 @@ func Reach(ctx context.Context, p *prog.Program, opt Options, q ReachQuery) (rdm
 			if mode == PruneRDMA && !r || mode == PruneSC && !c {
 				return true // only remote atomics' axioms, checked here, fail
 			}
+			if mode == PruneSC && e.pr.insideWR(sel) {
+				// The SC machine performs a multi-word put or get in
+				// one step: a prefix that stops inside one is no
+				// configuration of it (SEMANTICS-VERBS.md 1).
+				return true
+			}
 			if mode == PruneRDMA {
 				st.RDMA++
 			} else {
@@ -480,4 +486,23 @@ func (e *engine) memories(mode Prune, s *state, g *closure, bad uint64, sel []in
 		rec(0)
 	}
 	return nil
+}
+
+// insideWR reports whether the prefix sel (a trie node per thread) stops
+// some thread inside a multi-word put or get: its last event belongs to one
+// whose next event is in the trie below it.
+func (pr *problem) insideWR(sel []int) bool {
+	for t, node := range sel {
+		nodes := pr.trees[t].nodes
+		n := &nodes[node]
+		if n.ev.wr == 0 || node == 0 {
+			continue
+		}
+		for _, c := range n.children {
+			if nodes[c].ev.wr == n.ev.wr {
+				return true
+			}
+		}
+	}
+	return false
 }
