@@ -169,7 +169,8 @@ func (t *Trace) SCConsistent() bool { return t.Relations().SCConsistent() }
 
 // SCCycle returns the events of a shortest cycle of po ∪ rf ∪ rb ∪ mo, in
 // order (each event is related to the next, the last to the first), or nil
-// when sc is acyclic.
+// when sc is acyclic. A multi-word work request is contracted as in SC: an
+// edge into one of its events may be followed by its first event.
 func (t *Trace) SCCycle() []int {
 	r := t.Relations()
 	g := r.PO.Clone()
@@ -177,6 +178,9 @@ func (t *Trace) SCCycle() []int {
 	g.Union(r.RB)
 	g.Union(r.MO)
 	contractAtomics(t.Events, g)
+	var grp contraction // a multi-word work request is one node (groups.go)
+	grp.build(t.Events)
+	grp.rows(g, relSC)
 	return prog.ShortestCycle(len(t.Events), g.Has)
 }
 
