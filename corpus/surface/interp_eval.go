@@ -336,7 +336,7 @@ func (e *evaluator) stmt(s *syntax.Stmt) (*action, error) {
 		}
 		return &action{kind: aReg, reg: r, val: v}, nil
 	}
-	if s.LhsHi != nil {
+	if s.LhsHi != nil || s.LhsWords != nil {
 		return e.words(s)
 	}
 	x, st, err := e.location(lhs)
@@ -533,11 +533,36 @@ func (e *evaluator) words(s *syntax.Stmt) (*action, error) {
 		}
 		return first, k, nil, nil
 	}
-	x, kx, st, err := side(s.LhsE, s.LhsHi)
+	list := func(ts []syntax.Token) (first, k int, st stopped, err error) {
+		for i, t := range ts {
+			loc, st, err := e.location(&syntax.Expr{Pos: t.Pos, Kind: syntax.ExprName, Name: t})
+			if st != nil || err != nil {
+				return 0, 0, st, err
+			}
+			if i == 0 {
+				first = loc
+			} else if loc != first+i {
+				return 0, 0, nil, e.static(t.Pos, "the words of a list are not consecutive locations")
+			}
+		}
+		return first, len(ts), nil, nil
+	}
+	var x, kx, y, ky int
+	var st stopped
+	var err error
+	if s.LhsWords != nil {
+		x, kx, st, err = list(s.LhsWords)
+	} else {
+		x, kx, st, err = side(s.LhsE, s.LhsHi)
+	}
 	if st != nil || err != nil {
 		return st, err
 	}
-	y, ky, st, err := side(s.RhsE, s.RhsHi)
+	if s.RhsWords != nil {
+		y, ky, st, err = list(s.RhsWords)
+	} else {
+		y, ky, st, err = side(s.RhsE, s.RhsHi)
+	}
 	if st != nil || err != nil {
 		return st, err
 	}

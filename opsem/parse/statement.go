@@ -169,7 +169,7 @@ func (sp *specialiser) setRegister(in *irInstr, r int, regs []uint8) int {
 // value.
 func (sp *specialiser) assign(e *evalCtx, s *syntax.Stmt, then func() int) int {
 	p := sp.lw.P
-	if s.LhsHi != nil {
+	if s.LhsHi != nil || s.LhsWords != nil {
 		return sp.words(e, s, then)
 	}
 	x, v := e.locRef(s.LhsE)
@@ -412,15 +412,45 @@ func (sp *specialiser) words(e *evalCtx, s *syntax.Stmt, then func() int) int {
 		}
 		return first, k, value{}
 	}
-	x, kx, v := side(s.LhsE, s.LhsHi)
-	if v.stop() {
-		return v.pc
+	// The core format's word lists (y0, y1) in a file that is lowered.
+	list := func(ts []syntax.Token) (first, k int, v value) {
+		for i, t := range ts {
+			loc, v := e.locRef(&syntax.Expr{Pos: t.Pos, Kind: syntax.ExprName, Name: t})
+			if v.stop() {
+				return 0, 0, v
+			}
+			if i == 0 {
+				first = loc
+			} else if loc != first+i || p.Locs[loc].Node != p.Locs[first].Node {
+				return 0, 0, e.compileErr(t.Pos, "%s is not the location declared after %s on node %s: the words of one put or get are consecutive locations of one node", t.Text, ts[i-1].Text, p.Nodes[p.Locs[first].Node].Name)
+			}
+		}
+		if len(ts) > prog.MaxWords {
+			return 0, 0, e.compileErr(ts[0].Pos, "%d words: a multi-word put or get moves 2 to %d", len(ts), prog.MaxWords)
+		}
+		return first, len(ts), value{}
 	}
-	y, ky, v := side(s.RhsE, s.RhsHi)
-	if v.stop() {
-		return v.pc
+	var x, kx, y, ky int
+	var v value
+	if s.LhsWords != nil {
+		if x, kx, v = list(s.LhsWords); v.stop() {
+			return v.pc
+		}
+		if y, ky, v = list(s.RhsWords); v.stop() {
+			return v.pc
+		}
+	} else {
+		if x, kx, v = side(s.LhsE, s.LhsHi); v.stop() {
+			return v.pc
+		}
+		if y, ky, v = side(s.RhsE, s.RhsHi); v.stop() {
+			return v.pc
+		}
 	}
 	if kx != ky {
+		if s.LhsWords != nil {
+			return e.compileErr(s.Pos, "%d words := %d words: a multi-word put or get copies as many words as it reads", kx, ky).pc
+		}
 		return e.compileErr(s.Pos, "%s[..%s] := %s[..%s]: %d words from %d (a multi-word put or get copies as many words as it reads)", s.LhsE.Name.Text, s.LhsHi, s.RhsE.Name.Text, s.RhsHi, kx, ky).pc
 	}
 	st := sp.stmt(prog.SGet)

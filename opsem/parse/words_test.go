@@ -23,6 +23,7 @@ func TestWords(t *testing.T) {
 		{"core get", "node A { x0 = 1; x1 = 2; x2 = 0 }\nnode B { y0 = 0; y1 = 0; y2 = 0 }\n", "(x0, x1, x2) := (y0, y1, y2)", prog.OpGet, 3, "(x0, x1, x2) := (y0, y1, y2)", false},
 		{"core fenced", "node A { x0 = 1; x1 = 2 }\nnode B { y0 = 0; y1 = 0 }\n", "(y0, y1) := (x0, x1) fenced", prog.OpPut, 2, "(y0, y1) := (x0, x1) fenced", true},
 		{"protocol put", "node A { x[2] = 1 }\nnode B { y[2] = 0 }\n", "y[0..1] := x[0..1]", prog.OpPut, 2, "y[0..1] := x[0..1]", false},
+		{"word list in a protocol", "param N = 1\nnode A { x0 = 1; x1 = 2 }\nnode B { y0 = 0; y1 = 0 }\n", "(x0, x1) := (y0, y1) fenced", prog.OpGet, 2, "(x0, x1) := (y0, y1) fenced", true},
 		{"protocol get of a middle", "param N = 4\nnode A { x[N] = 1 }\nnode B { y[N] = 0 }\n", "x[1..N-1] := y[1..3]", prog.OpGet, 3, "x[1..3] := y[1..3]", false},
 		{"protocol in a for", "node A { x[4] = 1 }\nnode B { y[4] = 0 }\n", "for k in 1..1 { y[2..3] := x[k..k+1] }", prog.OpPut, 2, "y[2..3] := x[1..2]", false},
 	}
@@ -75,6 +76,7 @@ func TestWordsErrors(t *testing.T) {
 		{"range of one", arrays, "y[1..1] := x[1..1]", "t.rdma:3:19: the word range y[1..1] has 1 words"},
 		{"local range", arrays, "z[0..1] := x[0..1]", "t.rdma:3:17: z[0..1] := x[0..1] copies words with one work request"},
 		{"register bound", arrays, "reg k : 0..3 = 1\n  y[0..k] := x[0..1]", "t.rdma:4:8: the word range y[..k] ends at a register, k"},
+		{"list in a protocol, not consecutive", "param N = 1\n" + core, "(y0, y1) := (x1, x0)", "t.rdma:4:34: x0 is not the location declared after x1 on node A"},
 		{"range in an expression", arrays, "reg k : 0..3 = 1\n  k := x[0..1]", "t.rdma:4:11: expected ']' to close the '[' at 4:9, found '..'"},
 	}
 	for _, tc := range cases {

@@ -350,6 +350,8 @@ func (p *parser) parseWords(s *Stmt) {
 		return
 	}
 	s.Lhs, s.Rhs = s.LhsWords[0], s.RhsWords[0]
+	s.LhsE = &Expr{Pos: s.Lhs.Pos, Kind: ExprName, Name: s.Lhs}
+	s.RhsE = &Expr{Pos: s.Rhs.Pos, Kind: ExprName, Name: s.Rhs}
 	p.parseFenced(s)
 }
 
