@@ -22,6 +22,7 @@ type searchFlags struct {
 	maxInflight int
 	progress    bool
 	reduce      bool
+	placement   string
 	params      paramFlag
 }
 
@@ -35,6 +36,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.Timeout, "timeout", 0, "stop after this long (e.g. 30s, 5m), 0 = no limit")
 	fs.StringVar(&f.Order, "order", "bfs", "search order: bfs (shortest witnesses) or dfs")
 	fs.BoolVar(&f.reduce, "reduce", true, "partial-order reduction of the RDMA machine: NIC steps that touch no memory and commute with everything (a get or fence leaving B1, a get request arriving, a put's acknowledgement, a get's response returning) are taken alone and at once, and so are a thread's submissions of puts, gets and rfences and its polls unless a reach condition reads a control point (T@L, T@end); configurations where one is enabled are not stored. Outcomes, reachable conditions, witnesses (real runs, every step listed) and bounds are exact; configuration counts and depths smaller (--reduce=false explores every interleaving)")
+	fs.StringVar(&f.placement, "placement", "any", placementUsage)
 	fs.BoolVar(&f.NoSymmetry, "no-symmetry", false, "turn off symmetry reduction: by default the searches of check, explore and robust's decider store one configuration per orbit of a family of identical threads (thread client[k] ... for k in ...) once the program is verified invariant under every permutation of them, and say so (symmetry: 4 instances of client (24 permutations)); a query that names instances keeps only the permutations fixing them. Outcomes (closed under the permutations), verdicts, deadlocks and witnesses (real runs) are the same, configuration counts smaller. Robustness by enumeration (event graphs) is not reduced (docs/SYMMETRY.md)")
 	fs.IntVar(&f.Workers, "workers", 0, "goroutines expanding states in a breadth-first search, 0 = one per core (GOMAXPROCS); results are identical for any number")
 	fs.StringVar(&f.Store, "store", "mem", "visited set: mem (in memory, spilling to disk beyond --mem-budget) or pebble (on disk, github.com/cockroachdb/pebble)")
@@ -63,8 +65,14 @@ func (f *searchFlags) interrupted(e *env, cmd, covers string) {
 // reduction, symmetry unless --no-symmetry (job.Job).
 func (f *searchFlags) searchJob(kind job.Kind, file string, sem machine.Semantics) job.Job {
 	return job.Job{Kind: kind, File: file, Params: f.params, Semantics: sem,
-		Machine:  job.MachineOptions{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce},
+		Machine:  job.MachineOptions{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce, Placement: f.place()},
 		Symmetry: !f.NoSymmetry}
+}
+
+// place returns --placement's value (options has checked it).
+func (f *searchFlags) place() machine.Placement {
+	p, _ := machine.ParsePlacement(f.placement)
+	return p
 }
 
 // program returns file's program as the flags give it (its params): a job
@@ -80,7 +88,10 @@ func (f *searchFlags) options(e *env) (verdict.Options, error) {
 	if err != nil {
 		return verdict.Options{}, err
 	}
-	o := verdict.Options{Machine: machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce}, Settings: st}
+	o := verdict.Options{Machine: machine.Options{MaxInflight: f.maxInflight, Unroll: f.unroll, Reduce: f.reduce, Placement: f.place()}, Settings: st}
+	if _, err := placementFlag(f.placement); err != nil {
+		return o, err
+	}
 	if err := machine.InflightBound.CheckFlag(f.maxInflight); err != nil {
 		return o, err
 	}
@@ -167,4 +178,16 @@ func parseSearch(fs *pflag.FlagSet, sf *searchFlags, args []string, e *env, name
 		return verdict.Options{}, exitUsage
 	}
 	return opt, -1
+}
+
+// placementUsage is the help of --placement, on every command that has it.
+const placementUsage = "the order in which the words of one multi-word put or get (y[0..1] := x[0..1]) reach memory: any (the default: the verbs documentation promises no order within a work request) or in-order (address order, as ibv_query_qp_data_in_order reports of some devices); work requests stay in order either way, a file's placement in-order line holds whatever the flag, and programs without multi-word operations are unaffected (SEMANTICS-VERBS.md 1)"
+
+// placementFlag parses --placement's value s.
+func placementFlag(s string) (machine.Placement, error) {
+	p, err := machine.ParsePlacement(s)
+	if err != nil {
+		return p, fmt.Errorf("--placement: %w", err)
+	}
+	return p, nil
 }

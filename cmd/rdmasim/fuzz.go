@@ -34,7 +34,8 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	surfaceFlag := fs.Bool("surface", false, "draw programs of the protocol language (registers, expressions, if/while/for, assert, arrays, families) and compare every semantics on their lowering; a disagreement is kept whole as the protocol's text in --regress-dir")
 	minTime := fs.Duration("minimize-time", 2*time.Minute, "time allowed to minimise one disagreement")
 	atomics := fs.Bool("atomics", false, "put remote atomics (rcas, rfaa) in the generated programs")
-	verbs := fs.Bool("verbs", false, "put the verbs features of issue 32 that are built (quiet, the fenced mark; SEMANTICS-VERBS.md) in the generated programs")
+	verbs := fs.Bool("verbs", false, "put the verbs features of issue 32 that are built (quiet, the fenced mark, two-word puts and gets; SEMANTICS-VERBS.md) in the generated programs")
+	placement := fs.String("placement", "any", "the order in which the words of a multi-word put or get reach memory, for every semantics compared: any or in-order (the generated programs then carry a placement in-order line; SEMANTICS-VERBS.md 1)")
 	atomicsExp := fs.Bool("atomics-experimental", false, "with --atomics, also compare the decider's experimental instrumentation of remote atomics (robust --atomics-experimental) with both enumerations on every program with atomics")
 	repairFlag := fs.Bool("repair", false, "also run rdmasim repair on every program the decider finds not robust, and check its answer: the repaired program robust by enumeration on the RDMA machine, no new deadlock, no insertion that can be dropped")
 	progress := fs.Bool("progress", false, "print progress on stderr once a second (default when stderr is a terminal)")
@@ -43,12 +44,13 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	if code := parseFlags(fs, args, e, "fuzz [--seed S] [--count N | --time T] [flags]"); code >= 0 {
 		return code
 	}
+	place, placeErr := placementFlag(*placement)
 	opt := fuzz.Options{
 		Seed:       *seed,
 		Count:      *countFlag,
 		Duration:   *dur,
 		Workers:    *workers,
-		Differ:     differ.Options{MaxStates: *maxStates, MaxInflight: *inflight, MaxModelCost: *modelCost, DeciderAtomics: *atomicsExp},
+		Differ:     differ.Options{MaxStates: *maxStates, MaxInflight: *inflight, MaxModelCost: *modelCost, DeciderAtomics: *atomicsExp, Placement: place},
 		Timeout:    *timeout,
 		SpinEvery:  *spinEvery,
 		NoMinimize: *noMin,
@@ -63,6 +65,9 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 		opt.Count = 0
 	}
 	var err error
+	if placeErr != nil {
+		err = placeErr
+	}
 	if fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments %q: fuzz generates its programs", fs.Args())
 	}

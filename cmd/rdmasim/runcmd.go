@@ -19,6 +19,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	sem := fs.String("semantics", "rdma", "machine to run: rdma or sc")
 	unroll := fs.Int("unroll", 0, "iterations of each loop per entry, 0 = unbounded")
 	inflight := fs.Int("max-inflight", machine.DefaultOptions().MaxInflight, "operations in the buffers of one queue pair")
+	placement := fs.String("placement", "any", placementUsage)
 	if code := parseFlags(fs, args, e, "run [flags] FILE"); code >= 0 {
 		return code
 	}
@@ -35,7 +36,8 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "rdmasim run: --steps %d: want at least 1\n", *maxSteps)
 		return exitUsage
 	}
-	for _, err := range []error{machine.InflightBound.CheckFlag(*inflight), machine.UnrollBound.CheckFlag(*unroll)} {
+	place, perr := placementFlag(*placement)
+	for _, err := range []error{machine.InflightBound.CheckFlag(*inflight), machine.UnrollBound.CheckFlag(*unroll), perr} {
 		if err != nil {
 			fmt.Fprintf(e.stderr, "rdmasim run: %v\n", err)
 			return exitUsage
@@ -46,7 +48,7 @@ func cmdRun(ctx context.Context, args []string, e *env) int {
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, report.ErrorText(err), err)
 	}
-	r, err := stress.Walk(ctx, p, stress.WalkOptions{Semantics: s, Machine: machine.Options{MaxInflight: *inflight, Unroll: *unroll}, Seed: *seed, MaxSteps: *maxSteps})
+	r, err := stress.Walk(ctx, p, stress.WalkOptions{Semantics: s, Machine: machine.Options{MaxInflight: *inflight, Unroll: *unroll, Placement: place}, Seed: *seed, MaxSteps: *maxSteps})
 	if err != nil {
 		return fileFailed(e, *jsonOut, file, fmt.Sprintf("rdmasim run: %v", err), err)
 	}

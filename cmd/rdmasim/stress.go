@@ -22,14 +22,19 @@ func cmdStress(ctx context.Context, args []string, e *env) int {
 	sem := fs.String("semantics", "rdma", "machine to walk: rdma or sc")
 	unroll := fs.Int("unroll", 0, "iterations of each loop per entry, 0 = unbounded")
 	inflight := fs.Int("max-inflight", machine.DefaultOptions().MaxInflight, "operations in the buffers of one queue pair")
+	placement := fs.String("placement", "any", placementUsage)
 	progress := fs.Bool("progress", false, "print progress (walks, steps/s) on stderr once a second (default when stderr is a terminal)")
 	if code := parseFlags(fs, args, e, "stress [flags] FILE..."); code >= 0 {
 		return code
 	}
 	s, err := semantics(*sem)
+	place, perr := placementFlag(*placement)
+	if err == nil {
+		err = perr
+	}
 	opt := stress.Options{
 		Semantics: s,
-		Machine:   machine.Options{MaxInflight: *inflight, Unroll: *unroll},
+		Machine:   machine.Options{MaxInflight: *inflight, Unroll: *unroll, Placement: place},
 		Walks:     *walks,
 		Depth:     *depth,
 		Bias:      *bias,

@@ -32,15 +32,19 @@ func ModelCost(p *prog.Program, unroll int) float64 {
 				writes[s.Z] += times
 				writes[s.X] += times
 			case prog.SGet:
-				reads[s.Y] += times
-				writes[s.X] += times
+				for i := range max(s.Words, 1) { // every word (SEMANTICS-VERBS.md 1)
+					reads[s.Y+i] += times
+					writes[s.X+i] += times
+				}
 			case prog.SRCAS, prog.SRFAA:
 				reads[s.Y] += times
 				writes[s.Y] += times
 				writes[s.X] += times
 			case prog.SPut:
-				reads[s.X] += times
-				writes[s.Y] += times
+				for i := range max(s.Words, 1) {
+					reads[s.X+i] += times
+					writes[s.Y+i] += times
+				}
 			case prog.SLoop:
 				walk(s.Branches[0], times*float64(max(unroll, 1)))
 			case prog.SChoose:
@@ -82,12 +86,16 @@ func costCode(code []prog.Instr, loop float64, reads, writes []float64) {
 			reads[in.Z] += times
 			writes[in.Z] += times
 			writes[in.X] += times
-		case prog.OpGet:
-			reads[in.Y] += times
-			writes[in.X] += times
-		case prog.OpPut:
-			reads[in.X] += times
-			writes[in.Y] += times
+		case prog.OpGet, prog.OpPut:
+			// Every word of a multi-word one (SEMANTICS-VERBS.md 1).
+			from, to := in.Y, in.X
+			if in.Op == prog.OpPut {
+				from, to = in.X, in.Y
+			}
+			for i := range max(in.Words, 1) {
+				reads[from+i] += times
+				writes[to+i] += times
+			}
 		case prog.OpLoad:
 			reads[in.Y] += times
 		case prog.OpEval:

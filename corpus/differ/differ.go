@@ -179,6 +179,10 @@ type Options struct {
 	// MaxInflight is the machines' bound (machine.Options); 0 means the
 	// default.
 	MaxInflight int
+	// Placement is the order in which the words of a multi-word put or
+	// get are placed (machine.Options.Placement), for the machines and
+	// the model alike; the zero value is the default, any.
+	Placement machine.Placement
 	// MaxStates bounds each machine search and the decider's search; 0
 	// means no bound. A search it cuts is not compared.
 	MaxStates uint64
@@ -346,6 +350,7 @@ func Check(ctx context.Context, p *prog.Program, opt Options) (*Report, error) {
 	if opt.MaxInflight > 0 {
 		vopt.Machine.MaxInflight = opt.MaxInflight
 	}
+	vopt.Machine.Placement = opt.Placement
 	r := &Report{Program: p, Unroll: unroll}
 	if c := ModelCost(p, unroll); opt.MaxModelCost > 0 && c > opt.MaxModelCost {
 		// The reason names the bound, not the cost, so that a fuzz

@@ -17,12 +17,12 @@ import (
 // marks it after a get on its queue pair (so that the mark makes it wait)
 // and the final outcomes every room must find.
 var fencedPrograms = map[prog.Op]opProgram{
-	prog.OpPut: {"node A { a = 2; r = 0 }\nnode B { y = 1 }\nthread T on A { r := y; y := a fenced }\nexists (y = 2 /\\ r = 1)\n", []string{"y=2; r=1;"}, false, false},
-	prog.OpGet: {"node A { r = 0; s = 0 }\nnode B { y = 1; z = 2 }\nthread T on A { r := y; s := z fenced }\nthread U on B { z := 2 }\nexists (s = 2)\n", []string{"s=2;"}, false, false},
+	prog.OpPut: {"node A { a = 2; r = 0 }\nnode B { y = 1 }\nthread T on A { r := y; y := a fenced }\nexists (y = 2 /\\ r = 1)\n", []string{"y=2; r=1;"}, false, false, false},
+	prog.OpGet: {"node A { r = 0; s = 0 }\nnode B { y = 1; z = 2 }\nthread T on A { r := y; s := z fenced }\nthread U on B { z := 2 }\nexists (s = 2)\n", []string{"s=2;"}, false, false, false},
 	prog.OpRFAA: {"node A { r = 9; s = 0 }\nnode B { C = 4 }\nthread T on A { s := C; r := rfaa(C, 2) fenced; poll(B); poll(B) }\nexists (C = 6 /\\ r = 4)\n",
-		[]string{"C=6; r=4;"}, false, false},
+		[]string{"C=6; r=4;"}, false, false, false},
 	prog.OpRCAS: {"node A { r = 9; s = 0 }\nnode B { L = 0 }\nthread T on A { s := L; r := rcas(L, 0, 1) fenced; poll(B); poll(B) }\nexists (L = 1 /\\ r = 0)\n",
-		[]string{"L=1; r=0;"}, false, false},
+		[]string{"L=1; r=0;"}, false, false, false},
 }
 
 // TestFencedInEveryRoom walks a fenced put, get and remote atomic through

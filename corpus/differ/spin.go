@@ -37,6 +37,10 @@ func (r *Report) spin(ctx context.Context, vopt verdict.Options, ro promela.RunO
 			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + m.Bound})
 			continue
 		}
+		if hasWords(r.Program) {
+			r.Skipped = append(r.Skipped, Skip{string(k), "the Promela machines do not model multi-word puts and gets (promela.WordsError)"})
+			continue
+		}
 		var model bytes.Buffer
 		po := promela.Options{Semantics: m.Semantics, MaxInflight: vopt.Machine.MaxInflight, Unroll: vopt.Machine.Unroll}
 		if err := promela.Write(&model, r.Program, po); err != nil {
@@ -84,4 +88,16 @@ func SpinAvailable() error {
 		}
 	}
 	return nil
+}
+
+// hasWords reports whether p has a multi-word put or get.
+func hasWords(p *prog.Program) bool {
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.Words > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }

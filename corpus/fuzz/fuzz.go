@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"rdmasim/corpus/differ"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/robust"
 	"rdmasim/opsem/verdict"
@@ -342,6 +343,11 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 	} else {
 		p, desc = GenerateVerbs(seed, opt.Atomics, opt.Verbs)
 	}
+	if opt.Differ.Placement == machine.PlaceInOrder {
+		// The program says so itself (its placement line), so that its
+		// text, a regression file among others, keeps its meaning.
+		p.InOrder = true
+	}
 	r.stats.Add(p)
 	dopt := opt.Differ
 	dopt.Checks = differ.CheckAll
@@ -420,6 +426,7 @@ func checkOne(ctx context.Context, opt Options, index int, seed uint64, extend f
 			small = q
 		}
 	}
+	small.InOrder = small.InOrder || p.InOrder
 	d.Minimal = small
 	mctx, cancel := withTimeout(ctx, opt.Timeout)
 	d.MinimalProblems = problemsOf(mctx, small, d.Kind, opt.Differ)

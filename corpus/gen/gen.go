@@ -214,6 +214,7 @@ const (
 	sensiblePoll  = 90 // polls on a queue pair with an unpolled put/get
 	avoidBlocking = 95 // when no poll can succeed, draw another kind
 	fencedChance  = 25 // percent of puts, gets and atomics marked fenced, with Config.Verbs
+	wordsChance   = 30 // percent of puts and gets of two words (if their nodes have two locations), with Config.Verbs
 	hotChance     = 70 // with Config.Contention: an atomic's target or an assume's location is its node's first
 	motifChance   = 80 // with Config.Contention: a thread starts with a motif (generator.motif)
 )
@@ -671,7 +672,37 @@ func (g *generator) simple() *prog.Stmt {
 		// Without Verbs no draw: the programs of a seed stay as they were.
 		s.Fenced = g.cfg.Verbs && g.chance(fencedChance)
 	}
+	if (s.Kind == prog.SGet || s.Kind == prog.SPut) && g.cfg.Verbs && g.chance(wordsChance) {
+		g.words(s)
+	}
 	return g.add(s)
+}
+
+// words makes the put or get s a two-word one (SEMANTICS-VERBS.md 1) when
+// both its nodes have two locations: its words are a location and the next
+// one of each node, drawn anew.
+func (g *generator) words(s *prog.Stmt) {
+	pair := func(n int) (int, bool) {
+		ls := g.nodeLocs[n]
+		if len(ls) < 2 {
+			return 0, false
+		}
+		i := g.rng.IntN(len(ls) - 1)
+		return ls[i], ls[i+1] == ls[i]+1
+	}
+	x, okx := pair(g.node)
+	y, oky := pair(s.Remote)
+	if !okx || !oky {
+		return
+	}
+	if s.Kind == prog.SGet {
+		g.own[s.X].known = false
+		s.X, s.Y = x, y
+		g.own[x].known, g.own[x+1].known = false, false
+	} else {
+		s.X, s.Y = x, y
+	}
+	s.Words = 2
 }
 
 func (g *generator) add(s *prog.Stmt) *prog.Stmt { return g.addAt(s, ownValue{}) }

@@ -44,6 +44,7 @@ type action struct {
 	loc, src int
 	a, b     int
 	node     int
+	words    int // mPut, mGet of a word range (SEMANTICS-VERBS.md 1): its words, one step
 }
 
 // evaluator evaluates the expressions of one statement of thread t.
@@ -335,6 +336,9 @@ func (e *evaluator) stmt(s *syntax.Stmt) (*action, error) {
 		}
 		return &action{kind: aReg, reg: r, val: v}, nil
 	}
+	if s.LhsHi != nil || s.LhsWords != nil {
+		return e.words(s)
+	}
 	x, st, err := e.location(lhs)
 	if st != nil || err != nil {
 		return st, err
@@ -436,6 +440,15 @@ func (in *interp) successors(c *config) ([]*config, bool, error) {
 					stuck = false
 					continue
 				}
+				if a.words > 1 {
+					// One step: every word at once, the operation complete.
+					for i := 0; i < a.words; i++ {
+						d.mem[a.loc+i] = d.mem[a.src+i]
+					}
+					in.complete(t, d, a.node)
+					advance(&n)
+					break
+				}
 				n.mid, n.midLoc, n.midVal, n.midQP = true, a.loc, d.mem[a.src], qp
 			case mCAS:
 				old := d.mem[a.src]
@@ -482,4 +495,85 @@ func (in *interp) complete(t int, c *config, n int) {
 	if int(c.npend[qp]) < limit {
 		c.npend[qp]++
 	}
+}
+
+// words evaluates y[lo..hi] := x[lo..hi], a multi-word put or get
+// (SEMANTICS-VERBS.md 1), as the SC machine performs it: one step copying
+// every word. Its checks are the lowering's (parse's specialiser.words),
+// made again here on the interpreter's own evaluation.
+func (e *evaluator) words(s *syntax.Stmt) (*action, error) {
+	p := e.in.lw.P
+	side := func(ref, hi *syntax.Expr) (first, k int, st stopped, err error) {
+		h, st, err := e.value(hi)
+		if st != nil || err != nil {
+			return 0, 0, st, err
+		}
+		lo := ref.Idx[len(ref.Idx)-1]
+		l, st, err := e.value(lo)
+		if st != nil || err != nil {
+			return 0, 0, st, err
+		}
+		k = h - l + 1
+		if k < 2 || k > prog.MaxWords {
+			return 0, 0, nil, e.static(lo.Pos, "the word range %s[%s..%s] has %d words", ref.Name.Text, lo, hi, k)
+		}
+		for i := 0; i < k; i++ {
+			w := *ref
+			w.Idx = append(append([]*syntax.Expr(nil), ref.Idx[:len(ref.Idx)-1]...),
+				&syntax.Expr{Pos: lo.Pos, Kind: syntax.ExprInt, Name: syntax.Token{Kind: syntax.TokInt, Pos: lo.Pos, Text: strconv.Itoa(l + i)}})
+			loc, st, err := e.location(&w)
+			if st != nil || err != nil {
+				return 0, 0, st, err
+			}
+			if i == 0 {
+				first = loc
+			} else if loc != first+i {
+				return 0, 0, nil, e.static(ref.Pos, "the words of %s are not consecutive locations", ref.Name.Text)
+			}
+		}
+		return first, k, nil, nil
+	}
+	list := func(ts []syntax.Token) (first, k int, st stopped, err error) {
+		for i, t := range ts {
+			loc, st, err := e.location(&syntax.Expr{Pos: t.Pos, Kind: syntax.ExprName, Name: t})
+			if st != nil || err != nil {
+				return 0, 0, st, err
+			}
+			if i == 0 {
+				first = loc
+			} else if loc != first+i {
+				return 0, 0, nil, e.static(t.Pos, "the words of a list are not consecutive locations")
+			}
+		}
+		return first, len(ts), nil, nil
+	}
+	var x, kx, y, ky int
+	var st stopped
+	var err error
+	if s.LhsWords != nil {
+		x, kx, st, err = list(s.LhsWords)
+	} else {
+		x, kx, st, err = side(s.LhsE, s.LhsHi)
+	}
+	if st != nil || err != nil {
+		return st, err
+	}
+	if s.RhsWords != nil {
+		y, ky, st, err = list(s.RhsWords)
+	} else {
+		y, ky, st, err = side(s.RhsE, s.RhsHi)
+	}
+	if st != nil || err != nil {
+		return st, err
+	}
+	local := func(l int) bool { return p.Locs[l].Node == e.th.node }
+	switch {
+	case kx != ky:
+		return nil, e.static(s.Pos, "%d words from %d", kx, ky)
+	case local(x) && !local(y):
+		return &action{kind: aMemory, mem: mGet, loc: x, src: y, node: p.Locs[y].Node, words: kx}, nil
+	case !local(x) && local(y):
+		return &action{kind: aMemory, mem: mPut, loc: x, src: y, node: p.Locs[x].Node, words: kx}, nil
+	}
+	return nil, e.static(s.Pos, "a word range copies between this node and another")
 }

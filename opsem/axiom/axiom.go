@@ -81,6 +81,10 @@ type Options struct {
 	// Prune is the pruning mode of Enumerate; Outcomes and Robust choose
 	// their own.
 	Prune Prune
+	// InOrder places the words of a multi-word put or get in address
+	// order (the machines' --placement in-order, SEMANTICS-VERBS.md 1);
+	// without it any word of a work request may become visible first.
+	InOrder bool
 }
 
 // Event is one event of a trace.
@@ -110,6 +114,17 @@ type Event struct {
 	// complete, and every later operation of the queue pair leaves B1
 	// after it.
 	Fences int
+	// WR identifies the events of one multi-word put or get
+	// (SEMANTICS-VERBS.md 1): 1 + the Index of its first event, the same
+	// on all its 2k events; 0 for every other event. Its reads are one
+	// step of the machine (N1, N6), its writes are issued in one step
+	// (N4, N8): PPO orders them, and the relations contract them
+	// (groups.go).
+	WR int
+	// InOrder is set on the writes of a multi-word operation when its
+	// words are placed in address order (Options.InOrder): PPO then
+	// orders them in oppo too.
+	InOrder bool
 }
 
 // IsRead reports whether e reads memory (lR, CAS, nlR, nrR).

@@ -32,6 +32,7 @@ type skel struct {
 	cons   consKind
 	a      uint8 // constraint value
 	fenced bool  // an event of a put, get or atomic marked fenced (prog.Instr.Fenced)
+	wr     int   // Event.WR: the events of a multi-word put or get, 1 + the index of the first; else 0
 }
 
 // tnode is a node of a thread's label-sequence trie: the sequence of events
@@ -224,6 +225,28 @@ func (g *treeGen) walk(node, pc int) {
 			r.kind, r.loc, w.kind, w.loc = prog.EvNRR, in.Y, prog.EvNLW, in.X
 		} else { // nlR(x,v,n) · nrW(y,v)
 			r.kind, r.loc, w.kind, w.loc = prog.EvNLR, in.X, prog.EvNRW, in.Y
+		}
+		if in.Words > 1 {
+			// A multi-word put or get (SEMANTICS-VERBS.md 1): its k
+			// reads, then its k writes, word i's write copying word
+			// i's read.
+			r.wr, w.wr = depth(node)+1, depth(node)+1
+			n := node
+			for i := 0; i < in.Words; i++ {
+				ri := r
+				ri.loc += i
+				n = g.emit(n, ri)
+			}
+			for i := 0; i < in.Words; i++ {
+				wi := w
+				wi.loc += i
+				wi.dep = depth(node) + i
+				n = g.emit(n, wi)
+			}
+			g.nic[l]++
+			g.walk(n, in.Next)
+			g.nic[l]--
+			break
 		}
 		n1 := g.emit(node, r)
 		w.dep = depth(n1) - 1

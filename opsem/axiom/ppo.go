@@ -159,7 +159,7 @@ func NumberFences(ev []Event) {
 	for _, i := range order {
 		e := &ev[i]
 		k := key{e.Thread, e.Remote}
-		if e.Fenced && (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) {
+		if e.Fenced && (e.Kind == prog.EvNLR || e.Kind == prog.EvNRR || e.Kind == prog.EvNAR) && (e.WR == 0 || e.Index == e.WR-1) {
 			count[k]++
 		}
 		e.Fences = count[k]
@@ -176,6 +176,9 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 	}
 	if a.Kind == prog.EvNAR && b.Kind == prog.EvNAW && b.Index == a.Index+1 {
 		return true, true // one atomic: it writes after it reads
+	}
+	if a.WR > 0 && a.WR == b.WR {
+		return ppoWords(a, b)
 	}
 	if b.Fences > a.Fences && a.Remote == b.Remote && fenceWaits(a.Kind) {
 		// A work request with the fence flag lies between a's operation
@@ -198,4 +201,19 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 		return a.Remote == b.Remote, false
 	}
 	return false, false
+}
+
+// ppoWords is PPO for two events a →po b of one multi-word put or get
+// (SEMANTICS-VERBS.md 1). Its reads are one step (N1 or N6) and its writes
+// are issued in one step (N4 or N8), after the reads: every pair is in
+// ippo, reads are ordered along program order (the relations contract
+// them: groups.go), a read before every write. In oppo, two writes are
+// ordered only when the words are placed in address order (InOrder);
+// with any placement F1 and F2 may make any word of the group visible
+// first.
+func ppoWords(a, b *Event) (ippo, oppo bool) {
+	if isWrite(a.Kind) && isWrite(b.Kind) {
+		return true, a.InOrder
+	}
+	return true, true
 }

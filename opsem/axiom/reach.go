@@ -132,6 +132,12 @@ func Reach(ctx context.Context, p *prog.Program, opt Options, q ReachQuery) (rdm
 			if mode == PruneRDMA && !r || mode == PruneSC && !c {
 				return true // only remote atomics' axioms, checked here, fail
 			}
+			if mode == PruneSC && e.pr.insideWR(sel) {
+				// The SC machine performs a multi-word put or get in
+				// one step: a prefix that stops inside one is no
+				// configuration of it (SEMANTICS-VERBS.md 1).
+				return true
+			}
 			if mode == PruneRDMA {
 				st.RDMA++
 			} else {
@@ -358,7 +364,8 @@ func (e *engine) positions(mode Prune, t, node int) []position {
 	case prog.OpCAS:
 		mid = ev.kind == prog.EvCAS || ev.kind == prog.EvLR
 	case prog.OpPut, prog.OpGet:
-		mid = mode == PruneSC && (ev.kind == prog.EvNLR || ev.kind == prog.EvNRR)
+		// SC performs a multi-word one in one step: no position inside.
+		mid = mode == PruneSC && in.Words <= 1 && (ev.kind == prog.EvNLR || ev.kind == prog.EvNRR)
 	case prog.OpRCAS, prog.OpRFAA:
 		// SC: one step reads and writes the target (naR, naW, or a
 		// failing rcas's naR alone), a second lands the old value.
@@ -479,4 +486,23 @@ func (e *engine) memories(mode Prune, s *state, g *closure, bad uint64, sel []in
 		rec(0)
 	}
 	return nil
+}
+
+// insideWR reports whether the prefix sel (a trie node per thread) stops
+// some thread inside a multi-word put or get: its last event belongs to one
+// whose next event is in the trie below it.
+func (pr *problem) insideWR(sel []int) bool {
+	for t, node := range sel {
+		nodes := pr.trees[t].nodes
+		n := &nodes[node]
+		if n.ev.wr == 0 || node == 0 {
+			continue
+		}
+		for _, c := range n.children {
+			if nodes[c].ev.wr == n.ev.wr {
+				return true
+			}
+		}
+	}
+	return false
 }

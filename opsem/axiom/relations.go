@@ -81,10 +81,13 @@ func (t *Trace) Relations() *Relations {
 	for _, p := range t.PF {
 		r.PF.Add(p[0], p[1])
 	}
+	var grp contraction
+	grp.build(ev)
 	ib := r.PPOi.Clone()
 	ib.Union(r.RF)
 	ib.Union(r.PF)
 	ib.Union(r.NFO)
+	grp.rows(ib, relIB)
 	r.IB = ib.Closure()
 	ob := r.PPOo.Clone()
 	ob.Union(r.RF)
@@ -113,12 +116,14 @@ func (t *Trace) Relations() *Relations {
 		r.AT.Add(p[0], p[1])
 	}
 	ob.Union(r.AT)
+	grp.rows(ob, relOB)
 	r.OB = ob.Closure()
 	sc := r.PO.Clone()
 	sc.Union(r.RF)
 	sc.Union(r.RB)
 	sc.Union(r.MO)
 	contractAtomics(t.Events, sc)
+	grp.rows(sc, relSC)
 	r.SC = sc.Closure()
 	return r
 }
@@ -164,7 +169,8 @@ func (t *Trace) SCConsistent() bool { return t.Relations().SCConsistent() }
 
 // SCCycle returns the events of a shortest cycle of po ∪ rf ∪ rb ∪ mo, in
 // order (each event is related to the next, the last to the first), or nil
-// when sc is acyclic.
+// when sc is acyclic. A multi-word work request is contracted as in SC: an
+// edge into one of its events may be followed by its first event.
 func (t *Trace) SCCycle() []int {
 	r := t.Relations()
 	g := r.PO.Clone()
@@ -172,6 +178,9 @@ func (t *Trace) SCCycle() []int {
 	g.Union(r.RB)
 	g.Union(r.MO)
 	contractAtomics(t.Events, g)
+	var grp contraction // a multi-word work request is one node (groups.go)
+	grp.build(t.Events)
+	grp.rows(g, relSC)
 	return prog.ShortestCycle(len(t.Events), g.Has)
 }
 
@@ -403,6 +412,9 @@ func (t *Trace) WellFormed() error {
 		}
 		q := qp{e.Thread, e.Remote}
 		switch {
+		case e.IsNICWrite() && e.WR > 0 && t.Events[i-1].Kind == e.Kind:
+			// A multi-word operation's later word: its poll polls
+			// from every word (checked on the first).
 		case e.IsNICWrite():
 			nics[q] = append(nics[q], i)
 		case e.Kind == prog.EvPoll:
@@ -411,10 +423,13 @@ func (t *Trace) WellFormed() error {
 			if k >= len(nics[q]) {
 				return fmt.Errorf("poll %d has no NIC write to poll from", i)
 			}
-			if !pf[[2]int{nics[q][k], i}] {
-				return fmt.Errorf("poll %d must poll from %d", i, nics[q][k])
+			w := nics[q][k]
+			for j := w; j == w || j < n && t.Events[j].WR > 0 && t.Events[j].WR == t.Events[w].WR && t.Events[j].Thread == t.Events[w].Thread; j++ {
+				if !pf[[2]int{j, i}] {
+					return fmt.Errorf("poll %d must poll from %d", i, j)
+				}
+				npf++
 			}
-			npf++
 		}
 	}
 	if npf != len(t.PF) {

@@ -48,6 +48,7 @@ func initialWrites(p *prog.Program) (initW []int, n int) {
 }
 
 func newProblem(p *prog.Program, opt Options) (*problem, error) {
+	opt.InOrder = opt.InOrder || p.InOrder // the file's placement line
 	if err := checkRegisterUse(p); err != nil {
 		return nil, fmt.Errorf("axiom: %w", err)
 	}
@@ -230,6 +231,7 @@ type state struct {
 
 // engine searches the traces of one event set.
 type engine struct {
+	grp  contraction // the groups of multi-word operations (groups.go)
 	pr   *problem
 	ctx  context.Context
 	mode Prune
@@ -291,7 +293,10 @@ func newEngine(ctx context.Context, pr *problem, mode Prune) *engine {
 }
 
 func (e *engine) pruned(st *state) bool {
-	if e.violations && !e.atomics && e.poCovered(st) {
+	// With multi-word operations sc also contracts each work request,
+	// which ob does not (its writes are placed one by one): po ⊆ ob no
+	// longer gives sc ⊆ ob.
+	if e.violations && !e.atomics && !e.grp.any && e.poCovered(st) {
 		return true
 	}
 	switch e.mode {
@@ -398,7 +403,8 @@ func (e *engine) layOut(sel []int) {
 		for i, s := range tr.events(node) {
 			id := len(e.ev)
 			e.ev = append(e.ev, Event{Event: prog.Event{Kind: s.kind, Thread: t, Loc: s.loc, Remote: s.remote},
-				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe, Fenced: s.fenced})
+				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe, Fenced: s.fenced,
+				WR: s.wr, InOrder: s.wr > 0 && isWrite(s.kind) && e.pr.opt.InOrder})
 			e.cons = append(e.cons, s.cons)
 			e.consA = append(e.consA, s.a)
 			e.depW = append(e.depW, -1)
@@ -420,6 +426,7 @@ func (e *engine) layOut(sel []int) {
 	}
 	NumberFences(e.ev)
 	e.n = len(e.ev)
+	e.grp.build(e.ev)
 }
 
 // index lists the reads, the writes of each location and the events of
@@ -461,12 +468,17 @@ func (e *engine) nicOrders() {
 	for i := nInit; i < n; i++ {
 		ev := &e.ev[i]
 		switch {
-		case ev.IsNICWrite():
+		case ev.IsNICWrite() && (ev.WR == 0 || e.ev[i-1].Kind != ev.Kind):
+			// One completion per work request: a multi-word
+			// operation's first write stands for its writes.
 			e.nicW[ev.QP] = append(e.nicW[ev.QP], i)
 		case ev.Kind == prog.EvPoll:
 			k := e.polls[ev.QP]
 			e.polls[ev.QP]++
-			e.pf = append(e.pf, [2]int{e.nicW[ev.QP][k], i})
+			w := e.nicW[ev.QP][k]
+			for j := w; j == w || j < n && e.ev[j].WR > 0 && e.ev[j].WR == e.ev[w].WR && e.ev[j].Thread == e.ev[w].Thread; j++ {
+				e.pf = append(e.pf, [2]int{j, i}) // the poll waits for every word
+			}
 		}
 	}
 	for a := nInit; a < n; a++ {
@@ -511,12 +523,16 @@ func (e *engine) staticRelations(st *state) {
 			st.ob[f[0]] |= 1 << uint(f[1])
 		}
 	}
+	e.grp.rows(st.ib[:n], relIB)
+	e.grp.rows(st.sc[:n], relSC)
 	st.ib.warshall(n)
 	for m := e.inst; m != 0; m &= m - 1 {
 		x := bits.TrailingZeros64(m)
 		st.ob[x] |= st.ib[x]
 	}
+	e.grp.rows(st.ob[:n], relOB)
 	st.ob.warshall(n)
+	st.sc.warshall(n)
 	st.ibCyc, st.obCyc, st.scCyc = st.ib.reflexive(n), st.ob.reflexive(n), st.sc.reflexive(n)
 }
 

@@ -48,15 +48,18 @@ func (e *engine) setWV(st *state, w int, v int16) bool {
 func (e *engine) addIBOB(st *state, a, b int) {
 	n := e.n
 	S := st.ib.preds(n, a)
-	R := st.ib[b] | 1<<uint(b)
-	if st.ib.addSet(n, 1<<uint(a), 1<<uint(b)) {
+	if e.grp.add(&st.ib, relIB, n, 1<<uint(a), 1<<uint(b)) {
 		st.ibCyc = true
 	}
-	if st.ob.addSet(n, 1<<uint(a), 1<<uint(b)) {
+	R := st.ib[b] | 1<<uint(b) // a's new ib successors (with a multi-word group's, contracted)
+	if l := e.grp.lead[relIB]; e.grp.any && l[b] >= 0 {
+		R |= st.ib[l[b]] | 1<<uint(l[b])
+	}
+	if e.grp.add(&st.ob, relOB, n, 1<<uint(a), 1<<uint(b)) {
 		st.obCyc = true
 	}
 	if X := S & e.inst; X != 0 {
-		if st.ob.addSet(n, X, R) {
+		if e.grp.add(&st.ob, relOB, n, X, R) {
 			st.obCyc = true
 		}
 	}
@@ -97,7 +100,7 @@ func (e *engine) rfStep(i, d int) {
 			continue
 		}
 		e.addIBOB(next, w, r)
-		if next.sc.addSet(e.n, 1<<uint(w), 1<<uint(r)) {
+		if e.grp.add(&next.sc, relSC, e.n, 1<<uint(w), 1<<uint(r)) {
 			next.scCyc = true
 		}
 		// rb edges already implied by what is known of mo: everything
@@ -174,10 +177,10 @@ func (e *engine) saturate(st *state) {
 			if U == 0 {
 				continue
 			}
-			if e.mode != PruneSC && !st.obCyc && e.forced(&st.ob, &st.obCyc, r, w, U) {
+			if e.mode != PruneSC && !st.obCyc && e.forced(&st.ob, relOB, &st.obCyc, r, w, U) {
 				changed = true
 			}
-			if e.mode != PruneRDMA && !st.scCyc && e.forced(&st.sc, &st.scCyc, r, w, U) {
+			if e.mode != PruneRDMA && !st.scCyc && e.forced(&st.sc, relSC, &st.scCyc, r, w, U) {
 				changed = true
 			}
 		}
@@ -186,14 +189,14 @@ func (e *engine) saturate(st *state) {
 
 // forced adds the coherence edges of read r reading w, against the other
 // writes U of the location, to the closed relation g; it reports whether g
-// grew.
-func (e *engine) forced(g *closure, cyc *bool, r, w int, U uint64) bool {
+// grew. rel is g's relation (ob or sc), whose groups it contracts.
+func (e *engine) forced(g *closure, rel int, cyc *bool, r, w int, U uint64) bool {
 	n := e.n
 	rb := uint64(1) << uint(r)
 	wb := uint64(1) << uint(w)
 	grew := false
 	if R := g[w] & U &^ g[r]; R != 0 { // r ->rb u
-		if g.addSet(n, rb, R) {
+		if e.grp.add(g, rel, n, rb, R) {
 			*cyc = true
 		}
 		grew = true
@@ -206,13 +209,13 @@ func (e *engine) forced(g *closure, cyc *bool, r, w int, U uint64) bool {
 		}
 	}
 	if before != 0 {
-		if g.addSet(n, before, wb) {
+		if e.grp.add(g, rel, n, before, wb) {
 			*cyc = true
 		}
 		grew = true
 	}
 	if R := g[r] & U &^ g[w]; R != 0 { // w ->mo u
-		if g.addSet(n, wb, R) {
+		if e.grp.add(g, rel, n, wb, R) {
 			*cyc = true
 		}
 		grew = true
@@ -341,10 +344,10 @@ func (e *engine) placeLast(st *state, l, w int) {
 
 // addOBSC adds X × R to ob and sc (mo and rb are in both).
 func (e *engine) addOBSC(st *state, X, R uint64) {
-	if st.ob.addSet(e.n, X, R) {
+	if e.grp.add(&st.ob, relOB, e.n, X, R) {
 		st.obCyc = true
 	}
-	if st.sc.addSet(e.n, X, R) {
+	if e.grp.add(&st.sc, relSC, e.n, X, R) {
 		st.scCyc = true
 	}
 }

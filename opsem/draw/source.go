@@ -16,7 +16,8 @@ import (
 // order, each step taking as many as the events its instruction may make
 // (machine.Machine.slot): a local write, a read, an assume, a switch, a
 // poll or an rfence one; a put or a get two (its read and its write, the
-// NIC's); a CAS two (its read, then the local write of its second half,
+// NIC's), a multi-word one 2k+1 (a mark, then two per word:
+// Transition.Words); a CAS two (its read, then the local write of its second half,
 // which takes none); a remote atomic three; a skip or a branch none. So
 // replaying the run's CPU steps, each with the statement its thread was at
 // before it, tells which statement each slot belongs to.
@@ -76,6 +77,8 @@ func slotsTaken(tr machine.Transition, pre, post machine.Config) int {
 			switch e := qp.B1[len(qp.B1)-1]; {
 			case e == "FENCE":
 				return 1
+			case tr.Words > 1:
+				return 2*tr.Words + 1 // a multi-word one: its mark, then two per word
 			case strings.HasPrefix(e, "PUT("), strings.HasPrefix(e, "GET("):
 				return 2
 			default:

@@ -112,6 +112,11 @@ type MachineOptions struct {
 	MaxInflight int  // operations in the buffers of one queue pair
 	Unroll      int  // iterations of each loop per entry, 0: unbounded
 	Reduce      bool // the RDMA machine's partial-order reduction
+	// Placement is the order in which a multi-word operation's words
+	// reach memory (machine.Options.Placement; SEMANTICS-VERBS.md 1).
+	// Its zero value, machine.PlaceAny, is the default: it is not
+	// encoded, so that every job without it keeps its key.
+	Placement machine.Placement
 }
 
 // Decider are the decider's options that change its machine.
@@ -146,12 +151,12 @@ func (d Decider) InstrOptions(p *prog.Program) instr.Options {
 
 // Options returns the machine.Options of m.
 func (m MachineOptions) Options() machine.Options {
-	return machine.Options{MaxInflight: m.MaxInflight, Unroll: m.Unroll, Reduce: m.Reduce}
+	return machine.Options{MaxInflight: m.MaxInflight, Unroll: m.Unroll, Reduce: m.Reduce, Placement: m.Placement}
 }
 
 // MachineOf returns the options of a job that machine.Options o gives.
 func MachineOf(o machine.Options) MachineOptions {
-	return MachineOptions{MaxInflight: o.MaxInflight, Unroll: o.Unroll, Reduce: o.Reduce}
+	return MachineOptions{MaxInflight: o.MaxInflight, Unroll: o.Unroll, Reduce: o.Reduce, Placement: o.Placement}
 }
 
 // Check says what is wrong with j, if anything: an unknown kind, a
@@ -178,6 +183,9 @@ func (j Job) Check() error {
 			return fmt.Errorf("job: %w", err)
 		}
 	}
+	if _, err := machine.ParsePlacement(j.Machine.Placement.String()); err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
 	return nil
 }
 
@@ -203,7 +211,9 @@ func (j Job) Canonical() Job {
 		j.Decider.Symmetric = false
 	}
 	if j.Kind == Outcomes && j.Semantics == machine.SC {
-		j.Machine.Reduce = false
+		// The SC machine has no reduction, and places a multi-word
+		// operation's words at once.
+		j.Machine.Reduce, j.Machine.Placement = false, machine.PlaceAny
 	}
 	if len(j.Params) == 0 {
 		j.Params = nil
@@ -229,6 +239,8 @@ type wire struct {
 	Symmetric   bool           `json:"symmetric,omitempty"`
 	Atomics     bool           `json:"atomics,omitempty"`
 	Unchecked   bool           `json:"unchecked,omitempty"`
+	// Placement: "in-order", or omitted for the default "any".
+	Placement string `json:"placement,omitempty"`
 }
 
 // Encode returns the canonical encoding of j (of j.Canonical()): the same
@@ -239,7 +251,8 @@ func (j Job) Encode() []byte {
 	b, err := json.Marshal(wire{Version: Version, Kind: j.Kind, File: j.File, Source: j.Source, Params: j.Params,
 		Semantics: j.Semantics.String(), MaxInflight: j.Machine.MaxInflight, Unroll: j.Machine.Unroll,
 		Reduce: j.Machine.Reduce, Symmetry: j.Symmetry, EagerGuess: j.Decider.EagerGuess,
-		Block: j.Decider.Block, Symmetric: j.Decider.Symmetric, Atomics: j.Decider.AllowAtomics, Unchecked: j.Unchecked})
+		Block: j.Decider.Block, Symmetric: j.Decider.Symmetric, Atomics: j.Decider.AllowAtomics, Unchecked: j.Unchecked,
+		Placement: placementWire(j.Machine.Placement)})
 	if err != nil {
 		// A struct of strings, numbers and a map of strings to
 		// numbers always encodes.
@@ -269,8 +282,14 @@ func Decode(data []byte) (Job, error) {
 	if err != nil {
 		return Job{}, fmt.Errorf("job: semantics %w", err)
 	}
+	pl := machine.PlaceAny
+	if w.Placement != "" {
+		if pl, err = machine.ParsePlacement(w.Placement); err != nil || pl == machine.PlaceAny {
+			return Job{}, fmt.Errorf("job: placement %q: want in-order, or none for any", w.Placement)
+		}
+	}
 	j := Job{Kind: w.Kind, File: w.File, Source: w.Source, Params: w.Params, Semantics: sem,
-		Machine:  MachineOptions{MaxInflight: w.MaxInflight, Unroll: w.Unroll, Reduce: w.Reduce},
+		Machine:  MachineOptions{MaxInflight: w.MaxInflight, Unroll: w.Unroll, Reduce: w.Reduce, Placement: pl},
 		Symmetry: w.Symmetry, Decider: Decider{EagerGuess: w.EagerGuess, Block: w.Block, Symmetric: w.Symmetric, AllowAtomics: w.Atomics},
 		Unchecked: w.Unchecked}
 	if err := j.Check(); err != nil {
@@ -309,6 +328,9 @@ func (j Job) String() string {
 		}
 		if !j.Machine.Reduce && j.Kind == Outcomes && j.Semantics == machine.RDMA {
 			s += " reduce=false"
+		}
+		if j.Machine.Placement != machine.PlaceAny {
+			s += " placement=" + j.Machine.Placement.String()
 		}
 	}
 	if j.Symmetry {
@@ -559,4 +581,12 @@ func Machine(payload []byte) (explore.Machine, error) {
 		return explore.Reduced(b.Machine), nil
 	}
 	return b.Machine, nil
+}
+
+// placementWire is p as the encoding writes it: "" for the default.
+func placementWire(p machine.Placement) string {
+	if p == machine.PlaceAny {
+		return ""
+	}
+	return p.String()
 }

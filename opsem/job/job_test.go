@@ -41,6 +41,8 @@ var jobs = []job.Job{
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true, Decider: job.Decider{Block: 0b011}},
 	{Kind: job.Decide, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Symmetry: true, Decider: job.Decider{Block: 0b011, Symmetric: true}},
 	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.SC, Machine: job.MachineOptions{MaxInflight: 8}, Unchecked: true},
+	{Kind: job.Outcomes, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Reduce: true, Placement: machine.PlaceInOrder}},
+	{Kind: job.RobustEnum, File: "a.rdma", Source: []byte("text"), Semantics: machine.RDMA, Machine: job.MachineOptions{MaxInflight: 8, Placement: machine.PlaceInOrder}},
 }
 
 // TestEncodeDecode checks that every job decodes from its encoding to
@@ -92,6 +94,9 @@ func TestKey(t *testing.T) {
 		{jobs[0], func() job.Job { j := jobs[0]; j.Params = map[string]int{}; return j }()},
 		{jobs[10], func() job.Job { j := jobs[10]; j.Unchecked = true; return j }()}, // robustness is always unchecked
 		{jobs[12], func() job.Job { j := jobs[12]; j.Unchecked = true; return j }()},
+		// SC places a multi-word operation at once; the decider has no placement.
+		{jobs[5], func() job.Job { j := jobs[5]; j.Machine.Placement = machine.PlaceInOrder; return j }()},
+		{jobs[12], func() job.Job { j := jobs[12]; j.Machine.Placement = machine.PlaceInOrder; return j }()},
 	}
 	for _, s := range same {
 		if s.a.Key() != s.b.Key() {
@@ -115,6 +120,8 @@ func TestDecodeBad(t *testing.T) {
 		{`{"v":1,"kind":"decide","file":"a","semantics":"sc"}`, "rdma semantics"},
 		{`{"v":1,"kind":"outcomes","file":"a","semantics":"rdma"}`, "max-inflight 0"},
 		{`{"v":1,"kind":"outcomes","file":"a","semantics":"rdma","max_inflight":8,"unroll":999}`, "unroll 999"},
+		{`{"v":1,"kind":"outcomes","file":"a","semantics":"rdma","max_inflight":8,"placement":"sideways"}`, "placement"},
+		{`{"v":1,"kind":"outcomes","file":"a","semantics":"rdma","max_inflight":8,"placement":"any"}`, "placement"},
 	} {
 		_, err := job.Decode([]byte(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -24,6 +24,10 @@ type Transition struct {
 	Buffers []BufChange
 	Post    []byte // the configuration reached
 	Label   uint64 // the transition label
+	// Words is, for a CPU step of a multi-word put or get, its words
+	// (SEMANTICS-VERBS.md 1; it takes 2*Words+1 program-order slots in
+	// an event graph, see wordsSlot); 0 otherwise.
+	Words int
 }
 
 // MemChange is a location whose value a transition changed.
@@ -67,7 +71,11 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 	if rule == RuleStep {
 		tr.Actor, tr.Rule, tr.Thread = m.p.Threads[t].Name, "step", t
 		tr.What = m.describeCPU(pre, t, arg)
-		tr.Line = m.p.Threads[t].Code[pre.pc[t]].Stmt.Pos.Line
+		in := &m.p.Threads[t].Code[pre.pc[t]]
+		tr.Line = in.Stmt.Pos.Line
+		if in.Words > 1 {
+			tr.Words = in.Words
+		}
 	} else {
 		qp := m.p.QPs[qi]
 		tr.Actor = fmt.Sprintf("NIC %s->%s", m.p.Threads[qp.Thread].Name, m.p.Nodes[qp.Remote].Name)
@@ -79,6 +87,9 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 	tr.Step = m.apply(post, l)
 	if tr.Step.Event.Kind != prog.EvNone {
 		tr.Event = m.p.EventString(tr.Step.Event)
+		for _, w := range tr.Step.Words {
+			tr.Event += " " + m.p.EventString(w)
+		}
 		if tr.Step.Event.IsNICWrite() && !m.sc {
 			if tr.Step.Visible {
 				tr.Event += " visible"
@@ -211,35 +222,50 @@ func (m *Machine) entryStrings(bi int, es []entry) []string {
 	parts := make([]string, len(es))
 	for i, e := range es {
 		switch {
+		case (bi == bufRW || bi == bufLW) && e.a == groupLoc:
+			// A multi-word group's header: its next e.v entries
+			// are one work request's words (SEMANTICS-VERBS.md 1).
+			parts[i] = fmt.Sprintf("GROUP(%d)", e.v)
+		case e.kind == kGroup && bi == bufB3:
+			parts[i] = fmt.Sprintf("GROUP(%d)", e.a)
 		case bi == bufRW:
 			parts[i] = fmt.Sprintf("%s=%d", loc(e.a), e.v)
 		case bi == bufLW:
 			parts[i] = fmt.Sprintf("%s=%d", loc(e.a), e.v)
 		case e.kind == kPut:
-			parts[i] = fmt.Sprintf("PUT(%s,%s)", loc(e.a), loc(e.b))
+			parts[i] = fmt.Sprintf("PUT(%s,%s)", m.words(e.a, wordsOf(e.v)), m.words(e.b, wordsOf(e.v)))
 		case e.kind == kGet:
-			parts[i] = fmt.Sprintf("GET(%s,%s)", loc(e.a), loc(e.b))
+			parts[i] = fmt.Sprintf("GET(%s,%s)", m.words(e.a, wordsOf(e.v)), m.words(e.b, wordsOf(e.v)))
 		case e.kind == kFence:
 			parts[i] = "FENCE"
 		case e.kind == kPutV:
 			parts[i] = fmt.Sprintf("PUTV(%s,%d)", loc(e.a), e.v)
 		case e.kind == kGetReq:
-			parts[i] = fmt.Sprintf("GETREQ(%s,%s)", loc(e.a), loc(e.b))
+			parts[i] = fmt.Sprintf("GETREQ(%s,%s)", m.words(e.a, int(e.v)+1), m.words(e.b, int(e.v)+1))
 		case e.kind == kAck:
 			parts[i] = "ACK"
 		case e.kind == kGetR:
-			parts[i] = fmt.Sprintf("GETR(%s,%s,_)", loc(e.a), loc(e.b))
+			parts[i] = fmt.Sprintf("GETR(%s,%s,_)", m.words(e.a, int(e.v)+1), m.words(e.b, int(e.v)+1))
 		case e.kind == kGetRV:
 			parts[i] = fmt.Sprintf("GETR(%s,%s,%d)", loc(e.a), loc(e.b), e.v)
 		case e.kind == kAtom, e.kind == kAtomReq, e.kind == kAtomR, e.kind == kAtomRH:
 			parts[i] = m.atomString(e)
 		}
-		if bi == bufB1 && e.kind != kFence && e.v == fencedMark && strings.HasSuffix(parts[i], ")") {
+		if bi == bufB1 && e.kind != kFence && e.v&fencedMark != 0 && strings.HasSuffix(parts[i], ")") {
 			// PUT(y,x,fenced): it waits for the earlier reads (SEMANTICS-VERBS.md 4).
 			parts[i] = strings.TrimSuffix(parts[i], ")") + ",fenced)"
 		}
 	}
 	return parts
+}
+
+// words names the k consecutive locations from l, as prog prints a
+// multi-word operation's words (y[0..1]); one location by its name.
+func (m *Machine) words(l uint8, k int) string {
+	if k <= 1 {
+		return m.p.Locs[l].Name
+	}
+	return m.p.WordsString(int(l), k)
 }
 
 // atomString prints a remote atomic's buffer entry: ATOM(x,rcas(y,a,b)) in

@@ -34,6 +34,11 @@ type segEdit struct {
 	left  int           // canonPolls' cap on ranks and npend; -1 for none
 	setB3 int           // N6, A1, A2: B3 entry setB3's first four bytes become setE; -1 for none
 	setE  [4]byte
+	// repl bit b: buffer b's entries become Machine.rbuf[b] (its bytes,
+	// whole entries), for the steps of multi-word operations, which move
+	// or rewrite several entries at once (NIC steps only, through
+	// splice).
+	repl uint8
 }
 
 func (e *segEdit) reset() {
@@ -117,17 +122,37 @@ func (m *Machine) expand(s []byte, emit func(l uint64, next []byte)) uint32 {
 // inflightAt is qstate.inflight on the parent's bytes.
 func (m *Machine) inflightAt(s []byte, qi int) int {
 	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
-	n := 0
-	for b := 0; b < nBuf; b++ {
-		n += int(s[bo[b]])
-	}
+	n := int(s[bo[bufB1]])
 	acks := 0
-	for k, o := 0, bo[bufB3]+1; k < int(s[bo[bufB3]]); k, o = k+1, o+5 {
-		if s[o] == kAck {
-			acks++
+	for k, o := 0, bo[bufB2]+1; k < int(s[bo[bufB2]]); k, o = k+1, o+5 {
+		if s[o] != kPutV || s[o+2] == 0 {
+			n++ // a put's words count once, at its last
 		}
 	}
-	return n - min(acks, int(s[bo[bufRW]]))
+	for k, o := 0, bo[bufB3]+1; k < int(s[bo[bufB3]]); k, o = k+1, o+5 {
+		switch s[o] {
+		case kAck:
+			acks++
+		case kGroup:
+			k, o = k+int(s[o+1]), o+5*int(s[o+1]) // a get's words count once
+		}
+		n++
+	}
+	rw := groupsAt(s, bo[bufRW], 2)
+	return n + groupsAt(s, bo[bufLW], 3) + rw - min(acks, rw)
+}
+
+// groupsAt counts the operations in the RW or LW buffer (entry width w)
+// whose length byte is at s[o]: a headed group counts once (wrCount).
+func groupsAt(s []byte, o, w int) int {
+	n := 0
+	for k, p := 0, o+1; k < int(s[o]); k, p = k+1, p+w {
+		if s[p] == groupLoc {
+			k, p = k+int(s[p+1]), p+w*int(s[p+1])
+		}
+		n++
+	}
+	return n
 }
 
 // oldestPendingAt is qstate.oldestPending on the parent's bytes.
@@ -146,15 +171,6 @@ func (m *Machine) oldestPendingAt(s []byte, qi int) bool {
 		}
 	}
 	return false
-}
-
-// fenced returns the v byte of in's B1 entry: fencedMark when it is
-// fenced, else 0.
-func fenced(in *prog.Instr) byte {
-	if in.Fenced {
-		return fencedMark
-	}
-	return 0
 }
 
 // readsPendingAt is qstate.readsPending on the parent's bytes.
@@ -288,7 +304,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		touched = in.QP
 		switch {
 		case !m.sc:
-			e.add[bufB1] = [5]byte{kAtom, uint8(m.atomIdx[t][pc0(s, o)]), uint8(in.Y), fenced(in), s[m.qoff[in.QP]]}
+			e.add[bufB1] = [5]byte{kAtom, uint8(m.atomIdx[t][pc0(s, o)]), uint8(in.Y), b1V(in), s[m.qoff[in.QP]]}
 			e.addN, e.npend = 1<<bufB1, 1
 		case !mid:
 			old := s[in.Y]
@@ -304,6 +320,16 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		touched = in.QP
 		if m.sc {
 			switch {
+			case in.Words > 1:
+				// One step (sc.go's scRemote): k reads, k writes.
+				from, to := in.X, in.Y
+				if in.Op == prog.OpGet {
+					from, to = in.Y, in.X
+				}
+				for i := 0; i < in.Words; i++ {
+					m.writeAt(out, to+i, s[from+i])
+				}
+				e.npend = 1
 			case in.Op == prog.OpRFence:
 				touched = -1
 			case !mid && in.Op == prog.OpPut:
@@ -322,10 +348,10 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		rank := s[m.qoff[in.QP]]
 		switch in.Op {
 		case prog.OpPut:
-			e.add[bufB1] = [5]byte{kPut, uint8(in.Y), uint8(in.X), fenced(in), rank}
+			e.add[bufB1] = [5]byte{kPut, uint8(in.Y), uint8(in.X), b1V(in), rank}
 			e.npend = 1
 		case prog.OpGet:
-			e.add[bufB1] = [5]byte{kGet, uint8(in.X), uint8(in.Y), fenced(in), rank}
+			e.add[bufB1] = [5]byte{kGet, uint8(in.X), uint8(in.Y), b1V(in), rank}
 			e.npend = 1
 		default:
 			e.add[bufB1] = [5]byte{kFence}
@@ -483,14 +509,23 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
 	nRW, nLW := s[bo[bufRW]], s[bo[bufLW]]
 	e := &m.edit
-	if f := s[bo[bufB1]+1:]; n1 > 0 && (f[3] != fencedMark || !m.readsPendingAt(s, qi)) {
+	if f := s[bo[bufB1]+1:]; n1 > 0 && (f[3]&fencedMark == 0 || !m.readsPendingAt(s, qi)) {
 		switch f[0] {
 		case kPut:
 			if nLW == 0 {
 				e.reset()
 				e.drop = 1 << bufB1
-				e.add[bufB2] = [5]byte{kPutV, f[1], 0, s[f[2]], f[4]}
-				e.addN = 1 << bufB2
+				if k := wordsOf(f[3]); k > 1 {
+					// k PUTV entries, word i's b the words after it.
+					r := append(m.rbuf[bufB2][:0], s[bo[bufB2]+1:bo[bufB2]+1+5*int(n2)]...)
+					for i := 0; i < k; i++ {
+						r = append(r, kPutV, f[1]+uint8(i), uint8(k-1-i), s[int(f[2])+i], f[4])
+					}
+					m.rbuf[bufB2], e.repl = r, 1<<bufB2
+				} else {
+					e.add[bufB2] = [5]byte{kPutV, f[1], 0, s[f[2]], f[4]}
+					e.addN = 1 << bufB2
+				}
 				m.nicStep(s, qi, label(t, RuleN1, qi, 0), -1, 0, emit)
 			}
 		case kGet, kAtom:
@@ -508,7 +543,9 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 			e.drop = 1 << bufB2
 			e.add[bufB3] = [5]byte{kAck, 0, 0, 0, f[4]}
 			e.addN = 1 << bufB3
-			if !m.dead[f[1]] || !m.dropRW[qi] {
+			if k := int(f[2]) + 1; k > 1 {
+				m.stepN4Words(s, qi, k)
+			} else if !m.dead[f[1]] || !m.dropRW[qi] {
 				e.add[bufRW] = [5]byte{f[1], f[3]}
 				e.addN |= 1 << bufRW
 			}
@@ -521,7 +558,11 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 		for i, o := 0, bo[bufB3]+1; i < int(n3); i, o = i+1, o+5 {
 			if s[o] == kGetR {
 				e.reset()
-				e.setB3, e.setE = i, [4]byte{kGetRV, s[o+1], s[o+2], s[s[o+2]]}
+				if s[o+3] > 0 {
+					m.stepN6Words(s, qi, i, o)
+				} else {
+					e.setB3, e.setE = i, [4]byte{kGetRV, s[o+1], s[o+2], s[s[o+2]]}
+				}
 				m.nicStep(s, qi, label(t, RuleN6, qi, i), -1, 0, emit)
 			}
 		}
@@ -552,22 +593,92 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 		switch f[0] {
 		case kAck:
 			m.stepN7(s, qi, emit)
-		case kGetRV:
+		case kGetRV, kGroup:
 			m.stepN8(s, qi, f, emit)
 		}
 	}
 	if nRW > 0 {
-		f := s[bo[bufRW]+1:]
-		e.reset()
-		e.drop = 1 << bufRW
-		m.nicStep(s, qi, label(t, RuleF1, qi, 0), int(f[0]), f[1], emit)
+		m.placeAt(s, qi, bufRW, RuleF1, emit)
 	}
 	if nLW > 0 {
-		f := s[bo[bufLW]+1:]
-		e.reset()
-		e.drop = 1 << bufLW
-		m.nicStep(s, qi, label(t, RuleF2, qi, 0), int(f[0]), f[1], emit)
+		m.placeAt(s, qi, bufLW, RuleF2, emit)
 	}
+}
+
+// placeAt emits F1 (b = RW) or F2 (b = LW) on queue pair qi, whose buffer b
+// is not empty: the head is placed, or, when the head is a group's header,
+// each word the placement allows (enabledPlace and place on bytes).
+func (m *Machine) placeAt(s []byte, qi, b int, rule uint8, emit func(l uint64, next []byte)) {
+	o := m.lay.boff[qi*nBuf+b]
+	n, w := int(s[o]), entryWidth[b]
+	f := s[o+1:]
+	t := m.p.QPs[qi].Thread
+	e := &m.edit
+	if f[0] != groupLoc {
+		e.reset()
+		e.drop = 1 << b
+		m.nicStep(s, qi, label(t, rule, qi, 0), int(f[0]), f[1], emit)
+		return
+	}
+	c := int(f[1])
+	last := c
+	if m.opt.Placement == PlaceInOrder {
+		last = 1
+	}
+	for j := 1; j <= last; j++ {
+		e.reset()
+		r := m.rbuf[b][:0]
+		if c > 2 {
+			r = append(r, f[:w]...)
+			r[1]--
+		}
+		r = append(r, f[w:j*w]...)
+		r = append(r, f[(j+1)*w:n*w]...)
+		m.rbuf[b], e.repl = r, 1<<b
+		m.nicStep(s, qi, label(t, rule, qi, j), int(f[j*w]), f[j*w+1], emit)
+	}
+}
+
+// stepN4Words sets m.edit's RW and B2 for N4 of a k-word put at the head
+// of queue pair qi's B2 (applyNIC's RuleN4 on bytes): its words leave B2
+// and enter RW as one group, headed when two or more are kept.
+func (m *Machine) stepN4Words(s []byte, qi, k int) {
+	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+	e := &m.edit
+	e.drop = 0
+	b2 := bo[bufB2] + 1
+	m.rbuf[bufB2] = append(m.rbuf[bufB2][:0], s[b2+5*k:b2+5*int(s[bo[bufB2]])]...)
+	r := append(m.rbuf[bufRW][:0], s[bo[bufRW]+1:bo[bufRW]+1+2*int(s[bo[bufRW]])]...)
+	h := len(r)
+	r = append(r, groupLoc, 0)
+	for i, o := 0, b2; i < k; i, o = i+1, o+5 {
+		if !m.dead[s[o+1]] || !m.dropRW[qi] {
+			r = append(r, s[o+1], s[o+3])
+		}
+	}
+	if c := (len(r) - h - 2) / 2; c >= 2 {
+		r[h+1] = uint8(c)
+	} else {
+		r = append(r[:h], r[h+2:]...)
+	}
+	m.rbuf[bufRW] = r
+	e.repl = 1<<bufB2 | 1<<bufRW
+}
+
+// stepN6Words sets m.edit for N6 of the k-word get at index i (offset o) of
+// queue pair qi's B3 (applyNIC's RuleN6 on bytes): it reads its k remote
+// words at once and becomes GROUP(k) and the words' responses.
+func (m *Machine) stepN6Words(s []byte, qi, i, o int) {
+	bo := m.lay.boff[qi*nBuf+bufB3]
+	k := int(s[o+3]) + 1
+	x, y, rank := s[o+1], s[o+2], s[o+4]
+	r := append(m.rbuf[bufB3][:0], s[bo+1:o]...)
+	r = append(r, kGroup, uint8(k), 0, 0, rank)
+	for j := 0; j < k; j++ {
+		r = append(r, kGetRV, x+uint8(j), y+uint8(j), s[int(y)+j], rank)
+	}
+	r = append(r, s[o+5:bo+1+5*int(s[bo])]...)
+	m.rbuf[bufB3], m.edit.repl = r, 1<<bufB3
 }
 
 // nicStep emits the successor of s by a NIC rule on queue pair qi that edits
@@ -593,11 +704,11 @@ func (m *Machine) splice(out, s []byte, qi int, e *segEdit) []byte {
 		out = append(out, uint8(int(s[pos])+int(e.npend)))
 		pos++
 	}
-	if !m.sc && e.drop|e.addN != 0 {
+	if !m.sc && e.drop|e.addN|e.repl != 0 {
 		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
 		for b := 0; b < nBuf; b++ {
 			bit := uint8(1) << b
-			if (e.drop|e.addN)&bit == 0 {
+			if (e.drop|e.addN|e.repl)&bit == 0 {
 				continue
 			}
 			w := entryWidth[b]
@@ -605,6 +716,15 @@ func (m *Machine) splice(out, s []byte, qi int, e *segEdit) []byte {
 			out = append(out, s[pos:bo[b]]...)
 			pos = bo[b] + 1
 			end := pos + n*w
+			if e.repl&bit != 0 {
+				out = append(out, uint8(len(m.rbuf[b])/w))
+				out = append(out, m.rbuf[b]...)
+				if e.addN&bit != 0 {
+					panic("machine: an edit both replaces and appends to a buffer")
+				}
+				pos = end
+				continue
+			}
 			if e.drop&bit != 0 {
 				n--
 				pos += w

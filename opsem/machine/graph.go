@@ -30,6 +30,15 @@ import (
 // noWrite identifies the initial write of a location in rf.
 const noWrite = 0xFFFF
 
+// gevGroup is the kind of a graph entry that is no event: the mark of a
+// multi-word put or get (SEMANTICS-VERBS.md 1), recorded at its submission
+// in the first of its 2k+1 slots, val = 2k. Its events take the next 2k
+// slots (word i's read at mark+1+2i, its write at mark+2+2i). The SC
+// machine performs the work request in one step, so sc contracts the
+// mark and its events into one node (cycleScratch.groups); the mark takes
+// part in no rf, mo or rb edge, and Graph leaves it out.
+const gevGroup prog.EventKind = 0xFE
+
 // gev is one event of a graph.
 type gev struct {
 	t, slot uint8
@@ -180,6 +189,7 @@ func (c *cycleScratch) edges(g *graph, threads int) {
 		c.index[e.id()] = int16(i)
 	}
 	set := func(a, b int) { c.adj[a*c.words+b/64] |= 1 << (b % 64) }
+	defer c.groups(g)
 	for i := 1; i < n; i++ {
 		if g.ev[i].t == g.ev[i-1].t {
 			set(i-1, i) // po between consecutive recorded events
@@ -229,6 +239,29 @@ func (c *cycleScratch) atomics(g *graph) {
 		for k := range g.ev {
 			if k != i && c.adj[k*c.words+j/64]&(1<<(j%64)) != 0 {
 				c.adj[k*c.words+i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+}
+
+// groups makes each multi-word work request one node of sc, as the SC
+// machine performs it in one step: every edge into one of its events from
+// outside it also enters its mark (gevGroup), which precedes them all in
+// program order.
+func (c *cycleScratch) groups(g *graph) {
+	for i, m := range g.ev {
+		if m.kind != gevGroup {
+			continue
+		}
+		in := func(k int) bool {
+			e := g.ev[k]
+			return e.t == m.t && e.slot > m.slot && int(e.slot) <= int(m.slot)+int(m.val)
+		}
+		for j := i + 1; j < len(g.ev) && in(j); j++ {
+			for k := range g.ev {
+				if k != i && !in(k) && c.adj[k*c.words+j/64]&(1<<(j%64)) != 0 {
+					c.adj[k*c.words+i/64] |= 1 << (i % 64)
+				}
 			}
 		}
 	}
@@ -373,10 +406,18 @@ func (m *Machine) Graph(s []byte) (*Graph, error) {
 	g := &st.g
 	out := &Graph{MO: make([][]int, len(g.mo))}
 	index := map[uint16]int{}
+	at := make([]int, len(g.ev)) // g.ev's index in out.Events, -1 for a mark
 	for i, e := range g.ev {
-		index[e.id()] = i
+		at[i] = -1
+		if e.kind != gevGroup {
+			at[i] = len(index)
+			index[e.id()] = len(index)
+		}
 	}
 	for _, e := range g.ev {
+		if e.kind == gevGroup {
+			continue
+		}
 		ge := GraphEvent{Event: prog.Event{Kind: e.kind, Thread: int(e.t), Loc: int(e.loc), Val: e.val, Remote: int(e.remote)}, Slot: int(e.slot), RF: -1}
 		if e.isRead() && e.rf != noWrite {
 			ge.RF = index[e.rf]
@@ -396,7 +437,11 @@ func (m *Machine) Graph(s []byte) (*Graph, error) {
 		}
 	}
 	var c cycleScratch
-	out.Cycle = c.cycle(g, len(m.p.Threads))
+	for _, i := range c.cycle(g, len(m.p.Threads)) {
+		if at[i] >= 0 { // a mark stands for its group: its events are on the cycle's way
+			out.Cycle = append(out.Cycle, at[i])
+		}
+	}
 	return out, nil
 }
 
@@ -432,4 +477,18 @@ func (g *Graph) EdgeKind(a, b int) string {
 
 func isReadKind(k prog.EventKind) bool {
 	return k == prog.EvLR || k == prog.EvCAS || k == prog.EvNLR || k == prog.EvNRR || k == prog.EvNAR
+}
+
+// wordsSlot allocates the program-order positions of the put or get in of
+// thread t and returns its first event's: two for a one-word operation;
+// for a k-word one a mark (gevGroup, recorded now) and 2k.
+func (m *Machine) wordsSlot(st *State, t int, in *prog.Instr) uint8 {
+	if in.Words <= 1 {
+		return m.slot(st, t, 2)
+	}
+	s := m.slot(st, t, uint8(2*in.Words+1))
+	if m.graph {
+		st.g.add(gev{t: uint8(t), slot: s, kind: gevGroup, val: uint8(2 * in.Words), rf: noWrite})
+	}
+	return s + 1
 }

@@ -26,15 +26,26 @@ func TestSuccessorsIncremental(t *testing.T) {
 		t.Fatalf("no protocols: %v", err)
 	}
 	files = append(files, protocols...)
-	const maxStates = 3000
 	for _, f := range files {
 		p, err := parse.File(f)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		checkIncremental(t, f, p, Options{MaxInflight: 2, Unroll: 2})
+	}
+}
+
+// checkIncremental is TestSuccessorsIncremental on program p (named f in
+// messages), on the RDMA machine, the SC machine and the RDMA machine with
+// event graphs, each with the options opt, over at most 3000 states.
+func checkIncremental(t *testing.T, f string, p *prog.Program, opt0 Options) {
+	t.Helper()
+	const maxStates = 3000
+	{
 		for mode := 0; mode < 3; mode++ {
-			opt := Options{MaxInflight: 2, Unroll: 2}
+			opt := opt0
 			var m *Machine
+			var err error
 			switch mode {
 			case 0:
 				m, err = NewRDMA(p, opt)

@@ -64,6 +64,8 @@ type Machine struct {
 	lay         layout  // offsets in encodings, for successorsFast
 	edit, canon segEdit // successorsFast's edits of the current transition
 	pre         []byte  // scratch: the prefix of a CPU step's successor
+	// rbuf[b]: scratch for a buffer that an edit replaces (segEdit.repl).
+	rbuf [nBuf][]byte
 
 	// red is Options.Reduce on the RDMA machine (reduce.go): a layer over
 	// this machine's next-state function; nil without the reduction.
@@ -89,6 +91,9 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 	}
 	if err := UnrollBound.Check(opt.Unroll); err != nil {
 		return nil, err
+	}
+	if p.InOrder {
+		opt.Placement = PlaceInOrder // the file's placement line
 	}
 	m := &Machine{p: p, sc: sc, opt: opt, graph: opt.Graph && !sc}
 	if opt.Graph && opt.Reduce {
@@ -385,7 +390,7 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 	th := &m.p.Threads[t]
 	in := &th.Code[st.pc[t]]
 	step := label(t, RuleStep, 0, 0)
-	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, 3) {
+	if m.graph && in.Op > prog.OpBranch && !st.mid[t] && m.graphFull(st, t, max(3, 2*in.Words+1)) {
 		return dst, PrunedGraph
 	}
 	switch in.Op {
@@ -463,6 +468,11 @@ func (m *Machine) quiet(st *State, t int) bool {
 type Step struct {
 	Event   prog.Event
 	Visible bool // for nlW/nrW: the write reached memory (else: issued)
+	// Words are the step's other events when it makes several: the
+	// later words' reads of a multi-word put's N1 or get's N6, the
+	// later words' writes issued by its N4 or N8, and under SC the
+	// whole transfer (SEMANTICS-VERBS.md 1): Event is the first.
+	Words []prog.Event
 }
 
 // apply performs transition l on st and returns what happened.
@@ -487,6 +497,7 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 	th := &m.p.Threads[t]
 	in := &th.Code[st.pc[t]]
 	ev := prog.Event{Thread: t, Remote: in.Remote}
+	var words []prog.Event // Step.Words
 	next := true
 	switch in.Op {
 	case prog.OpSkip:
@@ -554,7 +565,7 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpRCAS, prog.OpRFAA:
 		if m.sc {
-			next = m.scRemote(st, t, in, &ev)
+			next = m.scRemote(st, t, in, &ev, &words)
 		} else {
 			q := &st.q[in.QP]
 			var e entry
@@ -563,17 +574,15 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 				e = entry{kind: kAtom, a: uint8(m.atomIdx[t][st.pc[t]]), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 3)}
 				q.npend++
 			case prog.OpPut:
-				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.slot(st, t, 2)}
+				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.wordsSlot(st, t, in)}
 				q.npend++
 			case prog.OpGet:
-				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 2)}
+				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.wordsSlot(st, t, in)}
 				q.npend++
 			default:
 				e = entry{kind: kFence, slot: m.slot(st, t, 1)}
 			}
-			if in.Fenced {
-				e.v = fencedMark
-			}
+			e.v = b1V(in)
 			q.buf[bufB1] = append(q.buf[bufB1], e)
 		}
 	case prog.OpPoll:
@@ -602,7 +611,7 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 		st.pc[t] = uint16(m.runLocal(st.mem, t, int(st.pc[t])))
 	}
 	m.canonPolls(st, t)
-	return Step{Event: ev}
+	return Step{Event: ev, Words: words}
 }
 
 // canonPolls forgets, on each queue pair of thread t, the unpolled

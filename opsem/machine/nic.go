@@ -11,7 +11,7 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 	q := &st.q[qi]
 	t := m.p.QPs[qi].Thread
 	b1, b2, b3 := q.buf[bufB1], q.buf[bufB2], q.buf[bufB3]
-	if len(b1) > 0 && (b1[0].v != fencedMark || !q.readsPending()) {
+	if len(b1) > 0 && (b1[0].v&fencedMark == 0 || !q.readsPending()) {
 		switch b1[0].kind {
 		case kPut:
 			if len(q.buf[bufLW]) == 0 {
@@ -53,17 +53,49 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 		switch b3[0].kind {
 		case kAck:
 			dst = append(dst, label(t, RuleN7, qi, 0))
-		case kGetRV:
+		case kGetRV, kGroup:
 			dst = append(dst, label(t, RuleN8, qi, 0))
 		}
 	}
-	if len(q.buf[bufRW]) > 0 {
-		dst = append(dst, label(t, RuleF1, qi, 0))
+	dst = m.enabledPlace(q.buf[bufRW], t, RuleF1, qi, dst)
+	dst = m.enabledPlace(q.buf[bufLW], t, RuleF2, qi, dst)
+	return dst
+}
+
+// enabledPlace appends rule (F1 on RW, F2 on LW) for each entry of b it may
+// place: the head, or, when the head is a group's header, any of the group's
+// words (the first only under PlaceInOrder). The label's arg is the index
+// of the entry placed.
+func (m *Machine) enabledPlace(b []entry, t int, rule uint8, qi int, dst []uint64) []uint64 {
+	if len(b) == 0 {
+		return dst
 	}
-	if len(q.buf[bufLW]) > 0 {
-		dst = append(dst, label(t, RuleF2, qi, 0))
+	if b[0].a != groupLoc {
+		return append(dst, label(t, rule, qi, 0))
+	}
+	last := int(b[0].v)
+	if m.opt.Placement == PlaceInOrder {
+		last = 1
+	}
+	for j := 1; j <= last; j++ {
+		dst = append(dst, label(t, rule, qi, j))
 	}
 	return dst
+}
+
+// place removes the entry at index j of buffer b (RW or LW), the head or a
+// word of the head group (enabledPlace), and returns it with the buffer;
+// the group's header then counts one word less, and goes when one is left.
+func place(b []entry, j int) ([]entry, entry) {
+	e := b[j]
+	if j == 0 {
+		return pop(b), e
+	}
+	b = append(b[:j], b[j+1:]...)
+	if b[0].v--; b[0].v < 2 {
+		b = pop(b)
+	}
+	return b, e
 }
 
 func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
@@ -73,12 +105,24 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 	var s Step
 	switch rule {
 	case RuleN1:
+		// A k-word put reads its k source words in this one step
+		// (SEMANTICS-VERBS.md 1): k PUTV entries, word i's b the words
+		// after it; s.Event is the first word's nlR.
 		e := q.buf[bufB1][0]
 		q.buf[bufB1] = pop(q.buf[bufB1])
-		v := st.mem[e.b]
-		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a, v: v, rank: e.rank, slot: e.slot})
-		ev.Kind, ev.Loc, ev.Val = prog.EvNLR, int(e.b), v
-		m.record(st, ev, e.slot)
+		k := wordsOf(e.v)
+		for i := 0; i < k; i++ {
+			v := st.mem[int(e.b)+i]
+			q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a + uint8(i), b: uint8(k - 1 - i), v: v, rank: e.rank, slot: e.slot + uint8(2*i)})
+			w := ev
+			w.Kind, w.Loc, w.Val = prog.EvNLR, int(e.b)+i, v
+			m.record(st, w, e.slot+uint8(2*i))
+			if i == 0 {
+				ev = w
+			} else {
+				s.Words = append(s.Words, w)
+			}
+		}
 	case RuleN2:
 		e := q.buf[bufB1][0]
 		q.buf[bufB1] = pop(q.buf[bufB1])
@@ -86,18 +130,39 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		if e.kind == kAtom {
 			k = kAtomReq
 		}
-		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: k, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: k, a: e.a, b: e.b, v: e.v >> 1, rank: e.rank, slot: e.slot})
 	case RuleN3:
 		q.buf[bufB1] = pop(q.buf[bufB1])
 		ev.Kind = prog.EvNF
 	case RuleN4:
+		// A k-word put arrives at once: its words enter RW as one
+		// group (headed when two or more are kept), one ACK enters B3.
 		e := q.buf[bufB2][0]
-		q.buf[bufB2] = pop(q.buf[bufB2])
-		if !m.dead[e.a] || !m.dropRW[qi] {
-			q.buf[bufRW] = append(q.buf[bufRW], entry{a: e.a, v: e.v, slot: e.slot})
+		k := int(e.b) + 1
+		rw := q.buf[bufRW]
+		h := len(rw)
+		if k > 1 {
+			rw = append(rw, entry{a: groupLoc})
 		}
-		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kAck, rank: e.rank, slot: e.slot})
+		for _, w := range q.buf[bufB2][:k] {
+			if !m.dead[w.a] || !m.dropRW[qi] {
+				rw = append(rw, entry{a: w.a, v: w.v, slot: w.slot})
+			}
+		}
+		if k > 1 {
+			if c := len(rw) - h - 1; c >= 2 {
+				rw[h].v = uint8(c)
+			} else {
+				rw = append(rw[:h], rw[h+1:]...)
+			}
+		}
+		q.buf[bufRW] = rw
 		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
+		for _, w := range q.buf[bufB2][1:k] {
+			s.Words = append(s.Words, prog.Event{Kind: prog.EvNRW, Thread: ev.Thread, Remote: ev.Remote, Loc: int(w.a), Val: w.v})
+		}
+		q.buf[bufB2] = append(q.buf[bufB2][:0], q.buf[bufB2][k:]...)
+		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: kAck, rank: e.rank, slot: e.slot})
 	case RuleN5:
 		e := q.buf[bufB2][0]
 		q.buf[bufB2] = pop(q.buf[bufB2])
@@ -105,7 +170,7 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		if e.kind == kAtomReq {
 			k = kAtomR
 		}
-		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: k, a: e.a, b: e.b, rank: e.rank, slot: e.slot})
+		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: k, a: e.a, b: e.b, v: e.v, rank: e.rank, slot: e.slot})
 	case RuleA1:
 		e := &q.buf[bufB3][arg]
 		in := m.atoms[e.a]
@@ -127,26 +192,67 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		*e = entry{kind: kGetRV, a: uint8(in.X), b: e.b, v: e.v, rank: e.rank, slot: e.slot + 1}
 	case RuleN6:
 		e := &q.buf[bufB3][arg]
-		e.kind, e.v = kGetRV, st.mem[e.b]
-		ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(e.b), e.v
-		m.record(st, ev, e.slot)
+		if e.v == 0 {
+			e.kind, e.v = kGetRV, st.mem[e.b]
+			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(e.b), e.v
+			m.record(st, ev, e.slot)
+			break
+		}
+		// A k-word get (v = k-1) reads its k remote words at once: its
+		// entry becomes GROUP(k) and the words' responses.
+		g := *e
+		k := int(g.v) + 1
+		b3 := q.buf[bufB3]
+		words := make([]entry, 0, k+1)
+		words = append(words, entry{kind: kGroup, a: uint8(k), rank: g.rank})
+		for i := 0; i < k; i++ {
+			v := st.mem[int(g.b)+i]
+			words = append(words, entry{kind: kGetRV, a: g.a + uint8(i), b: g.b + uint8(i), v: v, rank: g.rank, slot: g.slot + uint8(2*i)})
+		}
+		for i := 0; i < k; i++ {
+			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(g.b)+i, words[1+i].v
+			m.record(st, ev, g.slot+uint8(2*i))
+			if i > 0 {
+				s.Words = append(s.Words, ev)
+			}
+		}
+		ev.Loc, ev.Val = int(g.b), words[1].v
+		rest := append([]entry(nil), b3[arg+1:]...)
+		b3 = append(b3[:arg], words...)
+		q.buf[bufB3] = append(b3, rest...)
 	case RuleN7:
 		q.buf[bufB3] = pop(q.buf[bufB3])
 	case RuleN8:
 		e := q.buf[bufB3][0]
-		q.buf[bufB3] = pop(q.buf[bufB3])
-		q.buf[bufLW] = append(q.buf[bufLW], entry{a: e.a, v: e.v, rank: e.rank, slot: e.slot})
+		if e.kind == kGroup {
+			// A k-word get's response returns at once: LW gets its
+			// group, headed.
+			k := int(e.a)
+			lw := append(q.buf[bufLW], entry{a: groupLoc, v: uint8(k), rank: e.rank})
+			for _, w := range q.buf[bufB3][1 : k+1] {
+				lw = append(lw, entry{a: w.a, v: w.v, rank: w.rank, slot: w.slot})
+			}
+			q.buf[bufLW] = lw
+			q.buf[bufB3] = append(q.buf[bufB3][:0], q.buf[bufB3][k+1:]...)
+			for _, w := range lw[len(lw)-k+1:] {
+				s.Words = append(s.Words, prog.Event{Kind: prog.EvNLW, Thread: ev.Thread, Remote: ev.Remote, Loc: int(w.a), Val: w.v})
+			}
+			e = lw[len(lw)-k]
+		} else {
+			q.buf[bufB3] = pop(q.buf[bufB3])
+			q.buf[bufLW] = append(q.buf[bufLW], entry{a: e.a, v: e.v, rank: e.rank, slot: e.slot})
+		}
 		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, int(e.a), e.v
 	case RuleF1:
-		e := q.buf[bufRW][0]
-		q.buf[bufRW] = pop(q.buf[bufRW])
+		var e entry
+		q.buf[bufRW], e = place(q.buf[bufRW], arg)
 		m.write(st, int(e.a), e.v)
 		ev.Kind, ev.Loc, ev.Val = prog.EvNRW, int(e.a), e.v
 		s.Visible = true
 		m.record(st, ev, e.slot+1)
 	case RuleF2:
-		e := q.buf[bufLW][0]
-		q.buf[bufLW] = pop(q.buf[bufLW])
+		var e entry
+		q.buf[bufLW], e = place(q.buf[bufLW], arg)
 		m.write(st, int(e.a), e.v)
 		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, int(e.a), e.v
 		s.Visible = true

@@ -71,6 +71,7 @@ func newReducer(m *Machine) *reducer {
 	c := *m
 	c.red, c.qoff, c.lay.boff = nil, make([]int, len(m.qoff)), make([]int, len(m.lay.boff))
 	c.base, c.work = nil, nil
+	c.rbuf = [nBuf][]byte{}
 	r := &reducer{m: m, chain: &c}
 	r.emitFn, r.captureFn = r.emit, r.capture
 	return r

@@ -24,7 +24,7 @@ func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byt
 	if n1 > 0 {
 		f := s[bo[bufB1]+1:]
 		switch {
-		case f[0] == kGet && (f[3] != fencedMark || !m.readsPendingAt(s, qi)):
+		case f[0] == kGet && (f[3]&fencedMark == 0 || !m.readsPendingAt(s, qi)):
 			m.stepN2(s, qi, f, emit)
 			return true
 		case f[0] == kFence && n2 == 0 && n3 == 0:
@@ -41,7 +41,7 @@ func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byt
 		case kAck:
 			m.stepN7(s, qi, emit)
 			return true
-		case kGetRV:
+		case kGetRV, kGroup:
 			if m.putPending(s, qi) {
 				return false
 			}
@@ -88,9 +88,24 @@ func (m *Machine) passedPut(s, next []byte, t int) bool {
 }
 
 // stepN8 emits N8 on queue pair qi, whose B3 begins with the get response f.
+//
+// A multi-word get's group (kGroup) moves to LW whole, headed.
 func (m *Machine) stepN8(s []byte, qi int, f []byte, emit func(l uint64, next []byte)) {
 	e := &m.edit
 	e.reset()
+	if f[0] == kGroup {
+		bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
+		k := int(f[1])
+		m.rbuf[bufB3] = append(m.rbuf[bufB3][:0], f[5*(k+1):5*int(s[bo[bufB3]])]...)
+		r := append(m.rbuf[bufLW][:0], s[bo[bufLW]+1:bo[bufLW]+1+3*int(s[bo[bufLW]])]...)
+		r = append(r, groupLoc, uint8(k), f[4])
+		for o := 5; o <= 5*k; o += 5 {
+			r = append(r, f[o+1], f[o+3], f[o+4])
+		}
+		m.rbuf[bufLW], e.repl = r, 1<<bufB3|1<<bufLW
+		m.nicStep(s, qi, label(m.p.QPs[qi].Thread, RuleN8, qi, 0), -1, 0, emit)
+		return
+	}
 	e.drop = 1 << bufB3
 	e.add[bufLW] = [5]byte{f[1], f[3], f[4]}
 	e.addN = 1 << bufLW
@@ -104,7 +119,7 @@ func (m *Machine) stepN2(s []byte, qi int, f []byte, emit func(l uint64, next []
 	if f[0] == kAtom {
 		k = kAtomReq
 	}
-	m.stepForward(s, qi, f, bufB1, bufB2, k, RuleN2, emit)
+	m.stepForward(s, qi, f, bufB1, bufB2, k, f[3]>>1, RuleN2, emit)
 }
 
 // stepN3 emits N3 on queue pair qi, whose B1 begins with a fence.
@@ -121,16 +136,17 @@ func (m *Machine) stepN5(s []byte, qi int, f []byte, emit func(l uint64, next []
 	if f[0] == kAtomReq {
 		k = kAtomR
 	}
-	m.stepForward(s, qi, f, bufB2, bufB3, k, RuleN5, emit)
+	m.stepForward(s, qi, f, bufB2, bufB3, k, f[3], RuleN5, emit)
 }
 
 // stepForward emits rule on queue pair qi: the head f of buffer from leaves
-// it for the tail of buffer to, as an entry of kind k with f's operands.
-func (m *Machine) stepForward(s []byte, qi int, f []byte, from, to int, k uint8, rule uint8, emit func(l uint64, next []byte)) {
+// it for the tail of buffer to, as an entry of kind k with f's operands and
+// v byte v (a multi-word get's words - 1, else 0).
+func (m *Machine) stepForward(s []byte, qi int, f []byte, from, to int, k, v uint8, rule uint8, emit func(l uint64, next []byte)) {
 	e := &m.edit
 	e.reset()
 	e.drop = 1 << from
-	e.add[to] = [5]byte{k, f[1], f[2], 0, f[4]}
+	e.add[to] = [5]byte{k, f[1], f[2], v, f[4]}
 	e.addN = 1 << to
 	m.nicStep(s, qi, label(m.p.QPs[qi].Thread, rule, qi, 0), -1, 0, emit)
 }

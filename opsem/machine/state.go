@@ -127,6 +127,47 @@ type Options struct {
 	// reachable value of a condition over memory, but no longer every
 	// reachable control point.
 	ControlHidden bool
+	// Placement is the order in which the words of one multi-word put or
+	// get reach memory (SEMANTICS-VERBS.md 1): PlaceAny (the default,
+	// all the verbs documentation promises) lets F1 and F2 place any
+	// word of the head group of RW or LW; PlaceInOrder places them in
+	// address order, as ibv_query_qp_data_in_order reports of some
+	// devices. Groups stay in FIFO order either way. Programs without
+	// multi-word operations are unaffected.
+	Placement Placement
+}
+
+// Placement is the order in which the words of one work request are placed
+// in memory (Options.Placement).
+type Placement uint8
+
+const (
+	// PlaceAny: any word of the work request may be placed next.
+	PlaceAny Placement = iota
+	// PlaceInOrder: the words are placed in address order.
+	PlaceInOrder
+)
+
+// String returns the placement's name as the --placement flag spells it.
+func (p Placement) String() string {
+	switch p {
+	case PlaceAny:
+		return "any"
+	case PlaceInOrder:
+		return "in-order"
+	}
+	return fmt.Sprintf("placement(%d)", uint8(p))
+}
+
+// ParsePlacement reads a placement's name ("any" or "in-order").
+func ParsePlacement(s string) (Placement, error) {
+	switch s {
+	case "any":
+		return PlaceAny, nil
+	case "in-order":
+		return PlaceInOrder, nil
+	}
+	return 0, fmt.Errorf("placement %q: want any or in-order", s)
 }
 
 // DeadLocations returns the locations of p that no instruction reads (as
@@ -153,8 +194,14 @@ func DeadLocations(p *prog.Program, shown []int) []bool {
 			case prog.OpCAS:
 				dead[in.Z] = false
 			case prog.OpPut:
-				dead[in.X] = false
-			case prog.OpGet, prog.OpRCAS, prog.OpRFAA:
+				for i := range max(in.Words, 1) {
+					dead[in.X+i] = false
+				}
+			case prog.OpGet:
+				for i := range max(in.Words, 1) {
+					dead[in.Y+i] = false
+				}
+			case prog.OpRCAS, prog.OpRFAA:
 				dead[in.Y] = false
 			case prog.OpLoad:
 				dead[in.Y] = false
@@ -188,7 +235,61 @@ const (
 	kAtomReq // B2: ATOMREQ(x,y)
 	kAtomR   // B3: ATOMR(x,y,⊥): not performed yet
 	kAtomRH  // B3: ATOMR(x,y,v) read v, its write pending: holds y's atomic lock
+	// Multi-word gets (SEMANTICS-VERBS.md 1): once N6 has read a k-word
+	// get's k remote words, its response is a group, GROUP(k) (a=k)
+	// followed by the k words' GETR(x+i,y+i,v_i) entries; N8 moves the
+	// whole group to LW at once.
+	kGroup // B3: GROUP(k): the next k entries are one get's words
 )
+
+// Multi-word work requests (SEMANTICS-VERBS.md 1). A k-word put or get is
+// one entry in B1 (its v byte holds fencedMark | (k-1)<<1, wordsOf), one
+// GETREQ in B2 and one GETR in B3 before its read (v = k-1), and a word per
+// entry after: a put's k PUTV entries in B2 (b = the words after it in the
+// group, so N4 moves b+1 entries from the head), a get's group in B3
+// (kGroup). In RW and LW a group of c >= 2 words still to be placed is
+// headed by a header entry whose location byte is groupLoc (no location has
+// that number: prog.MaxLocs is 250) and whose value byte is c; F1 and F2
+// place a word of the head group (any of them, or under Options.InOrder the
+// first) and rewrite the header, dropping it when one word is left, so that
+// a group of one is a one-word entry and encodings stay canonical.
+const groupLoc = 0xFF
+
+// wordsOf returns the number of words of the work request whose B1 entry
+// has v byte v (1 for a one-word operation).
+func wordsOf(v uint8) int { return int(v>>1) + 1 }
+
+// b1V returns the v byte of in's B1 entry: its fence mark and its words.
+func b1V(in *prog.Instr) uint8 {
+	v := uint8(0)
+	if in.Fenced {
+		v = fencedMark
+	}
+	if in.Words > 1 {
+		v |= uint8(in.Words-1) << 1
+	}
+	return v
+}
+
+// wrCount counts the work requests of one buffer's entries es (b the
+// buffer): a put's words in B2 count once (their last, b = 0), a group
+// in B3, RW or LW counts once (its header), and every other entry once.
+func wrCount(b int, es []entry) int {
+	n := 0
+	for i := 0; i < len(es); i++ {
+		e := es[i]
+		switch {
+		case b == bufB2 && e.kind == kPutV && e.b > 0:
+			continue
+		case b == bufB3 && e.kind == kGroup:
+			i += int(e.a)
+		case (b == bufRW || b == bufLW) && e.a == groupLoc:
+			i += int(e.v)
+		}
+		n++
+	}
+	return n
+}
 
 // fencedMark, in the v byte of a B1 entry of a put, get or remote atomic
 // (unused there otherwise), marks a fenced work request
@@ -198,9 +299,9 @@ const fencedMark = 1
 
 // readKind reports whether an entry of kind k in B2 or B3 is an earlier get
 // or remote atomic not yet complete: its request, its response (read or
-// not), or an atomic holding its lock.
+// not, or a multi-word get's group), or an atomic holding its lock.
 func readKind(k uint8) bool {
-	return k == kGetReq || k == kGetR || k == kGetRV || k == kAtomReq || k == kAtomR || k == kAtomRH
+	return k == kGetReq || k == kGetR || k == kGetRV || k == kAtomReq || k == kAtomR || k == kAtomRH || k == kGroup
 }
 
 // readsPending reports whether a get or remote atomic of the queue pair
@@ -455,15 +556,18 @@ func (m *Machine) decodeOff(s []byte, st *State, off []int) {
 // A put past N4 may have both its remote write in RW and its ACK in B3; as
 // both buffers are FIFO over the same puts, such puts are the last
 // min(|RW|, ACKs in B3) of them, counted once.
+//
+// A multi-word operation counts once in each buffer (wrCount).
 func (q *qstate) inflight() int {
-	n := len(q.buf[bufB1]) + len(q.buf[bufB2]) + len(q.buf[bufB3]) + len(q.buf[bufRW]) + len(q.buf[bufLW])
+	n := len(q.buf[bufB1]) + wrCount(bufB2, q.buf[bufB2]) + wrCount(bufB3, q.buf[bufB3]) + wrCount(bufLW, q.buf[bufLW])
+	rw := wrCount(bufRW, q.buf[bufRW])
 	acks := 0
 	for _, e := range q.buf[bufB3] {
 		if e.kind == kAck {
 			acks++
 		}
 	}
-	return n - min(acks, len(q.buf[bufRW]))
+	return n + rw - min(acks, rw)
 }
 
 // empty reports whether every buffer of the queue pair is empty.

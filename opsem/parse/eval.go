@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"strings"
 
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/syntax"
@@ -282,6 +283,9 @@ func stmtText(s *syntax.Stmt) string {
 		if s.CasZ != nil {
 			return fmt.Sprintf("%s := cas(%s, %s, %s)", s.LhsE, s.CasZ, s.CasA, s.CasB)
 		}
+		if s.LhsHi != nil {
+			return fmt.Sprintf("%s := %s", wordRange(s.LhsE, s.LhsHi), wordRange(s.RhsE, s.RhsHi))
+		}
 		return fmt.Sprintf("%s := %s", s.LhsE, s.RhsE)
 	case syntax.StmtIf:
 		return "if (" + s.Cond.String() + ")"
@@ -297,4 +301,14 @@ func stmtText(s *syntax.Stmt) string {
 		return "break"
 	}
 	return "?"
+}
+
+// wordRange prints the word range whose first word is first and whose last
+// index is hi: buf[i][lo..hi].
+func wordRange(first, hi *syntax.Expr) string {
+	if hi == nil {
+		return first.String()
+	}
+	s := first.String()
+	return strings.TrimSuffix(s, "]") + ".." + hi.String() + "]"
 }

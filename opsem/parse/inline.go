@@ -62,6 +62,7 @@ func SubstStmts(stmts []*syntax.Stmt, bind map[string]*syntax.Expr) []*syntax.St
 	for i, s := range stmts {
 		c := *s
 		c.LhsE, c.RhsE = subst(s.LhsE, bind), subst(s.RhsE, bind)
+		c.LhsHi, c.RhsHi = subst(s.LhsHi, bind), subst(s.RhsHi, bind)
 		c.CasZ, c.CasA, c.CasB = subst(s.CasZ, bind), subst(s.CasA, bind), subst(s.CasB, bind)
 		c.Cond, c.NodeE = subst(s.Cond, bind), subst(s.NodeE, bind)
 		c.RegLo, c.RegHi, c.RegInit = subst(s.RegLo, bind), subst(s.RegHi, bind), subst(s.RegInit, bind)

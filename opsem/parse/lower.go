@@ -332,6 +332,7 @@ func (lw *Lowerer) lower(f *syntax.File, opt Options) (*prog.Program, ErrorList)
 	if f.Doc != nil {
 		p.Doc = f.Doc.Text
 	}
+	p.InOrder = f.Placement != nil && f.Placement.Text == "in-order"
 	lw.SetParams(f, opt)
 	lw.Declare(f)
 	if lw.Errs != nil {

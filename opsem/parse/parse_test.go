@@ -731,7 +731,7 @@ var badCases = []struct {
 	{"registers twice", "registers runtime\nregisters static",
 		"t.rdma:2:1: registers given twice (first at 1:11)"},
 	{"junk at top level", "x := 1",
-		`t.rdma:1:1: expected node, thread, param, registers, a query (exists, ~exists, forall, reach) or expect, found name "x"`},
+		`t.rdma:1:1: expected node, thread, param, registers, placement, a query (exists, ~exists, forall, reach) or expect, found name "x"`},
 	{"two statements on a line", twoNodes + "thread p on n1 { skip skip }",
 		`t.rdma:3:23: expected ';', newline or '}' after a statement, found keyword "skip"`},
 	{"two locations without separator", "node n { x = 1 y }",

@@ -52,6 +52,7 @@ func (r *resolver) resolve(f *syntax.File) *prog.Program {
 	if f.Doc != nil {
 		p.Doc = f.Doc.Text
 	}
+	p.InOrder = f.Placement != nil && f.Placement.Text == "in-order"
 	// Nodes and locations first, so that threads may refer to nodes
 	// declared after them.
 	for _, n := range f.Nodes {
@@ -214,6 +215,9 @@ func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *
 		default:
 			s.Kind, s.X, s.Y, s.Remote = prog.SPut, y, x, p.Locs[x].Node
 		}
+		if rs.LhsWords != nil && !r.words(rs, s) {
+			return nil
+		}
 	case syntax.StmtAssignCAS:
 		s.Kind = prog.SCAS
 		x, ok1 := r.loc(rs.Lhs)
@@ -341,4 +345,39 @@ func hasLabel(stmts []*prog.Stmt, name string) bool {
 		}
 	}
 	return false
+}
+
+// words resolves the word lists of a multi-word put or get (y0, y1) :=
+// (x0, x1) (SEMANTICS-VERBS.md 1) into s, already the put or get of their
+// first words: as many words on each side, 2 to prog.MaxWords, each side
+// consecutive locations (in declaration order) of one node.
+func (r *resolver) words(rs *syntax.Stmt, s *prog.Stmt) bool {
+	p := r.p
+	if len(rs.LhsWords) != len(rs.RhsWords) {
+		r.errorf(rs.Pos, "%d words := %d words: a multi-word put or get copies as many words as it reads", len(rs.LhsWords), len(rs.RhsWords))
+		return false
+	}
+	k := len(rs.LhsWords)
+	if k > prog.MaxWords {
+		r.errorf(rs.Pos, "%d words: a multi-word put or get moves 2 to %d", k, prog.MaxWords)
+		return false
+	}
+	for _, side := range [][]syntax.Token{rs.LhsWords, rs.RhsWords} {
+		first, ok := r.loc(side[0])
+		if !ok {
+			return false
+		}
+		for i, t := range side[1:] {
+			l, ok := r.loc(t)
+			if !ok {
+				return false
+			}
+			if l != first+i+1 || p.Locs[l].Node != p.Locs[first].Node {
+				r.errorf(t.Pos, "%s is not the location declared after %s on node %s: the words of one put or get are consecutive locations of one node", t.Text, side[i].Text, p.Nodes[p.Locs[first].Node].Name)
+				return false
+			}
+		}
+	}
+	s.Words = k
+	return true
 }

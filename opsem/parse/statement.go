@@ -6,6 +6,7 @@ package parse
 import (
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/syntax"
+	"strconv"
 )
 
 // statement specialises an assignment, assume, assert, rfence or poll at
@@ -39,7 +40,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 
 // coreInstr is the core instruction op of statement st, followed by next.
 func coreInstr(op prog.Op, st *prog.Stmt, next int) prog.Instr {
-	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st, Fenced: st.Fenced}
+	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st, Fenced: st.Fenced, Words: st.Words}
 }
 
 // onOwnNode reports whether location l is on the node of the thread
@@ -168,6 +169,9 @@ func (sp *specialiser) setRegister(in *irInstr, r int, regs []uint8) int {
 // value.
 func (sp *specialiser) assign(e *evalCtx, s *syntax.Stmt, then func() int) int {
 	p := sp.lw.P
+	if s.LhsHi != nil || s.LhsWords != nil {
+		return sp.words(e, s, then)
+	}
 	x, v := e.locRef(s.LhsE)
 	if v.stop() {
 		return v.pc
@@ -363,4 +367,126 @@ func (sp *specialiser) write(e *evalCtx, s *syntax.Stmt, x, v, next int) int {
 	st.X, st.A = x, uint8(v)
 	sp.dom.addAt(x, v, sp.hop(e, s.RhsE))
 	return sp.emit(prog.Instr{Op: prog.OpWrite, X: x, A: uint8(v), Next: next, QP: -1, Loop: -1, Remote: -1, Stmt: st})
+}
+
+// words specialises y[lo..hi] := x[lo..hi], a multi-word put or get
+// (SEMANTICS-VERBS.md 1): as many words on each side, 2 to prog.MaxWords,
+// consecutive elements of one array each, one side on the thread's node
+// and the other on another node. The last bound of a range may not name a
+// register (its value is fixed when the statement is lowered; a register
+// there would escape the analysis of dead registers).
+func (sp *specialiser) words(e *evalCtx, s *syntax.Stmt, then func() int) int {
+	p := sp.lw.P
+	side := func(ref, hi *syntax.Expr) (first, k int, v value) {
+		if reg := mentionsRegister(e, hi); reg != "" {
+			return 0, 0, e.compileErr(hi.Pos, "the word range %s[..%s] ends at a register, %s: its bounds are constants", ref.Name.Text, hi, reg)
+		}
+		h := e.eval(hi)
+		if h.stop() {
+			return 0, 0, h
+		}
+		lo := ref.Idx[len(ref.Idx)-1]
+		l := e.eval(lo)
+		if l.stop() {
+			return 0, 0, l
+		}
+		if l.sym != nil || h.sym != nil {
+			return 0, 0, e.compileErr(lo.Pos, "the word range %s[%s..%s] depends on a register kept at run time", ref.Name.Text, lo, hi)
+		}
+		k = h.v - l.v + 1
+		if k < 2 || k > prog.MaxWords {
+			return 0, 0, e.compileErr(lo.Pos, "the word range %s[%s..%s] has %d words: a multi-word put or get moves 2 to %d", ref.Name.Text, lo, hi, k, prog.MaxWords)
+		}
+		for i := 0; i < k; i++ {
+			w := *ref
+			w.Idx = append(append([]*syntax.Expr(nil), ref.Idx[:len(ref.Idx)-1]...),
+				&syntax.Expr{Pos: lo.Pos, Kind: syntax.ExprInt, Name: syntax.Token{Kind: syntax.TokInt, Pos: lo.Pos, Text: strconv.Itoa(l.v + i)}})
+			loc, v := e.locRef(&w)
+			if v.stop() {
+				return 0, 0, v
+			}
+			if i == 0 {
+				first = loc
+			} else if loc != first+i {
+				return 0, 0, e.compileErr(ref.Pos, "the words of %s[%s..%s] are not consecutive locations", ref.Name.Text, lo, hi)
+			}
+		}
+		return first, k, value{}
+	}
+	// The core format's word lists (y0, y1) in a file that is lowered.
+	list := func(ts []syntax.Token) (first, k int, v value) {
+		for i, t := range ts {
+			loc, v := e.locRef(&syntax.Expr{Pos: t.Pos, Kind: syntax.ExprName, Name: t})
+			if v.stop() {
+				return 0, 0, v
+			}
+			if i == 0 {
+				first = loc
+			} else if loc != first+i || p.Locs[loc].Node != p.Locs[first].Node {
+				return 0, 0, e.compileErr(t.Pos, "%s is not the location declared after %s on node %s: the words of one put or get are consecutive locations of one node", t.Text, ts[i-1].Text, p.Nodes[p.Locs[first].Node].Name)
+			}
+		}
+		if len(ts) > prog.MaxWords {
+			return 0, 0, e.compileErr(ts[0].Pos, "%d words: a multi-word put or get moves 2 to %d", len(ts), prog.MaxWords)
+		}
+		return first, len(ts), value{}
+	}
+	var x, kx, y, ky int
+	var v value
+	if s.LhsWords != nil {
+		if x, kx, v = list(s.LhsWords); v.stop() {
+			return v.pc
+		}
+		if y, ky, v = list(s.RhsWords); v.stop() {
+			return v.pc
+		}
+	} else {
+		if x, kx, v = side(s.LhsE, s.LhsHi); v.stop() {
+			return v.pc
+		}
+		if y, ky, v = side(s.RhsE, s.RhsHi); v.stop() {
+			return v.pc
+		}
+	}
+	if kx != ky {
+		if s.LhsWords != nil {
+			return e.compileErr(s.Pos, "%d words := %d words: a multi-word put or get copies as many words as it reads", kx, ky).pc
+		}
+		return e.compileErr(s.Pos, "%s[..%s] := %s[..%s]: %d words from %d (a multi-word put or get copies as many words as it reads)", s.LhsE.Name.Text, s.LhsHi, s.RhsE.Name.Text, s.RhsHi, kx, ky).pc
+	}
+	st := sp.stmt(prog.SGet)
+	switch {
+	case sp.onOwnNode(x) && !sp.onOwnNode(y):
+		st.X, st.Y, st.Remote = x, y, p.Locs[y].Node
+	case !sp.onOwnNode(x) && sp.onOwnNode(y):
+		st.Kind, st.X, st.Y, st.Remote = prog.SPut, y, x, p.Locs[x].Node
+	default:
+		return e.compileErr(s.Pos, "%s := %s copies words with one work request: one side must be on %s, the thread's own node, the other on another node",
+			p.WordsString(x, kx), p.WordsString(y, kx), p.Nodes[sp.t.node].Name).pc
+	}
+	st.Words, st.Fenced = kx, s.Fenced
+	op := prog.OpGet
+	if st.Kind == prog.SPut {
+		op = prog.OpPut
+	}
+	for i := 0; i < kx; i++ {
+		sp.edge(y+i, x+i)
+	}
+	return sp.emit(coreInstr(op, st, then()))
+}
+
+// mentionsRegister returns the name of a register that x names, or "".
+func mentionsRegister(e *evalCtx, x *syntax.Expr) string {
+	if x == nil {
+		return ""
+	}
+	if x.Kind == syntax.ExprName && len(x.Idx) == 0 && e.register(x.Name.Text) >= 0 {
+		return x.Name.Text
+	}
+	for _, c := range append([]*syntax.Expr{x.L, x.R}, x.Idx...) {
+		if r := mentionsRegister(e, c); r != "" {
+			return r
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package play
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"rdmasim/opsem/dot"
@@ -119,24 +120,29 @@ func stepSources(run *verdict.Run) []*draw.Source {
 		if sh == nil {
 			continue
 		}
+		// Each buffer's change is the entries [lo, hiBefore) of before
+		// replaced by [lo, hiAfter) of after: a pop from the head, an
+		// append at the tail, or (a multi-word operation's steps) a
+		// group's words leaving together, a word placed from the middle
+		// of its group, a response becoming a group.
 		var src *draw.Source
+		var lo, hiB, hiA [5]int
 		for b := range sh {
-			switch {
-			case len(after[b]) < len(before[b]) && len(sh[b]) > 0:
-				src, sh[b] = sh[b][0], sh[b][1:]
-			case len(after[b]) == len(before[b]) && src == nil:
-				for k := range before[b] {
-					if before[b][k] != after[b][k] && k < len(sh[b]) {
-						src = sh[b][k]
-						break
-					}
-				}
+			lo[b], hiB[b], hiA[b] = changed(before[b], after[b])
+			if src == nil && lo[b] < hiB[b] && lo[b] < len(sh[b]) {
+				src = sh[b][lo[b]]
 			}
 		}
 		for b := range sh {
-			if len(after[b]) > len(before[b]) {
+			if lo[b] == hiB[b] && lo[b] == hiA[b] || hiB[b] > len(sh[b]) {
+				continue
+			}
+			rest := append([]*draw.Source(nil), sh[b][hiB[b]:]...)
+			sh[b] = sh[b][:lo[b]]
+			for k := lo[b]; k < hiA[b]; k++ {
 				sh[b] = append(sh[b], src)
 			}
+			sh[b] = append(sh[b], rest...)
 		}
 		out[i] = src
 	}
@@ -290,13 +296,19 @@ func linkSteps(g *Graph, t *Trace) {
 		// The machine names a NIC write's steps "nrW(z,2) issued" (N4,
 		// N8) and "nrW(z,2) visible" (F1, F2; machine.Transition.Event):
 		// the graph's event is nrW(z,2).
+		// A step of a multi-word put or get makes several events, one
+		// after the other in its Event (machine.Step.Words).
 		switch {
 		case recording[s.Rule]:
-			k := key(s.Thread, strings.TrimSuffix(s.Event, " visible"), f.Source.Line)
-			frames[k] = append(frames[k], i)
+			for _, ev := range strings.Fields(strings.TrimSuffix(s.Event, " visible")) {
+				k := key(s.Thread, ev, f.Source.Line)
+				frames[k] = append(frames[k], i)
+			}
 		case issuing[s.Rule]:
-			k := key(s.Thread, strings.TrimSuffix(s.Event, " issued"), f.Source.Line)
-			issued[k] = append(issued[k], i)
+			for _, ev := range strings.Fields(strings.TrimSuffix(s.Event, " issued")) {
+				k := key(s.Thread, ev, f.Source.Line)
+				issued[k] = append(issued[k], i)
+			}
 		}
 	}
 	used := map[string]int{}
@@ -332,4 +344,25 @@ func violationGraph(r *robust.Result) *dot.Graph {
 		return r.Dot()
 	}
 	return draw.MachineRun(r.Program, g, r.Run, r.Program.Name+": an RDMA execution with an sc cycle")
+}
+
+// changed returns where a buffer's entries changed from before to after:
+// before[lo:hiB] became after[lo:hiA]. A pop of d entries from the head and
+// an append at the tail are recognised first, so that equal entries (two
+// ACKs) are attributed to the right operations.
+func changed(before, after []string) (lo, hiB, hiA int) {
+	if d := len(before) - len(after); d > 0 && slices.Equal(before[d:], after) {
+		return 0, d, 0
+	}
+	if len(after) >= len(before) && slices.Equal(after[:len(before)], before) {
+		return len(before), len(before), len(after)
+	}
+	for lo < len(before) && lo < len(after) && before[lo] == after[lo] {
+		lo++
+	}
+	hiB, hiA = len(before), len(after)
+	for hiB > lo && hiA > lo && before[hiB-1] == after[hiA-1] {
+		hiB, hiA = hiB-1, hiA-1
+	}
+	return lo, hiB, hiA
 }

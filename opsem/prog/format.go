@@ -19,6 +19,9 @@ func (p *Program) String() string {
 	if p.Doc != "" {
 		fmt.Fprintf(&b, "%s\n", quote(p.Doc))
 	}
+	if p.InOrder {
+		b.WriteString("placement in-order\n")
+	}
 	p.writeNodes(&b)
 	for i := range p.Threads {
 		t := &p.Threads[i]
@@ -101,8 +104,14 @@ func (p *Program) StmtString(s *Stmt) string {
 	case SCAS:
 		return fmt.Sprintf("%s := cas(%s, %d, %d)", loc(s.X), loc(s.Z), s.A, s.B)
 	case SGet:
+		if s.Words > 1 {
+			return fmt.Sprintf("%s := %s", p.WordsString(s.X, s.Words), p.WordsString(s.Y, s.Words))
+		}
 		return fmt.Sprintf("%s := %s", loc(s.X), loc(s.Y))
 	case SPut:
+		if s.Words > 1 {
+			return fmt.Sprintf("%s := %s", p.WordsString(s.Y, s.Words), p.WordsString(s.X, s.Words))
+		}
 		return fmt.Sprintf("%s := %s", loc(s.Y), loc(s.X))
 	case SRCAS:
 		return fmt.Sprintf("%s := rcas(%s, %d, %d)", loc(s.X), loc(s.Y), s.A, s.B)
@@ -296,4 +305,22 @@ func (p *Program) writeNodes(b *strings.Builder) {
 		}
 		b.WriteString(" }\n")
 	}
+}
+
+// WordsString names the k consecutive locations from first, the words of a
+// multi-word put or get: an array's elements buf[2], buf[3] as buf[2..3]
+// (the protocol language's word range), other locations as the core
+// format's list (x0, x1).
+func (p *Program) WordsString(first, k int) string {
+	a, b := p.Locs[first].Name, p.Locs[first+k-1].Name
+	if i := strings.LastIndexByte(a, '['); i > 0 && strings.HasSuffix(a, "]") {
+		if j := strings.LastIndexByte(b, '['); j == i && a[:i] == b[:j] && strings.HasSuffix(b, "]") {
+			return a[:len(a)-1] + ".." + b[j+1:]
+		}
+	}
+	names := make([]string, k)
+	for i := range names {
+		names[i] = p.Locs[first+i].Name
+	}
+	return "(" + strings.Join(names, ", ") + ")"
 }

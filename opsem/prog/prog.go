@@ -18,6 +18,10 @@ const (
 	MaxThreads = 64  // threads in a program
 	MaxNodes   = 64  // nodes in a program
 	MaxCode    = 4000
+	// MaxWords bounds the words of one multi-word put or get
+	// (SEMANTICS-VERBS.md 1): the machines keep a group's size in a few
+	// bits of a buffer entry, and each word is two events of the model.
+	MaxWords = 4
 )
 
 // Pos is a position in a source file: 1-based line and byte column.
@@ -100,6 +104,12 @@ type Stmt struct {
 	// Fenced marks a put, get or remote atomic with the fence flag
 	// (`y := x fenced`; SEMANTICS-VERBS.md 4).
 	Fenced bool
+
+	// Words is the number of consecutive words a put or a get moves as one
+	// work request (SEMANTICS-VERBS.md 1): X..X+Words-1 and Y..Y+Words-1,
+	// locations of one node each, numbered consecutively. 0 or 1 is the
+	// seed's one-word operation.
+	Words int
 }
 
 // Source is a statement of the protocol language as the user wrote it, and
@@ -257,6 +267,11 @@ type Program struct {
 	QPs     []QP
 	Query   Query
 	Expects []Expect
+	// InOrder: the file says `placement in-order` (SEMANTICS-VERBS.md 1):
+	// the words of its multi-word puts and gets are placed in address
+	// order, whatever the placement the search is given (the machines and
+	// the model take in-order when either says so).
+	InOrder bool
 
 	// Families are the families of threads of a lowered program (thread
 	// client[k] on m[k] for k in lo..hi), as declared: candidates for

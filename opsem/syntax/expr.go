@@ -186,6 +186,41 @@ func (p *parser) parseRef(what string) *Expr {
 	return e
 }
 
+// parseWordRef parses a location reference whose last index may be a word
+// range, `buf[i][lo..hi]` (SEMANTICS-VERBS.md 1): it returns the reference
+// to the first word (its last index lo) and hi, or nil for a plain
+// reference.
+func (p *parser) parseWordRef(what string) (*Expr, *Expr) {
+	t := p.name(what)
+	e := &Expr{Pos: t.Pos, Kind: ExprName, Name: t}
+	var hi *Expr
+	for p.tok.Kind == TokLBrack && !p.failed() {
+		open := p.tok
+		if hi != nil {
+			p.errorf(open.Pos, "a word range %s[..] is the last index", e.Name.Text)
+			return e, hi
+		}
+		p.next()
+		if !p.enter(open.Pos, "expression") {
+			return e, hi
+		}
+		p.parens++
+		e.Idx = append(e.Idx, p.parseExpr())
+		if p.tok.Kind == TokDotDot {
+			p.next()
+			hi = p.parseExpr()
+		}
+		p.parens--
+		p.depth--
+		if p.tok.Kind != TokRBrack {
+			p.errorf(p.tok.Pos, "expected ']' to close the '[' at %s, found %s", open.Pos, p.tok.describe())
+			return e, hi
+		}
+		p.next()
+	}
+	return e, hi
+}
+
 // parseRange parses LO..HI, two expressions.
 func (p *parser) parseRange(what string) (lo, hi *Expr) {
 	lo = p.parseBinary(4)

@@ -197,8 +197,32 @@ func (p *parser) parseFile() *File {
 			f.Registers = &w
 			p.next()
 			p.endOfDecl("the registers line")
+		case t.Kind == TokIdent && t.Text == "placement":
+			// Not a keyword, as registers.
+			p.next()
+			w := p.tok
+			if w.Kind != TokIdent && w.Kind != TokKeyword || w.Text != "any" && w.Text != "in" {
+				p.errorf(w.Pos, "expected in-order or any after placement, found %s", w.describe())
+				break
+			}
+			if w.Text == "in" {
+				p.next()
+				if p.tok.Kind != TokMinus || p.peek().Kind != TokIdent || p.peek().Text != "order" {
+					p.errorf(w.Pos, "expected in-order or any after placement")
+					break
+				}
+				p.next()
+				w.Text = "in-order"
+			}
+			if f.Placement != nil {
+				p.errorf(t.Pos, "placement given twice (first at %s)", f.Placement.Pos)
+				break
+			}
+			f.Placement = &w
+			p.next()
+			p.endOfDecl("the placement line")
 		default:
-			p.errorf(t.Pos, "expected node, thread, param, registers, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
+			p.errorf(t.Pos, "expected node, thread, param, registers, placement, a query (exists, ~exists, forall, reach) or expect, found %s", t.describe())
 		}
 	}
 	f.End = p.tok.Pos

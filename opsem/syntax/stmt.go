@@ -104,6 +104,8 @@ func (p *parser) parseStmt() *Stmt {
 		s.Branches = [][]*Stmt{p.parseBlock()}
 	case t.Kind == TokIdent:
 		p.parseAssignOrCall(s, t)
+	case t.Kind == TokLParen:
+		p.parseWords(s)
 	case t.Kind == TokKeyword && (t.Text == "rcas" || t.Text == "rfaa"):
 		p.errorf(t.Pos, "%s is not a statement: its old value goes to a location of the thread's node (x := %s(y, ...))", t.Text, t.Text)
 	case t.Kind == TokKeyword && t.Text == "cas":
@@ -251,7 +253,7 @@ func (p *parser) parseChoose(s *Stmt, t Token) {
 func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
 	s.Lhs = t
 	if p.peek().Kind == TokLBrack {
-		s.LhsE = p.parseRef("a location")
+		s.LhsE, s.LhsHi = p.parseWordRef("a location")
 	} else {
 		p.next()
 		s.LhsE = &Expr{Pos: t.Pos, Kind: ExprName, Name: t}
@@ -270,6 +272,18 @@ func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
 	}
 	p.next()
 	defer p.parseFenced(s)
+	if s.LhsHi != nil {
+		// A word range: the right side is one too.
+		if p.tok.Kind != TokIdent {
+			p.errorf(p.tok.Pos, "expected a word range x[lo..hi] after '%s :=', found %s", s.LhsE, p.tok.describe())
+			return
+		}
+		s.Kind = StmtAssign
+		if s.RhsE, s.RhsHi = p.parseWordRef("a word range"); s.RhsHi == nil && !p.failed() {
+			p.errorf(s.RhsE.Pos, "%s[..] := %s: a word range is copied from a word range of as many words, x[lo..hi]", s.LhsE.Name.Text, s.RhsE)
+		}
+		return
+	}
 	switch {
 	case p.isKeyword("rcas") || p.isKeyword("rfaa"):
 		p.parseRemoteAtomic(s)
@@ -289,6 +303,56 @@ func (p *parser) parseAssignOrCall(s *Stmt, t Token) {
 	default:
 		p.errorf(p.tok.Pos, "expected a value, a location or cas(z, a, b) after ':=', found %s", p.tok.describe())
 	}
+}
+
+// parseWords parses the core format's multi-word put or get
+// `(y0, y1) := (x0, x1)` (SEMANTICS-VERBS.md 1): two lists of as many
+// location names, two or more each.
+func (p *parser) parseWords(s *Stmt) {
+	list := func(what string) []Token {
+		open := p.tok
+		p.next()
+		var ts []Token
+		for !p.failed() {
+			ts = append(ts, p.name(what))
+			if p.tok.Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+		if !p.failed() && p.tok.Kind != TokRParen {
+			p.errorf(p.tok.Pos, "expected ',' or ')' to close the '(' at %s, found %s", open.Pos, p.tok.describe())
+		}
+		if !p.failed() && len(ts) < 2 {
+			p.errorf(open.Pos, "(%s) names one word: a multi-word put or get names two or more, (y0, y1) := (x0, x1); one word is y := x", ts[0].Text)
+		}
+		if !p.failed() {
+			p.next()
+		}
+		return ts
+	}
+	s.Kind = StmtAssignLoc
+	s.LhsWords = list("a location")
+	if p.failed() {
+		return
+	}
+	if p.tok.Kind != TokAssign {
+		p.errorf(p.tok.Pos, "expected ':=' after a list of words, found %s", p.tok.describe())
+		return
+	}
+	p.next()
+	if p.tok.Kind != TokLParen {
+		p.errorf(p.tok.Pos, "expected a list of words (x0, x1) after ':=', found %s", p.tok.describe())
+		return
+	}
+	s.RhsWords = list("a location")
+	if p.failed() {
+		return
+	}
+	s.Lhs, s.Rhs = s.LhsWords[0], s.RhsWords[0]
+	s.LhsE = &Expr{Pos: s.Lhs.Pos, Kind: ExprName, Name: s.Lhs}
+	s.RhsE = &Expr{Pos: s.Rhs.Pos, Kind: ExprName, Name: s.Rhs}
+	p.parseFenced(s)
 }
 
 // parseFenced reads the mark `fenced` after an assignment's right side, if

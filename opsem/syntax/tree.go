@@ -24,6 +24,11 @@ type File struct {
 	// where the lowering keeps the threads' registers; nil when the file
 	// does not say.
 	Registers *Token
+	// Placement is the word of `placement in-order` (or any): the order
+	// in which the words of a multi-word put or get reach memory on the
+	// hardware the file describes (SEMANTICS-VERBS.md 1); nil when the
+	// file does not say.
+	Placement *Token
 	End       prog.Pos // where the file ends
 }
 
@@ -120,6 +125,14 @@ type Stmt struct {
 	// or remote atomic); FencedPos is where the mark is.
 	Fenced    bool
 	FencedPos prog.Pos
+	// LhsHi, RhsHi: a multi-word put or get `y[lo..hi] := x[lo..hi]`
+	// (SEMANTICS-VERBS.md 1): LhsE and RhsE name the first words (their
+	// last index is lo), LhsHi and RhsHi the last index of each side.
+	LhsHi, RhsHi *Expr
+	// LhsWords, RhsWords: the core format's multi-word put or get
+	// `(y0, y1) := (x0, x1)`, a StmtAssignLoc whose Lhs and Rhs are the
+	// first words (the locations of each side consecutive on one node).
+	LhsWords, RhsWords []Token
 
 	// The protocol language's: expressions where the core has tokens.
 	LhsE, RhsE            *Expr   // StmtAssign

@@ -29,7 +29,7 @@ func LoopBound(p *prog.Program, unroll int) int { return job.LoopBound(p, unroll
 
 // modelOptions derives the model's options from o.
 func modelOptions(p *prog.Program, o Options) axiom.Options {
-	return axiom.Options{Unroll: LoopBound(p, o.Machine.Unroll)}
+	return axiom.Options{Unroll: LoopBound(p, o.Machine.Unroll), InOrder: o.Machine.Placement == machine.PlaceInOrder}
 }
 
 // HasLoops reports whether some thread of p has a loop (job.HasLoops).
