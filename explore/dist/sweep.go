@@ -17,6 +17,9 @@ import (
 // Config.Keep when the caller gives none.
 const DefaultKeep = 24 * time.Hour
 
+// sweepWait bounds a sweep.
+const sweepWait = 30 * time.Second
+
 // A deadRun is a run of the bucket of runs that sweep removes: no
 // coordinator holds its lease, and nothing of it was written for longer
 // than the coordinator's Keep.
@@ -44,6 +47,11 @@ func sweep(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, runs, cla
 	if keep <= 0 {
 		return nil
 	}
+	// Bounded: a bucket whose leader went away must not hold the run's
+	// start. A sweep cut short removes less (a run whose keys or lease
+	// could not be read is left), never a live run.
+	ctx, cancel := context.WithTimeout(ctx, sweepWait)
+	defer cancel()
 	lister, err := runs.ListKeys(ctx)
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrNoKeysFound) {
