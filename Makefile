@@ -91,12 +91,17 @@ tools:
 # sets that no CI ran before; its longest, TestRegistersAgreement). The names
 # are anchored and each is a test of one package of RACE_FREE_PKGS; a name
 # that matches nothing passes silently, so check a new one with go test -list.
+# One test of explore/dist is here for another reason: TestReplicaServerLost
+# (three embedded NATS servers, the leader of the run's stream lost mid-run,
+# for good then restarted) is opt-in (RDMASIM_TEST_LOSE_NATS, set here) and
+# runs in this pass only, without -race: 5 to 25 s on this 2-core host under
+# load, 5 runs of 5 passed (BENCHMARKS.md "A cluster of three NATS servers").
 TEST_TIMEOUT ?= 60m
-RACE_FREE_PKGS  := ./opsem/machine/ ./opsem/decide/ ./opsem/instr/ ./opsem/axiom/ ./corpus/differ/
-RACE_FREE_TESTS := ^(TestReduce|TestReduceSmallPrograms|TestReduceSettlesPastLastPut|TestSwitchSameRuns|TestAtomicsExperimental|TestAtomicsSymmetryAgree|TestSpinReductionsAgree|TestSpinLoopCost|TestSwitchesAgree|TestRegistersAgreement|TestSoloValuesCover|TestRegistersAgree|TestRepairChecked|TestEveryOpGenerated|TestDeciderAtomicsLoops|TestRegressSymmetryByBlocks)$$
+RACE_FREE_PKGS  := ./opsem/machine/ ./opsem/decide/ ./opsem/instr/ ./opsem/axiom/ ./corpus/differ/ ./explore/dist/
+RACE_FREE_TESTS := ^(TestReduce|TestReduceSmallPrograms|TestReduceSettlesPastLastPut|TestSwitchSameRuns|TestAtomicsExperimental|TestAtomicsSymmetryAgree|TestSpinReductionsAgree|TestSpinLoopCost|TestSwitchesAgree|TestRegistersAgreement|TestSoloValuesCover|TestRegistersAgree|TestRepairChecked|TestEveryOpGenerated|TestDeciderAtomicsLoops|TestRegressSymmetryByBlocks|TestReplicaServerLost)$$
 test: wasm vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(RACE_FREE_TESTS)' $(RACE_FREE_PKGS)
+	RDMASIM_TEST_LOSE_NATS=1 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(RACE_FREE_TESTS)' $(RACE_FREE_PKGS)
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags rdmasim_broken -run Broken ./corpus/fuzz/
 
 # The edit-test loop: every package without the race detector, and with

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -41,6 +43,7 @@ type clusterFlags struct {
 	cluster    string
 	partitions int
 	replicas   int
+	keep       time.Duration
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
@@ -48,6 +51,7 @@ func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	f.natsFlags.register(fs, "run the searches on the cluster of the NATS server (JetStream) at this URL, e.g. nats://host:4222, whose workers run 'rdmasim worker --nats URL' (needs --partitions)")
 	fs.IntVar(&f.partitions, "partitions", 0, "with --nats: partitions of the state space, each served by one worker at a time")
 	fs.IntVar(&f.replicas, "nats-replicas", 1, "with --nats: copies a JetStream cluster keeps of the run's stream and buckets (3 survives the loss of a server)")
+	fs.DurationVar(&f.keep, "nats-keep", dist.DefaultKeep, "with --nats: how long a run whose coordinator died is kept for the same command to resume; each search first removes the runs on the server that no coordinator holds and of which nothing was written for longer (0: never)")
 }
 
 // registerCampaign registers the flags of a command whose work the
@@ -197,6 +201,7 @@ func (f *clusterFlags) remote(nc *dist.Conn, e *env, cmd string, program job.Job
 			Log:        func(s string) { fmt.Fprintf(e.stderr, "rdmasim %s: %s\n", cmd, s) },
 			Memory:     f.cluster != "",
 			Replicas:   f.replicas,
+			Keep:       cmp.Or(f.keep, -1), // 0: never
 			Key:        key,
 		})
 	}), nil

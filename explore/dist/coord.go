@@ -60,6 +60,12 @@ type Config struct {
 	// of search, the semantics and the machine options). Empty: the run
 	// is never resumed.
 	Key string
+	// Keep is how long a run whose coordinator died is kept for a
+	// coordinator of the same search to resume: Start first removes the
+	// runs on the server (searches and campaigns) that no coordinator
+	// holds and of which nothing was written for longer (see sweep).
+	// 0: DefaultKeep; negative: runs are never removed so.
+	Keep time.Duration
 }
 
 // A Coordinator is the explore.Remote of a distributed search: it publishes
@@ -75,6 +81,7 @@ type Coordinator struct {
 	memory    bool
 	replicas  int
 	lostAfter time.Duration
+	keep      time.Duration // Config.Keep
 
 	next    uint64              // the id the next level's first state gets
 	workers map[string]bool     // the incarnations that expanded states
@@ -111,7 +118,10 @@ func NewCoordinator(nc *nats.Conn, cfg Config) (*Coordinator, error) {
 		return nil, err
 	}
 	c := &Coordinator{nc: nc, js: js, log: cfg.Log, memory: cfg.Memory, replicas: max(cfg.Replicas, 1), lostAfter: cmp.Or(cfg.LostAfter, lostAfter), workers: map[string]bool{},
-		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}, key: cfg.Key}
+		bytes: make([]uint64, cfg.Partitions), refused: map[string]struct{}{}, key: cfg.Key, keep: cfg.Keep}
+	if c.keep == 0 {
+		c.keep = DefaultKeep
+	}
 	c.spec = Spec{Run: nuid.Next(), Name: cfg.Name, Partitions: cfg.Partitions, Payload: cfg.Payload,
 		Version: cfg.Version, Seed: store.FingerprintSeed(), Batch: cfg.Batch, Protocol: protocol}
 	if c.spec.Version == "" {
@@ -143,6 +153,9 @@ func (c *Coordinator) Start(ctx context.Context, initial []byte) error {
 	fp := store.Of(initial)
 	c.spec.Initial = [2]uint64{fp.Lo, fp.Hi}
 	c.next = 1
+	// The runs nobody resumed in time go first, this search's too: a
+	// run older than keep is not resumed but done again.
+	sweep(ctx, c.nc, c.js, c.runs, claims, c.keep, time.Now(), c.logf)
 	if c.key != "" {
 		if ok, err := c.resume(ctx); err != nil || ok {
 			return err

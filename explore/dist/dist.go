@@ -79,6 +79,11 @@
 // coordinator (the same search started twice): it is left alone and a new
 // run starts.
 //
+// A dead run is kept for Config.Keep (DefaultKeep, a day) to be resumed:
+// every coordinator's Start first removes the runs that no coordinator
+// holds and of which nothing was written for longer (sweep), so a run
+// nobody resumes does not stay on the server for ever.
+//
 // The package knows nothing of what it searches: a run carries an opaque
 // payload from which a worker's Factory builds the machine, and a worker
 // refuses a run whose version, fingerprint seed or initial state differs

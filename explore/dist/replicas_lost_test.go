@@ -28,10 +28,11 @@ import (
 // is one shut down); in "restarted" it comes back half a second later on
 // the same ports and store, and rejoins the cluster.
 //
-// It runs only with loseNATSEnv set (see there for its record).
+// It runs only with loseNATSEnv set (see there for its record), as make
+// test's race-free pass sets it.
 func TestReplicaServerLost(t *testing.T) {
 	if os.Getenv(loseNATSEnv) == "" {
-		t.Skipf("set %s=1 to run it (it loses a NATS server of three; opt-in until more runs say it is reliable)", loseNATSEnv)
+		t.Skipf("set %s=1 to run it (it loses a NATS server of three; make test runs it without -race)", loseNATSEnv)
 	}
 	for _, restart := range []bool{false, true} {
 		name := "shutdown"
@@ -51,8 +52,11 @@ func TestReplicaServerLost(t *testing.T) {
 // marker came first short for good (see collector); and a purge of a past
 // level, or a key-value put, went unanswered again and again while the run
 // waited for it (see Coordinator.Expand, retry). Since those fixes it
-// passed 32 runs in 32 (22 "shutdown", 10 "restarted"); it stays opt-in
-// until more runs say it is reliable.
+// passed 32 runs in 32 (22 "shutdown", 10 "restarted"); after the resume
+// work (successors purged one level later, expansion records kept) 5 runs
+// of 5 without -race, 5 to 25 s each on a loaded 2-core host. make test
+// sets it in its race-free pass (Makefile RACE_FREE_TESTS), so CI runs it
+// once, without the race detector; go test ./... alone skips it.
 const loseNATSEnv = "RDMASIM_TEST_LOSE_NATS"
 
 func replicaServerLost(t *testing.T, restart bool) {

@@ -22,20 +22,42 @@ type death struct {
 	lapse          bool
 }
 
+// runOpt changes a test run's coordinator: set its Config before it is
+// made, hook the coordinator once made (a test's hooks: levelDone).
+type runOpt struct {
+	set  func(*Config)
+	hook func(*Coordinator)
+}
+
+// apply applies the opts to cfg (nil c) or to c.
+func apply(opts []runOpt, cfg *Config, c *Coordinator) {
+	for _, o := range opts {
+		if cfg != nil && o.set != nil {
+			o.set(cfg)
+		}
+		if c != nil && o.hook != nil {
+			o.hook(c)
+		}
+	}
+}
+
 // dyingRun runs the search of g with n partitions and the key key until its
 // coordinator dies as d says, and leaves the run as a dead coordinator
 // does; it returns the level the run's state had reached.
-func dyingRun(t *testing.T, url string, g grid, n int, key string, d death) int {
+func dyingRun(t *testing.T, url string, g grid, n int, key string, d death, opts ...runOpt) int {
 	t.Helper()
 	nc, err := Connect(url, "test coordinator (dies)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	c, err := NewCoordinator(nc, Config{Partitions: n, Payload: g.payload(), Batch: 64, Key: key})
+	cfg := Config{Partitions: n, Payload: g.payload(), Batch: 64, Key: key}
+	apply(opts, &cfg, nil)
+	c, err := NewCoordinator(nc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	apply(opts, nil, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	level := 0
@@ -68,7 +90,7 @@ func dyingRun(t *testing.T, url string, g grid, n int, key string, d death) int 
 // resumedRun runs the search of g with n partitions and the key key to its
 // end, and returns its result, its search, its visits, the level it resumed
 // at (-1: it started afresh) and what its coordinator logged.
-func resumedRun(t *testing.T, url string, g grid, n int, key string) (explore.Result, *explore.Search, string, int, string) {
+func resumedRun(t *testing.T, url string, g grid, n int, key string, opts ...runOpt) (explore.Result, *explore.Search, string, int, string) {
 	t.Helper()
 	nc, err := Connect(url, "test coordinator")
 	if err != nil {
@@ -77,15 +99,18 @@ func resumedRun(t *testing.T, url string, g grid, n int, key string) (explore.Re
 	defer nc.Close()
 	var mu sync.Mutex
 	var log strings.Builder
-	c, err := NewCoordinator(nc, Config{Partitions: n, Payload: g.payload(), Batch: 64, Key: key, Log: func(s string) {
+	cfg := Config{Partitions: n, Payload: g.payload(), Batch: 64, Key: key, Log: func(s string) {
 		mu.Lock()
 		fmt.Fprintln(&log, s)
 		mu.Unlock()
-	}})
+	}}
+	apply(opts, &cfg, nil)
+	c, err := NewCoordinator(nc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	apply(opts, nil, c)
 	var got visits
 	s := explore.New(g, explore.Options{Remote: c, Trace: true, Visit: got.visit})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
