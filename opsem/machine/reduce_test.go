@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"rdmasim/opsem/parse"
+	"rdmasim/opsem/prog"
 )
 
 // reach explores m completely (breadth-first, no state limit) and returns
@@ -247,4 +248,34 @@ func TestReduceSettlesPastLastPut(t *testing.T) {
 		}
 		reach(t, m, true)
 	}
+}
+
+// reduceAgrees explores program p (the i-th of a test's programs) on the
+// machine opt makes, without and with the reduction (the control hidden on
+// odd i), and fails unless the reduced machine reaches the same
+// projections and finals in no more configurations, cut by no bound the
+// full one is not. It returns both configuration counts.
+func reduceAgrees(t *testing.T, p *prog.Program, opt Options, i int) (full, red int) {
+	t.Helper()
+	mf, err := NewRDMA(p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Reduce, opt.ControlHidden = true, i%2 == 1
+	mr, err := NewRDMA(p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, ff, nf, cf := reach(t, mf, false)
+	pf = project(pf, len(p.Locs), opt.ControlHidden)
+	pr, fr, nr, cr := reach(t, mr, i%10 < 2)
+	same := len(pf) == len(pr) && len(ff) == len(fr) && nr <= nf && cr&^cf == 0
+	for k := range pr {
+		same = same && pf[k]
+	}
+	if !same {
+		t.Fatalf("%v, max-inflight %d, control hidden %v: reduced machine: %d states, %d projections, %d finals, cut %b; full: %d, %d, %d, cut %b\n%s",
+			opt.Placement, opt.MaxInflight, opt.ControlHidden, nr, len(pr), len(fr), cr, nf, len(pf), len(ff), cf, p)
+	}
+	return nf, nr
 }

@@ -101,28 +101,9 @@ func TestWordsReduce(t *testing.T) {
 	for i, p := range wordsPrograms(t, n) {
 		for _, pl := range []Placement{PlaceAny, PlaceInOrder} {
 			opt := Options{MaxInflight: 1 + i%3, Unroll: 1, Placement: pl}
-			mf, err := NewRDMA(p, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opt.Reduce, opt.ControlHidden = true, i%2 == 1
-			mr, err := NewRDMA(p, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pf, ff, nf, cf := reach(t, mf, false)
-			pf = project(pf, len(p.Locs), opt.ControlHidden)
-			pr, fr, nr, cr := reach(t, mr, i%10 < 2)
-			full += nf
-			red += nr
-			same := len(pf) == len(pr) && len(ff) == len(fr) && nr <= nf && cr&^cf == 0
-			for k := range pr {
-				same = same && pf[k]
-			}
-			if !same {
-				t.Fatalf("%v, max-inflight %d, control hidden %v: reduced machine: %d states, %d projections, %d finals, cut %b; full: %d, %d, %d, cut %b\n%s",
-					pl, opt.MaxInflight, opt.ControlHidden, nr, len(pr), len(fr), cr, nf, len(pf), len(ff), cf, p)
-			}
+			f, r := reduceAgrees(t, p, opt, i)
+			full += f
+			red += r
 		}
 	}
 	t.Logf("%d programs, two placements: %d configurations, %d reduced", n, full, red)
