@@ -3,6 +3,7 @@ package parse_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -28,12 +29,7 @@ func TestHopBudget(t *testing.T) {
 		fs, _ := filepath.Glob(filepath.Join(dir, "*.rdma"))
 		files = append(files, fs...)
 	}
-	instrs := func(p *prog.Program) (n int) {
-		for _, th := range p.Threads {
-			n += len(th.Code)
-		}
-		return n
-	}
+	instrs := codeSize
 	compared := map[string]bool{}
 	for _, f := range files {
 		with, err := parse.FileOptions(f, parse.Options{})
@@ -105,4 +101,60 @@ func outcomes(t *testing.T, p *prog.Program, sem machine.Semantics) string {
 	}
 	slices.Sort(out)
 	return fmt.Sprintf("outcomes %v\nerrors %v\ndeadlocks %d", out, res.Errors, res.Deadlocks)
+}
+
+// TestHopBudgetGenerated is TestHopBudget on counter protocols drawn from
+// a menu of the statements the budget is about, written as users write
+// them (default ranges, rfaa tickets, gets and puts of a shared counter,
+// increments off and on loops, spins): where the two lowerings differ,
+// both machines must reach the same outcomes, errors and deadlocks.
+func TestHopBudgetGenerated(t *testing.T) {
+	menu := []string{
+		"t[i] := rfaa(C, 1)", "t[i] := rfaa(C, 2)", "poll(S)", "d[i] := D", "v[i] := d[i] + 1",
+		"v[i] := t[i] * 2 % 5", "D := v[i]", "s[i] := C", "D := t[i]",
+		"while (s[i] != t[i]) { s[i] := C; poll(S) }",
+		"if (d[i] == 1) { v[i] := d[i] + t[i] }",
+		"while (d[i] == 0) { d[i] := D; poll(S) }",
+	}
+	rng := rand.New(rand.NewPCG(29, 32))
+	n, differ := 150, 0
+	for k := 0; k < n; k++ {
+		src := "param N = 2\nnode S { C = 0; D = 0 }\nnode c[i] for i in 0..N-1 { t = 0; s = 0; d = 0; v = 0 }\nthread client[i] on c[i] for i in 0..N-1 {\n"
+		for j := 0; j < 3+rng.IntN(4); j++ {
+			src += "  " + menu[rng.IntN(len(menu))] + "\n"
+		}
+		// A query over every location, so that both lowerings show the
+		// same outcomes whatever error points each has.
+		src += "  poll(S)\n  poll(S)\n}\nexists (C = 99 \\/ D = 99 \\/ t[0] = 99 \\/ t[1] = 99 \\/ s[0] = 99 \\/ s[1] = 99 \\/ d[0] = 99 \\/ d[1] = 99 \\/ v[0] = 99 \\/ v[1] = 99)\n"
+		with, err := parse.ParseOptions("gen.rdma", []byte(src), parse.Options{})
+		if err != nil {
+			continue
+		}
+		without, err := parse.ParseOptions("gen.rdma", []byte(src), parse.Options{NoHopBudget: true})
+		if err != nil {
+			t.Fatalf("lowers with the budget, not without it: %v\n%s", err, src)
+		}
+		if codeSize(with) == codeSize(without) {
+			continue
+		}
+		for _, sem := range []machine.Semantics{machine.SC, machine.RDMA} {
+			ra, rb := outcomes(t, with, sem), outcomes(t, without, sem)
+			if ra != rb {
+				t.Fatalf("under %v:\nwith the budget:\n%s\nwithout:\n%s\n%s", sem, ra, rb, src)
+			}
+		}
+		differ++
+	}
+	if differ < n/10 {
+		t.Errorf("only %d of %d programs lower differently with the budget: the menu no longer exercises it", differ, n)
+	}
+	t.Logf("%d of %d programs lowered differently, same outcomes", differ, n)
+}
+
+// codeSize is the number of core instructions of p's threads.
+func codeSize(p *prog.Program) (n int) {
+	for _, th := range p.Threads {
+		n += len(th.Code)
+	}
+	return n
 }
