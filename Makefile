@@ -197,13 +197,15 @@ staticcheck:
 # loop-free programs and one way with loops, its searches on programs with
 # atomics bounded by DECIDER_MAX_STATES (a cut search is not compared);
 # EXPERIMENTAL=0 leaves the decider out of programs with atomics, as
-# rdmasim does without --atomics-experimental.
+# rdmasim does without --atomics-experimental. VERBS=1 generates the verbs
+# features (SEMANTICS-VERBS.md) as fuzz --verbs does, PLACEMENT=in-order
+# places a multi-word operation's words in address order.
 N ?= 10000
 SEED ?= 1
 EXPERIMENTAL ?= 1
 DECIDER_MAX_STATES ?= 100000
 agree:
-	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) -agree.progress=250 $(if $(LOOPS),-agree.loops) $(if $(ATOMICS),-agree.atomics $(if $(filter 1,$(EXPERIMENTAL)),-agree.atomics-experimental -agree.decider-max-states=$(DECIDER_MAX_STATES))) | grep -v '^=== RUN'
+	$(GO) test -count=1 -timeout=0 -run 'Agreement' -v ./corpus/agree/ -agree.n=$(N) -agree.seed=$(SEED) -agree.progress=250 $(if $(LOOPS),-agree.loops) $(if $(VERBS),-agree.verbs) $(if $(PLACEMENT),-agree.placement=$(PLACEMENT)) $(if $(ATOMICS),-agree.atomics $(if $(filter 1,$(EXPERIMENTAL)),-agree.atomics-experimental -agree.decider-max-states=$(DECIDER_MAX_STATES))) | grep -v '^=== RUN'
 
 # Lowering = interpreter agreement on N generated protocol programs (final
 # memories, error points, deadlocks under SC); DIFFER=1 also runs every

@@ -41,6 +41,7 @@ import (
 	"rdmasim/corpus/differ"
 	"rdmasim/corpus/gen"
 	"rdmasim/opsem/instr"
+	"rdmasim/opsem/machine"
 	"rdmasim/opsem/prog"
 	"rdmasim/opsem/verdict"
 )
@@ -50,6 +51,8 @@ var (
 	seed   = flag.Uint64("agree.seed", 1, "seed of the first program")
 	loops  = flag.Bool("agree.loops", false, "generate programs with loops (compared with loops unrolled twice)")
 	atoms  = flag.Bool("agree.atomics", false, "generate programs with remote atomics (rcas, rfaa)")
+	verbs  = flag.Bool("agree.verbs", false, "generate programs with the verbs features (quiet, fenced, multi-word puts and gets; SEMANTICS-VERBS.md), as fuzz --verbs does")
+	place  = flag.String("agree.placement", "any", "placement of a multi-word operation's words (any or in-order); in-order programs carry the placement line")
 	limit  = flag.Duration("agree.timeout", 20*time.Second, "time allowed per program; slower programs are reported and not compared")
 	exper  = flag.Bool("agree.atomics-experimental", false, "compare the decider's experimental instrumentation of remote atomics (robust --atomics-experimental) with both enumerations on programs with atomics (without it the decider is skipped on them)")
 	every  = flag.Int("agree.progress", 0, "print a progress line every this many programs (0 = none)")
@@ -85,8 +88,8 @@ type outcome struct {
 // -agree.atomics-experimental, or a bound cut its search) keeps the other
 // comparisons: its disagreements are returned all the same, and the
 // outcome says why the decider was left out.
-func check(ctx context.Context, p *prog.Program, unroll int) ([]string, outcome, error) {
-	opt := differ.Options{Unroll: unroll, DeciderAtomics: *exper}
+func check(ctx context.Context, p *prog.Program, unroll int, pl machine.Placement) ([]string, outcome, error) {
+	opt := differ.Options{Unroll: unroll, DeciderAtomics: *exper, Placement: pl}
 	if prog.HasAtomics(p) {
 		opt.DeciderMaxStates = *maxSt
 	}
@@ -128,6 +131,11 @@ func TestAgreement(t *testing.T) {
 		unroll = 2
 	}
 	cfg.Atomics = *atoms
+	cfg.Verbs = *verbs
+	pl, err := machine.ParsePlacement(*place)
+	if err != nil {
+		t.Fatalf("-agree.placement: %v", err)
+	}
 	start := time.Now()
 	disagreements, skipped, slow := 0, 0, 0
 	blocks := 0 // programs the decider searches block by block (instr.Blocks)
@@ -136,6 +144,8 @@ func TestAgreement(t *testing.T) {
 	// compared (robust, with loops), and why it was not on the others.
 	withAtomics, decidedAtomics, decidedRobust, decidedLoops := 0, 0, 0, 0
 	notDecided := map[string]int{}
+	// Compared programs with a verbs feature, by the first one they use.
+	withVerbs := map[string]int{}
 	// Programs are compared -agree.parallel at a time (the model's search
 	// is sequential) and reported in seed order, so that the output and
 	// the first disagreements do not depend on the schedule.
@@ -167,9 +177,12 @@ func TestAgreement(t *testing.T) {
 					c = c.Contended()
 				}
 				r.p = gen.Program(rand.New(rand.NewPCG(s, 0)), c, fmt.Sprintf("gen-%d", s))
+				// The program says its placement itself, so that its text,
+				// printed on a disagreement, keeps its meaning.
+				r.p.InOrder = pl == machine.PlaceInOrder
 				ctx, cancel := context.WithTimeout(context.Background(), *limit)
 				t0 := time.Now()
-				r.problems, r.o, r.err = check(ctx, r.p, unroll)
+				r.problems, r.o, r.err = check(ctx, r.p, unroll, pl)
 				r.took, r.timedOut = time.Since(t0), ctx.Err() != nil
 				cancel()
 				close(r.done)
@@ -222,6 +235,9 @@ func TestAgreement(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", s, err, p)
 		}
+		if st := prog.FirstVerbs(p); st != nil {
+			withVerbs[prog.VerbsFeature(st)]++
+		}
 		if prog.HasAtomics(p) {
 			withAtomics++
 			switch {
@@ -255,6 +271,16 @@ func TestAgreement(t *testing.T) {
 			fmt.Fprintf(os.Stderr, "; %d not: %s", notDecided[why], why)
 		}
 		fmt.Fprintln(os.Stderr)
+	}
+	if len(withVerbs) > 0 {
+		fmt.Fprintf(os.Stderr, "agree: compared programs with a verbs feature (placement %s), by their first:", pl)
+		for _, f := range slices.Sorted(maps.Keys(withVerbs)) {
+			fmt.Fprintf(os.Stderr, " %d %s", withVerbs[f], f)
+		}
+		fmt.Fprintln(os.Stderr)
+	}
+	if *verbs && len(withVerbs) == 0 && n >= 100 {
+		t.Errorf("-agree.verbs: none of %d programs has a verbs feature", n)
 	}
 	if skipped+slow > n/10 {
 		t.Errorf("%d of %d programs not compared: the generator makes too many unbounded programs", skipped, n)
