@@ -69,6 +69,7 @@ func TestPPOFenceBetween(t *testing.T) {
 		at(prog.EvNLR, 4, 1, false), at(prog.EvNRW, 5, 1, false), // z := x
 		at(prog.EvNRR, 6, 2, false), at(prog.EvNLW, 7, 2, false), // w := v, another queue pair
 		at(prog.EvNLR, 8, 1, false), at(prog.EvNRW, 9, 1, false), // z := x
+		at(prog.EvPoll, 10, 1, false), // poll(n2): it waits for the first get only
 	}
 	NumberFences(ev)
 	for _, tc := range []struct {
@@ -82,6 +83,8 @@ func TestPPOFenceBetween(t *testing.T) {
 		{1, 7, false}, // another queue pair
 		{7, 8, false}, // a get of another queue pair before no fence of its own
 		{1, 8, true},  // any later operation of the queue pair
+		{1, 10, false}, // not a poll: it may wait for an operation before the fence (fenced-poll-earlier.rdma)
+		{3, 10, false}, // nor the fenced get's write: a poll is a CPU event (× below the first row)
 	} {
 		if i, o := PPO(&ev[tc.a], &ev[tc.b]); i != tc.want || o != tc.want {
 			t.Errorf("%v(%d) -> %v(%d): ippo %v oppo %v, want %v", ev[tc.a].Kind, tc.a, ev[tc.b].Kind, tc.b, i, o, tc.want)
