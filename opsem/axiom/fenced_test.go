@@ -76,13 +76,13 @@ func TestPPOFenceBetween(t *testing.T) {
 		a, b int
 		want bool
 	}{
-		{1, 4, true},  // the first get's write before the put's read: the fence lies between
-		{0, 5, true},  // its read before the put's write
-		{1, 2, true},  // before the fenced get itself
-		{3, 4, false}, // the fenced get's own write: no fence after it (nlW -> nlR is ×)
-		{1, 7, false}, // another queue pair
-		{7, 8, false}, // a get of another queue pair before no fence of its own
-		{1, 8, true},  // any later operation of the queue pair
+		{1, 4, true},   // the first get's write before the put's read: the fence lies between
+		{0, 5, true},   // its read before the put's write
+		{1, 2, true},   // before the fenced get itself
+		{3, 4, false},  // the fenced get's own write: no fence after it (nlW -> nlR is ×)
+		{1, 7, false},  // another queue pair
+		{7, 8, false},  // a get of another queue pair before no fence of its own
+		{1, 8, true},   // any later operation of the queue pair
 		{1, 10, false}, // not a poll: it may wait for an operation before the fence (fenced-poll-earlier.rdma)
 		{3, 10, false}, // nor the fenced get's write: a poll is a CPU event (× below the first row)
 	} {
