@@ -151,7 +151,8 @@ func litmusReport(ctx context.Context, p *prog.Program, opt verdict.Options) (st
 		writeResult(&b, p, r)
 	}
 	if s := prog.FirstVerbs(p); s != nil {
-		// The decider refuses quiet (instr.FeatureError): both
+		// The decider refuses the verbs features it does not cover
+		// (multi-word operations; instr.FeatureError): both
 		// enumerations answer.
 		var fe *instr.FeatureError
 		if _, err := decide.Decide(ctx, p, decide.Options{NoWitness: true, Settings: opt.Settings}); !errors.As(err, &fe) {

@@ -109,7 +109,7 @@ func cmdCheck(ctx context.Context, args []string, e *env) int {
 // holds).
 func repairHint(r *check.Result, file string) string {
 	if r.Program != nil && prog.HasVerbs(r.Program) {
-		return "" // repair decides with the decider, which refuses quiet (instr.FeatureError)
+		return "" // repair decides with the decider, which refuses multi-word operations (instr.FeatureError)
 	}
 	for _, x := range r.Expect {
 		if x.Sem == "robust" && (x.Expected == "no" && x.Status == expect.OK || x.Expected == "yes" && x.Status == expect.Fail) {

@@ -97,7 +97,7 @@ func cmdRobust(ctx context.Context, args []string, e *env) int {
 				writeJSON(e.stdout, out)
 			case !sf.json:
 				robust.WriteText(e.stdout, r)
-				if !r.Robust && !prog.HasVerbs(r.Program) { // repair decides with the decider, which refuses quiet
+				if !r.Robust && !prog.HasVerbs(r.Program) { // repair decides with the decider, which refuses multi-word operations
 					fmt.Fprintf(e.stdout, "hint: rdmasim repair %s finds the polls/rfences that fix it\n", file)
 				}
 			}

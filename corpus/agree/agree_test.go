@@ -235,7 +235,7 @@ func TestAgreement(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", s, err, p)
 		}
-		if st := prog.FirstVerbs(p); st != nil {
+		if st := prog.FirstAnyVerbs(p); st != nil {
 			withVerbs[prog.VerbsFeature(st)]++
 		}
 		if prog.HasAtomics(p) {

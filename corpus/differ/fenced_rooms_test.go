@@ -50,7 +50,7 @@ func TestFencedInEveryRoom(t *testing.T) {
 			for _, in := range p.Threads[0].Code {
 				fenced = fenced || in.Op == op && in.Fenced
 			}
-			if !fenced || prog.FirstVerbs(p) == nil {
+			if !fenced || prog.FirstAnyVerbs(p) == nil {
 				t.Fatalf("the program has no fenced %s", op)
 			}
 			everyRoom(t, op, tc, spin)

@@ -12,27 +12,52 @@ import (
 	"rdmasim/opsem/prog"
 )
 
-// TestRefusesQuiet: the decider refuses every corpus program with quiet
-// (SEMANTICS-VERBS.md 6), with an *instr.FeatureError that names the
-// feature and the first quiet's position, rather than answering on a
-// program its normal form was not checked for.
-func TestRefusesQuiet(t *testing.T) {
-	files, _ := filepath.Glob("../../corpus/litmus/QUIET-*.rdma")
-	if len(files) == 0 {
-		t.Fatal("no litmus tests of quiet")
+// TestVerbsCovered: the decider covers quiet and the fenced mark
+// (SEMANTICS-VERBS.md 9): on every corpus litmus test with quiet or a
+// fenced operation and no remote atomic it answers, completely, as the
+// file's expect robust line says, and its violations carry witnesses (it
+// checks them against the model and replays them on the machine before it
+// answers). It still refuses multi-word operations, with an
+// *instr.FeatureError naming the feature at the first one's position.
+func TestVerbsCovered(t *testing.T) {
+	var covered, refused int
+	for _, pat := range []string{"QUIET-*", "FENCED-*", "WORDS-*"} {
+		files, _ := filepath.Glob("../../corpus/litmus/" + pat + ".rdma")
+		if len(files) == 0 {
+			t.Fatalf("no litmus tests %s", pat)
+		}
+		for _, f := range files {
+			p, err := parse.File(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prog.HasAtomics(p) {
+				continue // refused as remote atomics (TestDecideCorpus)
+			}
+			r, err := Decide(context.Background(), p, Options{})
+			if s := prog.FirstVerbs(p); s != nil {
+				var fe *instr.FeatureError
+				if !errors.As(err, &fe) || fe.Pos != s.Pos || fe.Feature != "multi-word" || !strings.Contains(err.Error(), "does not cover multi-word") {
+					t.Errorf("%s: %v, want an *instr.FeatureError naming multi-word at %s", f, err, s.Pos)
+				}
+				refused++
+				continue
+			}
+			x, ok := p.Expectation(prog.Robust)
+			switch {
+			case err != nil:
+				t.Errorf("%s: %v", f, err)
+			case !ok:
+				t.Errorf("%s: no expect robust line", f)
+			case !r.Complete && r.Robust:
+				t.Errorf("%s: robust, but the search was not complete", f)
+			case r.Robust != x.Yes:
+				t.Errorf("%s: decided robust %v, its expect line says %v", f, r.Robust, x.Yes)
+			}
+			covered++
+		}
 	}
-	for _, f := range files {
-		p, err := parse.File(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Decide(context.Background(), p, Options{})
-		var refused *instr.FeatureError
-		if !errors.As(err, &refused) {
-			t.Fatalf("%s: %v, want an *instr.FeatureError", f, err)
-		}
-		if s := prog.FirstVerbs(p); refused.Pos != s.Pos || refused.Feature != "quiet" || !strings.Contains(err.Error(), "does not cover quiet") {
-			t.Errorf("%s: %v (first quiet at %s)", f, err, s.Pos)
-		}
+	if covered < 6 || refused < 4 {
+		t.Errorf("%d decided, %d refused: the corpus lost its quiet, fenced or multi-word tests", covered, refused)
 	}
 }

@@ -240,7 +240,7 @@ func (m *Machine) canon(s *State) bool {
 		}
 		for _, q := range m.qps[t] {
 			if th.cpu2 || ended {
-				s.q[q].in2, s.q[q].fence = 0, false
+				s.q[q].in2, s.q[q].fence, s.q[q].held = 0, false, false
 			}
 			c := m.ctr[q]
 			if c < 0 {

@@ -176,6 +176,10 @@ type queue struct {
 	in2    uint8 // bit c set when an event of ppo class c is in τ2
 	fence  bool  // an nF is in τ1 after an nlW in τ2
 	forced bool  // a forcing NIC write has been generated
+	// held: a fenced operation of the queue pair came after a get's or an
+	// atomic's event in τ2, so every later NIC event of the queue pair
+	// stays out of τ1 (fenced.go).
+	held bool
 }
 
 // State is a decoded state of the instrumented machine.

@@ -83,7 +83,9 @@ func (m *Machine) encode(dst []byte, s *State) []byte {
 	}
 	i += copy(e[i:], s.ent)
 	for q := range s.q {
-		e[i] = s.q[q].in2 | b2u(s.q[q].fence)<<6 | b2u(s.q[q].forced)<<7
+		// in2 never holds the CPU class (bit 0): a CPU event in τ2 sets
+		// its thread's cpu2 instead, so the bit carries held.
+		e[i] = s.q[q].in2 | b2u(s.q[q].held) | b2u(s.q[q].fence)<<6 | b2u(s.q[q].forced)<<7
 		i++
 	}
 	for l := range s.m1 {
@@ -115,7 +117,7 @@ func (m *Machine) Decode(e []byte, s *State) {
 	i += copy(s.ent, e[i:i+len(s.ent)])
 	for q := range s.q {
 		b := e[i]
-		s.q[q] = queue{in2: b & 0x3F, fence: b&0x40 != 0, forced: b&0x80 != 0}
+		s.q[q] = queue{in2: b & 0x3E, held: b&1 != 0, fence: b&0x40 != 0, forced: b&0x80 != 0}
 		i++
 	}
 	for l := range s.m1 {

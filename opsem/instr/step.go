@@ -214,6 +214,8 @@ func (m *Machine) threadMoves(t int) {
 		m.perform(t, in, prog.Event{Kind: prog.EvNF, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
 	case prog.OpPoll:
 		m.perform(t, in, prog.Event{Kind: prog.EvPoll, Thread: t, Loc: -1, Remote: in.Remote}, false, in.Next, false, 0)
+	case prog.OpQuiet:
+		m.perform(t, in, prog.Event{Kind: prog.EvQuiet, Thread: t, Loc: -1, Remote: -1}, false, in.Next, false, 0)
 	case prog.OpAssumeEq, prog.OpAssumeNe, prog.OpCAS, prog.OpGet, prog.OpPut, prog.OpSwitch, prog.OpLoad:
 		if in.Op == prog.OpSwitch && m.isRegister(in.X) {
 			return // blocked: no alternative holds (settle)
@@ -381,12 +383,12 @@ func (m *Machine) onlyFirst(in *prog.Instr, ev prog.Event) bool {
 	default:
 		return false
 	}
-	return m.allowed(m.st, ev, in.QP, 1)
+	return m.allowed(m.st, in, ev, 1)
 }
 
-// allowed reports whether event ev of thread t may join part.
-func (m *Machine) allowed(st *State, ev prog.Event, qp, part int) bool {
-	cls := bookClass(ev.Kind)
+// allowed reports whether event ev of instruction in may join part.
+func (m *Machine) allowed(st *State, in *prog.Instr, ev prog.Event, part int) bool {
+	cls, qp := bookClass(ev.Kind), in.QP
 	if part == 2 {
 		if ev.Kind == prog.EvPoll {
 			return st.c[m.ctr[qp]+1] > 0
@@ -396,9 +398,13 @@ func (m *Machine) allowed(st *State, ev prog.Event, qp, part int) bool {
 	if st.th[ev.Thread].cpu2 {
 		return false
 	}
-	if cls != axiom.ClassCPU {
+	switch cls {
+	case axiom.ClassCPU:
+	case axiom.ClassQuiet:
+		return m.quietAllowed(st, ev.Thread)
+	default:
 		q := &st.q[qp]
-		if q.in2&m.forbid[cls] != 0 {
+		if q.in2&m.forbid[cls] != 0 || m.holds(st, in, ev.Thread) {
 			return false
 		}
 		if cls == axiom.ClassNLR && q.fence {
@@ -418,7 +424,7 @@ func (m *Machine) allowed(st *State, ev prog.Event, qp, part int) bool {
 func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, guess bool, next int, mid bool, val uint8) {
 	st := m.st
 	qp := in.QP
-	if !m.allowed(st, ev, qp, part) {
+	if !m.allowed(st, in, ev, part) {
 		return
 	}
 	// Memory.
@@ -456,6 +462,7 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 	cls := bookClass(ev.Kind)
 	if qp >= 0 {
 		q := &nx.q[qp]
+		q.held = m.holds(st, in, t)
 		in2 := q.in2
 		if part == 2 && cls != axiom.ClassCPU {
 			q.in2 |= 1 << cls
@@ -484,7 +491,7 @@ func (m *Machine) performIn(t int, in *prog.Instr, ev prog.Event, part int, gues
 			}
 		}
 	}
-	if part == 2 && cls == axiom.ClassCPU {
+	if part == 2 && (cls == axiom.ClassCPU || cls == axiom.ClassQuiet) {
 		th.cpu2 = true
 	}
 	th.mid, th.val = mid, val

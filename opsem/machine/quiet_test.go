@@ -55,7 +55,7 @@ func quietPrograms(t *testing.T, n int) []*prog.Program {
 		ps = append(ps, p)
 	}
 	for _, p := range quietSmall(t, n) {
-		if prog.HasVerbs(p) {
+		if prog.FirstAnyVerbs(p) != nil {
 			ps = append(ps, p)
 		}
 	}

@@ -39,8 +39,8 @@ func TestFenced(t *testing.T) {
 			if !in.Fenced || !in.Stmt.Fenced {
 				t.Errorf("instruction fenced %v, statement fenced %v, want both", in.Fenced, in.Stmt.Fenced)
 			}
-			if s := prog.FirstVerbs(p); s == nil || prog.VerbsFeature(s) != "fenced" {
-				t.Errorf("FirstVerbs does not name fenced")
+			if s := prog.FirstAnyVerbs(p); s == nil || prog.VerbsFeature(s) != "fenced" {
+				t.Errorf("FirstAnyVerbs does not name fenced")
 			}
 			if tc.printed != "" {
 				want(t, "printed", p.StmtString(in.Stmt), tc.printed)

@@ -49,12 +49,27 @@ func FirstAtomic(p *Program) *Stmt {
 }
 
 // FirstVerbs returns the statement of p's first use of a verbs feature of
-// issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil:
-// a quiet, a put, get or atomic marked fenced, or a multi-word put or get.
+// issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil: a
+// multi-word put or get. (It covers quiet and the fenced mark: section 9.)
 func FirstVerbs(p *Program) *Stmt {
+	return firstInstr(p, func(in *Instr) bool { return in.Words > 1 })
+}
+
+// FirstAnyVerbs returns the statement of p's first use of any verbs
+// feature of issue 32, or nil: a quiet, a put, get or atomic marked
+// fenced, or a multi-word put or get. The Promela robustness model, which
+// instruments as the decider did before it covered quiet and fenced,
+// refuses them all.
+func FirstAnyVerbs(p *Program) *Stmt {
+	return firstInstr(p, func(in *Instr) bool { return in.Op == OpQuiet || in.Fenced || in.Words > 1 })
+}
+
+// firstInstr returns the statement of the first instruction of p, thread
+// by thread, that f accepts, or nil.
+func firstInstr(p *Program, f func(*Instr) bool) *Stmt {
 	for t := range p.Threads {
-		for _, in := range p.Threads[t].Code {
-			if in.Op == OpQuiet || in.Fenced || in.Words > 1 {
+		for i := range p.Threads[t].Code {
+			if in := &p.Threads[t].Code[i]; f(in) {
 				return in.Stmt
 			}
 		}
@@ -62,7 +77,8 @@ func FirstVerbs(p *Program) *Stmt {
 	return nil
 }
 
-// VerbsFeature names the verbs feature statement s (from FirstVerbs) uses,
+// VerbsFeature names the verbs feature statement s (from FirstVerbs or
+// FirstAnyVerbs) uses,
 // by its keyword: "quiet" or "fenced", or "multi-word" for a put or get of
 // several words.
 func VerbsFeature(s *Stmt) string {

@@ -136,7 +136,7 @@ type robustGen struct {
 }
 
 func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
-	if s := prog.FirstVerbs(p); s != nil {
+	if s := prog.FirstAnyVerbs(p); s != nil {
 		return nil, &FeatureError{Pos: s.Pos, Stmt: p.SourceString(s), Feature: prog.VerbsFeature(s)}
 	}
 	if s := prog.FirstAtomic(p); s != nil && !opt.AllowAtomics {

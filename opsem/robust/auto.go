@@ -23,7 +23,7 @@ const (
 	// alone, loops bounded as enumeration bounds them.
 	AloneAtomics = "atomics"
 	// AloneVerbs: the program uses a verbs feature the decider does not
-	// cover (prog.FirstVerbs: quiet), which it refuses
+	// cover (prog.FirstVerbs: multi-word operations), which it refuses
 	// (*instr.FeatureError): enumeration on the machine answers alone,
 	// loops bounded as enumeration bounds them.
 	AloneVerbs = "verbs"

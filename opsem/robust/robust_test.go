@@ -43,7 +43,7 @@ func TestAutoCorpus(t *testing.T) {
 				t.Fatalf("%s answered, uncertain", got.Method)
 			}
 			if prog.HasVerbs(p) {
-				// The decider refuses quiet and fenced: enumeration
+				// The decider refuses multi-word operations: enumeration
 				// answers alone, agrees with the model's, and the
 				// headline says why.
 				feature := prog.VerbsFeature(prog.FirstVerbs(p))
@@ -52,7 +52,7 @@ func TestAutoCorpus(t *testing.T) {
 					t.Errorf("the decider on %s: %v, want an *instr.FeatureError naming it", feature, err)
 				}
 				if got.Method != EnumMachine || got.Alone != AloneVerbs || len(got.Stopped) != 0 {
-					t.Errorf("with quiet: method %s, alone %q, stopped %v; want enum-machine alone", got.Method, got.Alone, got.Stopped)
+					t.Errorf("with %s: method %s, alone %q, stopped %v; want enum-machine alone", feature, got.Method, got.Alone, got.Stopped)
 				}
 				if a, err := Decide(ctx, p, Options{Method: EnumAxiom, Verdict: opt}); err != nil || a.Robust != got.Robust {
 					t.Errorf("enum-axiom: %v, robust=%v; enum-machine robust=%v", err, a != nil && a.Robust, got.Robust)
