@@ -446,8 +446,8 @@ func robustnessModel(t *testing.T, ctx context.Context, op prog.Op, q *prog.Prog
 	var ae *promela.AtomicsError
 	var fe *promela.FeatureError
 	switch {
-	case prog.FirstAnyVerbs(q) != nil:
-		if feature := prog.VerbsFeature(prog.FirstAnyVerbs(q)); !errors.As(err, &fe) || fe.Feature != feature {
+	case prog.HasVerbs(q):
+		if feature := prog.VerbsFeature(prog.FirstVerbs(q)); !errors.As(err, &fe) || fe.Feature != feature {
 			t.Errorf("Promela robustness model: %v, want its refusal naming %s (*promela.FeatureError)", err, feature)
 		}
 		return

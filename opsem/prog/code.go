@@ -57,9 +57,7 @@ func FirstVerbs(p *Program) *Stmt {
 
 // FirstAnyVerbs returns the statement of p's first use of any verbs
 // feature of issue 32, or nil: a quiet, a put, get or atomic marked
-// fenced, or a multi-word put or get. The Promela robustness model, which
-// instruments as the decider did before it covered quiet and fenced,
-// refuses them all.
+// fenced, or a multi-word put or get.
 func FirstAnyVerbs(p *Program) *Stmt {
 	return firstInstr(p, func(in *Instr) bool { return in.Op == OpQuiet || in.Fenced || in.Words > 1 })
 }

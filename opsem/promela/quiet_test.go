@@ -43,28 +43,22 @@ func litmusOutcomesMatch(t *testing.T, glob, what string) {
 	}
 }
 
-// TestQuietRobustnessRefused: the robustness model, which is the decider's
-// instrumentation, refuses quiet with its typed error naming it, as the
-// decider does, and writes nothing.
-func TestQuietRobustnessRefused(t *testing.T) {
-	p, err := parse.File(litmus + "QUIET-SB.rdma")
+// TestVerbsRobustnessRefused: the robustness model, which is the decider's
+// instrumentation, refuses multi-word operations with its typed error
+// naming them, as the decider does, and writes nothing (it instruments
+// quiet and fenced: robustFiles).
+func TestVerbsRobustnessRefused(t *testing.T) {
+	p, err := parse.File(litmus + "WORDS-LAST-WORD.rdma")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
 	err = WriteRobustness(&b, p, RobustOptions{})
 	var fe *FeatureError
-	if !errors.As(err, &fe) || fe.Feature != "quiet" {
-		t.Fatalf("WriteRobustness: %v, want a *FeatureError naming quiet", err)
+	if !errors.As(err, &fe) || fe.Feature != "multi-word" {
+		t.Fatalf("WriteRobustness: %v, want a *FeatureError naming multi-word", err)
 	}
 	if b.Len() != 0 {
 		t.Errorf("WriteRobustness wrote %d bytes before refusing", b.Len())
-	}
-	// The machines' export covers it.
-	for _, sem := range sems {
-		b.Reset()
-		if err := Write(&b, p, Options{Semantics: sem}); err != nil {
-			t.Errorf("Write (%s): %v", sem, err)
-		}
 	}
 }

@@ -120,7 +120,8 @@ type robustGen struct {
 	acc     [][]access     // per thread: the classes of its markable events
 	edge    [][]bool       // edge[u][t]: an SC-cycle edge u -> t is possible
 	b       strings.Builder
-	options int // d_step options written so far
+	options int  // d_step options written so far
+	fenced  bool // a fenced operation: the queue pairs have a held bit (robust_verbs.go)
 	// atomPCs[t][y]: the pcs of thread t's remote atomics on y, when the
 	// model instruments atomics (robust_atomics.go); atomLocs: the
 	// locations of the program's atomics, in order.
@@ -136,7 +137,7 @@ type robustGen struct {
 }
 
 func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
-	if s := prog.FirstAnyVerbs(p); s != nil {
+	if s := prog.FirstVerbs(p); s != nil {
 		return nil, &FeatureError{Pos: s.Pos, Stmt: p.SourceString(s), Feature: prog.VerbsFeature(s)}
 	}
 	if s := prog.FirstAtomic(p); s != nil && !opt.AllowAtomics {
@@ -153,6 +154,7 @@ func newRobustGen(p *prog.Program, opt RobustOptions) (*robustGen, error) {
 		return nil, err
 	}
 	g := &robustGen{p: p, k: opt.MaxCounter, m: m}
+	g.fenced = g.anyFenced()
 	g.atomics()
 	if err := g.robustRegisters(); err != nil {
 		return nil, err
@@ -448,6 +450,9 @@ func (g *robustGen) declarations() {
 	for q := range g.p.QPs {
 		n := qn(q)
 		g.f("byte %s_in2; bit %s_fence;", n, n)
+		if d := g.heldDeclaration(n); d != "" {
+			g.f(" %s", d)
+		}
 		if g.counted[q] {
 			g.f(" bit %s_forced; byte %s_c1; byte %s_c2;", n, n, n)
 		}
@@ -522,6 +527,7 @@ func (g *robustGen) canon(t, pc, next int, setCPU2 bool, modified int) []string 
 		n := qn(q)
 		if setCPU2 || ended {
 			out = append(out, n+"_in2 = 0", n+"_fence = 0")
+			out = append(out, g.heldReset(n)...)
 		}
 		if !g.counted[q] {
 			continue

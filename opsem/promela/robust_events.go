@@ -76,6 +76,7 @@ func (s *step) writes() bool {
 var kindName = map[prog.EventKind]string{
 	prog.EvLW: "lW", prog.EvLR: "lR", prog.EvCAS: "CAS", prog.EvNLR: "nlR", prog.EvNRW: "nrW",
 	prog.EvNRR: "nrR", prog.EvNLW: "nlW", prog.EvNF: "nF", prog.EvPoll: "poll", prog.EvNAR: "naR",
+	prog.EvQuiet: "quiet",
 }
 
 // instr writes the options of instruction pc of thread t.
@@ -109,6 +110,8 @@ func (g *robustGen) instr(t, pc int) {
 		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvNF, loc: -1, qp: in.QP, next: in.Next, what: text})
 	case prog.OpPoll:
 		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvPoll, loc: -1, qp: in.QP, next: in.Next, what: text})
+	case prog.OpQuiet:
+		g.events(&step{t: t, pc: pc, guard: g.notMid(t, at), kind: prog.EvQuiet, loc: -1, qp: -1, next: in.Next, what: text})
 	case prog.OpIf:
 		// runs within the step that reached it (moveTo)
 	case prog.OpEval:
@@ -320,7 +323,8 @@ func (g *robustGen) consistent(s *step, cls axiom.Class, q string) []string {
 	guard := append([]string(nil), s.guard...)
 	if s.part == 1 {
 		guard = append(guard, fmt.Sprintf("!cpu2_%d", t)) // oppo: a CPU event of t is in tau2
-		if cls != axiom.ClassCPU {
+		guard = g.verbsGuard(s, cls, q, guard)
+		if !cpuLike(cls) {
 			if mask := g.forbid[cls]; mask != 0 {
 				guard = append(guard, fmt.Sprintf("(%s_in2 & (%s)) == 0", q, classMask(mask))) // oppo
 			}
@@ -361,6 +365,7 @@ func (g *robustGen) bookkeeping(s *step, cls axiom.Class, q string, guard, eff [
 	t := s.t
 	modified = -1
 	if s.qp >= 0 {
+		eff = g.verbsEffects(s, q, eff)
 		if s.part == 1 && cls == axiom.ClassNF {
 			eff = append(eff, fmt.Sprintf("if :: (%s_in2 & NLW) != 0 -> %s_fence = 1 :: else fi", q, q))
 		}
@@ -394,13 +399,13 @@ func (g *robustGen) bookkeeping(s *step, cls axiom.Class, q string, guard, eff [
 			eff = append(eff, fmt.Sprintf("%s_in2 = %s_in2 | %s", q, q, classMacro(cls)))
 		}
 	}
-	if s.part == 2 && cls == axiom.ClassCPU {
+	if s.part == 2 && cpuLike(cls) {
 		eff = append(eff, fmt.Sprintf("cpu2_%d = 1", t))
 	}
-	if s.part == 2 && cls != axiom.ClassCPU {
+	if s.part == 2 && !cpuLike(cls) {
 		// instr's canon: a thread with cpu2 keeps no bookkeeping of its
 		// queue pairs but c2.
-		reset := []string{q + "_in2 = 0"}
+		reset := append([]string{q + "_in2 = 0"}, g.heldReset(q)...)
 		if g.counted[s.qp] {
 			reset = append(reset, q+"_c1 = 0", q+"_forced = 0")
 		}
@@ -419,12 +424,12 @@ func (g *robustGen) move(s *step, cls axiom.Class, modified int, eff []string) [
 	}
 	if s.toMid {
 		eff = append(eff, fmt.Sprintf("mid%d = 1", t))
-		return append(eff, g.canon(t, s.pc, s.pc, s.part == 2 && cls == axiom.ClassCPU, modified)...)
+		return append(eff, g.canon(t, s.pc, s.pc, s.part == 2 && cpuLike(cls), modified)...)
 	}
 	if s.fromMid {
 		eff = append(eff, fmt.Sprintf("mid%d = 0", t), fmt.Sprintf("val%d = 0", t))
 	}
-	return append(eff, g.moveTo(t, s.pc, s.next, s.part == 2 && cls == axiom.ClassCPU, modified)...)
+	return append(eff, g.moveTo(t, s.pc, s.next, s.part == 2 && cpuLike(cls), modified)...)
 }
 
 // cycleChoices writes the options of event s, an access to a location an

@@ -55,6 +55,14 @@ var robustFiles = []string{
 	"paper-vass-loop.rdma",                              // yes, a loop with a poll
 	"rule-loop-gets-reorder.rdma",                       // no, a loop of gets
 	"../../opsem/promela/testdata/robust-loop-cut.rdma", // yes, but SPIN's counters are cut by max-counter
+	"QUIET-SB.rdma",                                     // yes: quiet (robust_verbs.go)
+	"QUIET-RFENCE-NOT-ENOUGH.rdma",                      // no: an rfence where quiet is needed
+	"QUIET-GETS-INFLIGHT.rdma",                          // yes: quiet waits for gets in flight
+	"FENCED-GET-PUT.rdma",                               // yes: the fence flag
+	"FENCED-OTHERQP.rdma",                               // no: the flag orders one queue pair only
+	"../regress/fenced-between.rdma",                    // no: held beyond the fenced operation
+	"../regress/fenced-poll-earlier.rdma",               // no: a poll is not held
+	"FENCED-HOLDS-LATER.rdma",                           // yes: held beyond the fenced operation
 }
 
 // TestRobustSpinMatchesDecider: SPIN finds an assertion violation in the
