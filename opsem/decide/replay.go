@@ -37,7 +37,7 @@ type guided struct {
 	m    *machine.Machine
 	tr   *axiom.Trace
 	byPO map[[2]int]int // (thread, po index) -> event id of tr
-	mem  int            // memory events of tr (all but nF and poll), initial writes excluded
+	mem  int            // memory events of tr (all but nF, poll and quiet), initial writes excluded
 	nxt  [][]byte
 	lbl  []uint64
 	// pos[e]: the position of event e in τ. When byTau is set, Successors
@@ -142,8 +142,8 @@ func replayWith(p *prog.Program, tr *axiom.Trace, pos []int, bfs uint64) (*Repla
 		if e.Thread < 0 {
 			continue
 		}
-		if e.Kind != prog.EvNF && e.Kind != prog.EvPoll {
-			mem++
+		if e.Kind != prog.EvNF && e.Kind != prog.EvPoll && e.Kind != prog.EvQuiet {
+			mem++ // the events the machine's graph records (machine.record)
 		}
 		if e.QP >= 0 {
 			nic++
