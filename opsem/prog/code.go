@@ -76,17 +76,18 @@ func firstInstr(p *Program, f func(*Instr) bool) *Stmt {
 }
 
 // VerbsFeature names the verbs feature statement s (from FirstVerbs or
-// FirstAnyVerbs) uses,
-// by its keyword: "quiet" or "fenced", or "multi-word" for a put or get of
-// several words.
+// FirstAnyVerbs) uses, by its keyword: "quiet" or "fenced", or
+// "multi-word" for a put or get of several words. A statement with
+// several features is named by the one the decider refuses (FirstVerbs):
+// a fenced multi-word put is "multi-word".
 func VerbsFeature(s *Stmt) string {
 	switch {
+	case s.Words > 1:
+		return "multi-word"
 	case s.Kind == SQuiet:
 		return "quiet"
 	case s.Fenced:
 		return "fenced"
-	case s.Words > 1:
-		return "multi-word"
 	}
 	return fmt.Sprintf("statement kind %d", s.Kind)
 }
