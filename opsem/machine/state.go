@@ -279,8 +279,8 @@ func wrCount(b int, es []entry) int {
 	for i := 0; i < len(es); i++ {
 		e := es[i]
 		switch {
-		case b == bufB2 && e.kind == kPutV && e.b > 0:
-			continue
+		case b == bufB2 && (e.kind == kPutV && e.b > 0 || e.kind == kPutP):
+			continue // a put still reading counts in B1 (tear.go)
 		case b == bufB3 && e.kind == kGroup:
 			i += int(e.a)
 		case (b == bufRW || b == bufLW) && e.a == groupLoc:
