@@ -117,9 +117,9 @@ type Event struct {
 	// WR identifies the events of one multi-word put or get
 	// (SEMANTICS-VERBS.md 1): 1 + the Index of its first event, the same
 	// on all its 2k events; 0 for every other event. Its reads are one
-	// step of the machine (N1, N6), its writes are issued in one step
-	// (N4, N8): PPO orders them, and the relations contract them
-	// (groups.go).
+	// step each of the machine (N1, N6), in any order; its writes are
+	// issued in one step (N4, N8), after them: PPO orders them, and the
+	// relations contract the writes in ib (groups.go).
 	WR int
 	// InOrder is set on the writes of a multi-word operation when its
 	// words are placed in address order (Options.InOrder): PPO then

@@ -7,10 +7,11 @@ import (
 )
 
 // Multi-word puts and gets (SEMANTICS-VERBS.md 1) have events that the
-// machines make in one step: a put's k nlR (N1) and a get's k nrR (N6)
-// happen at one instant, a put's k nrW are issued at one instant (N4), a
-// get's k nlW too (N8), and the SC machine performs the whole work request,
-// its 2k events, in one step. Events of one instant are one node for the
+// machines make in one step: a put's k nrW are issued at one instant (N4),
+// a get's k nlW too (N8), and the SC machine performs the whole work
+// request, its 2k events, in one step. (Their reads are not: a put's k nlR
+// (N1) and a get's k nrR (N6) are k steps in any order, the machine's
+// torn reads, machine/tear.go.) Events of one instant are one node for the
 // purpose of cycles: a cycle that enters such a group at one event and
 // leaves it at another is a cycle (the group happens at once), one inside
 // the group is not. The relations contract them so: PPO orders each group
@@ -18,9 +19,10 @@ import (
 // and every edge from outside into a member also enters the leader
 // (contraction.add, contraction.rows), as sc contracts a remote atomic's
 // naR and naW (atomic.go). Which groups each relation contracts:
-//   - ib (issue): each instant above: a WR's reads, and its writes.
-//   - ob (observation): its reads only; its writes become visible one by
-//     one (F1, F2), in an order the placement decides (PPO).
+//   - ib (issue): a WR's writes, issued at one instant.
+//   - ob (observation): none; its reads are separate instants, and its
+//     writes become visible one by one (F1, F2), in an order the placement
+//     decides (PPO).
 //   - sc: the whole work request.
 
 // Relations that contract groups.
@@ -66,8 +68,8 @@ func (c *contraction) build(ev []Event) {
 			switch {
 			case r == relSC:
 				k.k = prog.EvNone // the whole work request
-			case r == relOB && e.Kind != prog.EvNLR && e.Kind != prog.EvNRR:
-				continue
+			case r == relOB || e.Kind == prog.EvNLR || e.Kind == prog.EvNRR:
+				continue // reads tear: one instant each
 			}
 			k.wr = k.wr*nRel + r
 			l, ok := first[k]

@@ -207,16 +207,20 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 }
 
 // ppoWords is PPO for two events a →po b of one multi-word put or get
-// (SEMANTICS-VERBS.md 1). Its reads are one step (N1 or N6) and its writes
-// are issued in one step (N4 or N8), after the reads: every pair is in
-// ippo, reads are ordered along program order (the relations contract
-// them: groups.go), a read before every write. In oppo, two writes are
-// ordered only when the words are placed in address order (InOrder);
-// with any placement F1 and F2 may make any word of the group visible
-// first.
+// (SEMANTICS-VERBS.md 1). Its reads are one step each (N1 or N6), in any
+// order (machine/tear.go): two reads are ordered in neither. Its writes
+// are issued in one step (N4 or N8), after every read (the machine moves
+// the work request on only once all its words are read): a read before
+// every write in ippo and oppo, and two writes in ippo (the relations
+// contract them in ib: groups.go). In oppo, two writes are ordered only
+// when the words are placed in address order (InOrder); with any
+// placement F1 and F2 may make any word of the group visible first.
 func ppoWords(a, b *Event) (ippo, oppo bool) {
-	if isWrite(a.Kind) && isWrite(b.Kind) {
+	switch {
+	case isWrite(a.Kind) && isWrite(b.Kind):
 		return true, a.InOrder
+	case !isWrite(a.Kind) && !isWrite(b.Kind):
+		return false, false
 	}
 	return true, true
 }

@@ -240,6 +240,9 @@ func (m *Machine) entryStrings(bi int, es []entry) []string {
 			parts[i] = "FENCE"
 		case e.kind == kPutV:
 			parts[i] = fmt.Sprintf("PUTV(%s,%d)", loc(e.a), e.v)
+		case e.kind == kPutP:
+			// A word read by a put still reading others (tear.go).
+			parts[i] = fmt.Sprintf("PUTV(%s,%d,reading)", loc(e.a), e.v)
 		case e.kind == kGetReq:
 			parts[i] = fmt.Sprintf("GETREQ(%s,%s)", m.words(e.a, int(e.v)+1), m.words(e.b, int(e.v)+1))
 		case e.kind == kAck:

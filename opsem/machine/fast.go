@@ -125,7 +125,7 @@ func (m *Machine) inflightAt(s []byte, qi int) int {
 	n := int(s[bo[bufB1]])
 	acks := 0
 	for k, o := 0, bo[bufB2]+1; k < int(s[bo[bufB2]]); k, o = k+1, o+5 {
-		if s[o] != kPutV || s[o+2] == 0 {
+		if s[o] != kPutP && (s[o] != kPutV || s[o+2] == 0) {
 			n++ // a put's words count once, at its last
 		}
 	}
@@ -512,20 +512,13 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 	if f := s[bo[bufB1]+1:]; n1 > 0 && (f[3]&fencedMark == 0 || !m.readsPendingAt(s, qi)) {
 		switch f[0] {
 		case kPut:
-			if nLW == 0 {
+			if nLW == 0 && wordsOf(f[3]) > 1 {
+				m.fastN1Words(s, qi, f, emit) // one word per step (tear.go)
+			} else if nLW == 0 {
 				e.reset()
 				e.drop = 1 << bufB1
-				if k := wordsOf(f[3]); k > 1 {
-					// k PUTV entries, word i's b the words after it.
-					r := append(m.rbuf[bufB2][:0], s[bo[bufB2]+1:bo[bufB2]+1+5*int(n2)]...)
-					for i := 0; i < k; i++ {
-						r = append(r, kPutV, f[1]+uint8(i), uint8(k-1-i), s[int(f[2])+i], f[4])
-					}
-					m.rbuf[bufB2], e.repl = r, 1<<bufB2
-				} else {
-					e.add[bufB2] = [5]byte{kPutV, f[1], 0, s[f[2]], f[4]}
-					e.addN = 1 << bufB2
-				}
+				e.add[bufB2] = [5]byte{kPutV, f[1], 0, s[f[2]], f[4]}
+				e.addN = 1 << bufB2
 				m.nicStep(s, qi, label(t, RuleN1, qi, 0), -1, 0, emit)
 			}
 		case kGet, kAtom:
@@ -550,7 +543,7 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 				e.addN |= 1 << bufRW
 			}
 			m.nicStep(s, qi, label(t, RuleN4, qi, 0), -1, 0, emit)
-		} else {
+		} else if f[0] != kPutP { // a put still reading (tear.go)
 			m.stepN5(s, qi, f, emit)
 		}
 	}
@@ -558,11 +551,7 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 		for i, o := 0, bo[bufB3]+1; i < int(n3); i, o = i+1, o+5 {
 			if s[o] == kGetR {
 				e.reset()
-				if s[o+3] > 0 {
-					m.stepN6Words(s, qi, i, o)
-				} else {
-					e.setB3, e.setE = i, [4]byte{kGetRV, s[o+1], s[o+2], s[s[o+2]]}
-				}
+				e.setB3, e.setE = i, [4]byte{kGetRV, s[o+1], s[o+2], s[s[o+2]]}
 				m.nicStep(s, qi, label(t, RuleN6, qi, i), -1, 0, emit)
 			}
 		}
@@ -594,7 +583,9 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 		case kAck:
 			m.stepN7(s, qi, emit)
 		case kGetRV, kGroup:
-			m.stepN8(s, qi, f, emit)
+			if groupReadAt(f) {
+				m.stepN8(s, qi, f, emit)
+			}
 		}
 	}
 	if nRW > 0 {
@@ -663,22 +654,6 @@ func (m *Machine) stepN4Words(s []byte, qi, k int) {
 	}
 	m.rbuf[bufRW] = r
 	e.repl = 1<<bufB2 | 1<<bufRW
-}
-
-// stepN6Words sets m.edit for N6 of the k-word get at index i (offset o) of
-// queue pair qi's B3 (applyNIC's RuleN6 on bytes): it reads its k remote
-// words at once and becomes GROUP(k) and the words' responses.
-func (m *Machine) stepN6Words(s []byte, qi, i, o int) {
-	bo := m.lay.boff[qi*nBuf+bufB3]
-	k := int(s[o+3]) + 1
-	x, y, rank := s[o+1], s[o+2], s[o+4]
-	r := append(m.rbuf[bufB3][:0], s[bo+1:o]...)
-	r = append(r, kGroup, uint8(k), 0, 0, rank)
-	for j := 0; j < k; j++ {
-		r = append(r, kGetRV, x+uint8(j), y+uint8(j), s[int(y)+j], rank)
-	}
-	r = append(r, s[o+5:bo+1+5*int(s[bo])]...)
-	m.rbuf[bufB3], m.edit.repl = r, 1<<bufB3
 }
 
 // nicStep emits the successor of s by a NIC rule on queue pair qi that edits

@@ -15,7 +15,7 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 		switch b1[0].kind {
 		case kPut:
 			if len(q.buf[bufLW]) == 0 {
-				dst = append(dst, label(t, RuleN1, qi, 0))
+				dst = enabledN1(q, b1[0], t, qi, dst)
 			}
 		case kGet, kAtom:
 			dst = append(dst, label(t, RuleN2, qi, 0))
@@ -28,7 +28,7 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 	if len(b2) > 0 {
 		if b2[0].kind == kPutV {
 			dst = append(dst, label(t, RuleN4, qi, 0))
-		} else {
+		} else if b2[0].kind != kPutP { // a put still reading (tear.go)
 			dst = append(dst, label(t, RuleN5, qi, 0))
 		}
 	}
@@ -54,7 +54,9 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 		case kAck:
 			dst = append(dst, label(t, RuleN7, qi, 0))
 		case kGetRV, kGroup:
-			dst = append(dst, label(t, RuleN8, qi, 0))
+			if groupRead(b3) {
+				dst = append(dst, label(t, RuleN8, qi, 0))
+			}
 		}
 	}
 	dst = m.enabledPlace(q.buf[bufRW], t, RuleF1, qi, dst)
@@ -105,24 +107,17 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 	var s Step
 	switch rule {
 	case RuleN1:
-		// A k-word put reads its k source words in this one step
-		// (SEMANTICS-VERBS.md 1): k PUTV entries, word i's b the words
-		// after it; s.Event is the first word's nlR.
 		e := q.buf[bufB1][0]
-		q.buf[bufB1] = pop(q.buf[bufB1])
-		k := wordsOf(e.v)
-		for i := 0; i < k; i++ {
-			v := st.mem[int(e.b)+i]
-			q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a + uint8(i), b: uint8(k - 1 - i), v: v, rank: e.rank, slot: e.slot + uint8(2*i)})
-			w := ev
-			w.Kind, w.Loc, w.Val = prog.EvNLR, int(e.b)+i, v
-			m.record(st, w, e.slot+uint8(2*i))
-			if i == 0 {
-				ev = w
-			} else {
-				s.Words = append(s.Words, w)
-			}
+		if wordsOf(e.v) > 1 {
+			// A k-word put reads word arg of its source
+			// (SEMANTICS-VERBS.md 1, tear.go).
+			ev = m.applyN1Word(st, q, ev, arg)
+			break
 		}
+		q.buf[bufB1] = pop(q.buf[bufB1])
+		q.buf[bufB2] = append(q.buf[bufB2], entry{kind: kPutV, a: e.a, v: st.mem[e.b], rank: e.rank, slot: e.slot})
+		ev.Kind, ev.Loc, ev.Val = prog.EvNLR, int(e.b), st.mem[e.b]
+		m.record(st, ev, e.slot)
 	case RuleN2:
 		e := q.buf[bufB1][0]
 		q.buf[bufB1] = pop(q.buf[bufB1])
@@ -170,6 +165,12 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		if e.kind == kAtomReq {
 			k = kAtomR
 		}
+		if e.kind == kGetReq && e.v > 0 {
+			// A k-word get's request arrives as its group of
+			// unread words (tear.go).
+			q.buf[bufB3] = getGroup(q.buf[bufB3], e)
+			break
+		}
 		q.buf[bufB3] = append(q.buf[bufB3], entry{kind: k, a: e.a, b: e.b, v: e.v, rank: e.rank, slot: e.slot})
 	case RuleA1:
 		e := &q.buf[bufB3][arg]
@@ -191,35 +192,12 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 		m.record(st, ev, e.slot+1)
 		*e = entry{kind: kGetRV, a: uint8(in.X), b: e.b, v: e.v, rank: e.rank, slot: e.slot + 1}
 	case RuleN6:
+		// One word's read, of a one-word get or of a multi-word get's
+		// group (its words are read one per step: tear.go).
 		e := &q.buf[bufB3][arg]
-		if e.v == 0 {
-			e.kind, e.v = kGetRV, st.mem[e.b]
-			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(e.b), e.v
-			m.record(st, ev, e.slot)
-			break
-		}
-		// A k-word get (v = k-1) reads its k remote words at once: its
-		// entry becomes GROUP(k) and the words' responses.
-		g := *e
-		k := int(g.v) + 1
-		b3 := q.buf[bufB3]
-		words := make([]entry, 0, k+1)
-		words = append(words, entry{kind: kGroup, a: uint8(k), rank: g.rank})
-		for i := 0; i < k; i++ {
-			v := st.mem[int(g.b)+i]
-			words = append(words, entry{kind: kGetRV, a: g.a + uint8(i), b: g.b + uint8(i), v: v, rank: g.rank, slot: g.slot + uint8(2*i)})
-		}
-		for i := 0; i < k; i++ {
-			ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(g.b)+i, words[1+i].v
-			m.record(st, ev, g.slot+uint8(2*i))
-			if i > 0 {
-				s.Words = append(s.Words, ev)
-			}
-		}
-		ev.Loc, ev.Val = int(g.b), words[1].v
-		rest := append([]entry(nil), b3[arg+1:]...)
-		b3 = append(b3[:arg], words...)
-		q.buf[bufB3] = append(b3, rest...)
+		e.kind, e.v = kGetRV, st.mem[e.b]
+		ev.Kind, ev.Loc, ev.Val = prog.EvNRR, int(e.b), e.v
+		m.record(st, ev, e.slot)
 	case RuleN7:
 		q.buf[bufB3] = pop(q.buf[bufB3])
 	case RuleN8:

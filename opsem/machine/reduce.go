@@ -43,6 +43,22 @@ package machine
 // TestFencedWaits checks the guard on every reachable configuration of
 // random programs, TestFencedReduce the outcome.
 //
+// The torn reads of a multi-word put or get (tear.go, SEMANTICS-VERBS.md
+// 1) are visible steps, never settled: each N1 or N6 of one word reads
+// memory, as a one-word N1 or N6 does. The invisible steps stay
+// independent of them. N5 of a multi-word get appends its whole group of
+// unread words to B3's tail, which no read step touches (N6 rewrites an
+// entry in place, and appending keeps every earlier entry's index, so
+// every label stays the same), and disables nothing. N8 of a group is
+// enabled only once every word of the group is read (groupRead); it is
+// then the head of B3, which no N6 rewrites any more, so it commutes with
+// the N6 of other responses as a one-word N8 does; an N6 may enable it,
+// never disable it. A partly read put stays at the head of B1, so the
+// putPending guard on N8 sees it, and its read words wait at B2's tail
+// (PUTP), which N4 and N5 do not take (N4 takes PUTV only, and a PUTP is
+// B2's head only when no request is ahead of it). TestWordsReduce and
+// TestTearSteps check it on random programs with two-word operations.
+//
 // The reduction is a layer over the machine's next-state function, as
 // LTSmin's partial-order reduction wraps a model (pins2pins): a reducer
 // calls the machine's steps (invisibleStep, submitStep, expand) and settles

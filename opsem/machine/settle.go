@@ -42,7 +42,7 @@ func (m *Machine) invisibleStep(s []byte, qi int, emit func(l uint64, next []byt
 			m.stepN7(s, qi, emit)
 			return true
 		case kGetRV, kGroup:
-			if m.putPending(s, qi) {
+			if !groupReadAt(f) || m.putPending(s, qi) {
 				return false
 			}
 			m.stepN8(s, qi, f, emit)
@@ -135,6 +135,10 @@ func (m *Machine) stepN5(s []byte, qi int, f []byte, emit func(l uint64, next []
 	k := uint8(kGetR)
 	if f[0] == kAtomReq {
 		k = kAtomR
+	}
+	if f[0] == kGetReq && f[3] > 0 {
+		m.stepN5Words(s, qi, f, emit) // a multi-word get's group (tear.go)
+		return
 	}
 	m.stepForward(s, qi, f, bufB2, bufB3, k, f[3], RuleN5, emit)
 }

@@ -235,19 +235,20 @@ const (
 	kAtomReq // B2: ATOMREQ(x,y)
 	kAtomR   // B3: ATOMR(x,y,⊥): not performed yet
 	kAtomRH  // B3: ATOMR(x,y,v) read v, its write pending: holds y's atomic lock
-	// Multi-word gets (SEMANTICS-VERBS.md 1): once N6 has read a k-word
-	// get's k remote words, its response is a group, GROUP(k) (a=k)
-	// followed by the k words' GETR(x+i,y+i,v_i) entries; N8 moves the
-	// whole group to LW at once.
+	// Multi-word gets (SEMANTICS-VERBS.md 1): once a k-word get's
+	// request arrives (N5), its response is a group, GROUP(k) (a=k)
+	// followed by the k words' GETR(x+i,y+i,·) entries, which N6 reads
+	// one per step (tear.go); N8 moves the whole group to LW at once,
+	// once every word is read.
 	kGroup // B3: GROUP(k): the next k entries are one get's words
 )
 
 // Multi-word work requests (SEMANTICS-VERBS.md 1). A k-word put or get is
-// one entry in B1 (its v byte holds fencedMark | (k-1)<<1, wordsOf), one
-// GETREQ in B2 and one GETR in B3 before its read (v = k-1), and a word per
-// entry after: a put's k PUTV entries in B2 (b = the words after it in the
-// group, so N4 moves b+1 entries from the head), a get's group in B3
-// (kGroup). In RW and LW a group of c >= 2 words still to be placed is
+// one entry in B1 (its v byte holds fencedMark | (k-1)<<1, wordsOf), a
+// get's one GETREQ in B2 (v = k-1), and a word per entry after: a put's k
+// PUTV entries in B2 (b = the words after it in the group, so N4 moves b+1
+// entries from the head; PUTP while the put still reads, tear.go), a get's
+// group in B3 (kGroup). In RW and LW a group of c >= 2 words still to be placed is
 // headed by a header entry whose location byte is groupLoc (no location has
 // that number: prog.MaxLocs is 250) and whose value byte is c; F1 and F2
 // place a word of the head group (any of them, or under Options.InOrder the
@@ -279,8 +280,8 @@ func wrCount(b int, es []entry) int {
 	for i := 0; i < len(es); i++ {
 		e := es[i]
 		switch {
-		case b == bufB2 && e.kind == kPutV && e.b > 0:
-			continue
+		case b == bufB2 && (e.kind == kPutV && e.b > 0 || e.kind == kPutP):
+			continue // a put still reading counts in B1 (tear.go)
 		case b == bufB3 && e.kind == kGroup:
 			i += int(e.a)
 		case (b == bufRW || b == bufLW) && e.a == groupLoc:

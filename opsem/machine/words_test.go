@@ -161,9 +161,25 @@ func TestWordsPlacement(t *testing.T) {
 		// the message is placed after both of its words.
 		{"fifo", "thread T on A { y0 := x0; g := f }\nthread U on B { assume(g == 1); assume(y0 == 0) }", false, false, false},
 		{"fifo-last", "thread T on A { y0 := x0; g := f }\nthread U on B { assume(g == 1); assume(y1 == 0) }", false, false, false},
-		// A two-word get torn against a two-word put: the get reads both
-		// words at once, but the put's words may land between.
-		{"get-torn", "thread T on A { y0 := x0 }\nthread U on B { g := 1 }\nthread V on A { r0 := y0; poll(B); assume(r0 == 0); assume(r1 == 1) }", true, false, false},
+		// A two-word get torn against a two-word put: the get reads its
+		// words one by one (tear.go), and the put's words may land
+		// between its reads whatever the placement: it reads y0 before
+		// the put's words land, y1 after.
+		{"get-torn", "thread T on A { y0 := x0 }\nthread U on B { g := 1 }\nthread V on A { r0 := y0; poll(B); assume(r0 == 0); assume(r1 == 1) }", true, true, false},
+		// A two-word get torn by the responder's CPU writes: y1's new
+		// value with y0's old, though y0 was written first (it reads y0,
+		// then both writes happen, then y1); y0's new value with y1's old
+		// SC allows too (the get between the two writes).
+		{"get-torn-cpu-new-last", "thread U on B { y0 := 1; y1 := 1 }\nthread V on A { r0 := y0; poll(B); assume(r0 == 0); assume(r1 == 1) }", true, true, false},
+		{"get-torn-cpu-new-first", "thread U on B { y0 := 1; y1 := 1 }\nthread V on A { r0 := y0; poll(B); assume(r0 == 1); assume(r1 == 0) }", true, true, true},
+		// The order that needs the reads out of word order: y1 written
+		// first, then y0; seeing y0's new value and y1's old needs the get
+		// to read y1 before y1's write and y0 after y0's.
+		{"get-torn-cpu-reverse", "thread U on B { y1 := 1; y0 := 1 }\nthread V on A { r0 := y0; poll(B); assume(r0 == 1); assume(r1 == 0) }", true, true, false},
+		// A two-word put's source torn by another thread's CPU writes:
+		// x1 then x0 written, the put reads x1 before and x0 after (the
+		// in-order column tells torn reads from snapshot ones).
+		{"source-torn", "thread T on A { y0 := x0 }\nthread U on A { x1 := 0; x0 := 0 }\nthread W on B { assume(y1 == 1); assume(y0 == 0) }", true, true, false},
 		{"get-torn-first", "thread T on A { y0 := x0 }\nthread V on A { r0 := y0; poll(B); assume(r0 == 1); assume(r1 == 0) }", true, true, false},
 		// A two-word get reading a one-word put's word: both orders.
 		{"get-one-word", "thread T on A { y1 := x1 }\nthread V on A { r0 := y0; poll(B); assume(r1 == 1) }", true, true, true},

@@ -133,6 +133,12 @@ func stepSources(run *verdict.Run) []*draw.Source {
 				src = sh[b][lo[b]]
 			}
 		}
+		if src == nil && tr.Rule == "N1" && len(sh[0]) > 0 {
+			// A multi-word put reading one of its words, not its
+			// last, stays at the head of B1 and only adds a word to
+			// B2 (machine/tear.go): it serves B1's head.
+			src = sh[0][0]
+		}
 		for b := range sh {
 			if lo[b] == hiB[b] && lo[b] == hiA[b] || hiB[b] > len(sh[b]) {
 				continue
