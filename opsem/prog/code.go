@@ -50,11 +50,12 @@ func FirstAtomic(p *Program) *Stmt {
 
 // FirstVerbs returns the statement of p's first use of a verbs feature of
 // issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil:
-// a quiet, a put, get or atomic marked fenced, or a multi-word put or get.
+// a quiet, a put, get or atomic marked fenced or unsignaled, or a
+// multi-word put or get.
 func FirstVerbs(p *Program) *Stmt {
 	for t := range p.Threads {
 		for _, in := range p.Threads[t].Code {
-			if in.Op == OpQuiet || in.Fenced || in.Words > 1 {
+			if in.Op == OpQuiet || in.Fenced || in.Words > 1 || in.Unsignaled {
 				return in.Stmt
 			}
 		}
@@ -63,8 +64,8 @@ func FirstVerbs(p *Program) *Stmt {
 }
 
 // VerbsFeature names the verbs feature statement s (from FirstVerbs) uses,
-// by its keyword: "quiet" or "fenced", or "multi-word" for a put or get of
-// several words.
+// by its keyword: "quiet", "fenced" or "unsignaled", or "multi-word" for a
+// put or get of several words.
 func VerbsFeature(s *Stmt) string {
 	switch {
 	case s.Kind == SQuiet:
@@ -73,6 +74,8 @@ func VerbsFeature(s *Stmt) string {
 		return "fenced"
 	case s.Words > 1:
 		return "multi-word"
+	case s.Unsignaled:
+		return "unsignaled"
 	}
 	return fmt.Sprintf("statement kind %d", s.Kind)
 }
@@ -137,6 +140,11 @@ type Instr struct {
 	// (Stmt.Words, at least 2), or 0 for a one-word operation: locations
 	// X+i and Y+i, i < Words, are its word i's source and target.
 	Words int
+	// Unsignaled marks a put, get or remote atomic posted without a
+	// completion entry (SEMANTICS-VERBS.md 2): no poll matches it; the
+	// poll that matches the next signalled operation of its queue pair
+	// waits for it too.
+	Unsignaled bool
 
 	// E is the expression of OpEval and OpIf, over constants and
 	// register locations (Loc.Reg); Fail is the error point (an OpFail)
@@ -332,7 +340,7 @@ func (c *compiler) block(stmts []*Stmt, next int) (int, error) {
 }
 
 func (c *compiler) stmt(s *Stmt, next int) (int, error) {
-	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Words: s.Words}
+	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Unsignaled: s.Unsignaled, Words: s.Words}
 	var pc int
 	switch s.Kind {
 	case SSkip:
