@@ -16,15 +16,14 @@ func (p *parser) parseUnsignaled(s *Stmt) {
 		return
 	}
 	if p.isKeyword("unsignaled") {
-		if s.Unsignaled {
-			p.errorf(p.tok.Pos, "unsignaled is written once")
-			return
-		}
 		s.Unsignaled, s.UnsignaledPos = true, p.tok.Pos
 		p.next()
 		if p.isKeyword("fenced") && !s.Fenced {
 			s.Fenced, s.FencedPos = true, p.tok.Pos
 			p.next()
+		}
+		if p.isKeyword("unsignaled") {
+			p.errorf(p.tok.Pos, "unsignaled is written once")
 		}
 		return
 	}
