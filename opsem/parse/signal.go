@@ -20,3 +20,14 @@ func (r *resolver) unsignaled(rs *syntax.Stmt, s *prog.Stmt) {
 		r.errorf(rs.UnsignaledPos, unsignaledMisuse, r.p.StmtString(s))
 	}
 }
+
+// markedText is stmtText with the statement's unsignaled mark, as the user
+// wrote it (after fenced, which stmtText leaves out): the text a lowered
+// instruction's steps print (prog.Source.Text), so that a run or the
+// playground shows which work requests produce no completion.
+func markedText(s *syntax.Stmt) string {
+	if s.Unsignaled {
+		return stmtText(s) + " unsignaled"
+	}
+	return stmtText(s)
+}
