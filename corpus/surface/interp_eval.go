@@ -44,7 +44,7 @@ type action struct {
 	loc, src int
 	a, b     int
 	node     int
-	words    int // mPut, mGet of a word range (SEMANTICS-VERBS.md 1): its words, one step
+	words    int  // mPut, mGet of a word range (SEMANTICS-VERBS.md 1): its words, one step
 	unsig    bool // mPut, mGet marked unsignaled (SEMANTICS-VERBS.md 2): no poll counts it
 }
 
