@@ -215,6 +215,7 @@ const (
 	avoidBlocking = 95 // when no poll can succeed, draw another kind
 	fencedChance  = 25 // percent of puts, gets and atomics marked fenced, with Config.Verbs
 	wordsChance   = 30 // percent of puts and gets of two words (if their nodes have two locations), with Config.Verbs
+	unsigChance   = 25 // percent of puts, gets and atomics marked unsignaled, with Config.Verbs (signal.go)
 	hotChance     = 70 // with Config.Contention: an atomic's target or an assume's location is its node's first
 	motifChance   = 80 // with Config.Contention: a thread starts with a motif (generator.motif)
 )
@@ -671,6 +672,7 @@ func (g *generator) simple() *prog.Stmt {
 	case prog.SGet, prog.SPut, prog.SRCAS, prog.SRFAA:
 		// Without Verbs no draw: the programs of a seed stay as they were.
 		s.Fenced = g.cfg.Verbs && g.chance(fencedChance)
+		g.unsignaled(s)
 	}
 	if (s.Kind == prog.SGet || s.Kind == prog.SPut) && g.cfg.Verbs && g.chance(wordsChance) {
 		g.words(s)

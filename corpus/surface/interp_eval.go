@@ -44,7 +44,8 @@ type action struct {
 	loc, src int
 	a, b     int
 	node     int
-	words    int // mPut, mGet of a word range (SEMANTICS-VERBS.md 1): its words, one step
+	words    int  // mPut, mGet of a word range (SEMANTICS-VERBS.md 1): its words, one step
+	unsig    bool // mPut, mGet marked unsignaled (SEMANTICS-VERBS.md 2): no poll counts it
 }
 
 // evaluator evaluates the expressions of one statement of thread t.
@@ -374,9 +375,9 @@ func (e *evaluator) stmt(s *syntax.Stmt) (*action, error) {
 		}
 		switch {
 		case local(x) && !local(y):
-			return &action{kind: aMemory, mem: mGet, loc: x, src: y, node: p.Locs[y].Node}, nil
+			return &action{kind: aMemory, mem: mGet, loc: x, src: y, node: p.Locs[y].Node, unsig: s.Unsignaled}, nil
 		case !local(x) && local(y):
-			return &action{kind: aMemory, mem: mPut, loc: x, src: y, node: p.Locs[x].Node}, nil
+			return &action{kind: aMemory, mem: mPut, loc: x, src: y, node: p.Locs[x].Node, unsig: s.Unsignaled}, nil
 		case !local(x):
 			return nil, e.static(s.Pos, "%s := %s copies between two remote locations", p.Locs[x].Name, p.Locs[y].Name)
 		}
@@ -445,9 +446,14 @@ func (in *interp) successors(c *config) ([]*config, bool, error) {
 					for i := 0; i < a.words; i++ {
 						d.mem[a.loc+i] = d.mem[a.src+i]
 					}
-					in.complete(t, d, a.node)
+					if !a.unsig {
+						in.complete(t, d, a.node)
+					}
 					advance(&n)
 					break
+				}
+				if a.unsig {
+					qp = -1 // complete without a completion entry: no poll counts it
 				}
 				n.mid, n.midLoc, n.midVal, n.midQP = true, a.loc, d.mem[a.src], qp
 			case mCAS:
@@ -571,9 +577,9 @@ func (e *evaluator) words(s *syntax.Stmt) (*action, error) {
 	case kx != ky:
 		return nil, e.static(s.Pos, "%d words from %d", kx, ky)
 	case local(x) && !local(y):
-		return &action{kind: aMemory, mem: mGet, loc: x, src: y, node: p.Locs[y].Node, words: kx}, nil
+		return &action{kind: aMemory, mem: mGet, loc: x, src: y, node: p.Locs[y].Node, words: kx, unsig: s.Unsignaled}, nil
 	case !local(x) && local(y):
-		return &action{kind: aMemory, mem: mPut, loc: x, src: y, node: p.Locs[x].Node, words: kx}, nil
+		return &action{kind: aMemory, mem: mPut, loc: x, src: y, node: p.Locs[x].Node, words: kx, unsig: s.Unsignaled}, nil
 	}
 	return nil, e.static(s.Pos, "a word range copies between this node and another")
 }

@@ -106,6 +106,11 @@ type Event struct {
 	// Fenced marks the events of a put, get or remote atomic marked fenced
 	// (SEMANTICS-VERBS.md 4).
 	Fenced bool
+	// Unsignaled marks the events of a put, get or remote atomic marked
+	// unsignaled (SEMANTICS-VERBS.md 2): no poll matches it; the poll of
+	// the next signalled operation of its queue pair polls from its NIC
+	// write too (pf).
+	Unsignaled bool
 	// Fences counts the fenced operations of the event's thread towards
 	// its remote node up to the event's own operation, in program order
 	// (NumberFences sets it). PPO orders an earlier get's or atomic's event

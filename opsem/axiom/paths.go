@@ -32,6 +32,7 @@ type skel struct {
 	cons   consKind
 	a      uint8 // constraint value
 	fenced bool  // an event of a put, get or atomic marked fenced (prog.Instr.Fenced)
+	unsig  bool  // an event of a put, get or atomic marked unsignaled (prog.Instr.Unsignaled)
 	wr     int   // Event.WR: the events of a multi-word put or get, 1 + the index of the first; else 0
 }
 
@@ -170,7 +171,7 @@ func (g *treeGen) walk(node, pc int) {
 	} else if n := &g.tree.nodes[node]; !g.runsThrough(in) && !slices.Contains(n.at, pc) {
 		n.at = append(n.at, pc)
 	}
-	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1, fenced: in.Fenced}
+	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1, fenced: in.Fenced, unsig: in.Unsignaled}
 	depth := func(n int) int { return g.tree.nodes[n].depth }
 	switch in.Op {
 	case prog.OpEnd:
@@ -243,17 +244,17 @@ func (g *treeGen) walk(node, pc int) {
 				wi.dep = depth(node) + i
 				n = g.emit(n, wi)
 			}
-			g.nic[l]++
+			g.nic[l] += signalled(in)
 			g.walk(n, in.Next)
-			g.nic[l]--
+			g.nic[l] -= signalled(in)
 			break
 		}
 		n1 := g.emit(node, r)
 		w.dep = depth(n1) - 1
 		n2 := g.emit(n1, w)
-		g.nic[l]++
+		g.nic[l] += signalled(in)
 		g.walk(n2, in.Next)
-		g.nic[l]--
+		g.nic[l] -= signalled(in)
 	case prog.OpRCAS, prog.OpRFAA:
 		g.walkAtomic(node, in, base)
 	case prog.OpRFence:
@@ -328,7 +329,7 @@ func (g *treeGen) walkAtomic(node int, in *prog.Instr, base skel) {
 		s.kind, s.loc, s.remote, s.qp = k, loc, in.Remote, q
 		return s
 	}
-	g.nic[l]++
+	g.nic[l] += signalled(in)
 	if in.Op == prog.OpRCAS {
 		// success: naR(y,a) · naW(y,b) · nlW(x,a,m)
 		r := mk(prog.EvNAR, in.Y)
@@ -353,5 +354,5 @@ func (g *treeGen) walkAtomic(node int, in *prog.Instr, base skel) {
 		x.dep = depth(n1) - 1
 		g.walk(g.emit(g.emit(n1, w), x), in.Next)
 	}
-	g.nic[l]--
+	g.nic[l] -= signalled(in)
 }

@@ -419,16 +419,18 @@ func (t *Trace) WellFormed() error {
 			nics[q] = append(nics[q], i)
 		case e.Kind == prog.EvPoll:
 			k := polls[q]
-			polls[q]++
-			if k >= len(nics[q]) {
-				return fmt.Errorf("poll %d has no NIC write to poll from", i)
+			last := nextSignalled(t.Events, nics[q], k)
+			if last >= len(nics[q]) {
+				return fmt.Errorf("poll %d has no signalled NIC write to poll from", i)
 			}
-			w := nics[q][k]
-			for j := w; j == w || j < n && t.Events[j].WR > 0 && t.Events[j].WR == t.Events[w].WR && t.Events[j].Thread == t.Events[w].Thread; j++ {
-				if !pf[[2]int{j, i}] {
-					return fmt.Errorf("poll %d must poll from %d", i, j)
+			polls[q] = last + 1
+			for _, w := range nics[q][k : last+1] {
+				for j := w; j == w || j < n && t.Events[j].WR > 0 && t.Events[j].WR == t.Events[w].WR && t.Events[j].Thread == t.Events[w].Thread; j++ {
+					if !pf[[2]int{j, i}] {
+						return fmt.Errorf("poll %d must poll from %d", i, j)
+					}
+					npf++
 				}
-				npf++
 			}
 		}
 	}

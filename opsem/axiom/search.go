@@ -264,7 +264,7 @@ type engine struct {
 	nInit    int      // initial writes (the first events; problem.nInit)
 	poRow    []uint64 // po successors of each event
 	nicW     [][]int  // per queue pair, its NIC writes (for pf)
-	polls    []int    // per queue pair, polls seen (for pf)
+	polls    []int    // per queue pair, its NIC writes polled from so far (for pf)
 	pf       [][2]int
 
 	moRev     [][]int                         // per location, the writes placed so far, mo-last first
@@ -403,7 +403,7 @@ func (e *engine) layOut(sel []int) {
 		for i, s := range tr.events(node) {
 			id := len(e.ev)
 			e.ev = append(e.ev, Event{Event: prog.Event{Kind: s.kind, Thread: t, Loc: s.loc, Remote: s.remote},
-				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe, Fenced: s.fenced,
+				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe, Fenced: s.fenced, Unsignaled: s.unsig,
 				WR: s.wr, InOrder: s.wr > 0 && isWrite(s.kind) && e.pr.opt.InOrder})
 			e.cons = append(e.cons, s.cons)
 			e.consA = append(e.consA, s.a)
@@ -473,11 +473,18 @@ func (e *engine) nicOrders() {
 			// operation's first write stands for its writes.
 			e.nicW[ev.QP] = append(e.nicW[ev.QP], i)
 		case ev.Kind == prog.EvPoll:
+			// The next signalled operation, and the unsignaled ones
+			// before it that no poll covered (signal.go).
 			k := e.polls[ev.QP]
-			e.polls[ev.QP]++
-			w := e.nicW[ev.QP][k]
-			for j := w; j == w || j < n && e.ev[j].WR > 0 && e.ev[j].WR == e.ev[w].WR && e.ev[j].Thread == e.ev[w].Thread; j++ {
-				e.pf = append(e.pf, [2]int{j, i}) // the poll waits for every word
+			last := nextSignalled(e.ev, e.nicW[ev.QP], k)
+			if last == len(e.nicW[ev.QP]) {
+				break // never: the label sequences stop before such a poll (paths.go)
+			}
+			e.polls[ev.QP] = last + 1
+			for _, w := range e.nicW[ev.QP][k : last+1] {
+				for j := w; j == w || j < n && e.ev[j].WR > 0 && e.ev[j].WR == e.ev[w].WR && e.ev[j].Thread == e.ev[w].Thread; j++ {
+					e.pf = append(e.pf, [2]int{j, i}) // the poll waits for every word
+				}
 			}
 		}
 	}

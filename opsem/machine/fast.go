@@ -305,7 +305,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		switch {
 		case !m.sc:
 			e.add[bufB1] = [5]byte{kAtom, uint8(m.atomIdx[t][pc0(s, o)]), uint8(in.Y), b1V(in), s[m.qoff[in.QP]]}
-			e.addN, e.npend = 1<<bufB1, 1
+			e.addN, e.npend = 1<<bufB1, int8(signalled(in))
 		case !mid:
 			old := s[in.Y]
 			if v, ok := in.AtomicResult(old); ok {
@@ -314,7 +314,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 			mid, reg, pc, touched = true, old, -1, -1
 		default:
 			m.writeAt(out, in.X, reg)
-			mid, reg, e.npend = false, 0, 1
+			mid, reg, e.npend = false, 0, int8(signalled(in))
 		}
 	case prog.OpGet, prog.OpPut, prog.OpRFence:
 		touched = in.QP
@@ -329,7 +329,7 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 				for i := 0; i < in.Words; i++ {
 					m.writeAt(out, to+i, s[from+i])
 				}
-				e.npend = 1
+				e.npend = int8(signalled(in))
 			case in.Op == prog.OpRFence:
 				touched = -1
 			case !mid && in.Op == prog.OpPut:
@@ -338,10 +338,10 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 				mid, reg, pc, touched = true, s[in.Y], -1, -1
 			case in.Op == prog.OpPut:
 				m.writeAt(out, in.Y, reg)
-				mid, reg, e.npend = false, 0, 1
+				mid, reg, e.npend = false, 0, int8(signalled(in))
 			default:
 				m.writeAt(out, in.X, reg)
-				mid, reg, e.npend = false, 0, 1
+				mid, reg, e.npend = false, 0, int8(signalled(in))
 			}
 			break
 		}
@@ -349,10 +349,10 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 		switch in.Op {
 		case prog.OpPut:
 			e.add[bufB1] = [5]byte{kPut, uint8(in.Y), uint8(in.X), b1V(in), rank}
-			e.npend = 1
+			e.npend = int8(signalled(in))
 		case prog.OpGet:
 			e.add[bufB1] = [5]byte{kGet, uint8(in.X), uint8(in.Y), b1V(in), rank}
-			e.npend = 1
+			e.npend = int8(signalled(in))
 		default:
 			e.add[bufB1] = [5]byte{kFence}
 		}
@@ -390,7 +390,9 @@ func (m *Machine) cpuQueues(s, out []byte, t, pc, touched, arg int, emit func(l 
 	// The queue pairs of thread t: the one the instruction edits, and
 	// those canonPolls caps at the new pc. Ranks are below the count of
 	// unpolled operations, so canonPolls changes a queue pair only when
-	// that count exceeds the polls left.
+	// that count exceeds the polls left; an unsignaled operation's rank
+	// may equal the count (signal.go), so with one in the program it
+	// changes it when the count reaches the polls left.
 	next := &m.p.Threads[t].Code[pc]
 	canon := false
 	for _, qi := range m.thrQPs[t] {
@@ -399,7 +401,7 @@ func (m *Machine) cpuQueues(s, out []byte, t, pc, touched, arg int, emit func(l 
 		if qi == touched {
 			np += int(e.npend)
 		}
-		if left != prog.Unbounded && np > left {
+		if left != prog.Unbounded && (np > left || np == left && m.unsig) {
 			canon = true
 		}
 	}

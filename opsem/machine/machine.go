@@ -60,6 +60,7 @@ type Machine struct {
 	sst         *State // scratch for StuckEncoded, made on first use
 	stuckLabels []uint64
 	npend       []uint8 // StuckEncoded's unpolled operations per queue pair
+	unsig       bool    // the program has an unsignaled operation (signal.go)
 
 	lay         layout  // offsets in encodings, for successorsFast
 	edit, canon segEdit // successorsFast's edits of the current transition
@@ -95,7 +96,7 @@ func newMachine(p *prog.Program, opt Options, sc bool) (*Machine, error) {
 	if p.InOrder {
 		opt.Placement = PlaceInOrder // the file's placement line
 	}
-	m := &Machine{p: p, sc: sc, opt: opt, graph: opt.Graph && !sc}
+	m := &Machine{p: p, sc: sc, opt: opt, graph: opt.Graph && !sc, unsig: hasUnsignaled(p)}
 	if opt.Graph && opt.Reduce {
 		return nil, fmt.Errorf("event graphs record every event: they cannot be combined with the partial-order reduction")
 	}
@@ -572,13 +573,13 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 			switch in.Op {
 			case prog.OpRCAS, prog.OpRFAA:
 				e = entry{kind: kAtom, a: uint8(m.atomIdx[t][st.pc[t]]), b: uint8(in.Y), rank: q.npend, slot: m.slot(st, t, 3)}
-				q.npend++
+				q.npend += signalled(in)
 			case prog.OpPut:
 				e = entry{kind: kPut, a: uint8(in.Y), b: uint8(in.X), rank: q.npend, slot: m.wordsSlot(st, t, in)}
-				q.npend++
+				q.npend += signalled(in)
 			case prog.OpGet:
 				e = entry{kind: kGet, a: uint8(in.X), b: uint8(in.Y), rank: q.npend, slot: m.wordsSlot(st, t, in)}
-				q.npend++
+				q.npend += signalled(in)
 			default:
 				e = entry{kind: kFence, slot: m.slot(st, t, 1)}
 			}

@@ -72,6 +72,6 @@ func (m *Machine) scRemote(st *State, t int, in *prog.Instr, ev *prog.Event, wor
 		ev.Kind, ev.Loc, ev.Val = prog.EvNLW, in.X, st.reg[t]
 	}
 	st.mid[t], st.reg[t] = false, 0
-	st.q[in.QP].npend++
+	st.q[in.QP].npend += signalled(in)
 	return true
 }

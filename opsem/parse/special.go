@@ -305,7 +305,7 @@ func (sp *specialiser) item(it item) {
 	sp.cur, sp.curRegs = in, regs
 	sp.src = &prog.Source{Regs: sp.regsText(it.ir, regs)}
 	if in.s != nil {
-		sp.src.Text = stmtText(in.s)
+		sp.src.Text = markedText(in.s)
 	}
 	if in.label != "" {
 		sp.labels = append(sp.labels, prog.Label{Name: in.label, PC: it.pc})

@@ -40,7 +40,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 
 // coreInstr is the core instruction op of statement st, followed by next.
 func coreInstr(op prog.Op, st *prog.Stmt, next int) prog.Instr {
-	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st, Fenced: st.Fenced, Words: st.Words}
+	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st, Fenced: st.Fenced, Words: st.Words, Unsignaled: st.Unsignaled}
 }
 
 // onOwnNode reports whether location l is on the node of the thread
@@ -181,6 +181,8 @@ func (sp *specialiser) assign(e *evalCtx, s *syntax.Stmt, then func() int) int {
 		return sp.remoteAtomic(e, s, x, then)
 	case s.Fenced && (s.CasZ != nil || !e.isLoc(s.RhsE)):
 		return e.compileErr(s.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not %s", stmtText(s)).pc
+	case s.Unsignaled && (s.CasZ != nil || !e.isLoc(s.RhsE)):
+		return e.compileErr(s.UnsignaledPos, unsignaledMisuse, stmtText(s)).pc
 	case s.CasZ != nil:
 		return sp.cas(e, s, x, then)
 	case e.isLoc(s.RhsE):
@@ -235,6 +237,7 @@ func (sp *specialiser) remoteAtomic(e *evalCtx, s *syntax.Stmt, x int, then func
 	st := sp.stmt(prog.SRFAA)
 	op := prog.OpRFAA
 	st.X, st.Y, st.A, st.Remote, st.Fenced = x, y, uint8(a.v), p.Locs[y].Node, s.Fenced
+	st.Unsignaled = s.Unsignaled
 	if s.Atomic == "rcas" {
 		if b = e.inRange(s.CasB.Pos, "a value", b.v, ValRange{0, prog.MaxValue}); b.stop() {
 			return b.pc
@@ -308,6 +311,8 @@ func (sp *specialiser) copyLoc(e *evalCtx, s *syntax.Stmt, x int, then func() in
 		return -1
 	case s.Fenced:
 		return e.compileErr(s.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not the local copy %s := %s", p.Locs[x].Name, p.Locs[y].Name).pc
+	case s.Unsignaled:
+		return e.compileErr(s.UnsignaledPos, unsignaledMisuse, "the local copy "+p.Locs[x].Name+" := "+p.Locs[y].Name).pc
 	default:
 		// A local copy: a read, then a write.
 		w := e.read(s.RhsE, y)
@@ -320,7 +325,7 @@ func (sp *specialiser) copyLoc(e *evalCtx, s *syntax.Stmt, x int, then func() in
 	if st.Kind == prog.SPut {
 		op = prog.OpPut
 	}
-	st.Fenced = s.Fenced
+	st.Fenced, st.Unsignaled = s.Fenced, s.Unsignaled
 	sp.edge(y, x)
 	return sp.emit(coreInstr(op, st, then()))
 }
@@ -464,7 +469,7 @@ func (sp *specialiser) words(e *evalCtx, s *syntax.Stmt, then func() int) int {
 		return e.compileErr(s.Pos, "%s := %s copies words with one work request: one side must be on %s, the thread's own node, the other on another node",
 			p.WordsString(x, kx), p.WordsString(y, kx), p.Nodes[sp.t.node].Name).pc
 	}
-	st.Words, st.Fenced = kx, s.Fenced
+	st.Words, st.Fenced, st.Unsignaled = kx, s.Fenced, s.Unsignaled
 	op := prog.OpGet
 	if st.Kind == prog.SPut {
 		op = prog.OpPut

@@ -50,16 +50,19 @@ func FirstAtomic(p *Program) *Stmt {
 
 // FirstVerbs returns the statement of p's first use of a verbs feature of
 // issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil: a
-// multi-word put or get. (It covers quiet and the fenced mark: section 9.)
+// multi-word put or get, or an operation marked unsignaled. (It covers quiet
+// and the fenced mark: section 9.)
 func FirstVerbs(p *Program) *Stmt {
-	return firstInstr(p, func(in *Instr) bool { return in.Words > 1 })
+	return firstInstr(p, func(in *Instr) bool { return in.Words > 1 || in.Unsignaled })
 }
 
 // FirstAnyVerbs returns the statement of p's first use of any verbs
 // feature of issue 32, or nil: a quiet, a put, get or atomic marked
-// fenced, or a multi-word put or get.
+// fenced or unsignaled, or a multi-word put or get.
 func FirstAnyVerbs(p *Program) *Stmt {
-	return firstInstr(p, func(in *Instr) bool { return in.Op == OpQuiet || in.Fenced || in.Words > 1 })
+	return firstInstr(p, func(in *Instr) bool {
+		return in.Op == OpQuiet || in.Fenced || in.Words > 1 || in.Unsignaled
+	})
 }
 
 // firstInstr returns the statement of the first instruction of p, thread
@@ -76,14 +79,17 @@ func firstInstr(p *Program, f func(*Instr) bool) *Stmt {
 }
 
 // VerbsFeature names the verbs feature statement s (from FirstVerbs or
-// FirstAnyVerbs) uses, by its keyword: "quiet" or "fenced", or
-// "multi-word" for a put or get of several words. A statement with
-// several features is named by the one the decider refuses (FirstVerbs):
-// a fenced multi-word put is "multi-word".
+// FirstAnyVerbs) uses, by its keyword: "quiet", "fenced" or "unsignaled",
+// or "multi-word" for a put or get of several words. A statement with
+// several features is named by one the decider refuses (FirstVerbs): a
+// fenced multi-word put is "multi-word", a fenced unsignaled get
+// "unsignaled".
 func VerbsFeature(s *Stmt) string {
 	switch {
 	case s.Words > 1:
 		return "multi-word"
+	case s.Unsignaled:
+		return "unsignaled"
 	case s.Kind == SQuiet:
 		return "quiet"
 	case s.Fenced:
@@ -152,6 +158,11 @@ type Instr struct {
 	// (Stmt.Words, at least 2), or 0 for a one-word operation: locations
 	// X+i and Y+i, i < Words, are its word i's source and target.
 	Words int
+	// Unsignaled marks a put, get or remote atomic posted without a
+	// completion entry (SEMANTICS-VERBS.md 2): no poll matches it; the
+	// poll that matches the next signalled operation of its queue pair
+	// waits for it too.
+	Unsignaled bool
 
 	// E is the expression of OpEval and OpIf, over constants and
 	// register locations (Loc.Reg); Fail is the error point (an OpFail)
@@ -347,7 +358,7 @@ func (c *compiler) block(stmts []*Stmt, next int) (int, error) {
 }
 
 func (c *compiler) stmt(s *Stmt, next int) (int, error) {
-	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Words: s.Words}
+	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Unsignaled: s.Unsignaled, Words: s.Words}
 	var pc int
 	switch s.Kind {
 	case SSkip:

@@ -84,6 +84,11 @@ func (p *Program) block(b *strings.Builder, stmts []*Stmt, depth int) {
 // StmtString prints a simple (non-compound) statement on one line; for choose
 // and loop it prints only the keyword.
 func (p *Program) StmtString(s *Stmt) string {
+	if s.Unsignaled {
+		t := *s
+		t.Unsignaled = false
+		return p.StmtString(&t) + " unsignaled"
+	}
 	if s.Fenced {
 		t := *s
 		t.Fenced = false

@@ -110,6 +110,10 @@ type Stmt struct {
 	// locations of one node each, numbered consecutively. 0 or 1 is the
 	// seed's one-word operation.
 	Words int
+
+	// Unsignaled marks a put, get or remote atomic posted without a
+	// completion entry (`y := x unsignaled`; SEMANTICS-VERBS.md 2).
+	Unsignaled bool
 }
 
 // Source is a statement of the protocol language as the user wrote it, and

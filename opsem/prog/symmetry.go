@@ -445,6 +445,9 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 		!slices.Equal(in.PollsLeft, out.PollsLeft) {
 		return "different control flow"
 	}
+	if in.Unsignaled != out.Unsignaled {
+		return "different signal marks"
+	}
 	if in.Fenced != out.Fenced {
 		return "different fence marks"
 	}

@@ -117,7 +117,7 @@ func (g *gen) scAtomic(t, pc int, text string) {
 	}
 	eff = append(eff, fmt.Sprintf("mid%d = 0", t), reg+" = 0")
 	added := -1
-	if in.PollsLeft[g.p.QPs[in.QP].Local] > 0 {
+	if in.PollsLeft[g.p.QPs[in.QP].Local] > 0 && !in.Unsignaled {
 		eff = append(eff, q.name+"_npend++")
 		added = in.QP
 	}

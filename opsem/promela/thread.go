@@ -272,6 +272,10 @@ func (g *gen) submit(t, pc int, text string) {
 	if in.PollsLeft[g.p.QPs[in.QP].Local] == 0 {
 		rank, count = "NORANK", nil
 	}
+	if in.Unsignaled && count != nil {
+		// Counted by no poll, ranked by the polls before it (signal.go).
+		count, added = nil, in.QP
+	}
 	// A fenced work request is its kind with an F (machine.fencedMark).
 	f := ""
 	if in.Fenced {
@@ -333,7 +337,7 @@ func (g *gen) scRemote(t, pc int, text string) {
 	}
 	eff = append(eff, fmt.Sprintf("mid%d = 0", t), reg+" = 0")
 	added := -1
-	if in.PollsLeft[g.p.QPs[in.QP].Local] > 0 { // else canonPolls would undo the count at once
+	if in.PollsLeft[g.p.QPs[in.QP].Local] > 0 && !in.Unsignaled { // else canonPolls would undo the count at once (signal.go: an unsignaled operation counts for no poll)
 		eff = append(eff, q.name+"_npend++")
 		added = in.QP
 	}

@@ -363,6 +363,7 @@ func (p *parser) parseFenced(s *Stmt) {
 		s.Fenced, s.FencedPos = true, p.tok.Pos
 		p.next()
 	}
+	p.parseUnsignaled(s)
 }
 
 // parseCall parses the arguments `(a, b, ...)` of a call of procedure

@@ -125,6 +125,11 @@ type Stmt struct {
 	// or remote atomic); FencedPos is where the mark is.
 	Fenced    bool
 	FencedPos prog.Pos
+	// Unsignaled: an assignment marked `unsignaled` (a put, get or
+	// remote atomic posted without a completion entry); UnsignaledPos is
+	// where the mark is.
+	Unsignaled    bool
+	UnsignaledPos prog.Pos
 	// LhsHi, RhsHi: a multi-word put or get `y[lo..hi] := x[lo..hi]`
 	// (SEMANTICS-VERBS.md 1): LhsE and RhsE name the first words (their
 	// last index is lo), LhsHi and RhsHi the last index of each side.
