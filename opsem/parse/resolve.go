@@ -294,6 +294,13 @@ func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *
 			r.errorf(rs.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not %s", p.StmtString(s))
 		}
 	}
+	if rs.Inline {
+		if s.Kind == prog.SPut {
+			s.Inline = true
+		} else {
+			r.errorf(rs.InlinePos, "%s", inlineMisplaced(p.StmtString(s)))
+		}
+	}
 	return s
 }
 

@@ -50,11 +50,12 @@ func FirstAtomic(p *Program) *Stmt {
 
 // FirstVerbs returns the statement of p's first use of a verbs feature of
 // issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil:
-// a quiet, a put, get or atomic marked fenced, or a multi-word put or get.
+// a quiet, a put, get or atomic marked fenced, a put marked inline, or a
+// multi-word put or get.
 func FirstVerbs(p *Program) *Stmt {
 	for t := range p.Threads {
 		for _, in := range p.Threads[t].Code {
-			if in.Op == OpQuiet || in.Fenced || in.Words > 1 {
+			if in.Op == OpQuiet || in.Fenced || in.Inline || in.Words > 1 {
 				return in.Stmt
 			}
 		}
@@ -63,7 +64,7 @@ func FirstVerbs(p *Program) *Stmt {
 }
 
 // VerbsFeature names the verbs feature statement s (from FirstVerbs) uses,
-// by its keyword: "quiet" or "fenced", or "multi-word" for a put or get of
+// by its keyword: "quiet", "fenced" or "inline", or "multi-word" for a put or get of
 // several words.
 func VerbsFeature(s *Stmt) string {
 	switch {
@@ -71,6 +72,8 @@ func VerbsFeature(s *Stmt) string {
 		return "quiet"
 	case s.Fenced:
 		return "fenced"
+	case s.Inline:
+		return "inline"
 	case s.Words > 1:
 		return "multi-word"
 	}
@@ -133,6 +136,9 @@ type Instr struct {
 	// the fence flag (SEMANTICS-VERBS.md 4): it leaves B1 only once every
 	// earlier get and atomic of its queue pair is complete.
 	Fenced bool
+	// Inline marks a put whose source words are read when it is submitted
+	// (SEMANTICS-VERBS.md 5): its nlR events are the submission's.
+	Inline bool
 	// Words is the number of consecutive words of a multi-word put or get
 	// (Stmt.Words, at least 2), or 0 for a one-word operation: locations
 	// X+i and Y+i, i < Words, are its word i's source and target.
@@ -332,7 +338,7 @@ func (c *compiler) block(stmts []*Stmt, next int) (int, error) {
 }
 
 func (c *compiler) stmt(s *Stmt, next int) (int, error) {
-	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Words: s.Words}
+	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Inline: s.Inline, Words: s.Words}
 	var pc int
 	switch s.Kind {
 	case SSkip:

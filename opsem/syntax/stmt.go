@@ -359,10 +359,12 @@ func (p *parser) parseWords(s *Stmt) {
 // it is there (SEMANTICS-VERBS.md 4: the fence flag of the put, get or
 // remote atomic the assignment is; the resolution rejects it on others).
 func (p *parser) parseFenced(s *Stmt) {
+	p.parseInline(s)
 	if !p.failed() && p.isKeyword("fenced") {
 		s.Fenced, s.FencedPos = true, p.tok.Pos
 		p.next()
 	}
+	p.parseInline(s)
 }
 
 // parseCall parses the arguments `(a, b, ...)` of a call of procedure
