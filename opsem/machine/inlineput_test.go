@@ -23,9 +23,9 @@ func inlinePrograms(t *testing.T, n int) []*prog.Program {
 			y + "0 := " + x + "0 inline", y + "1 := " + x + "0 inline", // one-word inline puts
 			y + "0 := " + x + "0 inline", // a two-word inline put (withWords)
 			y + "1 := " + x + "0 inline fenced",
-			y + "1 := " + x + "0", // an unmarked put of the same buffer
-			x + "0 := " + s + "1", // a get into the buffer
-			r + "1 := " + s + "1", // a get elsewhere
+			y + "1 := " + x + "0",      // an unmarked put of the same buffer
+			x + "0 := " + s + "1",      // a get into the buffer
+			r + "1 := " + s + "1",      // a get elsewhere
 			x + "0 := 5", x + "0 := 6", // the buffer reused
 			"poll(" + remote + ")", "rfence(" + remote + ")",
 			"assume(" + r + "1 != 0)",
