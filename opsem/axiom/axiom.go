@@ -106,6 +106,9 @@ type Event struct {
 	// Fenced marks the events of a put, get or remote atomic marked fenced
 	// (SEMANTICS-VERBS.md 4).
 	Fenced bool
+	// Inline marks the events of a put marked inline (SEMANTICS-VERBS.md
+	// 5): its nlR events happen when the CPU submits it (inline.go).
+	Inline bool
 	// Fences counts the fenced operations of the event's thread towards
 	// its remote node up to the event's own operation, in program order
 	// (NumberFences sets it). PPO orders an earlier get's or atomic's event
