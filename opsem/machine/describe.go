@@ -83,6 +83,9 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 		if m.atomicMoves(pre, rule, qi) {
 			tr.What = strings.Replace(tr.What, "get request", "atomic request", 1)
 		}
+		if b1 := pre.q[qi].buf[bufB1]; rule == RuleN1 && b1[0].kind == kPutI {
+			tr.What = inlineN1What
+		}
 	}
 	tr.Step = m.apply(post, l)
 	if tr.Step.Event.Kind != prog.EvNone {

@@ -26,6 +26,10 @@ import "rdmasim/opsem/prog"
 // a PUT in B1 only: a PUTI's N1 is not disabled by LW). TestInlineReduce
 // compares the reduced machine with the full one.
 
+// inlineN1What describes N1 of an inline put in run views (ruleWhat's N1
+// is a put reading its source, which an inline put did at submission).
+const inlineN1What = "inline put moves on, read at submission (B1 -> B2)"
+
 // inlineFenced marks, in the b byte of a PUTI entry in B1, an inline put
 // that is also fenced (SEMANTICS-VERBS.md 4): the entry's v byte, where
 // other B1 entries keep fencedMark, holds the word's value.
