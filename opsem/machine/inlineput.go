@@ -51,7 +51,8 @@ func b1Fenced(kind, b, v uint8) bool {
 // in its work request.
 func inlineAfter(b uint8) int { return int(b &^ inlineFenced) }
 
-// inlineB byte of word i of the k-word inline put in.
+// inlineB returns the b byte of the PUTI entry of word i of the k-word
+// inline put in: the words after it, and inlineFenced if in is fenced.
 func inlineB(in *prog.Instr, k, i int) uint8 {
 	b := uint8(k - 1 - i)
 	if in.Fenced {
