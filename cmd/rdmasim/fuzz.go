@@ -34,7 +34,7 @@ func cmdFuzz(ctx context.Context, args []string, e *env) int {
 	surfaceFlag := fs.Bool("surface", false, "draw programs of the protocol language (registers, expressions, if/while/for, assert, arrays, families) and compare every semantics on their lowering; a disagreement is kept whole as the protocol's text in --regress-dir")
 	minTime := fs.Duration("minimize-time", 2*time.Minute, "time allowed to minimise one disagreement")
 	atomics := fs.Bool("atomics", false, "put remote atomics (rcas, rfaa) in the generated programs")
-	verbs := fs.Bool("verbs", false, "put the verbs features of issue 32 that are built (quiet, the fenced and unsignaled marks, two-word puts and gets; SEMANTICS-VERBS.md) in the generated programs")
+	verbs := fs.Bool("verbs", false, "put the verbs features of issue 32 that are built (quiet, the fenced, unsignaled and inline marks, two-word puts and gets; SEMANTICS-VERBS.md) in the generated programs")
 	placement := fs.String("placement", "any", "the order in which the words of a multi-word put or get reach memory, for every semantics compared: any or in-order (the generated programs then carry a placement in-order line; SEMANTICS-VERBS.md 1)")
 	atomicsExp := fs.Bool("atomics-experimental", false, "with --atomics, also compare the decider's experimental instrumentation of remote atomics (robust --atomics-experimental) with both enumerations on every program with atomics")
 	repairFlag := fs.Bool("repair", false, "also run rdmasim repair on every program the decider finds not robust, and check its answer: the repaired program robust by enumeration on the RDMA machine, no new deadlock, no insertion that can be dropped")

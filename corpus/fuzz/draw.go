@@ -33,7 +33,8 @@ func GenerateWith(seed uint64, atomics bool) (*prog.Program, string) {
 }
 
 // GenerateVerbs is GenerateWith, with the verbs features of issue 32
-// (gen.Config.Verbs: quiet, the fenced mark) in the programs when verbs is set
+// (gen.Config.Verbs: quiet, the fenced and inline marks, two-word puts and
+// gets) in the programs when verbs is set
 // (Options.Verbs); the configuration is drawn as without them, so that a
 // program seed draws the same configuration either way.
 func GenerateVerbs(seed uint64, atomics, verbs bool) (*prog.Program, string) {

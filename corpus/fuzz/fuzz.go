@@ -82,7 +82,8 @@ type Options struct {
 	// (GenerateWith).
 	Atomics bool
 	// Verbs puts the verbs features of issue 32 that are built (quiet, the
-	// fenced mark) in the generated programs (GenerateVerbs).
+	// fenced and inline marks, two-word puts and gets) in the generated
+	// programs (GenerateVerbs).
 	Verbs bool
 	// Repair runs rdmasim repair on every program the decider finds not
 	// robust and checks its answer by enumeration (differ.CheckRepair).

@@ -206,6 +206,7 @@ func WriteSummary(w io.Writer, s *Summary, opt Options, spin string) {
 		}
 		fmt.Fprintf(w, "Quiet column (✓ from every class, any queue pair): programs with an event of the class before a quiet: %s\n", strings.Join(q, ", "))
 	}
+	st.Inline.render(w)
 	fmt.Fprintln(w, "PPO table: programs with an event of the row's class before one of the column's in program order;")
 	fmt.Fprintln(w, "entries as axiom.PPO gives them, those that depend on the queue pair as same queue pair/other:")
 	cells := [NumClasses][NumClasses]string{}

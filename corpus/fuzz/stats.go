@@ -68,6 +68,8 @@ type Stats struct {
 	// programs in which some thread has an event of class a before a quiet
 	// in program order, along some path.
 	QuietAfter [NumClasses]int
+	// Inline counts the pairs around inline reads (inline_stats.go).
+	Inline InlineCounts
 }
 
 // PPOCount is the number of programs with a pair in one cell of the ppo
@@ -131,6 +133,7 @@ func (s *Stats) Add(p *prog.Program) {
 			s.QuietAfter[a]++
 		}
 	}
+	s.Inline.add(p)
 	if loops {
 		s.WithLoops++
 	}
@@ -175,6 +178,7 @@ func (s *Stats) Merge(o *Stats) {
 		}
 		s.QuietAfter[a] += o.QuietAfter[a]
 	}
+	s.Inline.merge(&o.Inline)
 }
 
 // instrKind returns the gen kind (gen.KWrite...) of a simple statement, or

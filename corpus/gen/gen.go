@@ -677,6 +677,7 @@ func (g *generator) simple() *prog.Stmt {
 	if (s.Kind == prog.SGet || s.Kind == prog.SPut) && g.cfg.Verbs && g.chance(wordsChance) {
 		g.words(s)
 	}
+	g.inline(s)
 	return g.add(s)
 }
 

@@ -111,6 +111,9 @@ type Event struct {
 	// the next signalled operation of its queue pair polls from its NIC
 	// write too (pf).
 	Unsignaled bool
+	// Inline marks the events of a put marked inline (SEMANTICS-VERBS.md
+	// 5): its nlR events happen when the CPU submits it (inline.go).
+	Inline bool
 	// Fences counts the fenced operations of the event's thread towards
 	// its remote node up to the event's own operation, in program order
 	// (NumberFences sets it). PPO orders an earlier get's or atomic's event

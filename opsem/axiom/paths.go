@@ -33,6 +33,7 @@ type skel struct {
 	a      uint8 // constraint value
 	fenced bool  // an event of a put, get or atomic marked fenced (prog.Instr.Fenced)
 	unsig  bool  // an event of a put, get or atomic marked unsignaled (prog.Instr.Unsignaled)
+	inline bool  // an event of a put marked inline (prog.Instr.Inline)
 	wr     int   // Event.WR: the events of a multi-word put or get, 1 + the index of the first; else 0
 }
 
@@ -171,7 +172,7 @@ func (g *treeGen) walk(node, pc int) {
 	} else if n := &g.tree.nodes[node]; !g.runsThrough(in) && !slices.Contains(n.at, pc) {
 		n.at = append(n.at, pc)
 	}
-	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1, fenced: in.Fenced, unsig: in.Unsignaled}
+	base := skel{loc: -1, remote: -1, qp: -1, pc: pc, dep: -1, fenced: in.Fenced, unsig: in.Unsignaled, inline: in.Inline}
 	depth := func(n int) int { return g.tree.nodes[n].depth }
 	switch in.Op {
 	case prog.OpEnd:

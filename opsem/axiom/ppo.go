@@ -180,6 +180,9 @@ func PPO(a, b *Event) (ippo, oppo bool) {
 	if a.WR > 0 && a.WR == b.WR {
 		return ppoWords(a, b)
 	}
+	if inlineRead(a) || inlineRead(b) {
+		return ppoInline(a, b)
+	}
 	if b.Fences > a.Fences && a.Remote == b.Remote && fenceWaits(a.Kind) && ClassOf(b.Kind) != ClassCPU {
 		// A work request with the fence flag lies between a's operation
 		// and b's (or is b's): it leaves B1 only when every earlier get and

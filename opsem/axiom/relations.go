@@ -384,6 +384,9 @@ func (t *Trace) WellFormed() error {
 				continue
 			}
 			ka, kb := ea.Kind, eb.Kind
+			if inlineRead(ea) || inlineRead(eb) {
+				continue // a CPU-side read: no NIC flush (inline.go)
+			}
 			if ka == prog.EvNLR && kb == prog.EvNLW || ka == prog.EvNLW && kb == prog.EvNLR ||
 				ka == prog.EvNRR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNRR ||
 				ka == prog.EvNAR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNAR {

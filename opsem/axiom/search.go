@@ -403,7 +403,7 @@ func (e *engine) layOut(sel []int) {
 		for i, s := range tr.events(node) {
 			id := len(e.ev)
 			e.ev = append(e.ev, Event{Event: prog.Event{Kind: s.kind, Thread: t, Loc: s.loc, Remote: s.remote},
-				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe, Fenced: s.fenced, Unsignaled: s.unsig,
+				ID: id, Index: i, QP: s.qp, PC: s.pc, Writes: s.kind == prog.EvNAR && s.cons != consNe, Fenced: s.fenced, Unsignaled: s.unsig, Inline: s.inline,
 				WR: s.wr, InOrder: s.wr > 0 && isWrite(s.kind) && e.pr.opt.InOrder})
 			e.cons = append(e.cons, s.cons)
 			e.consA = append(e.consA, s.a)
@@ -495,6 +495,9 @@ func (e *engine) nicOrders() {
 				continue
 			}
 			ka, kb := ea.Kind, eb.Kind
+			if inlineRead(ea) || inlineRead(eb) {
+				continue // a CPU-side read: no NIC flush (inline.go)
+			}
 			if ka == prog.EvNLR && kb == prog.EvNLW || ka == prog.EvNLW && kb == prog.EvNLR ||
 				ka == prog.EvNRR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNRR ||
 				ka == prog.EvNAR && kb == prog.EvNRW || ka == prog.EvNRW && kb == prog.EvNAR {

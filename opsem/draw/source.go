@@ -67,6 +67,13 @@ func slotsTaken(tr machine.Transition, pre, post machine.Config) int {
 			return 2 // a CAS's first half
 		}
 		return 1
+	case prog.EvNLR:
+		// An inline put reads its source as it goes to B1
+		// (SEMANTICS-VERBS.md 5): its slots are a put's.
+		if tr.Words > 1 {
+			return 2*tr.Words + 1
+		}
+		return 2
 	case prog.EvNone:
 		// A put, get, rfence or remote atomic goes to B1 of its queue
 		// pair, as its last entry.

@@ -83,6 +83,9 @@ func (m *Machine) Explain(s []byte, l uint64) Transition {
 		if m.atomicMoves(pre, rule, qi) {
 			tr.What = strings.Replace(tr.What, "get request", "atomic request", 1)
 		}
+		if b1 := pre.q[qi].buf[bufB1]; rule == RuleN1 && b1[0].kind == kPutI {
+			tr.What = inlineN1What
+		}
 	}
 	tr.Step = m.apply(post, l)
 	if tr.Step.Event.Kind != prog.EvNone {
@@ -238,6 +241,11 @@ func (m *Machine) entryStrings(bi int, es []entry) []string {
 			parts[i] = fmt.Sprintf("GET(%s,%s)", m.words(e.a, wordsOf(e.v)), m.words(e.b, wordsOf(e.v)))
 		case e.kind == kFence:
 			parts[i] = "FENCE"
+		case e.kind == kPutI:
+			parts[i] = fmt.Sprintf("PUTI(%s,%d)", loc(e.a), e.v)
+			if e.b&inlineFenced != 0 {
+				parts[i] = fmt.Sprintf("PUTI(%s,%d,fenced)", loc(e.a), e.v)
+			}
 		case e.kind == kPutV:
 			parts[i] = fmt.Sprintf("PUTV(%s,%d)", loc(e.a), e.v)
 		case e.kind == kPutP:
@@ -254,7 +262,7 @@ func (m *Machine) entryStrings(bi int, es []entry) []string {
 		case e.kind == kAtom, e.kind == kAtomReq, e.kind == kAtomR, e.kind == kAtomRH:
 			parts[i] = m.atomString(e)
 		}
-		if bi == bufB1 && e.kind != kFence && e.v&fencedMark != 0 && strings.HasSuffix(parts[i], ")") {
+		if bi == bufB1 && e.kind != kFence && e.kind != kPutI && e.v&fencedMark != 0 && strings.HasSuffix(parts[i], ")") {
 			// PUT(y,x,fenced): it waits for the earlier reads (SEMANTICS-VERBS.md 4).
 			parts[i] = strings.TrimSuffix(parts[i], ")") + ",fenced)"
 		}

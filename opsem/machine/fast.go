@@ -122,7 +122,7 @@ func (m *Machine) expand(s []byte, emit func(l uint64, next []byte)) uint32 {
 // inflightAt is qstate.inflight on the parent's bytes.
 func (m *Machine) inflightAt(s []byte, qi int) int {
 	bo := m.lay.boff[qi*nBuf : qi*nBuf+nBuf]
-	n := int(s[bo[bufB1]])
+	n := b1WRsAt(s, bo[bufB1])
 	acks := 0
 	for k, o := 0, bo[bufB2]+1; k < int(s[bo[bufB2]]); k, o = k+1, o+5 {
 		if s[o] != kPutP && (s[o] != kPutV || s[o+2] == 0) {
@@ -346,17 +346,22 @@ func (m *Machine) cpuStep(s []byte, t int, in *prog.Instr, mid bool, arg int, em
 			break
 		}
 		rank := s[m.qoff[in.QP]]
-		switch in.Op {
-		case prog.OpPut:
+		switch {
+		case in.Op == prog.OpPut && in.Inline:
+			m.submitInlineAt(s, in, rank, e)
+			e.npend = int8(signalled(in))
+		case in.Op == prog.OpPut:
 			e.add[bufB1] = [5]byte{kPut, uint8(in.Y), uint8(in.X), b1V(in), rank}
 			e.npend = int8(signalled(in))
-		case prog.OpGet:
+		case in.Op == prog.OpGet:
 			e.add[bufB1] = [5]byte{kGet, uint8(in.X), uint8(in.Y), b1V(in), rank}
 			e.npend = int8(signalled(in))
 		default:
 			e.add[bufB1] = [5]byte{kFence}
 		}
-		e.addN = 1 << bufB1
+		if e.repl == 0 {
+			e.addN = 1 << bufB1
+		}
 	case prog.OpPoll:
 		touched = in.QP
 		e.npend, e.dec = -1, true
@@ -466,6 +471,9 @@ func (m *Machine) writeSeg(out, s []byte, qi int, e *segEdit) []byte {
 		w := entryWidth[b]
 		n := int(s[bo[b]])
 		ent := s[bo[b]+1 : bo[b]+1+n*w]
+		if e.repl&(1<<b) != 0 {
+			ent, n = m.rbuf[b], len(m.rbuf[b])/w // a multi-word inline put's submission
+		}
 		if e.drop&(1<<b) != 0 {
 			ent = ent[w:]
 			n--
@@ -511,8 +519,10 @@ func (m *Machine) fastNIC(s []byte, qi int, emit func(l uint64, next []byte)) {
 	n1, n2, n3 := s[bo[bufB1]], s[bo[bufB2]], s[bo[bufB3]]
 	nRW, nLW := s[bo[bufRW]], s[bo[bufLW]]
 	e := &m.edit
-	if f := s[bo[bufB1]+1:]; n1 > 0 && (f[3]&fencedMark == 0 || !m.readsPendingAt(s, qi)) {
+	if f := s[bo[bufB1]+1:]; n1 > 0 && (!b1Fenced(f[0], f[2], f[3]) || !m.readsPendingAt(s, qi)) {
 		switch f[0] {
+		case kPutI:
+			m.stepN1Inline(s, qi, f, emit)
 		case kPut:
 			if nLW == 0 && wordsOf(f[3]) > 1 {
 				m.fastN1Words(s, qi, f, emit) // one word per step (tear.go)

@@ -568,6 +568,10 @@ func (m *Machine) applyCPU(st *State, t, arg int) Step {
 		if m.sc {
 			next = m.scRemote(st, t, in, &ev, &words)
 		} else {
+			if in.Op == prog.OpPut && in.Inline {
+				words = m.submitInline(st, t, in, &ev)
+				break
+			}
 			q := &st.q[in.QP]
 			var e entry
 			switch in.Op {

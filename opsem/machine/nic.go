@@ -11,8 +11,10 @@ func (m *Machine) enabledNIC(st *State, qi int, dst []uint64) []uint64 {
 	q := &st.q[qi]
 	t := m.p.QPs[qi].Thread
 	b1, b2, b3 := q.buf[bufB1], q.buf[bufB2], q.buf[bufB3]
-	if len(b1) > 0 && (b1[0].v&fencedMark == 0 || !q.readsPending()) {
+	if len(b1) > 0 && (!b1Fenced(b1[0].kind, b1[0].b, b1[0].v) || !q.readsPending()) {
 		switch b1[0].kind {
+		case kPutI:
+			dst = append(dst, label(t, RuleN1, qi, 0))
 		case kPut:
 			if len(q.buf[bufLW]) == 0 {
 				dst = enabledN1(q, b1[0], t, qi, dst)
@@ -107,6 +109,10 @@ func (m *Machine) applyNIC(st *State, rule uint8, qi, arg int) Step {
 	var s Step
 	switch rule {
 	case RuleN1:
+		if q.buf[bufB1][0].kind == kPutI {
+			moveInline(q) // an inline put read its source when submitted
+			break
+		}
 		e := q.buf[bufB1][0]
 		if wordsOf(e.v) > 1 {
 			// A k-word put reads word arg of its source

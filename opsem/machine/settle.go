@@ -166,9 +166,9 @@ func (m *Machine) stepN7(s []byte, qi int, emit func(l uint64, next []byte)) {
 // s, not in the middle of one: at a step settleAt may take.
 func (m *Machine) atSubmission(s []byte, t int) bool {
 	pc, mid := m.pcOf(s, t)
-	switch m.p.Threads[t].Code[pc].Op {
+	switch in := &m.p.Threads[t].Code[pc]; in.Op {
 	case prog.OpGet, prog.OpPut, prog.OpRFence, prog.OpPoll:
-		return !mid
+		return !mid && !in.Inline // an inline put's submission reads memory (inlineput.go)
 	}
 	return false
 }

@@ -241,6 +241,10 @@ const (
 	// one per step (tear.go); N8 moves the whole group to LW at once,
 	// once every word is read.
 	kGroup // B3: GROUP(k): the next k entries are one get's words
+	// Inline puts (SEMANTICS-VERBS.md 5; inlineput.go): PUTI(y,v) in B1,
+	// a word read when the put was submitted: a=y, v, b the words after
+	// it in the work request (and inlineFenced).
+	kPutI
 )
 
 // Multi-word work requests (SEMANTICS-VERBS.md 1). A k-word put or get is
@@ -282,6 +286,8 @@ func wrCount(b int, es []entry) int {
 		switch {
 		case b == bufB2 && (e.kind == kPutV && e.b > 0 || e.kind == kPutP):
 			continue // a put still reading counts in B1 (tear.go)
+		case b == bufB1 && e.kind == kPutI && inlineAfter(e.b) > 0:
+			continue
 		case b == bufB3 && e.kind == kGroup:
 			i += int(e.a)
 		case (b == bufRW || b == bufLW) && e.a == groupLoc:
@@ -560,7 +566,7 @@ func (m *Machine) decodeOff(s []byte, st *State, off []int) {
 //
 // A multi-word operation counts once in each buffer (wrCount).
 func (q *qstate) inflight() int {
-	n := len(q.buf[bufB1]) + wrCount(bufB2, q.buf[bufB2]) + wrCount(bufB3, q.buf[bufB3]) + wrCount(bufLW, q.buf[bufLW])
+	n := wrCount(bufB1, q.buf[bufB1]) + wrCount(bufB2, q.buf[bufB2]) + wrCount(bufB3, q.buf[bufB3]) + wrCount(bufLW, q.buf[bufLW])
 	rw := wrCount(bufRW, q.buf[bufRW])
 	acks := 0
 	for _, e := range q.buf[bufB3] {

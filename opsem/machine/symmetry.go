@@ -231,7 +231,7 @@ func entryLocs(b int, kind uint8) (a, bb bool) {
 	switch kind {
 	case kPut, kGet, kGetReq, kGetR, kGetRV:
 		return true, true
-	case kPutV:
+	case kPutV, kPutI:
 		return true, false
 	case kFence, kAck:
 		return false, false

@@ -297,6 +297,13 @@ func (r *resolver) stmt(rs *syntax.Stmt, node int, labels map[string]prog.Pos) *
 	if rs.Unsignaled {
 		r.unsignaled(rs, s)
 	}
+	if rs.Inline {
+		if s.Kind == prog.SPut {
+			s.Inline = true
+		} else {
+			r.errorf(rs.InlinePos, "%s", inlineMisplaced(p.StmtString(s)))
+		}
+	}
 	return s
 }
 

@@ -40,7 +40,7 @@ func (sp *specialiser) statement(in *irInstr, regs []uint8) int {
 
 // coreInstr is the core instruction op of statement st, followed by next.
 func coreInstr(op prog.Op, st *prog.Stmt, next int) prog.Instr {
-	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st, Fenced: st.Fenced, Words: st.Words, Unsignaled: st.Unsignaled}
+	return prog.Instr{Op: op, X: st.X, Y: st.Y, Z: st.Z, A: st.A, B: st.B, Remote: st.Remote, QP: -1, Loop: -1, Next: next, Stmt: st, Fenced: st.Fenced, Inline: st.Inline, Words: st.Words, Unsignaled: st.Unsignaled}
 }
 
 // onOwnNode reports whether location l is on the node of the thread
@@ -177,6 +177,8 @@ func (sp *specialiser) assign(e *evalCtx, s *syntax.Stmt, then func() int) int {
 		return v.pc
 	}
 	switch {
+	case s.Inline && (s.Atomic != "" || s.CasZ != nil || !e.isLoc(s.RhsE)):
+		return e.compileErr(s.InlinePos, "%s", inlineMisplaced(stmtText(s))).pc
 	case s.Atomic != "":
 		return sp.remoteAtomic(e, s, x, then)
 	case s.Fenced && (s.CasZ != nil || !e.isLoc(s.RhsE)):
@@ -313,6 +315,8 @@ func (sp *specialiser) copyLoc(e *evalCtx, s *syntax.Stmt, x int, then func() in
 		return e.compileErr(s.FencedPos, "fenced marks a put, a get or a remote atomic (the fence flag of its work request), not the local copy %s := %s", p.Locs[x].Name, p.Locs[y].Name).pc
 	case s.Unsignaled:
 		return e.compileErr(s.UnsignaledPos, unsignaledMisuse, "the local copy "+p.Locs[x].Name+" := "+p.Locs[y].Name).pc
+	case s.Inline:
+		return e.compileErr(s.InlinePos, "%s", inlineMisplaced("the local copy "+p.Locs[x].Name+" := "+p.Locs[y].Name)).pc
 	default:
 		// A local copy: a read, then a write.
 		w := e.read(s.RhsE, y)
@@ -321,11 +325,14 @@ func (sp *specialiser) copyLoc(e *evalCtx, s *syntax.Stmt, x int, then func() in
 		}
 		return sp.write(e, s, x, w.v, then())
 	}
+	if s.Inline && st.Kind == prog.SGet {
+		return e.compileErr(s.InlinePos, "%s", inlineMisplaced("the get "+p.Locs[x].Name+" := "+p.Locs[y].Name)).pc
+	}
 	op := prog.OpGet
 	if st.Kind == prog.SPut {
 		op = prog.OpPut
 	}
-	st.Fenced, st.Unsignaled = s.Fenced, s.Unsignaled
+	st.Fenced, st.Unsignaled, st.Inline = s.Fenced, s.Unsignaled, s.Inline
 	sp.edge(y, x)
 	return sp.emit(coreInstr(op, st, then()))
 }
@@ -469,7 +476,10 @@ func (sp *specialiser) words(e *evalCtx, s *syntax.Stmt, then func() int) int {
 		return e.compileErr(s.Pos, "%s := %s copies words with one work request: one side must be on %s, the thread's own node, the other on another node",
 			p.WordsString(x, kx), p.WordsString(y, kx), p.Nodes[sp.t.node].Name).pc
 	}
-	st.Words, st.Fenced, st.Unsignaled = kx, s.Fenced, s.Unsignaled
+	st.Words, st.Fenced, st.Unsignaled, st.Inline = kx, s.Fenced, s.Unsignaled, s.Inline
+	if s.Inline && st.Kind != prog.SPut {
+		return e.compileErr(s.InlinePos, "%s", inlineMisplaced("the get "+p.WordsString(x, kx)+" := "+p.WordsString(y, kx))).pc
+	}
 	op := prog.OpGet
 	if st.Kind == prog.SPut {
 		op = prog.OpPut

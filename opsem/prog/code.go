@@ -50,18 +50,18 @@ func FirstAtomic(p *Program) *Stmt {
 
 // FirstVerbs returns the statement of p's first use of a verbs feature of
 // issue 32 (SEMANTICS-VERBS.md) that the decider does not cover, or nil: a
-// multi-word put or get, or an operation marked unsignaled. (It covers quiet
-// and the fenced mark: section 9.)
+// multi-word put or get, an operation marked unsignaled, or a put marked
+// inline. (It covers quiet and the fenced mark: section 9.)
 func FirstVerbs(p *Program) *Stmt {
-	return firstInstr(p, func(in *Instr) bool { return in.Words > 1 || in.Unsignaled })
+	return firstInstr(p, func(in *Instr) bool { return in.Words > 1 || in.Unsignaled || in.Inline })
 }
 
 // FirstAnyVerbs returns the statement of p's first use of any verbs
 // feature of issue 32, or nil: a quiet, a put, get or atomic marked
-// fenced or unsignaled, or a multi-word put or get.
+// fenced or unsignaled, a put marked inline, or a multi-word put or get.
 func FirstAnyVerbs(p *Program) *Stmt {
 	return firstInstr(p, func(in *Instr) bool {
-		return in.Op == OpQuiet || in.Fenced || in.Words > 1 || in.Unsignaled
+		return in.Op == OpQuiet || in.Fenced || in.Words > 1 || in.Unsignaled || in.Inline
 	})
 }
 
@@ -79,10 +79,10 @@ func firstInstr(p *Program, f func(*Instr) bool) *Stmt {
 }
 
 // VerbsFeature names the verbs feature statement s (from FirstVerbs or
-// FirstAnyVerbs) uses, by its keyword: "quiet", "fenced" or "unsignaled",
-// or "multi-word" for a put or get of several words. A statement with
-// several features is named by one the decider refuses (FirstVerbs): a
-// fenced multi-word put is "multi-word", a fenced unsignaled get
+// FirstAnyVerbs) uses, by its keyword: "quiet", "fenced", "unsignaled" or
+// "inline", or "multi-word" for a put or get of several words. A statement
+// with several features is named by one the decider refuses (FirstVerbs):
+// a fenced multi-word put is "multi-word", a fenced unsignaled get
 // "unsignaled".
 func VerbsFeature(s *Stmt) string {
 	switch {
@@ -90,6 +90,8 @@ func VerbsFeature(s *Stmt) string {
 		return "multi-word"
 	case s.Unsignaled:
 		return "unsignaled"
+	case s.Inline:
+		return "inline"
 	case s.Kind == SQuiet:
 		return "quiet"
 	case s.Fenced:
@@ -154,6 +156,9 @@ type Instr struct {
 	// the fence flag (SEMANTICS-VERBS.md 4): it leaves B1 only once every
 	// earlier get and atomic of its queue pair is complete.
 	Fenced bool
+	// Inline marks a put whose source words are read when it is submitted
+	// (SEMANTICS-VERBS.md 5): its nlR events are the submission's.
+	Inline bool
 	// Words is the number of consecutive words of a multi-word put or get
 	// (Stmt.Words, at least 2), or 0 for a one-word operation: locations
 	// X+i and Y+i, i < Words, are its word i's source and target.
@@ -358,7 +363,7 @@ func (c *compiler) block(stmts []*Stmt, next int) (int, error) {
 }
 
 func (c *compiler) stmt(s *Stmt, next int) (int, error) {
-	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Unsignaled: s.Unsignaled, Words: s.Words}
+	in := Instr{Next: next, Loop: -1, X: s.X, Y: s.Y, Z: s.Z, A: s.A, B: s.B, QP: -1, Remote: -1, Stmt: s, Fenced: s.Fenced, Unsignaled: s.Unsignaled, Inline: s.Inline, Words: s.Words}
 	var pc int
 	switch s.Kind {
 	case SSkip:

@@ -94,6 +94,11 @@ func (p *Program) StmtString(s *Stmt) string {
 		t.Fenced = false
 		return p.StmtString(&t) + " fenced"
 	}
+	if s.Inline {
+		t := *s
+		t.Inline = false
+		return p.StmtString(&t) + " inline"
+	}
 	loc := func(i int) string { return p.Locs[i].Name }
 	switch s.Kind {
 	case SSkip:

@@ -105,6 +105,10 @@ type Stmt struct {
 	// (`y := x fenced`; SEMANTICS-VERBS.md 4).
 	Fenced bool
 
+	// Inline marks a put whose source is copied when it is posted
+	// (`y := x inline`, IBV_SEND_INLINE; SEMANTICS-VERBS.md 5).
+	Inline bool
+
 	// Words is the number of consecutive words a put or a get moves as one
 	// work request (SEMANTICS-VERBS.md 1): X..X+Words-1 and Y..Y+Words-1,
 	// locations of one node each, numbered consecutively. 0 or 1 is the

@@ -451,6 +451,9 @@ func (r *Renaming) sameInstr(p *Program, in, out *Instr) string {
 	if in.Fenced != out.Fenced {
 		return "different fence marks"
 	}
+	if in.Inline != out.Inline {
+		return "different inline marks"
+	}
 	if in.Words > 1 || out.Words > 1 {
 		// The machines' buffers hold a multi-word operation's words by
 		// consecutive location numbers, which a renaming need not keep.

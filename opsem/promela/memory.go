@@ -150,6 +150,9 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 	if g.fenced() {
 		g.f("/* Fenced work requests in B1 (SEMANTICS-VERBS.md 4): PUT, GET, ATOM with the fence flag. */\nmtype = { PUTF, GETF, ATOMF };\n")
 	}
+	if g.inlined() {
+		g.inlineDecls()
+	}
 	for qi := range g.qps {
 		q := &g.qps[qi]
 		g.f("/* Queue pair %s: %s (%s, %s, %s, %s). */\n", q.name, g.qpString(qi),

@@ -93,6 +93,9 @@ func (g *gen) nic() {
 			}
 			g.step(guard, "N1 put reads its source (B1 -> B2)", []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)})
 		}
+		if g.inlineOn(qi) {
+			g.inlineN1(q, b1("PUTI"), take("b1"))
+		}
 		if len(q.atoms) > 0 {
 			g.step(b1("ATOM"), "N2 atomic request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, ATOMREQ, ta, tb, tr)", n, n)})
 		}

@@ -283,7 +283,11 @@ func (g *gen) submit(t, pc int, text string) {
 	}
 	switch in.Op {
 	case prog.OpPut:
-		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, PUT%s, %s, %s, %s)", q.name, q.name, f, g.locID(in.Y), g.locID(in.X), rank))
+		if in.Inline {
+			eff = append(eff, g.inlineSubmit(q, in, f, rank)...)
+		} else {
+			eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, PUT%s, %s, %s, %s)", q.name, q.name, f, g.locID(in.Y), g.locID(in.X), rank))
+		}
 		eff = append(eff, count...)
 	case prog.OpGet:
 		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, GET%s, %s, %s, %s)", q.name, q.name, f, g.locID(in.X), g.locID(in.Y), rank))

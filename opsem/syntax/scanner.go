@@ -63,7 +63,7 @@ var tokNames = [...]string{
 var keywords = map[string]bool{
 	"litmus": true, "node": true, "thread": true, "on": true, "skip": true, "assume": true, "cas": true,
 	"rcas": true, "rfaa": true,
-	"rfence": true, "poll": true, "quiet": true, "fenced": true, "unsignaled": true, "choose": true, "or": true, "loop": true, "exists": true, "forall": true,
+	"rfence": true, "poll": true, "quiet": true, "fenced": true, "unsignaled": true, "inline": true, "choose": true, "or": true, "loop": true, "exists": true, "forall": true,
 	"reach": true, "expect": true, "rdma": true, "sc": true, "robust": true, "allowed": true,
 	"forbidden": true, "yes": true, "no": true, "true": true,
 	// The protocol language's.

@@ -3,12 +3,11 @@ package syntax
 import "strings"
 
 // parseUnsignaled reads the mark `unsignaled` after an assignment's right
-// side (and after `fenced`, if that is there), if it is there
-// (SEMANTICS-VERBS.md 2: the put, get or remote atomic the assignment is
-// produces no completion entry; the resolution rejects it on others). The
-// marks are independent flags of one work request, so `fenced` may also
-// follow it: `y := x unsignaled fenced` is read as `y := x fenced
-// unsignaled`, the order the printer writes. Spellings that are not the
+// side, if it is there (SEMANTICS-VERBS.md 2: the put, get or remote atomic
+// the assignment is produces no completion entry; the resolution rejects
+// it on others). The marks are independent flags of one work request, so
+// the others may follow it (parseFenced): `y := x unsignaled fenced` is
+// read as `y := x fenced unsignaled`, the order the printer writes. Spellings that are not the
 // mark (British `unsignalled`, `signaled`, the verbs flag's names) are
 // reported at their position with the mark they meant.
 func (p *parser) parseUnsignaled(s *Stmt) {
@@ -16,15 +15,13 @@ func (p *parser) parseUnsignaled(s *Stmt) {
 		return
 	}
 	if p.isKeyword("unsignaled") {
+		if s.Unsignaled {
+			p.errorf(p.tok.Pos, "unsignaled is written once")
+			return
+		}
 		s.Unsignaled, s.UnsignaledPos = true, p.tok.Pos
 		p.next()
-		if p.isKeyword("fenced") && !s.Fenced {
-			s.Fenced, s.FencedPos = true, p.tok.Pos
-			p.next()
-		}
-		if p.isKeyword("unsignaled") {
-			p.errorf(p.tok.Pos, "unsignaled is written once")
-		}
+		p.parseFenced(s) // the other marks may follow it
 		return
 	}
 	if p.tok.Kind != TokIdent {

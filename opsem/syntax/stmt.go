@@ -355,15 +355,24 @@ func (p *parser) parseWords(s *Stmt) {
 	p.parseFenced(s)
 }
 
-// parseFenced reads the mark `fenced` after an assignment's right side, if
-// it is there (SEMANTICS-VERBS.md 4: the fence flag of the put, get or
-// remote atomic the assignment is; the resolution rejects it on others).
+// parseFenced reads the marks after an assignment's right side, in any
+// order, each once: `fenced` (SEMANTICS-VERBS.md 4: the fence flag of the
+// put, get or remote atomic the assignment is), `inline` (parseInline) and
+// `unsignaled` (parseUnsignaled, which also reports the spellings that are
+// not a mark); the resolution rejects each on what it does not mark.
 func (p *parser) parseFenced(s *Stmt) {
-	if !p.failed() && p.isKeyword("fenced") {
-		s.Fenced, s.FencedPos = true, p.tok.Pos
-		p.next()
+	for !p.failed() {
+		switch {
+		case !s.Inline && p.isKeyword("inline"):
+			p.parseInline(s)
+		case !s.Fenced && p.isKeyword("fenced"):
+			s.Fenced, s.FencedPos = true, p.tok.Pos
+			p.next()
+		default:
+			p.parseUnsignaled(s)
+			return
+		}
 	}
-	p.parseUnsignaled(s)
 }
 
 // parseCall parses the arguments `(a, b, ...)` of a call of procedure

@@ -130,6 +130,10 @@ type Stmt struct {
 	// where the mark is.
 	Unsignaled    bool
 	UnsignaledPos prog.Pos
+	// Inline: an assignment marked `inline` (IBV_SEND_INLINE: a put whose
+	// source is copied when it is posted); InlinePos is where the mark is.
+	Inline    bool
+	InlinePos prog.Pos
 	// LhsHi, RhsHi: a multi-word put or get `y[lo..hi] := x[lo..hi]`
 	// (SEMANTICS-VERBS.md 1): LhsE and RhsE name the first words (their
 	// last index is lo), LhsHi and RhsHi the last index of each side.
