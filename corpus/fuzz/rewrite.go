@@ -32,11 +32,39 @@ func start(p *prog.Program) *prog.Program {
 // reparse prints c and parses it back: the candidate as the parser
 // validates and compiles it.
 func reparse(c *prog.Program) (*prog.Program, bool) {
+	if !wordsIntact(c) {
+		return nil, false
+	}
 	q, err := parse.Parse(c.Name+".rdma", []byte(c.String()))
 	if err != nil {
 		return nil, false
 	}
 	return q, true
+}
+
+// wordsIntact reports whether every multi-word put or get of c still names
+// consecutive locations of one node on each side: dropping or merging a
+// location (the minimiser's locations pass) can split a word range, and such
+// a candidate cannot even be printed (prog.Program.WordsString).
+func wordsIntact(c *prog.Program) bool {
+	ok := true
+	walkSimple(c, func(s *prog.Stmt) {
+		for _, first := range []int{s.X, s.Y} {
+			if s.Words < 2 {
+				return
+			}
+			if first < 0 || first+s.Words > len(c.Locs) {
+				ok = false
+				return
+			}
+			for i := 1; i < s.Words; i++ {
+				if c.Locs[first+i].Node != c.Locs[first].Node {
+					ok = false
+				}
+			}
+		}
+	})
+	return ok
 }
 
 // clone deep-copies the syntax of p (nodes, locations, threads and their
