@@ -121,6 +121,10 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.robustDefault(litmus + "SB-PUT.rdma")
 	})
+	t.Run("placement", func(t *testing.T) {
+		b.t = t
+		b.placement(litmus + "WORDS-LAST-WORD.rdma")
+	})
 	t.Run("verdicts", func(t *testing.T) {
 		files, err := filepath.Glob(litmus + "*.rdma")
 		if err != nil || len(files) == 0 {

@@ -87,6 +87,10 @@ type Options struct {
 	MaxInflight int    `json:"max_inflight,omitempty"` // --max-inflight; 0: the machine's default
 	Unroll      int    `json:"unroll,omitempty"`       // --unroll
 	NoReduce    bool   `json:"no_reduce,omitempty"`    // --reduce=false
+	// Placement is --placement: the order in which the words of a
+	// multi-word put or get reach memory, any ("": the default) or
+	// in-order (SEMANTICS-VERBS.md 1).
+	Placement string `json:"placement,omitempty"`
 	// Semantics: check's --semantics (machine, axiom, both; "": machine),
 	// stress's and reach's (rdma, sc; "": rdma).
 	Semantics string `json:"semantics,omitempty"`
@@ -318,13 +322,21 @@ func searchOptions(o Options, progress func(Progress)) (verdict.Options, error) 
 	return verdict.Options{Machine: mo, Settings: st}, nil
 }
 
-// machineOptions are the machine's bounds of o, checked as the CLI's flags.
+// machineOptions are the machine's bounds and placement of o, checked as
+// the CLI's flags.
 func machineOptions(o Options) (machine.Options, error) {
 	mo := machine.DefaultOptions()
 	if o.MaxInflight != 0 {
 		mo.MaxInflight = o.MaxInflight
 	}
 	mo.Unroll = o.Unroll
+	if o.Placement != "" {
+		p, err := machine.ParsePlacement(o.Placement)
+		if err != nil {
+			return mo, fmt.Errorf("--placement: %w", err)
+		}
+		mo.Placement = p
+	}
 	if err := machine.InflightBound.CheckFlag(mo.MaxInflight); err != nil {
 		return mo, err
 	}

@@ -111,6 +111,7 @@ function options() {
     max_inflight: num("opt-max-inflight"),
     unroll: num("opt-unroll"),
     no_reduce: !$("opt-reduce").checked,
+    placement: $("opt-placement").value,
     method: $("opt-method").value,
     walks: num("opt-walks"),
     seed: num("opt-seed"),
