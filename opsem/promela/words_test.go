@@ -1,6 +1,7 @@
 package promela
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -76,4 +77,74 @@ func comparePlaced(t *testing.T, p *prog.Program, sem machine.Semantics, k, unro
 		t.Logf("program:\n%s\nmodel:\n%s", p, m)
 	}
 	return got.States
+}
+
+// wordsBounded are programs whose multi-word work requests meet the
+// max-inflight bound (a work request counts once however many entries its
+// words take: wordsInflight), dead destination words (dropped from RW on a
+// queue pair without gets, a group's header going when fewer than two
+// words are kept), groups of three and four words, and a one-word
+// operation between groups.
+var wordsBounded = []struct{ name, src string }{
+	{"puts", `node A { x0 = 1; x1 = 2; x2 = 3; x3 = 4 }
+node B { y0 = 0; y1 = 0; y2 = 0; y3 = 0 }
+thread T on A { (y0, y1) := (x0, x1); (y2, y3) := (x2, x3); (y1, y2) := (x2, x3) }
+thread U on B { assume(y2 == 3); assume(y1 == 0) }
+exists (y0 = 1)
+`},
+	{"gets", `node A { a = 5; r0 = 0; r1 = 0; r2 = 0; r3 = 0 }
+node B { y0 = 1; y1 = 2; y2 = 3; y3 = 4 }
+thread T on A { (r0, r1, r2) := (y0, y1, y2); y3 := a; (r1, r2, r3) := (y1, y2, y3); poll(B); poll(B) }
+thread U on B { y1 := 7 }
+exists (r3 = 5 /\ r0 = 1)
+`},
+	{"dead", `node A { x0 = 1; x1 = 2; x2 = 3; x3 = 4 }
+node B { y0 = 0; y1 = 0; y2 = 0; y3 = 0 }
+thread T on A { (y0, y1, y2, y3) := (x0, x1, x2, x3); (y0, y1) := (x2, x3); x0 := 9 }
+thread U on B { assume(y3 == 4) }
+exists (y2 = 3)
+`},
+	{"mixed", `node A { x0 = 1; x1 = 2; r0 = 0; r1 = 0 }
+node B { y0 = 0; y1 = 0 }
+thread T on A { (y0, y1) := (x0, x1); (r0, r1) := (y0, y1); y0 := x1; poll(B) }
+exists (r0 = 1 /\ r1 = 0)
+`},
+}
+
+// TestWordsBounded compares SPIN with rdmasim on wordsBounded under both
+// semantics, both placements and max-inflight 1, 2 and 3 (outcomes, cut,
+// states), and checks that the bound meets groups there: at max-inflight 1
+// rdmasim's RDMA search of each is cut, and the model's in-flight count
+// of the first two is wordsInflight's.
+func TestWordsBounded(t *testing.T) {
+	needSpin(t)
+	for i, c := range wordsBounded {
+		p, err := parse.Parse(c.name+".rdma", []byte(c.src))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		r, err := verdict.Compute(context.Background(), p, machine.RDMA, verdict.Options{Machine: machine.Options{MaxInflight: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Complete {
+			t.Errorf("%s: the RDMA search at max-inflight 1 is complete, want it cut", c.name)
+		}
+		if m := model(t, p, Options{Semantics: machine.RDMA, MaxInflight: 1}); i < 2 && !bytes.Contains(m, []byte("kind == PUTV && q0_b2[0].w > 0 -> 1 : 0")) {
+			t.Errorf("%s: the model's in-flight count is not wordsInflight's:\n%s", c.name, m)
+		}
+		for _, sem := range sems {
+			for _, pl := range []machine.Placement{machine.PlaceAny, machine.PlaceInOrder} {
+				if sem == machine.SC && pl == machine.PlaceInOrder {
+					continue
+				}
+				for _, k := range []int{1, 2, 3} {
+					t.Run(fmt.Sprintf("%s/k=%d/%s/%s", c.name, k, sem, pl), func(t *testing.T) {
+						t.Parallel()
+						comparePlaced(t, p, sem, k, 0, pl)
+					})
+				}
+			}
+		}
+	}
 }
