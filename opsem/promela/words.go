@@ -329,6 +329,11 @@ func (g *gen) scWords(t, pc int, text string) {
 	for i := 0; i < in.Words; i++ {
 		if !g.dead[dst+i] {
 			eff = append(eff, fmt.Sprintf("%s = %s", g.loc(dst+i), g.loc(src+i)))
+		} else {
+			// The source is live (rdmasim's configurations hold it) and
+			// may be read nowhere else: the comparison, always true,
+			// keeps SPIN from hiding it, as scRemote's does for reg.
+			guard += fmt.Sprintf(" && %s <= 255", g.loc(src+i))
 		}
 	}
 	added := -1
