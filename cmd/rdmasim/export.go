@@ -21,6 +21,7 @@ func cmdExport(ctx context.Context, args []string, e *env) int {
 	var o promela.ModelOptions
 	fs.IntVar(&o.MaxInflight, "max-inflight", machine.DefaultOptions().MaxInflight, "operations in the buffers of one queue pair (as for check)")
 	fs.IntVar(&o.Unroll, "unroll", 0, "iterations of each loop per entry, 0 = unbounded (as for check)")
+	placement := fs.String("placement", "any", placementUsage)
 	fs.IntVar(&o.MaxCounter, "max-counter", promela.DefaultMaxCounter, "with --robustness: bound of the poll counters of queue pairs polled in a loop; "+
 		"a NIC write that would exceed it is blocked and the model prints \"CUT max-counter\", and SPIN's \"robust\" then holds only up to the bound "+
 		"(a violation is always real; counters of finitely polled queue pairs are exact, and poll-free programs have none)")
@@ -50,6 +51,9 @@ func cmdExport(ctx context.Context, args []string, e *env) int {
 		return fail("%v", err)
 	}
 	if o.Semantics, err = semantics(*sem); err != nil {
+		return fail("%v", err)
+	}
+	if o.Placement, err = placementFlag(*placement); err != nil {
 		return fail("%v", err)
 	}
 	if err := o.CheckFlags(); err != nil {

@@ -33,6 +33,10 @@ func TestGoldenExport(t *testing.T) {
 		{"export-atomics-experimental-alone", []string{"export", "--promela", "--atomics-experimental", litmus + "ATOM-CPU-BETWEEN.rdma"}, exitUsage},
 		{"export-json", []string{"export", "--promela", "--json", litmus + "PUT-LW.rdma"}, exitOK},
 		{"export-bad-syntax-json", []string{"export", "--promela", "--json", "testdata/bad-syntax.rdma"}, exitUsage},
+		// Multi-word transfers (SEMANTICS-VERBS.md 1): the placement reaches the model.
+		{"export-words-in-order", []string{"export", "--promela", "--placement", "in-order", litmus + "WORDS-GET-TORN.rdma"}, exitOK},
+		{"export-words-bad-placement", []string{"export", "--promela", "--placement", "wqe-any", litmus + "WORDS-GET-TORN.rdma"}, exitUsage},
+		{"export-words-robustness-placement", []string{"export", "--promela", "--robustness", "--placement", "in-order", litmus + "WORDS-GET-TORN.rdma"}, exitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args, tc.code) })

@@ -37,12 +37,8 @@ func (r *Report) spin(ctx context.Context, vopt verdict.Options, ro promela.RunO
 			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + m.Bound})
 			continue
 		}
-		if hasWords(r.Program) {
-			r.Skipped = append(r.Skipped, Skip{string(k), "the Promela machines do not model multi-word puts and gets (promela.WordsError)"})
-			continue
-		}
 		var model bytes.Buffer
-		po := promela.Options{Semantics: m.Semantics, MaxInflight: vopt.Machine.MaxInflight, Unroll: vopt.Machine.Unroll}
+		po := promela.Options{Semantics: m.Semantics, MaxInflight: vopt.Machine.MaxInflight, Unroll: vopt.Machine.Unroll, Placement: vopt.Machine.Placement}
 		if err := promela.Write(&model, r.Program, po); err != nil {
 			return fmt.Errorf("differ: exporting Promela: %w", err)
 		}
@@ -88,16 +84,4 @@ func SpinAvailable() error {
 		}
 	}
 	return nil
-}
-
-// hasWords reports whether p has a multi-word put or get.
-func hasWords(p *prog.Program) bool {
-	for t := range p.Threads {
-		for _, in := range p.Threads[t].Code {
-			if in.Words > 1 {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -40,14 +40,18 @@ func (g *gen) memory() {
 		for _, in := range g.p.Threads[t].Code {
 			switch in.Op {
 			case prog.OpPut:
-				loads = appendOnce(loads, in.X)
-				if !g.dead[in.Y] {
-					stores = appendOnce(stores, in.Y)
+				for i := range nwords(&in) { // every word of a multi-word put
+					loads = appendOnce(loads, in.X+i)
+					if !g.dead[in.Y+i] {
+						stores = appendOnce(stores, in.Y+i)
+					}
 				}
 			case prog.OpGet:
-				loads = appendOnce(loads, in.Y)
-				if !g.dead[in.X] {
-					stores = appendOnce(stores, in.X)
+				for i := range nwords(&in) {
+					loads = appendOnce(loads, in.Y+i)
+					if !g.dead[in.X+i] {
+						stores = appendOnce(stores, in.X+i)
+					}
 				}
 			case prog.OpRCAS, prog.OpRFAA:
 				loads = appendOnce(loads, in.Y)
@@ -90,6 +94,7 @@ func (g *gen) buffers() {
 	if len(g.qps) == 0 {
 		return
 	}
+	field, move, zero := g.wordsPop()
 	g.f(`/*
  * Buffer entries (E). B1: PUT(a=y, b=x), GET(a=x, b=y), FENCE. B2: PUTV(a=y,
  * b=value), GETREQ(a=x, b=y). RW and LW (kind 0): a NIC write of location
@@ -99,9 +104,9 @@ func (g *gen) buffers() {
  * past the polls left).
  */
 mtype = { PUT, GET, FENCE, PUTV, GETREQ, ACK, GETR, GETRV };
-typedef E { mtype kind; byte a; byte b; byte rank }
+typedef E { mtype kind; byte a; byte b; byte rank%[2]s }
 typedef E3 { mtype kind; byte a; byte b; byte v; byte rank }
-#define NORANK %d
+#define NORANK %[1]d
 hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 
 /* Append an entry to buffer buf of length n. */
@@ -111,10 +116,10 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 #define pop(buf, n) \
 	i = 1; \
 	do \
-	:: i < n -> buf[i-1].kind = buf[i].kind; buf[i-1].a = buf[i].a; buf[i-1].b = buf[i].b; buf[i-1].rank = buf[i].rank; i++ \
+	:: i < n -> buf[i-1].kind = buf[i].kind; buf[i-1].a = buf[i].a; buf[i-1].b = buf[i].b; buf[i-1].rank = buf[i].rank;%[3]s i++ \
 	:: else -> break \
 	od; \
-	n--; buf[n].kind = 0; buf[n].a = 0; buf[n].b = 0; buf[n].rank = 0
+	n--; buf[n].kind = 0; buf[n].a = 0; buf[n].b = 0; buf[n].rank = 0%[4]s
 #define pop3(buf, n) \
 	i = 1; \
 	do \
@@ -143,7 +148,10 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 	od; \
 	i = 0
 
-`, noRank)
+`, noRank, field, move, zero)
+	if g.words() {
+		g.wordsDecls()
+	}
 	if len(g.atoms) > 0 {
 		g.atomicDecls()
 	}
@@ -182,6 +190,9 @@ hidden byte i, ta, tb, tr;	/* scratch of d_steps, not part of the state */
 			infl := strings.Join(terms, " + ")
 			if q.countAcks() {
 				infl += fmt.Sprintf(" - (%s_acks < %s_nrw -> %s_acks : %s_nrw)", q.name, q.name, q.name, q.name)
+			}
+			if q.words > 1 {
+				infl = g.wordsInflight(q) // a work request counts once, not each word
 			}
 			g.f("#define %s_inflight (%s)\n", q.name, infl)
 		}

@@ -31,14 +31,14 @@ type ModelOptions struct {
 }
 
 // ModelOptionNames are the names of the fields of ModelOptions, as a
-// command's flags name them: semantics, max-inflight, unroll, max-counter,
-// atomics-experimental (RobustOptions.AllowAtomics).
-var ModelOptionNames = []string{"semantics", "max-inflight", "unroll", "max-counter", "atomics-experimental"}
+// command's flags name them: semantics, max-inflight, unroll, placement,
+// max-counter, atomics-experimental (RobustOptions.AllowAtomics).
+var ModelOptionNames = []string{"semantics", "max-inflight", "unroll", "placement", "max-counter", "atomics-experimental"}
 
 // Models lists the models this package writes, the default first.
 func Models() []Model {
 	return []Model{
-		{Options: []string{"semantics", "max-inflight", "unroll"}, write: func(w io.Writer, p *prog.Program, o ModelOptions) error {
+		{Options: []string{"semantics", "max-inflight", "unroll", "placement"}, write: func(w io.Writer, p *prog.Program, o ModelOptions) error {
 			return Write(w, p, o.Options)
 		}},
 		{Flag: "robustness", Options: []string{"max-counter", "atomics-experimental"}, write: func(w io.Writer, p *prog.Program, o ModelOptions) error {
@@ -105,6 +105,8 @@ func (o ModelOptions) Value(name string) any {
 		return o.MaxInflight
 	case "unroll":
 		return o.Unroll
+	case "placement":
+		return o.Placement.String()
 	case "max-counter":
 		return o.MaxCounter
 	case "atomics-experimental":
@@ -122,7 +124,7 @@ type JSON struct {
 	// SC machine), or the flag of another model ("robustness").
 	Model string `json:"model"`
 	// Options are the values of the options the model reads, by flag
-	// name (semantics, max-inflight, unroll; max-counter,
+	// name (semantics, max-inflight, unroll, placement; max-counter,
 	// atomics-experimental).
 	Options map[string]any `json:"options"`
 	// Promela is the model's text, unless it was written to a file;

@@ -75,7 +75,7 @@ func (g *gen) nic() {
 			case "b3":
 				val, pop = "v", "pop3"
 			}
-			return fmt.Sprintf("ta = %s_%s[0].a; tb = %s_%s[0].%s;%s %s(%s_%s, %s_n%s)", n, b, n, b, val, rank, pop, n, b, n, b)
+			return fmt.Sprintf("ta = %s_%s[0].a; tb = %s_%s[0].%s;%s%s %s(%s_%s, %s_n%s)", n, b, n, b, val, rank, g.wordsTake(q, b), pop, n, b, n, b)
 		}
 		// A fenced entry (PUTF, GETF, ATOMF) leaves B1 as its kind does,
 		// and only when no earlier get or atomic is pending
@@ -91,7 +91,11 @@ func (g *gen) nic() {
 			if q.capLW > 0 {
 				guard += fmt.Sprintf(" && %s_nlw == 0", n)
 			}
-			g.step(guard, "N1 put reads its source (B1 -> B2)", []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)})
+			eff := []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)}
+			if q.words > 1 {
+				eff = g.wordsN1(q) // every word at once
+			}
+			g.step(guard, "N1 put reads its source (B1 -> B2)", eff)
 		}
 		if g.inlineOn(qi) {
 			g.inlineN1(q, b1("PUTI"), take("b1"))
@@ -100,7 +104,7 @@ func (g *gen) nic() {
 			g.step(b1("ATOM"), "N2 atomic request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, ATOMREQ, ta, tb, tr)", n, n)})
 		}
 		if q.gets > 0 {
-			g.step(b1("GET"), "N2 get request leaves (B1 -> B2)", []string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, GETREQ, ta, tb, tr)", n, n)})
+			g.step(b1("GET"), "N2 get request leaves (B1 -> B2)", append([]string{take("b1"), fmt.Sprintf("push(%s_b2, %s_nb2, GETREQ, ta, tb, tr)", n, n)}, g.wordsCarry(q, "b2")...))
 		}
 		if q.fences > 0 {
 			guard := head("b1", "FENCE")
@@ -127,17 +131,23 @@ func (g *gen) nic() {
 				eff = append(eff, n+"_acks++")
 			}
 			eff = append(eff, fmt.Sprintf("push3(%s_b3, %s_nb3, ACK, 0, 0, tr)", n, n))
+			if q.words > 1 {
+				eff = g.wordsN4(q) // every word at once
+			}
 			g.step(head("b2", "PUTV"), "N4 put arrives (B2 -> RW, ACK -> B3)", eff)
 		}
 		if q.gets > 0 {
-			g.step(head("b2", "GETREQ"), "N5 get request arrives (B2 -> B3)", []string{take("b2"), fmt.Sprintf("push3(%s_b3, %s_nb3, GETR, ta, tb, tr)", n, n)})
+			g.step(head("b2", "GETREQ"), "N5 get request arrives (B2 -> B3)", append([]string{take("b2"), fmt.Sprintf("push3(%s_b3, %s_nb3, GETR, ta, tb, tr)", n, n)}, g.wordsCarry(q, "b3")...))
 			for s := 0; s < q.cap3; s++ {
 				guard := fmt.Sprintf("%s_nb3 > %d && %s_b3[%d].kind == GETR", n, s, n, s)
 				if q.capRW > 0 {
 					guard += fmt.Sprintf(" && %s_nrw == 0", n)
 				}
-				g.step(guard, fmt.Sprintf("N6 get reads remote memory (B3 slot %d)", s),
-					[]string{fmt.Sprintf("%s_b3[%d].kind = GETRV", n, s), fmt.Sprintf("load(%s_b3[%d].b, %s_b3[%d].v)", n, s, n, s)})
+				eff := []string{fmt.Sprintf("%s_b3[%d].kind = GETRV", n, s), fmt.Sprintf("load(%s_b3[%d].b, %s_b3[%d].v)", n, s, n, s)}
+				if q.words > 1 {
+					eff = g.wordsN6(q, s) // every word at once
+				}
+				g.step(guard, fmt.Sprintf("N6 get reads remote memory (B3 slot %d)", s), eff)
 			}
 		}
 		if len(q.atoms) > 0 {
@@ -151,12 +161,20 @@ func (g *gen) nic() {
 			g.step(head("b3", "ACK"), "N7 put acknowledged (complete)", eff)
 		}
 		if q.gets > 0 || len(q.atoms) > 0 {
-			g.step(head("b3", "GETRV"), "N8 get returns (B3 -> LW)", []string{take("b3"), fmt.Sprintf("push(%s_lw, %s_nlw, 0, ta, tb, tr)", n, n)})
+			guard, eff := head("b3", "GETRV"), []string{take("b3"), fmt.Sprintf("push(%s_lw, %s_nlw, 0, ta, tb, tr)", n, n)}
+			if q.words > 1 {
+				guard, eff = g.wordsN8(q, take) // or a group, whole
+			}
+			g.step(guard, "N8 get returns (B3 -> LW)", eff)
 		}
-		if q.capRW > 0 {
+		if q.capRW > 0 && q.words > 1 {
+			g.wordsPlace(q, "rw", "F1 remote write reaches memory") // or a word of a group
+		} else if q.capRW > 0 {
 			g.step(fmt.Sprintf("%s_nrw > 0", n), "F1 remote write reaches memory", []string{take("rw"), "store(ta, tb)"})
 		}
-		if q.gets > 0 || len(q.atoms) > 0 {
+		if (q.gets > 0 || len(q.atoms) > 0) && q.words > 1 {
+			g.wordsPlace(q, "lw", "F2 local write of a get reaches memory (complete)")
+		} else if q.gets > 0 || len(q.atoms) > 0 {
 			g.step(fmt.Sprintf("%s_nlw > 0", n), "F2 local write of a get reaches memory (complete)", []string{take("lw"), "store(ta, tb)"})
 		}
 	}

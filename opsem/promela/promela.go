@@ -33,6 +33,10 @@ type Options struct {
 	MaxInflight int
 	// Unroll bounds the iterations of each loop per entry; 0: no bound.
 	Unroll int
+	// Placement is the order in which the words of a multi-word put or
+	// get reach memory (RDMA; SEMANTICS-VERBS.md 1); a program's
+	// placement in-order line holds whatever it says, as for the machine.
+	Placement machine.Placement
 }
 
 // Lines the model prints (under pan -DPRINTF).
@@ -79,9 +83,6 @@ func Write(w io.Writer, p *prog.Program, opt Options) error {
 	if err := prog.CheckRanges(p, "the Promela model of the machines"); err != nil {
 		return err
 	}
-	if s := firstWords(p); s != nil {
-		return &WordsError{Pos: s.Pos, Stmt: p.SourceString(s)}
-	}
 	g, err := newGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela model of %s: %w", p.Name, err)
@@ -124,31 +125,6 @@ func (e *FeatureError) Error() string {
 	return fmt.Sprintf("%s: the Promela robustness model does not cover %s: it is the decider's instrumentation, which does not either (SEMANTICS-VERBS.md)", e.Pos, what)
 }
 
-// WordsError refuses a program with a multi-word put or get
-// (SEMANTICS-VERBS.md 1) in the Promela model of the machines, which does
-// not model their groups of words yet: an export that moved one word
-// would be a different program.
-type WordsError struct {
-	Pos  prog.Pos
-	Stmt string
-}
-
-func (e *WordsError) Error() string {
-	return fmt.Sprintf("%s: the Promela model of the machines does not cover multi-word puts and gets (%s) yet (SEMANTICS-VERBS.md 1)", e.Pos, e.Stmt)
-}
-
-// firstWords returns the statement of p's first multi-word put or get, or nil.
-func firstWords(p *prog.Program) *prog.Stmt {
-	for t := range p.Threads {
-		for _, in := range p.Threads[t].Code {
-			if in.Words > 1 {
-				return in.Stmt
-			}
-		}
-	}
-	return nil
-}
-
 // qpInfo is what the generator knows statically about one queue pair.
 type qpInfo struct {
 	name                      string // "q0"
@@ -166,6 +142,7 @@ type qpInfo struct {
 	bounded  bool  // the max-inflight bound can block some submission
 	dropRW   bool  // machine's dropRW: no gets, dead remote writes are dropped
 	deadDsts []int // dead destinations of its puts, when dropRW
+	words    int   // the most words of its puts and gets (wordsQP)
 }
 
 type gen struct {
@@ -276,6 +253,7 @@ func newGen(p *prog.Program, opt Options) (*gen, error) {
 			q.capRW = size(keptRW)
 			q.capLW = size(on(prog.OpGet, prog.OpRCAS, prog.OpRFAA))
 		}
+		g.wordsQP(qi)
 	}
 	return g, nil
 }
@@ -402,7 +380,7 @@ func (g *gen) header() {
 	}
 	g.f("/*\n * %s: %s a Promela model for SPIN, written by\n", g.p.Name, machine)
 	g.f(" * rdmasim export --promela")
-	g.f(" (max-inflight %d, unroll %d).\n", g.k, g.opt.Unroll)
+	g.f(" (max-inflight %d, unroll %d%s).\n", g.k, g.opt.Unroll, g.wordsHeader())
 	var cuts []string
 	for qi := range g.qps {
 		if g.qps[qi].bounded || g.sc && g.npendBounded(qi) {

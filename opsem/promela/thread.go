@@ -298,6 +298,7 @@ func (g *gen) submit(t, pc int, text string) {
 	default:
 		eff = append(eff, fmt.Sprintf("push(%s_b1, %s_nb1, FENCE, 0, 0, NORANK)", q.name, q.name))
 	}
+	eff = append(eff, g.wordsSubmit(in, q)...)
 	if count != nil {
 		added = in.QP
 	}
@@ -316,6 +317,10 @@ func (g *gen) scRemote(t, pc int, text string) {
 	at := fmt.Sprintf("pc%d == %d", t, pc)
 	if in.Op == prog.OpRFence {
 		g.step(at, text, g.moveTo(t, pc, in.Next, -1, -1))
+		return
+	}
+	if in.Words > 1 {
+		g.scWords(t, pc, text) // one step
 		return
 	}
 	q := &g.qps[in.QP]
