@@ -71,9 +71,8 @@ type opProgram struct {
 	failure  bool     // every run stops at an error point
 	runtime  bool     // lowered with its registers kept at run time
 	// promelaRefuses: the Promela machines refuse the program with an
-	// error, which the room then checks instead of SPIN. No entry sets it
-	// since they model multi-word puts and gets (promela/words.go); the
-	// field stays while other entries are written positionally.
+	// error, which the room then checks instead of SPIN: a multi-word put
+	// marked inline (promela.InlineWordsError).
 	promelaRefuses bool
 }
 

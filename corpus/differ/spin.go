@@ -37,6 +37,10 @@ func (r *Report) spin(ctx context.Context, vopt verdict.Options, ro promela.RunO
 			r.Skipped = append(r.Skipped, Skip{string(k), "machine search cut by " + m.Bound})
 			continue
 		}
+		if promela.FirstInlineWords(r.Program) != nil {
+			r.Skipped = append(r.Skipped, Skip{string(k), "the Promela machines do not model a multi-word put marked inline (promela.InlineWordsError)"})
+			continue
+		}
 		var model bytes.Buffer
 		po := promela.Options{Semantics: m.Semantics, MaxInflight: vopt.Machine.MaxInflight, Unroll: vopt.Machine.Unroll, Placement: vopt.Machine.Placement}
 		if err := promela.Write(&model, r.Program, po); err != nil {

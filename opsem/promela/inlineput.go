@@ -7,7 +7,7 @@ import (
 )
 
 // Inline puts (SEMANTICS-VERBS.md 5), as machine/inlineput.go has them for
-// one-word puts (multi-word ones are refused, WordsError): the submission
+// one-word puts (multi-word ones are refused, InlineWordsError): the submission
 // reads the source into a PUTI(a=y, b=value) entry of B1 (PUTIF when the
 // put is also fenced), and N1 moves it to B2 as a PUTV without reading
 // memory and without waiting for LW.
@@ -57,4 +57,29 @@ func (g *gen) inlineN1(q *qpInfo, guard, take string) {
 func (g *gen) inlineSubmit(q *qpInfo, in *prog.Instr, f, rank string) []string {
 	return []string{fmt.Sprintf("tb = %s", g.locID(in.X)), "load(tb, tb)",
 		fmt.Sprintf("push(%s_b1, %s_nb1, PUTI%s, %s, tb, %s)", q.name, q.name, f, g.locID(in.Y), rank)}
+}
+
+// InlineWordsError is the machines' export's refusal of a multi-word put
+// marked inline: the models have one-word inline puts only (their
+// submission would have to read several words into several PUTI entries).
+type InlineWordsError struct {
+	Pos  prog.Pos
+	Stmt string
+}
+
+func (e *InlineWordsError) Error() string {
+	return fmt.Sprintf("%d:%d: the Promela machines do not model a multi-word put marked inline (%s); one-word inline puts and multi-word puts without the mark they do", e.Pos.Line, e.Pos.Col, e.Stmt)
+}
+
+// FirstInlineWords returns the statement of p's first multi-word put
+// marked inline, or nil.
+func FirstInlineWords(p *prog.Program) *prog.Stmt {
+	for t := range p.Threads {
+		for _, in := range p.Threads[t].Code {
+			if in.Op == prog.OpPut && in.Inline && in.Words > 1 {
+				return in.Stmt
+			}
+		}
+	}
+	return nil
 }

@@ -91,11 +91,11 @@ func (g *gen) nic() {
 			if q.capLW > 0 {
 				guard += fmt.Sprintf(" && %s_nlw == 0", n)
 			}
-			eff := []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)}
 			if q.words > 1 {
-				eff = g.wordsN1(q) // every word at once
+				g.wordsN1(q, guard, take("b1")) // one word per step
+			} else {
+				g.step(guard, "N1 put reads its source (B1 -> B2)", []string{take("b1"), "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)})
 			}
-			g.step(guard, "N1 put reads its source (B1 -> B2)", eff)
 		}
 		if g.inlineOn(qi) {
 			g.inlineN1(q, b1("PUTI"), take("b1"))
@@ -137,16 +137,17 @@ func (g *gen) nic() {
 			g.step(head("b2", "PUTV"), "N4 put arrives (B2 -> RW, ACK -> B3)", eff)
 		}
 		if q.gets > 0 {
-			g.step(head("b2", "GETREQ"), "N5 get request arrives (B2 -> B3)", append([]string{take("b2"), fmt.Sprintf("push3(%s_b3, %s_nb3, GETR, ta, tb, tr)", n, n)}, g.wordsCarry(q, "b3")...))
+			eff := []string{take("b2"), fmt.Sprintf("push3(%s_b3, %s_nb3, GETR, ta, tb, tr)", n, n)}
+			if q.words > 1 {
+				eff = g.wordsN5(q, take("b2")) // a group of unread words
+			}
+			g.step(head("b2", "GETREQ"), "N5 get request arrives (B2 -> B3)", eff)
 			for s := 0; s < q.cap3; s++ {
 				guard := fmt.Sprintf("%s_nb3 > %d && %s_b3[%d].kind == GETR", n, s, n, s)
 				if q.capRW > 0 {
 					guard += fmt.Sprintf(" && %s_nrw == 0", n)
 				}
 				eff := []string{fmt.Sprintf("%s_b3[%d].kind = GETRV", n, s), fmt.Sprintf("load(%s_b3[%d].b, %s_b3[%d].v)", n, s, n, s)}
-				if q.words > 1 {
-					eff = g.wordsN6(q, s) // every word at once
-				}
 				g.step(guard, fmt.Sprintf("N6 get reads remote memory (B3 slot %d)", s), eff)
 			}
 		}

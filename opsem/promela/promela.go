@@ -83,6 +83,9 @@ func Write(w io.Writer, p *prog.Program, opt Options) error {
 	if err := prog.CheckRanges(p, "the Promela model of the machines"); err != nil {
 		return err
 	}
+	if s := FirstInlineWords(p); s != nil {
+		return fmt.Errorf("promela model of %s: %w", p.Name, &InlineWordsError{Pos: s.Pos, Stmt: p.SourceString(s)})
+	}
 	g, err := newGen(p, opt)
 	if err != nil {
 		return fmt.Errorf("promela model of %s: %w", p.Name, err)

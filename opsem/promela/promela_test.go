@@ -58,7 +58,8 @@ func model(t *testing.T, p *prog.Program, opt Options) []byte {
 var sems = []machine.Semantics{machine.RDMA, machine.SC}
 
 // TestSpinParsesCorpus: spin -a accepts the model of every corpus file under
-// both semantics.
+// both semantics (but a multi-word put marked inline, which the export
+// refuses: TestInlineWordsRefused).
 func TestSpinParsesCorpus(t *testing.T) {
 	needSpin(t)
 	files, err := filepath.Glob(litmus + "*.rdma")
@@ -72,6 +73,9 @@ func TestSpinParsesCorpus(t *testing.T) {
 				p, err := parse.File(file)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if FirstInlineWords(p) != nil {
+					return
 				}
 				dir := t.TempDir()
 				if err := os.WriteFile(filepath.Join(dir, "model.pml"), model(t, p, Options{Semantics: sem}), 0o644); err != nil {

@@ -16,17 +16,20 @@ import (
 //   - B1: the work request's entry PUT or GET carries w = k-1 (the machine's
 //     v byte without the fence mark). Entries E gain the field w in a model
 //     of a program with a multi-word operation, and only there.
-//   - N1 reads the k source words in one step: k PUTV entries in B2, word i
-//     with w = the words after it (the machine's b of a PUTV).
-//   - N2 and N5 carry k-1 to GETREQ's w and GETR's v.
+//   - N1 reads one unread source word per step, any of them (reads tear:
+//     machine/tear.go): word i becomes a PUTP entry at the tail of B2, kept in
+//     word order among the put's PUTP entries, with w = the words after it
+//     (the machine's b); the put stays at the head of B1 until its last word
+//     is read, when it leaves B1 and its PUTP entries become PUTV.
+//   - N2 carries k-1 to GETREQ's w; N5 turns a k-word GETREQ into its group
+//     in B3: GROUP(a = k) and k unread GETR entries, which N6 reads one per
+//     step as a one-word get's.
 //   - N4 moves a put's k words from B2 to RW at once, as one group: a
 //     header entry {a = groupLoc, b = c} before the c words kept (dead
 //     destinations are dropped on queue pairs without gets, as one-word
 //     puts' are), no header when fewer than two are kept; one ACK.
-//   - N6 of a k-word get reads the k remote words at once: its GETR becomes
-//     GROUP(a = k) followed by the words' GETRV entries; N8 moves a GROUP at
-//     the head of B3 to LW whole, as a header {a = groupLoc, b = k, rank}
-//     and the words.
+//   - N8 moves a GROUP at the head of B3 to LW whole once every word is read,
+//     as a header {a = groupLoc, b = k, rank} and the words.
 //   - F1 and F2 place the head of RW or LW, or, when it is a header, word j
 //     of its group (any word under placement any, the first under
 //     in-order); the header then counts one word less and goes when one is
@@ -122,8 +125,10 @@ func (g *gen) wordsDecls() {
  * words - 1. GROUP(a=k) in B3 heads a get's k GETRV responses; in RW and LW an entry
  * of a = %d heads a group of b words still to place. F1 and F2 place %s.
  */
-mtype = { GROUP };
+mtype = { GROUP, PUTP };
 hidden byte tw, tj, tk;	/* scratch of the group rules */
+/* buf[d] := buf[s] (B1 and B2 entries). */
+#define mv2(buf, d, s) buf[d].kind = buf[s].kind; buf[d].a = buf[s].a; buf[d].b = buf[s].b; buf[d].rank = buf[s].rank; buf[d].w = buf[s].w
 /* buf[d] := buf[s] (B3 entries). */
 #define mv3(buf, d, s) buf[d].kind = buf[s].kind; buf[d].a = buf[s].a; buf[d].b = buf[s].b; buf[d].v = buf[s].v; buf[d].rank = buf[s].rank
 /* Remove entry j of buf (RW or LW), shift, and zero the freed slot. */
@@ -180,15 +185,42 @@ func (g *gen) wordsTake(q *qpInfo, b string) string {
 	return fmt.Sprintf(" tw = %s_%s[0].w;", q.name, b)
 }
 
-// wordsN1 returns the effects of N1 on queue pair q: the put at the head of
-// B1 reads its k source words at once, k PUTV entries (machine's RuleN1).
-func (g *gen) wordsN1(q *qpInfo) []string {
+// wordsN1 writes N1 on queue pair q when it has multi-word puts: a
+// one-word put at the head of B1 (w = 0) reads its source as without them;
+// a k-word one reads its word j, for every j not read yet, as a PUTP entry
+// kept in word order at the tail of B2, and leaves B1 with its words turned
+// PUTV once they are all read (machine's enabledN1 and applyN1Word).
+func (g *gen) wordsN1(q *qpInfo, guard, take string) {
 	n := q.name
-	return []string{
-		fmt.Sprintf("ta = %s_b1[0].a; tb = %s_b1[0].b; tr = %s_b1[0].rank; tw = %s_b1[0].w; pop(%s_b1, %s_nb1)", n, n, n, n, n, n),
-		fmt.Sprintf("tj = 0; do :: tj <= tw -> load(tb + tj, tk); push(%s_b2, %s_nb2, PUTV, ta + tj, tk, tr); %s_b2[%s_nb2-1].w = tw - tj; tj++ :: else -> break od", n, n, n, n),
-		"tj = 0; tk = 0",
+	g.step(guard+fmt.Sprintf(" && %s_b1[0].w == 0", n), "N1 put reads its source (B1 -> B2)",
+		[]string{take, "load(tb, tb)", fmt.Sprintf("push(%s_b2, %s_nb2, PUTV, ta, tb, tr)", n, n)})
+	for j := 0; j < q.words; j++ {
+		var read []string
+		for s := 0; s < q.cap2; s++ {
+			read = append(read, fmt.Sprintf("%s_nb2 > %d && %s_b2[%d].kind == PUTP && %s_b2[%d].a == %s_b1[0].a + %d", n, s, n, s, n, s, n, j))
+		}
+		cond := fmt.Sprintf(" && %s_b1[0].w > 0 && %s_b1[0].w >= %d", n, n, j)
+		if len(read) > 0 {
+			cond += " && !(" + strings.Join(read, " || ") + ")"
+		}
+		g.step(guard+cond, fmt.Sprintf("N1 put reads word %d of its source", j), []string{
+			fmt.Sprintf("ta = %s_b1[0].a + %d; tr = %s_b1[0].rank; tw = %s_b1[0].w; load(%s_b1[0].b + %d, tk)", n, j, n, n, n, j),
+			fmt.Sprintf("i = %s_nb2; do :: i > 0 && %s_b2[i-1].kind == PUTP && %s_b2[i-1].a > ta -> mv2(%s_b2, i, i-1); i-- :: else -> break od", n, n, n, n),
+			fmt.Sprintf("%s_b2[i].kind = PUTP; %s_b2[i].a = ta; %s_b2[i].b = tk; %s_b2[i].rank = tr; %s_b2[i].w = tw - %d; %s_nb2++", n, n, n, n, n, j, n),
+			fmt.Sprintf("tj = 0; i = 0; do :: i < %s_nb2 -> if :: %s_b2[i].kind == PUTP -> tj++ :: else fi; i++ :: else -> break od", n, n),
+			fmt.Sprintf("if :: tj == tw + 1 -> i = 0; do :: i < %s_nb2 -> if :: %s_b2[i].kind == PUTP -> %s_b2[i].kind = PUTV :: else fi; i++ :: else -> break od; pop(%s_b1, %s_nb1) :: else fi", n, n, n, n, n),
+			"i = 0; tj = 0; tk = 0",
+		})
 	}
+}
+
+// wordsN5 returns the effects of N5 on queue pair q: the GETREQ at the head
+// of B2 (taken by take, its w in tw) enters B3 as one GETR, or, for a k-word
+// get, as its group GROUP(k) and k unread GETR entries (machine's getGroup).
+func (g *gen) wordsN5(q *qpInfo, take string) []string {
+	n := q.name
+	return []string{take, fmt.Sprintf("if :: tw == 0 -> push3(%s_b3, %s_nb3, GETR, ta, tb, tr) :: else -> push3(%s_b3, %s_nb3, GROUP, tw + 1, 0, tr); ", n, n, n, n) +
+		fmt.Sprintf("tj = 0; do :: tj <= tw -> push3(%s_b3, %s_nb3, GETR, ta + tj, tb + tj, tr); tj++ :: else -> break od; tj = 0 fi", n, n)}
 }
 
 // wordsN4 returns the effects of N4 on queue pair q: the put at the head
@@ -220,28 +252,16 @@ func (g *gen) wordsN4(q *qpInfo) []string {
 	return append(eff, fmt.Sprintf("push3(%s_b3, %s_nb3, ACK, 0, 0, tr)", n, n), "tj = 0; tk = 0")
 }
 
-// wordsN6 returns the effects of N6 on slot s of queue pair q's B3: a
-// one-word get reads its word; a k-word get (v = k-1) reads its k words
-// at once and becomes GROUP(k) and k GETRV entries in its place (machine's
-// RuleN6).
-func (g *gen) wordsN6(q *qpInfo, s int) []string {
-	n := q.name
-	e := fmt.Sprintf("%s_b3[%d]", n, s)
-	return []string{fmt.Sprintf("if :: %s.v == 0 -> %s.kind = GETRV; load(%s.b, %s.v) :: else -> ", e, e, e, e) +
-		fmt.Sprintf("tw = %s.v; ta = %s.a; tb = %s.b; tr = %s.rank; ", e, e, e, e) +
-		fmt.Sprintf("i = %s_nb3; do :: i > %d -> i--; mv3(%s_b3, i + tw + 1, i) :: else -> break od; i = 0; ", n, s+1, n) +
-		fmt.Sprintf("%s.kind = GROUP; %s.a = tw + 1; %s.b = 0; %s.v = 0; ", e, e, e, e) +
-		fmt.Sprintf("tj = 0; do :: tj <= tw -> %s_b3[%d + tj].kind = GETRV; %s_b3[%d + tj].a = ta + tj; %s_b3[%d + tj].b = tb + tj; load(tb + tj, %s_b3[%d + tj].v); %s_b3[%d + tj].rank = tr; tj++ :: else -> break od; ",
-			n, s+1, n, s+1, n, s+1, n, s+1, n, s+1) +
-		fmt.Sprintf("%s_nb3 = %s_nb3 + tw + 1; tj = 0 fi", n, n)}
-}
-
 // wordsN8 returns the guard and effects of N8 on queue pair q: a one-word
 // response, or a multi-word get's GROUP, moves from the head of B3 to LW
 // (machine's RuleN8).
 func (g *gen) wordsN8(q *qpInfo, take func(string) string) (string, []string) {
 	n := q.name
-	guard := fmt.Sprintf("%s_nb3 > 0 && (%s_b3[0].kind == GETRV || %s_b3[0].kind == GROUP)", n, n, n)
+	guard := fmt.Sprintf("%s_nb3 > 0 && (%s_b3[0].kind == GETRV || %s_b3[0].kind == GROUP", n, n, n)
+	for j := 1; j <= q.words && j < q.cap3; j++ {
+		guard += fmt.Sprintf(" && (%s_b3[0].a < %d || %s_b3[%d].kind == GETRV)", n, j, n, j) // every word read (groupRead)
+	}
+	guard += ")"
 	return guard, []string{fmt.Sprintf("if :: %s_b3[0].kind == GETRV -> %s; push(%s_lw, %s_nlw, 0, ta, tb, tr) :: else -> ", n, take("b3"), n, n) +
 		fmt.Sprintf("tw = %s_b3[0].a; tr = %s_b3[0].rank; pop3(%s_b3, %s_nb3); push(%s_lw, %s_nlw, 0, %d, tw, tr); ", n, n, n, n, n, n, groupLoc) +
 		fmt.Sprintf("tj = 0; do :: tj < tw -> push(%s_lw, %s_nlw, 0, %s_b3[0].a, %s_b3[0].v, %s_b3[0].rank); pop3(%s_b3, %s_nb3); tj++ :: else -> break od; tj = 0 fi", n, n, n, n, n, n, n)}
@@ -286,7 +306,7 @@ func (g *gen) wordsInflight(q *qpInfo) string {
 	}
 	if q.cap2 > 0 {
 		terms = append(terms, sum(n+"_nb2", q.cap2, func(s int) string {
-			return fmt.Sprintf("(%s_b2[%d].kind == PUTV && %s_b2[%d].w > 0 -> 1 : 0)", n, s, n, s)
+			return fmt.Sprintf("(%s_b2[%d].kind == PUTV && %s_b2[%d].w > 0 || %s_b2[%d].kind == PUTP -> 1 : 0)", n, s, n, s, n, s)
 		}))
 	}
 	if q.cap3 > 0 {
