@@ -451,19 +451,6 @@ func (m *Machine) enabledCPU(st *State, t int, dst []uint64) ([]uint64, uint32) 
 	return dst, 0
 }
 
-// quiet reports whether thread t may take its quiet in st (RDMA machine;
-// SEMANTICS-VERBS.md 6): every operation it submitted, on each of its
-// queue pairs, is complete and its writes visible, that is, no buffer of
-// its queue pairs (B1, B2, B3, RW, LW) holds an entry.
-func (m *Machine) quiet(st *State, t int) bool {
-	for _, qi := range m.thrQPs[t] {
-		if !st.q[qi].empty() {
-			return false
-		}
-	}
-	return true
-}
-
 // Step is what a transition did: its event (Kind EvNone for silent steps)
 // and, for NIC writes, whether the event was issued or became visible.
 type Step struct {
