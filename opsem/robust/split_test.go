@@ -74,14 +74,27 @@ func splitPrograms() []string {
 // -robust.split.all (0 disagreements, 5,208 of the 9,425 compared not
 // robust, when written); one in 97 otherwise.
 func TestAtomicsSplitTemplate(t *testing.T) {
+	compared, notRobust := compareTemplate(t, "split", splitPrograms(), func(i int) bool { return *splitAll || i%97 == 0 })
+	t.Logf("%d compared, %d not robust", compared, notRobust)
+	if compared < 90 && !*splitAll {
+		t.Errorf("only %d programs compared", compared)
+	}
+}
+
+// compareTemplate decides, with enumeration on the RDMA machine and with the
+// decider's experimental instrumentation of atomics, every program srcs[i]
+// that pick accepts (named name-i), fails the test where the two certain
+// answers differ, and returns how many were compared and how many of those
+// are not robust.
+func compareTemplate(t *testing.T, name string, srcs []string, pick func(i int) bool) (compared, notRobust int) {
+	t.Helper()
 	opt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{Workers: 1, MaxStates: 200000}}
 	ctx := context.Background()
-	compared, notRobust := 0, 0
-	for i, src := range splitPrograms() {
-		if !*splitAll && i%97 != 0 {
+	for i, src := range srcs {
+		if !pick(i) {
 			continue
 		}
-		p, err := parse.Parse(fmt.Sprintf("split-%d.rdma", i), []byte(src))
+		p, err := parse.Parse(fmt.Sprintf("%s-%d.rdma", name, i), []byte(src))
 		if err != nil {
 			t.Fatalf("program %d: %v", i, err)
 		}
@@ -104,8 +117,5 @@ func TestAtomicsSplitTemplate(t *testing.T) {
 			t.Errorf("program %d: enum-machine robust=%v, the experimental decider robust=%v:\n%s", i, e.Robust, d.Robust, src)
 		}
 	}
-	t.Logf("%d compared, %d not robust", compared, notRobust)
-	if compared < 90 && !*splitAll {
-		t.Errorf("only %d programs compared", compared)
-	}
+	return compared, notRobust
 }

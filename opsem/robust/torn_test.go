@@ -1,16 +1,10 @@
 package robust
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"strings"
 	"testing"
-
-	"rdmasim/explore"
-	"rdmasim/opsem/machine"
-	"rdmasim/opsem/parse"
-	"rdmasim/opsem/verdict"
 )
 
 var (
@@ -95,8 +89,6 @@ func tornPrograms() []string {
 // machine (complete on these loop-free programs). One in 499 by default;
 // -robust.torn.all (or -robust.torn.every N, -robust.torn.offset K) for more.
 func TestAtomicsTornTemplate(t *testing.T) {
-	opt := verdict.Options{Machine: machine.DefaultOptions(), Settings: explore.Settings{Workers: 1, MaxStates: 200000}}
-	ctx := context.Background()
 	every := 499
 	if *tornAll {
 		every = 1
@@ -105,32 +97,8 @@ func TestAtomicsTornTemplate(t *testing.T) {
 		every = *tornEvery
 	}
 	progs := tornPrograms()
-	compared, notRobust := 0, 0
-	for i := *tornFrom % every; i < len(progs); i += every {
-		src := progs[i]
-		p, err := parse.Parse(fmt.Sprintf("torn-%d.rdma", i), []byte(src))
-		if err != nil {
-			t.Fatalf("program %d: %v", i, err)
-		}
-		e, err := Decide(ctx, p, Options{Method: EnumMachine, Verdict: opt})
-		if err != nil {
-			t.Fatalf("program %d: enum-machine: %v", i, err)
-		}
-		d, err := Decide(ctx, p, Options{Method: Decider, Verdict: opt, AtomicsExperimental: true})
-		if err != nil {
-			t.Fatalf("program %d: decide: %v", i, err)
-		}
-		if !e.Certain() || !d.Certain() {
-			continue
-		}
-		compared++
-		if !e.Robust {
-			notRobust++
-		}
-		if e.Robust != d.Robust {
-			t.Errorf("program %d: enum-machine robust=%v, the experimental decider robust=%v:\n%s", i, e.Robust, d.Robust, src)
-		}
-	}
+	from := *tornFrom % every
+	compared, notRobust := compareTemplate(t, "torn", progs, func(i int) bool { return i >= from && (i-from)%every == 0 })
 	t.Logf("%d of %d programs compared (one in %d), %d not robust", compared, len(progs), every, notRobust)
 	if want := len(progs) / every * 9 / 10; compared < want {
 		t.Errorf("only %d programs compared, want at least %d", compared, want)
